@@ -1,0 +1,102 @@
+"""The certificate envelope of DESIGN.md: build, hash, write, read.
+
+Certificates are plain JSON objects; this module writes them, and hands them to the
+independent :mod:`exactrelu.certificates.checker` for verification.
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
+>>> cert = realizes_certificate(inst, inst.planted)
+>>> cert["claim"], len(cert["instance_sha256"])
+('realizes', 64)
+>>> verify(cert, inst)
+'realizes: 40 samples x 2 outputs equal exactly (k=2, d=3, activation degree 1)'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+from .. import __version__
+from ..errors import CertificateInvalid, InvalidInput
+from ..instances import Instance
+from ..network import RELU, Network
+from . import checker
+
+__all__ = ["instance_sha256", "realizes_certificate", "write_certificate", "read_certificate", "verify", "provenance"]
+
+FORMAT = "exactrelu.certificate"
+
+
+def instance_sha256(instance: Instance) -> str:
+    """SHA-256 of the canonical text of the instance (DESIGN.md): exact, independent of file format."""
+    X, Y = instance.inputs.to_strings(), instance.labels.to_strings()
+    h = hashlib.sha256()
+    h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
+    for x, y in zip(X, Y):
+        h.update(f"{' '.join(x)} | {' '.join(y)}\n".encode())
+    return h.hexdigest()
+
+
+def provenance(**extra) -> dict:
+    """Library version, command line and anything else worth recording (cnfgen-style provenance)."""
+    out = {"exactrelu_version": __version__, "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:])}
+    out.update({k: v for k, v in extra.items() if v is not None})
+    return out
+
+
+def realizes_certificate(instance: Instance, network: Network, *, sha256: str | None = None, **prov) -> dict:
+    """The ``realizes`` certificate for ``network`` on ``instance`` (not verified here: see :func:`verify`)."""
+    return {
+        "format": FORMAT,
+        "version": 1,
+        "claim": "realizes",
+        "instance_sha256": sha256 or instance_sha256(instance),
+        "activation": (network.activation or RELU).to_json(),
+        "U": network.U.to_strings(),
+        "V": network.V.to_strings(),
+        "provenance": provenance(**prov),
+    }
+
+
+def write_certificate(cert: dict, path: str | os.PathLike) -> Path:
+    path = Path(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(cert, fh, indent=1)
+        fh.write("\n")
+    return path
+
+
+def read_certificate(path: str | os.PathLike) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read certificate {path}: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CertificateInvalid(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise CertificateInvalid(f"{path}: not an {FORMAT}")
+    return obj
+
+
+def checker_instance(instance: Instance) -> dict:
+    """The instance in the checker's plain form (Fractions), built from the exact data."""
+    dx, dy = int(instance.inputs.den), int(instance.labels.den)
+    return {
+        "inputs": [[Fraction(int(v), dx) for v in row] for row in instance.inputs.num.tolist()],
+        "labels": [[Fraction(int(v), dy) for v in row] for row in instance.labels.num.tolist()],
+        "activation": instance.activation.to_json() if instance.activation else None,
+    }
+
+
+def verify(cert: dict, instance: Instance) -> str:
+    """Run the independent checker; return its summary or raise CertificateInvalid."""
+    try:
+        return checker.check(cert, checker_instance(instance))
+    except checker.CheckFailed as exc:
+        raise CertificateInvalid(str(exc)) from None

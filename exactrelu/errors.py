@@ -1,0 +1,52 @@
+"""The one error hierarchy of exactrelu.
+
+Malformed input is a different error from a rejected claim (STYLE.md, 4).
+The command line maps :class:`InvalidInput` to exit code 2 and every other
+:class:`ExactReluError` to exit code 1.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ExactReluError",
+    "InvalidInput",
+    "AssumptionViolated",
+    "NotRealizable",
+    "CertificateInvalid",
+]
+
+
+class ExactReluError(Exception):
+    """Base class of every error exactrelu raises on purpose."""
+
+
+class InvalidInput(ExactReluError, ValueError):
+    """Input that cannot be read as the documented object (NaN, wrong shape, bad file)."""
+
+
+class AssumptionViolated(ExactReluError):
+    """The data break an assumption of the algorithm (for example rank(labels) != k).
+
+    ``evidence`` holds what was measured, ``suggestion`` what to try instead.
+    """
+
+    def __init__(self, message: str, *, evidence: dict | None = None, suggestion: str | None = None):
+        self.evidence = dict(evidence or {})
+        self.suggestion = suggestion
+        text = message if suggestion is None else f"{message} Try instead: {suggestion}"
+        super().__init__(text)
+
+
+class NotRealizable(ExactReluError):
+    """The labels are not exactly reproduced by any candidate found; no certificate is given.
+
+    ``evidence`` names the unit, the failing equations and the residual.
+    """
+
+    def __init__(self, message: str, *, evidence: dict | None = None):
+        self.evidence = dict(evidence or {})
+        super().__init__(message)
+
+
+class CertificateInvalid(ExactReluError):
+    """A certificate does not verify against its instance."""

@@ -1,0 +1,149 @@
+"""Exact linear algebra over Q on FLINT integer matrices.
+
+Rank and the choice of independent rows/columns are computed modulo a 62-bit prime
+(``nmod_mat``): rows independent modulo p are independent over Q, and the rank modulo p
+is never larger than over Q. Measured (shared/notes/exact-linear-algebra.md): 90-400x faster
+than an exact rref. Everything a claim rests on is then verified exactly.
+
+>>> import flint
+>>> M = flint.fmpz_mat([[1, 2, 3], [2, 4, 6], [0, 1, 1]])
+>>> independent_rows(M)
+[0, 2]
+>>> primitive_kernel(flint.fmpz_mat([[1, 2, 3], [0, 1, 1]]))
+[[1, 1, -1]]
+>>> solve_consistent(flint.fmpz_mat([[1, 0], [0, 1], [1, 1]]), flint.fmpz_mat([[1], [2], [3]])).tolist()
+[[1], [2]]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import flint
+
+from ..errors import NotRealizable
+
+__all__ = [
+    "PRIMES",
+    "rank_mod_p",
+    "independent_rows",
+    "independent_columns",
+    "primitive_kernel",
+    "exact_rank",
+    "solve_square",
+    "solve_consistent",
+    "InconsistentSystem",
+]
+
+#: Primes below 2**62 used for modular rank computations (any prime works; these are fixed
+#: so that runs are reproducible).
+PRIMES = (4611686018427387847, 4611686018427387817, 4611686018427387787)
+
+
+class InconsistentSystem(NotRealizable):
+    """An over-determined system ``M x = b`` that has no exact solution."""
+
+
+def _pivots_of_rref(R: flint.nmod_mat, rank: int) -> list[int]:
+    piv = []
+    ncols = R.ncols()
+    c = 0
+    for r in range(rank):
+        while int(R[r, c]) == 0:
+            c += 1
+        piv.append(c)
+        c += 1
+        if c >= ncols:
+            break
+    return piv
+
+
+def rank_mod_p(M: flint.fmpz_mat, p: int = PRIMES[0]) -> int:
+    """Rank of ``M`` modulo the prime ``p`` (a lower bound on the rank over Q)."""
+    if M.nrows() == 0 or M.ncols() == 0:
+        return 0
+    return flint.nmod_mat(M, p).rank()
+
+
+def independent_columns(M: flint.fmpz_mat, p: int = PRIMES[0]) -> list[int]:
+    """Indices of a maximal set of columns of ``M`` that are independent modulo ``p``.
+
+    They are independent over Q; their number is ``rank_mod_p(M, p)``.
+    """
+    if M.nrows() == 0 or M.ncols() == 0:
+        return []
+    R, rank = flint.nmod_mat(M, p).rref()
+    return _pivots_of_rref(R, rank)
+
+
+def independent_rows(M: flint.fmpz_mat, p: int = PRIMES[0]) -> list[int]:
+    """Indices of a maximal set of rows of ``M`` independent modulo ``p`` (so over Q)."""
+    if M.nrows() == 0 or M.ncols() == 0:
+        return []
+    R, rank = flint.nmod_mat(M, p).transpose().rref()
+    return _pivots_of_rref(R, rank)
+
+
+def exact_rank(M: flint.fmpz_mat) -> int:
+    """Rank over Q (exact; slower than :func:`rank_mod_p`, used to state errors)."""
+    if M.nrows() == 0 or M.ncols() == 0:
+        return 0
+    return M.rank()
+
+
+def _primitive(v: Sequence[int]) -> list[int]:
+    g = 0
+    for x in v:
+        g = math.gcd(g, x)
+    if g > 1:
+        v = [x // g for x in v]
+    return list(v)
+
+
+def primitive_kernel(M: flint.fmpz_mat) -> list[list[int]]:
+    """A basis of the right kernel {x : M x = 0} over Q, as primitive integer vectors.
+
+    Dividing by the gcd keeps entries small (measured: 31,262 bits down to 72).
+    """
+    N, nullity = M.nullspace()
+    cols = N.ncols()
+    out = []
+    for j in range(int(nullity)):
+        out.append(_primitive([int(N[i, j]) for i in range(cols)]))
+    return out
+
+
+def solve_square(M: flint.fmpz_mat, B: flint.fmpz_mat) -> flint.fmpq_mat:
+    """Exact solution of ``M X = B`` for square non-singular ``M``; ZeroDivisionError if singular."""
+    return M.solve(B)
+
+
+def solve_consistent(M: flint.fmpz_mat, B: flint.fmpz_mat, *, what: str = "system") -> flint.fmpq_mat:
+    """Exact solution ``X`` of an over-determined consistent system ``M X = B``.
+
+    Picks ``ncols(M)`` rows of ``M`` independent modulo a prime, solves that square system,
+    then verifies **every** equation exactly. Raises :class:`InconsistentSystem` (with the
+    failing rows as evidence) when no solution exists, and ``ValueError`` when ``M`` does
+    not have full column rank modulo the primes tried (the solution would not be unique).
+    """
+    n = M.ncols()
+    rows = []
+    for p in PRIMES:
+        rows = independent_rows(M, p)
+        if len(rows) == n:
+            break
+    if len(rows) != n:
+        raise ValueError(f"{what}: the matrix has column rank below {n}; the solution is not unique")
+    Msq = flint.fmpz_mat([[M[i, j] for j in range(n)] for i in rows])
+    Bsq = flint.fmpz_mat([[B[i, j] for j in range(B.ncols())] for i in rows])
+    X = Msq.solve(Bsq)
+    num, den = X.numer_denom()
+    resid = M * num - B * den
+    if not resid.is_zero():
+        bad = [i for i in range(M.nrows()) if any(resid[i, j] != 0 for j in range(B.ncols()))]
+        raise InconsistentSystem(
+            f"{what}: {len(bad)} of {M.nrows()} equations fail exactly",
+            evidence={"failing_rows": bad[:20], "n_failing": len(bad)},
+        )
+    return X

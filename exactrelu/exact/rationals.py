@@ -1,0 +1,99 @@
+"""Exact conversion of scalars to rationals, and the canonical text form.
+
+Every number that enters an exact computation passes through here or through
+:mod:`exactrelu.exact.matrix`. A float64 is a dyadic rational and is converted
+exactly (``float.as_integer_ratio``), never rounded. NaN and infinities are refused.
+
+Examples
+--------
+>>> to_fraction(0.1)
+Fraction(3602879701896397, 36028797018963968)
+>>> to_fraction("1e-3"), to_fraction("-6/4"), to_fraction(" 7 ")
+(Fraction(1, 1000), Fraction(-3, 2), Fraction(7, 1))
+>>> format_rational(Fraction(-3, 2)), format_rational(4)
+('-3/2', '4')
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ..errors import InvalidInput
+
+__all__ = ["to_fraction", "format_rational", "fraction_to_fmpq", "fmpq_to_fraction", "RationalLike"]
+
+RationalLike = int | float | str | Fraction | np.integer | np.floating | flint.fmpz | flint.fmpq
+
+_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_RATIO = re.compile(r"^[+-]?\d+(/[+]?\d+)?$")
+
+
+def to_fraction(x: RationalLike) -> Fraction:
+    """Return the rational number ``x`` denotes, exactly.
+
+    Accepts Python and NumPy integers and floats, :class:`fractions.Fraction`,
+    FLINT ``fmpz``/``fmpq``, and strings ``"p/q"``, ``"p"`` or decimals
+    (``"0.25"``, ``"1e-3"``, read as the decimal they spell, not as a float).
+
+    Raises
+    ------
+    InvalidInput
+        For NaN, infinities, booleans, empty or malformed strings, zero denominators.
+
+    >>> to_fraction(np.float64(0.5)), to_fraction(2**70)
+    (Fraction(1, 2), Fraction(1180591620717411303424, 1))
+    """
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        raise InvalidInput(f"a boolean is not a number here: {x!r}")
+    if isinstance(x, (int, np.integer, flint.fmpz)):
+        return Fraction(int(x))
+    if isinstance(x, flint.fmpq):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, (float, np.floating)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            raise InvalidInput(f"non-finite number {xf!r}: exact arithmetic needs finite values")
+        return Fraction(*xf.as_integer_ratio())
+    if isinstance(x, str):
+        return _parse(x)
+    if isinstance(x, numbers.Rational):
+        return Fraction(int(x.numerator), int(x.denominator))
+    raise InvalidInput(f"cannot read {type(x).__name__} {x!r} as a rational number")
+
+
+def _parse(text: str) -> Fraction:
+    s = text.strip()
+    if _RATIO.match(s):
+        if "/" in s:
+            p, q = s.split("/")
+            if int(q) == 0:
+                raise InvalidInput(f"zero denominator in {text!r}")
+            return Fraction(int(p), int(q))
+        return Fraction(int(s))
+    if _DECIMAL.match(s):
+        return Fraction(s)  # Fraction reads decimal strings exactly
+    raise InvalidInput(f"not a rational number: {text!r} (expected 'p/q', 'p' or a decimal such as '0.25')")
+
+
+def format_rational(x: RationalLike) -> str:
+    """Canonical text of a rational: ``"p/q"`` in lowest terms with q > 0, or ``"p"``."""
+    f = to_fraction(x)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def fraction_to_fmpq(x: Fraction) -> flint.fmpq:
+    """Convert a Fraction to FLINT's ``fmpq`` (exact)."""
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+def fmpq_to_fraction(x: flint.fmpq) -> Fraction:
+    """Convert FLINT's ``fmpq`` to a Fraction (exact; ``fmpq == Fraction`` is silently False)."""
+    return Fraction(int(x.p), int(x.q))

@@ -1,0 +1,290 @@
+"""Instances: planted generators and the JSON / .npz instance files of DESIGN.md.
+
+An :class:`Instance` holds ``inputs`` (n x d) and ``labels`` (n x m) as exact
+:class:`~exactrelu.exact.QMatrix`, optionally the activation and the planted network.
+Float inputs are kept beside their exact form so proposals need not convert back.
+
+>>> inst = planted(d=3, k=2, m=2, n=50, seed=0)
+>>> inst.n, inst.d, inst.m, inst.planted.k
+(50, 3, 2, 2)
+>>> inst.planted.evaluate_exact(inst.inputs) == inst.labels
+True
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInput
+from .exact.linalg import rank_mod_p
+from .exact.matrix import QMatrix, as_float_array
+from .network import RELU, Activation, Network
+
+__all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]
+
+INPUT_DISTRIBUTIONS = ("gaussian", "uniform", "laplace", "rademacher-mixture", "integer")
+
+
+@dataclass(eq=False)
+class Instance:
+    """Inputs (n x d) and labels (n x m), exact; optional activation and planted network."""
+
+    inputs: QMatrix
+    labels: QMatrix
+    activation: Activation | None = None
+    planted: Network | None = None
+    inputs_float: np.ndarray | None = field(default=None, repr=False)
+    labels_float: np.ndarray | None = field(default=None, repr=False)
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.inputs.shape[0] != self.labels.shape[0]:
+            raise InvalidInput(
+                f"inputs have {self.inputs.shape[0]} samples (rows) but labels have {self.labels.shape[0]}; "
+                "samples are rows in both (n x d and n x m)"
+            )
+        if self.planted is not None:
+            if self.planted.d != self.d or self.planted.m != self.m:
+                raise InvalidInput(f"planted network has d={self.planted.d}, m={self.planted.m}; the data have d={self.d}, m={self.m}")
+
+    @classmethod
+    def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
+        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1."""
+        inputs_f = labels_f = None
+        if isinstance(inputs, np.ndarray) and inputs.dtype.kind == "f":
+            inputs_f = as_float_array(inputs, name="inputs")
+        if isinstance(labels, np.ndarray) and labels.ndim == 1:
+            labels = labels[:, None]
+        if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
+            labels_f = as_float_array(labels, name="labels")
+        X = QMatrix.coerce(inputs, name="inputs")
+        Y = QMatrix.coerce(labels, name="labels")
+        return cls(X, Y, activation, planted, inputs_f, labels_f)
+
+    @property
+    def n(self) -> int:
+        return self.inputs.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.inputs.shape[1]
+
+    @property
+    def m(self) -> int:
+        return self.labels.shape[1]
+
+    def float_inputs(self) -> np.ndarray:
+        if self.inputs_float is None:
+            self.inputs_float = self.inputs.to_float()
+        return self.inputs_float
+
+    def float_labels(self) -> np.ndarray:
+        if self.labels_float is None:
+            self.labels_float = self.labels.to_float()
+        return self.labels_float
+
+    def __repr__(self) -> str:
+        act = f", activation={self.activation}" if self.activation else ""
+        pl = ", planted" if self.planted is not None else ""
+        return f"Instance(n={self.n}, d={self.d}, m={self.m}{act}{pl})"
+
+
+# -- planted generator ---------------------------------------------------------------------
+
+def _rng(seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _draw_inputs(rng, n, d, distribution, covariance):
+    if distribution == "gaussian":
+        Z = rng.standard_normal((n, d))
+        if covariance is not None:
+            S = as_float_array(covariance, name="covariance")
+            if S.shape != (d, d):
+                raise InvalidInput(f"covariance must be {d} x {d}, got {S.shape}")
+            try:
+                L = np.linalg.cholesky(S)
+            except np.linalg.LinAlgError:
+                raise InvalidInput("covariance must be symmetric positive definite") from None
+            Z = Z @ L.T
+        return Z
+    if covariance is not None:
+        raise InvalidInput("covariance applies to gaussian inputs only")
+    if distribution == "uniform":
+        return rng.uniform(-1.0, 1.0, (n, d))
+    if distribution == "laplace":
+        return rng.laplace(0.0, 1.0, (n, d))
+    if distribution == "rademacher-mixture":
+        return rng.choice([-1.0, 1.0], (n, d)) + 0.25 * rng.standard_normal((n, d))
+    if distribution == "integer":
+        return rng.integers(-5, 6, (n, d)).astype(np.float64)
+    raise InvalidInput(f"unknown input distribution {distribution!r}; choose from {INPUT_DISTRIBUTIONS}")
+
+
+def _draw_weights(rng, shape, kind, bound):
+    if kind == "integer":
+        W = rng.integers(-bound, bound + 1, shape).astype(np.float64)
+    elif kind == "dyadic":
+        W = rng.integers(-4 * bound, 4 * bound + 1, shape) / 4.0
+    else:
+        raise InvalidInput(f"unknown weight kind {kind!r} (expected 'integer' or 'dyadic')")
+    return W
+
+
+def planted(
+    d: int,
+    k: int,
+    m: int,
+    n: int,
+    *,
+    activation: Activation = RELU,
+    seed: int | np.random.Generator | None = 0,
+    inputs: str = "gaussian",
+    covariance=None,
+    weights: str = "integer",
+    weight_bound: int = 3,
+) -> Instance:
+    """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
+
+    Parameters
+    ----------
+    d, k, m, n : input dimension, hidden units, outputs, samples.
+    activation : ReLU (default) or ``Activation.power(c)``.
+    seed : seed or ``numpy.random.Generator``; the same seed gives the same instance.
+    inputs : ``"gaussian"`` (N(0, I), or N(0, covariance)), ``"uniform"``, ``"laplace"``,
+        ``"rademacher-mixture"`` or ``"integer"`` (integers in [-5, 5], not in general position).
+    weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
+
+    U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
+    non-zero and pairwise non-parallel, so that the planted network is identifiable.
+    """
+    for name, v in (("d", d), ("k", k), ("m", m), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
+    if weight_bound < 1:
+        raise InvalidInput("weight_bound must be at least 1")
+    rng = _rng(seed)
+    X = _draw_inputs(rng, n, d, inputs, covariance)
+    for _ in range(1000):
+        V = _draw_weights(rng, (k, d), weights, weight_bound)
+        if not np.all(np.abs(V).sum(axis=1) > 0):
+            continue
+        Vn = V / np.linalg.norm(V, axis=1, keepdims=True)
+        if k > 1 and (Vn @ Vn.T - 2 * np.eye(k)).max() > 1 - 1e-12:
+            continue  # two units with the same direction are not identifiable
+        break
+    else:  # pragma: no cover - only for d = 1 with k > 2 and similar impossible requests
+        raise InvalidInput(f"cannot draw {k} pairwise non-parallel rows in dimension {d}")
+    Uq = None
+    for _ in range(1000):
+        U = _draw_weights(rng, (m, k), weights, weight_bound)
+        Uq = QMatrix.from_numpy(U)
+        if m < k or rank_mod_p(Uq.num) == k:
+            break
+    net = Network(Uq, QMatrix.from_numpy(V), activation)
+    Xq = QMatrix.from_numpy(X, name="inputs")
+    Y = net.evaluate_exact(Xq)
+    meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
+            "inputs": inputs, "weights": weights}
+    return Instance(Xq, Y, activation, net, X, None, meta)
+
+
+# -- files ------------------------------------------------------------------------------------
+
+def write_instance(instance: Instance, path: str | os.PathLike, *, include_planted: bool = True) -> Path:
+    """Write ``instance`` as JSON (exact, ``.json``) or ``.npz`` (float64; exact only if labels are dyadic floats).
+
+    Writing ``.npz`` refuses labels that are not exactly float64 (rather than rounding them).
+    """
+    path = Path(path)
+    if path.suffix == ".npz":
+        Y = instance.float_labels()
+        if QMatrix.from_numpy(Y) != instance.labels:
+            raise InvalidInput("labels are not exactly representable as float64; write a .json instance instead")
+        X = instance.float_inputs()
+        if instance.inputs_float is None and QMatrix.from_numpy(X) != instance.inputs:
+            raise InvalidInput("inputs are not exactly representable as float64; write a .json instance instead")
+        with open(path, "wb") as fh:
+            np.savez(fh, inputs=X, labels=Y)
+        return path
+    obj: dict[str, Any] = {
+        "format": "exactrelu.instance",
+        "version": 1,
+        "inputs": instance.inputs.to_strings(),
+        "labels": instance.labels.to_strings(),
+    }
+    if instance.activation is not None:
+        obj["activation"] = instance.activation.to_json()
+    if include_planted and instance.planted is not None:
+        obj["planted"] = {"U": instance.planted.U.to_strings(), "V": instance.planted.V.to_strings()}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, separators=(",", ":"))
+        fh.write("\n")
+    return path
+
+
+def read_instance(path: str | os.PathLike) -> Instance:
+    """Read a JSON or ``.npz`` instance (DESIGN.md); malformed files raise InvalidInput."""
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInput(f"no such instance file: {path}")
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head[:2] == b"PK" or path.suffix == ".npz":
+        return _read_npz(path)
+    return _read_json(path)
+
+
+def _read_npz(path: Path) -> Instance:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            files = set(z.files)
+            if not {"inputs", "labels"} <= files:
+                raise InvalidInput(f"{path}: an .npz instance needs arrays 'inputs' and 'labels', found {sorted(files)}")
+            X, Y = z["inputs"], z["labels"]
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise InvalidInput(f"{path}: not a readable .npz file ({exc})") from None
+    for name, a in (("inputs", X), ("labels", Y)):
+        if a.dtype.kind not in "fiu":
+            raise InvalidInput(f"{path}: '{name}' has dtype {a.dtype}; expected float64")
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if X.ndim != 2 or Y.ndim != 2:
+        raise InvalidInput(f"{path}: inputs must be n x d and labels n x m, got shapes {X.shape} and {Y.shape}")
+    return Instance.from_arrays(X.astype(np.float64) if X.dtype.kind == "f" else X, Y.astype(np.float64) if Y.dtype.kind == "f" else Y)
+
+
+def _read_json(path: Path) -> Instance:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance":
+        raise InvalidInput(f"{path}: not an exactrelu instance (expected \"format\": \"exactrelu.instance\")")
+    if obj.get("version") != 1:
+        raise InvalidInput(f"{path}: unsupported instance version {obj.get('version')!r} (this reader knows 1)")
+    for key in ("inputs", "labels"):
+        if key not in obj:
+            raise InvalidInput(f"{path}: missing '{key}'")
+        if not isinstance(obj[key], list) or not obj[key] or not all(isinstance(r, list) for r in obj[key]):
+            raise InvalidInput(f"{path}: '{key}' must be a non-empty list of rows")
+        for i, r in enumerate(obj[key]):
+            for x in r:
+                if isinstance(x, bool) or not isinstance(x, (str, int)):
+                    raise InvalidInput(f"{path}: '{key}' row {i} has {x!r}; entries must be rational strings or integers")
+    X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
+    Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
+    act = Activation.from_json(obj["activation"]) if "activation" in obj else None
+    net = None
+    if "planted" in obj:
+        net = Network.from_json(obj["planted"], act or RELU)
+    return Instance(X, Y, act, net)
