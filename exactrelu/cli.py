@@ -1,0 +1,61 @@
+"""The ``exactrelu`` command.
+
+Sub-commands register themselves through ``register(subparsers)`` functions listed in
+:data:`REGISTRARS` (one per feature module), so each feature keeps its command beside its code.
+Errors become one-line messages: exit 2 for bad input or usage, 1 for a failed check or claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import ExactReluError, InvalidInput
+
+#: "module:function" of every sub-command registrar, in the order shown by --help.
+REGISTRARS = [
+    "exactrelu.commands:register",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors: one line, exit 2
+        self.print_usage(sys.stderr)
+        print(f"exactrelu: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = _Parser(prog="exactrelu", description="Learn and certify two-layer rectified networks in exact arithmetic.")
+    parser.add_argument("--version", action="version", version=f"exactrelu {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for spec in REGISTRARS:
+        mod, fn = spec.split(":")
+        getattr(importlib.import_module(mod), fn)(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except InvalidInput as exc:
+        print(f"exactrelu: error: {exc}", file=sys.stderr)
+        return 2
+    except ExactReluError as exc:
+        print(f"exactrelu: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("exactrelu: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
