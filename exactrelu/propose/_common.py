@@ -1,0 +1,211 @@
+"""Shared float helpers of the proposers: validation, the label basis, the float screen.
+
+Everything here is floating point and only *suggests*: the exact step of recovery confirms
+or refuses every proposal. The screen (:func:`screen_unit`) asks the question the exact step
+will ask, in float: do the ``k - 1 + extra`` samples on which the proposed unit is most
+confidently inactive cut a one-dimensional kernel out of the label span, and is the vector it
+spans free of sign changes (a rectified unit's activations)? Proposers use it to stop early,
+as soon as the exact step can use their output.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X = rng.standard_normal((300, 4)); V = rng.standard_normal((2, 4)); U = rng.standard_normal((2, 2))
+>>> Y = np.maximum(X @ V.T, 0) @ U.T
+>>> Q = label_basis(Y, 2)
+>>> screen_unit(Q, normalised_rows(X), V[0], 2).ok
+True
+>>> screen_unit(Q, normalised_rows(X), -V[0], 2).ok
+False
+>>> float(angular_errors(V, V[::-1] * 3.0).max()) < 1e-6
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from ..errors import InvalidInput
+from ..exact.matrix import as_float_array
+from ..network import Activation
+
+__all__ = [
+    "check_data",
+    "check_k",
+    "label_basis",
+    "normalised_rows",
+    "screen_unit",
+    "Screen",
+    "angular_errors",
+    "as_generator",
+    "hermite_constants",
+]
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from None, an int seed or a Generator."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)):
+        return np.random.default_rng(random_state)
+    raise InvalidInput(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
+
+
+def check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
+        raise InvalidInput(f"k (the number of hidden units) must be a positive integer, got {k!r}")
+    return int(k)
+
+
+def check_activation(activation) -> Activation:
+    if not isinstance(activation, Activation):
+        raise InvalidInput(f"activation must be an exactrelu Activation (RELU or Activation.power(c)), got {activation!r}")
+    return activation
+
+
+def check_data(inputs, labels, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Validate float data (n x d inputs, n x m labels; 1-D labels mean m = 1)."""
+    X = as_float_array(inputs, name="inputs")
+    Y = np.asarray(labels, dtype=np.float64) if not isinstance(labels, np.ndarray) else labels
+    if isinstance(Y, np.ndarray) and Y.ndim == 1:
+        Y = Y[:, None]
+    Y = as_float_array(Y, name="labels")
+    if X.shape[0] != Y.shape[0]:
+        raise InvalidInput(f"inputs have {X.shape[0]} samples (rows) but labels have {Y.shape[0]}")
+    if X.shape[0] < k:
+        raise InvalidInput(f"need at least k = {k} samples, got {X.shape[0]}")
+    return X, Y
+
+
+def label_basis(labels: np.ndarray, k: int | None = None, rtol: float = 1e-9) -> np.ndarray:
+    """Orthonormal basis (n x r) of the column space of ``labels``; r = k if given, else the numerical rank.
+
+    With k given, r = min(k, numerical rank): callers compare r with k.
+    """
+    Ub, s, _ = np.linalg.svd(labels, full_matrices=False)
+    if s.size == 0 or s[0] == 0:
+        return Ub[:, :0]
+    r = int(np.sum(s > rtol * s[0]))
+    if k is not None:
+        r = min(r, k)
+    return Ub[:, :r]
+
+
+def normalised_rows(inputs: np.ndarray) -> np.ndarray:
+    """Rows divided by their norms (zero rows stay zero)."""
+    nrm = np.linalg.norm(inputs, axis=1, keepdims=True)
+    return inputs / np.where(nrm > 0, nrm, 1.0)
+
+
+@dataclass
+class Screen:
+    """Result of the float screen of one proposed unit."""
+
+    ok: bool
+    reason: str
+    activations: np.ndarray | None = None  # the kernel vector (n,), >= 0 up to rounding, max 1
+    v: np.ndarray | None = None  # the unit re-fitted to the kernel vector (unit norm), when X was given
+
+
+def screen_unit(Q: np.ndarray, Xn: np.ndarray, v: np.ndarray, k: int, extra: int = 3, rtol: float = 1e-7,
+                X: np.ndarray | None = None, degree: int = 1) -> Screen:
+    """Float screen of one proposed unit ``v`` against the label basis ``Q`` (n x k).
+
+    Takes the ``k - 1 + extra`` samples with the most negative ``v . x_j / |x_j|``, asks for a
+    one-dimensional kernel of ``Q`` restricted to them (doubling the number of samples while the
+    kernel has dimension > 1, which happens when they are also inactive for another unit), and for the spanned vector to have no
+    significantly negative entry after orientation. This is the test the exact step performs,
+    with tolerances (it can only suggest; the exact step decides).
+
+    With the inputs ``X`` given, the unit is also re-fitted: ``v`` solves ``X_S v = y_S^(1/c)``
+    in least squares on the support S of the kernel vector y, and must reproduce y (rectified)
+    on every sample. A unit that passes carries this polished ``v`` (near machine precision).
+    """
+    n = Q.shape[0]
+    if Q.shape[1] < k:
+        return Screen(False, f"label span has rank {Q.shape[1]} < k = {k}")
+    if k == 1:
+        y = Q[:, 0].copy()
+    else:
+        scores = Xn @ v
+        order = np.argsort(scores)
+        z = min(n, k - 1 + extra)
+        while True:
+            Z = order[:z]
+            if scores[Z].max() >= 0:
+                return Screen(False, "too few samples are proposed inactive")
+            _, s, Vt = np.linalg.svd(Q[Z], full_matrices=True)
+            top = s[0]
+            if top == 0:
+                return Screen(False, "label basis vanishes on the chosen samples")
+            if s.size >= k and s[k - 1] > rtol * top:
+                return Screen(False, "the chosen samples do not cut a kernel from the label span (one is active)")
+            if s[k - 2] > rtol * top:
+                break
+            # the samples are also inactive for another unit: take more confidently inactive ones
+            if z >= n // 2:
+                return Screen(False, "kernel of dimension > 1 (inputs not in general position for this unit?)")
+            z = min(2 * z, n // 2)
+        y = Q @ Vt[k - 1]
+    big = np.abs(y).max()
+    if big == 0:
+        return Screen(False, "zero kernel vector")
+    if -y.min() > y.max():
+        y = -y
+    y = y / y.max()
+    if y.min() < -1e3 * rtol:
+        return Screen(False, "kernel vector changes sign (not a rectified unit)")
+    if X is None:
+        return Screen(True, "ok", y)
+    S = np.flatnonzero(y > 1e3 * rtol)
+    d = X.shape[1]
+    if S.size < d:
+        return Screen(False, f"unit active on {S.size} < d = {d} samples")
+    if S.size > 8 * d:  # a well-spread subset suffices; every sample is checked below
+        S = S[np.argsort(y[S])[-8 * d:]]
+    t = y[S] if degree == 1 else y[S] ** (1.0 / degree)
+    w = np.linalg.lstsq(X[S], t, rcond=None)[0]
+    fit = np.maximum(X @ w, 0.0)
+    fit = fit if degree == 1 else fit**degree
+    if np.abs(fit - y).max() > 1e-5:
+        return Screen(False, "kernel vector is not a rectified linear function of the inputs")
+    return Screen(True, "ok", y, w / np.linalg.norm(w))
+
+
+def angular_errors(V_hat: np.ndarray, V_true: np.ndarray) -> np.ndarray:
+    """Angles (radians) between matched rows of ``V_hat`` and ``V_true`` (signs matter).
+
+    Rows are matched by the assignment that maximises the total cosine (permutation and
+    positive scale are unidentifiable, signs are not).
+    """
+    A = normalised_rows(np.asarray(V_hat, dtype=np.float64))
+    B = normalised_rows(np.asarray(V_true, dtype=np.float64))
+    if A.shape != B.shape:
+        raise InvalidInput(f"cannot compare weights of shapes {A.shape} and {B.shape}")
+    C = np.clip(A @ B.T, -1.0, 1.0)
+    r, c = linear_sum_assignment(-C)
+    return np.arccos(C[r, c])
+
+
+def _half_moment(p: int) -> float:
+    """E[z^p 1{z > 0}] for z ~ N(0, 1)."""
+    from math import gamma, pi, sqrt
+
+    return 2 ** (p / 2) * gamma((p + 1) / 2) / (2 * sqrt(pi))
+
+
+def hermite_constants(activation: Activation) -> tuple[float, float, float]:
+    """(c1, c2, c4): E[f(z) He_t(z)] for t = 1, 2, 4, f(t) = max(t, 0)^c, z ~ N(0, 1).
+
+    With m(p) = E[z^p 1{z>0}] and m(p + 2) = (p + 1) m(p): c1 = m(c + 1), c2 = c m(c),
+    c4 = c (c - 2) m(c). ReLU: 1/2, 1/sqrt(2 pi), -1/sqrt(2 pi); c4 vanishes for t^2.
+
+    >>> from exactrelu.network import RELU
+    >>> [round(x, 6) for x in hermite_constants(RELU)]
+    [0.5, 0.398942, -0.398942]
+    """
+    c = activation.degree
+    mc = _half_moment(c)
+    return _half_moment(c + 1), c * mc, c * (c - 2) * mc

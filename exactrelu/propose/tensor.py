@@ -1,0 +1,248 @@
+"""Moment-tensor proposer for Gaussian inputs N(0, Sigma) (Hermite moments, no d^4 array).
+
+For x ~ N(0, I_d) and a unit-norm row v, with f(t) = max(t, 0)^c and z = v . x ~ N(0, 1), the
+probabilists' Hermite moments are (:func:`~exactrelu.propose._common.hermite_constants`)
+
+* ``E[f(v.x) x] = c1 v``, ``E[f(v.x) (x x^T - I)] = c2 v v^T``, ``E[f(v.x) He4(x)] = c4 v^(x)4``,
+
+with c1 = m(c+1), c2 = c m(c), c4 = c (c-2) m(c), m(p) = E[z^p 1{z>0}]; ReLU: 1/2, 1/sqrt(2 pi),
+-1/sqrt(2 pi). A general row v = rho s v_hat (rho > 0, sign s) scales them by rho^c. So for
+``labels = f(inputs @ V.T) @ U.T``
+
+* ``M1 = E[y x^T] = c1 sum_i rho_i^c s_i u_i v_hat_i^T`` (m x d) sees the row signs;
+* ``T2[r] = E[y_r (x x^T - I)] = c2 sum_i rho_i^c u_ri v_hat_i v_hat_i^T`` (sign blind);
+* ``E[y_r He4(x)] = c4 sum_i rho_i^c u_ri v_hat_i^(x)4`` (sign blind; vanishes for t^2).
+
+Inputs N(0, Sigma) are first whitened with the empirical second moment (w = L^-1 x,
+Sigma = L L^T; then v . x = (L^T v) . w) and the rows mapped back at the end.
+
+``order=2`` (default when m >= k): the m matrices T2[r] form a d x d x m tensor with factors
+(V_hat, V_hat, U'); its span P (d x k) is the top-k left singular space of the unfolding; in
+that k-dimensional span the projected k x k x k' tensor is decomposed by Jennrich's
+simultaneous diagonalisation (several random draws, the best fit kept). This uses second
+moments only, hence far fewer samples than the fourth-order method; it needs m >= k, which
+exact recovery needs anyway (rank(labels) = k).
+
+``order=4`` (one output, or m < k): the labels are combined into y = labels @ g, the degree
+<= 2 Hermite part of y is subtracted (empirical E[y], E[y x], T2: unbiased, and most of the
+variance goes), the k^4 tensor ``E[y He4(P^T x)]`` is formed in the span (n k^4 work, never
+d^4) and decomposed by Jennrich on random contractions.
+
+Signs: in both cases by least squares of M1 on the sign-blind components u_i v_hat_i^T; the
+exact step confirms or refuses each unit.
+
+>>> import numpy as np
+>>> from exactrelu.propose._common import angular_errors
+>>> rng = np.random.default_rng(0)
+>>> X = rng.standard_normal((20000, 6)); V = rng.standard_normal((3, 6)); U = rng.standard_normal((3, 3))
+>>> Y = np.maximum(X @ V.T, 0) @ U.T
+>>> est = TensorProposer(3, random_state=0).fit(X, Y)
+>>> est.order_, bool(angular_errors(est.V_, V).max() < 0.2)
+(2, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import AssumptionViolated, InvalidInput
+from ..network import RELU, Activation
+from ._common import as_generator, check_activation, check_data, check_k, hermite_constants
+
+__all__ = ["TensorProposer", "propose_tensor", "jennrich"]
+
+_CHUNK = 65536  # samples per block when accumulating moments (memory stays O(chunk * d))
+
+
+def jennrich(T: np.ndarray, k: int, rng: np.random.Generator, n_draws: int = 8) -> np.ndarray:
+    """Columns a_i (k x k, unit norm) of ``T[:, :, r] ~ sum_i a_i a_i^T lam_ir`` (Jennrich).
+
+    ``T`` is k x k x q, symmetric in its first two modes. Each draw contracts the third mode
+    with two random vectors, M_a = A D_a A^T and M_b = A D_b A^T; the eigenvectors of
+    M_a M_b^-1 are the a_i. The draw whose components fit T best (least squares over lam) wins.
+
+    >>> rng = np.random.default_rng(0)
+    >>> A = rng.standard_normal((3, 3)); L = rng.standard_normal((4, 3))
+    >>> T = np.einsum("ai,bi,ri->abr", A, A, L)
+    >>> B = jennrich(T, 3, rng)
+    >>> bool(np.allclose(np.sort(np.abs(B.T @ (A / np.linalg.norm(A, axis=0))).max(axis=0)), 1.0))
+    True
+    """
+    q = T.shape[2]
+    best, best_res = None, np.inf
+    for _ in range(n_draws):
+        a, b = rng.standard_normal(q), rng.standard_normal(q)
+        Ma, Mb = T @ a, T @ b
+        try:
+            w, E = np.linalg.eig(Ma @ np.linalg.inv(Mb))
+        except np.linalg.LinAlgError:
+            continue
+        A = np.real(E)
+        nrm = np.linalg.norm(A, axis=0)
+        if np.any(nrm == 0):
+            continue
+        A = A / nrm
+        # least-squares weights of each component in every slice, and the residual
+        G = np.einsum("ai,bi->abi", A, A).reshape(k * k, k)
+        coef, *_ = np.linalg.lstsq(G, T.reshape(k * k, q), rcond=None)
+        res = float(np.linalg.norm(G @ coef - T.reshape(k * k, q)))
+        if res < best_res:
+            best, best_res = A, res
+    if best is None:
+        raise AssumptionViolated("the moment tensor could not be diagonalised (singular contractions)",
+                                 suggestion="more samples, or init='gradient'")
+    return best
+
+
+class TensorProposer:
+    """Propose V (k x d) from Hermite moment tensors of Gaussian inputs.
+
+    Parameters
+    ----------
+    k : number of hidden units.
+    activation : RELU (default) or ``Activation.power(c)`` (order 4 is impossible for c = 2).
+    random_state : None, int or Generator (random contractions and output combination).
+    order : ``"auto"`` (2 when m >= k, else 4), 2 or 4.
+    whiten : whiten the inputs with their empirical second moment (inputs N(0, Sigma)).
+    n_draws : random Jennrich draws; the best fitting one is kept.
+
+    Attributes
+    ----------
+    V_ : (k, d) proposal (rows of unit norm in the input coordinates after un-whitening).
+    order_ : the order used. span_ : (d, k) orthonormal basis of the estimated span (whitened).
+    signs_ : (k,) the signs chosen from the first moment. sign_margin_ : (k,) |coefficient| / max
+        (small values: an uncertain sign).
+    """
+
+    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, order="auto",
+                 whiten: bool = True, n_draws: int = 8):
+        self.k = k
+        self.activation = activation
+        self.random_state = random_state
+        self.order = order
+        self.whiten = whiten
+        self.n_draws = n_draws
+
+    def fit(self, inputs, labels) -> "TensorProposer":
+        """Fit to float ``inputs`` (n x d) and ``labels`` (n x m); returns self."""
+        k = check_k(self.k)
+        act = check_activation(self.activation)
+        X, Y = check_data(inputs, labels, k)
+        rng = as_generator(self.random_state)
+        n, d = X.shape
+        m = Y.shape[1]
+        if self.order not in ("auto", 2, 4):
+            raise InvalidInput(f"order must be 'auto', 2 or 4, got {self.order!r}")
+        if k > d:
+            raise AssumptionViolated(f"k = {k} units cannot have independent rows in dimension d = {d}",
+                                     evidence={"k": k, "d": d}, suggestion="init='search' or init='gradient'")
+        order = (2 if m >= k else 4) if self.order == "auto" else self.order
+        c1, c2, c4 = hermite_constants(act)
+        if order == 2 and m < k:
+            raise AssumptionViolated(f"order 2 needs m >= k outputs (m = {m}, k = {k})", evidence={"m": m, "k": k},
+                                     suggestion="order=4")
+        if order == 4 and c4 == 0:
+            raise AssumptionViolated("the fourth Hermite coefficient of t^2 is zero: order 4 cannot see the units",
+                                     evidence={"degree": act.degree}, suggestion="order=2 (needs m >= k)")
+        # whitening: w = x @ Linv.T, Sigma = L L^T
+        if self.whiten:
+            S = (X.T @ X) / n
+            try:
+                L = np.linalg.cholesky(S)
+            except np.linalg.LinAlgError:
+                raise AssumptionViolated("the inputs' second moment is singular: they do not span R^d",
+                                         suggestion="init='search'") from None
+            Linv = np.linalg.inv(L)
+        else:
+            L = Linv = np.eye(d)
+        # combine outputs: top-k' right singular directions of Y (k' = k for order 2, 1 for order 4)
+        _, sv, Wt = np.linalg.svd(Y, full_matrices=False)
+        if order == 2:
+            if sv.size < k or sv[k - 1] <= 1e-12 * sv[0]:
+                raise AssumptionViolated(f"labels have rank < k = {k}: the row-span method cannot work",
+                                         evidence={"singular_values": sv[:k + 1].tolist()})
+            G = Wt[:k].T  # m x k
+        else:
+            g = Wt[0] + 0.5 * rng.standard_normal(m) * (m > 1)
+            G = (g / np.linalg.norm(g))[:, None]
+        Yc = Y @ G  # n x q
+        q = Yc.shape[1]
+        # first and second moments in whitened coordinates, accumulated in blocks
+        M0 = Yc.mean(axis=0)
+        M1 = np.zeros((q, d))
+        T2 = np.zeros((q, d, d))
+        for s0 in range(0, n, _CHUNK):
+            W = X[s0:s0 + _CHUNK] @ Linv.T
+            y = Yc[s0:s0 + _CHUNK]
+            M1 += y.T @ W
+            for r in range(q):
+                T2[r] += (W * y[:, r:r + 1]).T @ W
+        M1 /= n
+        T2 = T2 / n - M0[:, None, None] * np.eye(d)[None]
+        # the k-dimensional span of the rows: top-k left singular space of [T2[0] ... T2[q-1]]
+        Ps, ps, _ = np.linalg.svd(np.concatenate(list(T2), axis=1), full_matrices=False)
+        P = Ps[:, :k]
+        if order == 2:
+            Tp = np.einsum("ai,rab,bj->ijr", P, T2, P)  # k x k x k
+            A = jennrich(Tp, k, rng, self.n_draws)
+        else:
+            Tp = self._fourth(X, Linv, Yc[:, 0], M0[0], M1[0], T2[0], P)
+            A = jennrich(Tp.reshape(k, k, k * k), k, rng, self.n_draws)
+        Vhat = (P @ A).T  # k x d, unit rows (whitened)
+        # sign-blind weights beta (q x k) from the second-order tensor, then signs from M1
+        B = np.einsum("ia,ib->iab", Vhat, Vhat).reshape(k, d * d).T
+        beta = np.linalg.lstsq(B, T2.reshape(q, d * d).T, rcond=None)[0].T  # q x k : c2 rho^c u'
+        if order == 4:  # beta from T2 is noisier than the fourth-order weights but sign-correct
+            pass
+        D = np.stack([np.outer(beta[:, i], Vhat[i]).ravel() for i in range(k)], axis=1)
+        gam = np.linalg.lstsq(D, M1.ravel(), rcond=None)[0]  # = (c1 / c2) s_i
+        signs = np.where(gam >= 0, 1.0, -1.0)
+        Vw = Vhat * signs[:, None]
+        V = Vw @ Linv  # v . x = (L^T v) . w  =>  v = Linv^T... rows: v^T = vw^T Linv
+        V /= np.linalg.norm(V, axis=1, keepdims=True)
+        self.V_ = V
+        self.order_ = order
+        self.span_ = P
+        self.signs_ = signs
+        self.sign_margin_ = np.abs(gam) / (np.abs(gam).max() or 1.0)
+        self.spectrum_ = ps[: k + 1]
+        return self
+
+    def _fourth(self, X, Linv, y, M0, M1, T2, P) -> np.ndarray:
+        """k x k x k x k tensor E[y~ He4(P^T w)], y~ = y minus its degree <= 2 Hermite part."""
+        n, d = X.shape
+        k = P.shape[1]
+        trT2 = float(np.trace(T2))
+        S4 = np.zeros((k * k, k * k))
+        S2 = np.zeros((k, k))
+        S0 = 0.0
+        for s0 in range(0, n, _CHUNK):
+            W = X[s0:s0 + _CHUNK] @ Linv.T
+            quad = np.einsum("ia,ab,ib->i", W, T2, W, optimize=True)
+            yt = y[s0:s0 + _CHUNK] - M0 - W @ M1 - 0.5 * (quad - trT2)
+            Z = W @ P
+            Z2 = (Z[:, :, None] * Z[:, None, :]).reshape(-1, k * k)
+            S4 += (Z2 * yt[:, None]).T @ Z2
+            S2 += (Z * yt[:, None]).T @ Z
+            S0 += float(yt.sum())
+        S4 = (S4 / n).reshape(k, k, k, k)
+        S2 /= n
+        S0 /= n
+        I = np.eye(k)
+        # He4(z) = z^4 - sym6(delta z z) + sym3(delta delta), taken in expectation against y~
+        corr = (np.einsum("ab,cd->abcd", I, S2) + np.einsum("ac,bd->abcd", I, S2) + np.einsum("ad,bc->abcd", I, S2)
+                + np.einsum("bc,ad->abcd", I, S2) + np.einsum("bd,ac->abcd", I, S2) + np.einsum("cd,ab->abcd", I, S2))
+        dd = np.einsum("ab,cd->abcd", I, I) + np.einsum("ac,bd->abcd", I, I) + np.einsum("ad,bc->abcd", I, I)
+        return S4 - corr + S0 * dd
+
+
+def propose_tensor(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:
+    """Functional form of :class:`TensorProposer`: the proposed V (k x d).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(3)
+    >>> X = rng.standard_normal((5000, 4)); V = rng.standard_normal((2, 4))
+    >>> propose_tensor(X, np.maximum(X @ V.T, 0) @ [[1.0, 2.0], [-1.0, 1.0]], 2, random_state=0).shape
+    (2, 4)
+    """
+    return TensorProposer(k, activation=activation, random_state=random_state, **kwargs).fit(inputs, labels).V_
