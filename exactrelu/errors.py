@@ -13,6 +13,7 @@ __all__ = [
     "AssumptionViolated",
     "NotRealizable",
     "CertificateInvalid",
+    "ProposalFailed",
 ]
 
 
@@ -50,3 +51,11 @@ class NotRealizable(ExactReluError):
 
 class CertificateInvalid(ExactReluError):
     """A certificate does not verify against its instance."""
+
+
+class ProposalFailed(ExactReluError):
+    """A floating-point proposer produced no usable proposal (nothing was claimed)."""
+
+    def __init__(self, message: str, *, evidence: dict | None = None):
+        self.evidence = dict(evidence or {})
+        super().__init__(message)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import InvalidInput
 from .exact.linalg import rank_mod_p
-from .exact.matrix import QMatrix, as_float_array
+from .exact.matrix import QMatrix, as_float_array, float_strings
 from .network import RELU, Activation, Network
 
 __all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]
@@ -67,7 +67,7 @@ class Instance:
             labels_f = as_float_array(labels, name="labels")
         X = QMatrix.coerce(inputs, name="inputs")
         Y = QMatrix.coerce(labels, name="labels")
-        return cls(X, Y, activation, planted, inputs_f, labels_f)
+        return cls(X, Y, activation, planted, inputs_f, labels_f, {"labels_from_float": labels_f is not None})
 
     @property
     def n(self) -> int:
@@ -90,6 +90,21 @@ class Instance:
         if self.labels_float is None:
             self.labels_float = self.labels.to_float()
         return self.labels_float
+
+    def input_strings(self) -> list[list[str]]:
+        """Canonical rational strings of the inputs (fast path when they came as float64)."""
+        if self.inputs_float is not None:
+            return float_strings(self.inputs_float)
+        return self.inputs.to_strings()
+
+    def label_strings(self) -> list[list[str]]:
+        """Canonical rational strings of the labels."""
+        if self.labels_float is not None and self.labels_float.dtype == np.float64 and self._labels_exact_float():
+            return float_strings(self.labels_float)
+        return self.labels.to_strings()
+
+    def _labels_exact_float(self) -> bool:
+        return bool(self.meta.get("labels_from_float"))
 
     def __repr__(self) -> str:
         act = f", activation={self.activation}" if self.activation else ""

@@ -34,7 +34,7 @@ FORMAT = "exactrelu.certificate"
 
 def instance_sha256(instance: Instance) -> str:
     """SHA-256 of the canonical text of the instance (DESIGN.md): exact, independent of file format."""
-    X, Y = instance.inputs.to_strings(), instance.labels.to_strings()
+    X, Y = instance.input_strings(), instance.label_strings()
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
     for x, y in zip(X, Y):
