@@ -44,6 +44,7 @@ class Instance:
     inputs_float: np.ndarray | None = field(default=None, repr=False)
     labels_float: np.ndarray | None = field(default=None, repr=False)
     meta: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.inputs.shape[0] != self.labels.shape[0]:
@@ -92,19 +93,18 @@ class Instance:
         return self.labels_float
 
     def input_strings(self) -> list[list[str]]:
-        """Canonical rational strings of the inputs (fast path when they came as float64)."""
-        if self.inputs_float is not None:
-            return float_strings(self.inputs_float)
-        return self.inputs.to_strings()
+        """Canonical rational strings of the inputs (cached; fast path when they came as float64)."""
+        if "_input_strings" not in self._cache:
+            self._cache["_input_strings"] = (float_strings(self.inputs_float) if self.inputs_float is not None
+                                             else self.inputs.to_strings())
+        return self._cache["_input_strings"]
 
     def label_strings(self) -> list[list[str]]:
-        """Canonical rational strings of the labels."""
-        if self.labels_float is not None and self.labels_float.dtype == np.float64 and self._labels_exact_float():
-            return float_strings(self.labels_float)
-        return self.labels.to_strings()
-
-    def _labels_exact_float(self) -> bool:
-        return bool(self.meta.get("labels_from_float"))
+        """Canonical rational strings of the labels (cached)."""
+        if "_label_strings" not in self._cache:
+            exact_float = self.labels_float is not None and self.meta.get("labels_from_float")
+            self._cache["_label_strings"] = float_strings(self.labels_float) if exact_float else self.labels.to_strings()
+        return self._cache["_label_strings"]
 
     def __repr__(self) -> str:
         act = f", activation={self.activation}" if self.activation else ""
@@ -166,6 +166,7 @@ def planted(
     covariance=None,
     weights: str = "integer",
     weight_bound: int = 3,
+    input_bits: int | None = None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -177,6 +178,8 @@ def planted(
     inputs : ``"gaussian"`` (N(0, I), or N(0, covariance)), ``"uniform"``, ``"laplace"``,
         ``"rademacher-mixture"`` or ``"integer"`` (integers in [-5, 5], not in general position).
     weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
+    input_bits : if set, inputs are rounded to multiples of ``2**-input_bits`` before use, so that
+        the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
     non-zero and pairwise non-parallel, so that the planted network is identifiable.
@@ -188,6 +191,10 @@ def planted(
         raise InvalidInput("weight_bound must be at least 1")
     rng = _rng(seed)
     X = _draw_inputs(rng, n, d, inputs, covariance)
+    if input_bits is not None:
+        if not 0 <= input_bits <= 40:
+            raise InvalidInput("input_bits must be between 0 and 40")
+        X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
     for _ in range(1000):
         V = _draw_weights(rng, (k, d), weights, weight_bound)
         if not np.all(np.abs(V).sum(axis=1) > 0):

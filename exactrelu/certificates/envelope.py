@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 from .. import __version__
@@ -85,11 +84,10 @@ def read_certificate(path: str | os.PathLike) -> dict:
 
 
 def checker_instance(instance: Instance) -> dict:
-    """The instance in the checker's plain form (Fractions), built from the exact data."""
-    dx, dy = int(instance.inputs.den), int(instance.labels.den)
+    """The instance as the checker reads it from a JSON file: rows of canonical rational strings."""
     return {
-        "inputs": [[Fraction(int(v), dx) for v in row] for row in instance.inputs.num.tolist()],
-        "labels": [[Fraction(int(v), dy) for v in row] for row in instance.labels.num.tolist()],
+        "inputs": instance.input_strings(),
+        "labels": instance.label_strings(),
         "activation": instance.activation.to_json() if instance.activation else None,
     }
 

@@ -34,7 +34,7 @@ import flint
 import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
-from ..errors import AssumptionViolated, InvalidInput, NotRealizable, ProposalFailed
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
 from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p
 from ..exact.matrix import QMatrix
 from ..exact.rationals import rational_root
@@ -124,7 +124,6 @@ def recover(
     activation: Activation | None = None,
     init: Any = "search",
     random_state=0,
-    extra_zeros: int = 2,
     check: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> RecoveryResult:
@@ -195,17 +194,18 @@ def recover(
 
     def take(V_prop: np.ndarray, source: str) -> None:
         t1 = time.perf_counter()
-        for v in V_prop:
+        S = (Xf @ V_prop.T) / xnorm[:, None]  # normalised margins, n x rows
+        active = (S > 0).sum(axis=1)
+        for i in range(S.shape[1]):
             if len(cands) == k:
                 break
-            score = (Xf @ v) / xnorm
-            order = np.argsort(score, kind="stable")
-            cand = _unit_from_order(B, BT, order, k, extra_zeros, source)
-            if isinstance(cand, dict):
+            for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
+                cand = _unit_from_order(B, BT, order, k, source)
+                if not isinstance(cand, dict):
+                    break
                 rejected.append(cand)
-                continue
-            if any(c.positive == cand.positive for c in cands):
-                continue  # the same unit twice
+            if isinstance(cand, dict) or any(c.positive == cand.positive for c in cands):
+                continue  # rejected, or the same unit twice
             cands.append(cand)
         T.add("units", t1)
 
@@ -290,26 +290,47 @@ def _run_proposer(init, k, act, random_state, Xf, Yf, d):
     return proposal_array(est.V_, d), est, name
 
 
-def _unit_from_order(B, BT, order, k, extra, source):
-    """The non-negative vector of rowspan(B) vanishing on the first samples of ``order``, or a rejection dict."""
-    n = len(order)
-    z = k - 1
-    limit = min(n, 4 * k + 20 + extra)
+def _zero_orders(score: np.ndarray, others_active: np.ndarray, k: int):
+    """Orders in which to use samples as zeros of a unit: most confidently inactive first.
+
+    First preference: among the confidently inactive samples (the most negative quarter, at least
+    4k + 20), those where many *other* proposed units are active, so that no other unit vanishes on
+    all chosen zeros (correlated units would otherwise leave a 2-dimensional kernel). Second: the
+    plain order by margin; third: the confident pool in random order.
+    """
+    order = np.argsort(score, kind="stable")
+    pool = order[: max(4 * k + 20, len(score) // 4)]
+    pool = pool[score[pool] < 0]
+    yield pool[np.lexsort((score[pool], -others_active[pool]))]
+    yield order
+    yield np.random.default_rng(len(score)).permutation(pool)
+
+
+def _unit_from_order(B, BT, order, k, source):
+    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict.
+
+    Starts from the first k-1 samples; while the vectors vanishing there form a space of
+    dimension q > 1 (another unit vanishes there too, or samples are repeated), it adds the next
+    sample of ``order`` at which some of those vectors is non-zero, so q drops at every step.
+    """
+    Z = [int(j) for j in order[: k - 1]]
+    pos = k - 1
     while True:
-        Z = [int(j) for j in order[:z]]
-        if z == 0:
-            kern = [[1]] if k == 1 else []
-        else:
-            kern = primitive_kernel(flint.fmpz_mat([BT[j] for j in Z]))
+        kern = primitive_kernel(flint.fmpz_mat([BT[j] for j in Z])) if Z else [[1]] if k == 1 else []
         if len(kern) == 1:
             break
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
-        if z >= limit:
-            return {"source": source, "reason": f"the row-span vectors vanishing on {z} samples form a {len(kern)}-dimensional "
-                    "space: inputs not in general position", "zeros": Z, "nullity": len(kern)}
-        z += 1
+        K = (flint.fmpz_mat(kern) * B).transpose().tolist()  # n x q
+        while pos < len(order) and not any(K[int(order[pos])]):
+            pos += 1
+        if pos >= len(order):
+            return {"source": source, "reason": f"the row-span vectors vanishing on every confidently inactive sample form a "
+                    f"{len(kern)}-dimensional space: inputs not in general position for this unit", "zeros": Z,
+                    "nullity": len(kern)}
+        Z.append(int(order[pos]))
+        pos += 1
     y = flint.fmpz_mat([kern[0]]) * B
     vals = y.entries()
     pos = [j for j, v in enumerate(vals) if v > 0]
@@ -404,7 +425,7 @@ def _residual_error(R, zden, inst: Instance) -> NotRealizable:
         evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
 
 
-def _no_units(k, cands, rejected, tries, detail) -> ProposalFailed:
+def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
     reasons = {}
     for r in rejected:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
@@ -413,4 +434,9 @@ def _no_units(k, cands, rejected, tries, detail) -> ProposalFailed:
            + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
     if detail:
         msg += f" Search: {detail}"
-    return ProposalFailed(msg, evidence={"found": len(cands), "rejected": rejected[:10], "tries": tries})
+    evidence = {"found": len(cands), "rejected": rejected[:10], "tries": tries}
+    if any("nullity" in r for r in rejected):
+        return AssumptionViolated(msg, evidence=evidence, suggestion="more samples, or the worst-case solver `exactrelu solve`")
+    if rejected:
+        return NotRealizable("no certificate: " + msg, evidence=evidence)
+    return ProposalFailed("no certificate: " + msg, evidence=evidence)
