@@ -68,6 +68,13 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     return arr
 
 
+def _float_or_inf(f: Fraction) -> float:
+    try:
+        return float(f)
+    except OverflowError:
+        return math.copysign(math.inf, f)
+
+
 def _fmpz_mat_from_int64(a: np.ndarray) -> flint.fmpz_mat:
     r, c = a.shape
     return flint.fmpz_mat(r, c, a.ravel().tolist())
@@ -226,7 +233,7 @@ class QMatrix:
                 return out.reshape(r, c)
         except OverflowError:
             pass
-        return np.array([float(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
+        return np.array([_float_or_inf(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
 
     def take_columns(self, idx: Iterable[int]) -> "QMatrix":
         idx = list(idx)
