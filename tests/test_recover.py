@@ -25,17 +25,32 @@ def assert_recovered(inst, k, **kw):
 
 
 @settings(deadline=None)
-@given(k=st.integers(1, 4), extra_m=st.integers(0, 2), d=st.integers(2, 6), c=st.sampled_from([1, 1, 2, 3]),
+@given(k=st.integers(1, 4), extra_m=st.integers(0, 2), extra_d=st.integers(0, 3), c=st.sampled_from([1, 1, 2, 3]),
        weights=st.sampled_from(["integer", "dyadic"]), seed=st.integers(0, 10**6))
-def test_planted_recovered_exactly(k, extra_m, d, c, weights, seed):
-    """Theorem (Bakshi-Jayaram-Woodruff, exact recovery): Gaussian inputs, U of full column rank -> exact weights."""
+def test_planted_recovered_exactly(k, extra_m, extra_d, c, weights, seed):
+    """Theorem (Bakshi-Jayaram-Woodruff, exact recovery): Gaussian inputs, U of full column rank, V of full
+    row rank (k <= d) -> the exact weights, up to positive scaling and permutation."""
     act = RELU if c == 1 else Activation.power(c)
+    d = max(2, k + extra_d)
     n = max(60, 40 * k * d)
     inst = planted(d=d, k=k, m=k + extra_m, n=n, seed=seed, activation=act, weights=weights)
     try:
         assert_recovered(inst, k, random_state=seed)
     except AssumptionViolated as exc:  # finite samples can break general position (nested supports); never a wrong answer
         assert "general position" in str(exc)
+
+
+@settings(deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_more_units_than_dimensions_never_wrong(seed):
+    """k > d is outside the theorem: a certificate, if any, must still be correct."""
+    inst = planted(d=2, k=4, m=4, n=300, seed=seed)
+    try:
+        res = recover(inst, k=4, random_state=seed)
+    except (NotRealizable, AssumptionViolated) as exc:
+        assert "k = 4 > d = 2" in str(exc) or "general position" in str(exc)
+    else:
+        assert res.network.evaluate_exact(inst.inputs) == inst.labels
 
 
 def test_k1_and_m_greater_than_k():

@@ -205,6 +205,18 @@ class QMatrix:
         d = int(self.den)
         if d == 1:
             return [[str(int(x)) for x in row] for row in self.num.tolist()]
+        if d & (d - 1) == 0:  # dyadic: reduce by trailing zero bits, no gcd needed
+            s = d.bit_length() - 1
+            qs = [""] + [f"/{1 << e}" for e in range(1, s + 1)]
+            out = []
+            for row in self.num.tolist():
+                r = []
+                for x in row:
+                    x = int(x)
+                    t = min((x & -x).bit_length() - 1, s) if x else s
+                    r.append(f"{x >> t}{qs[s - t]}")
+                out.append(r)
+            return out
         gcd = math.gcd
         out = []
         for row in self.num.tolist():

@@ -90,6 +90,17 @@ class RecoveryResult:
         return self.network.V
 
 
+class _RowView:
+    """Rows of an fmpz_mat as lists of fmpz, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries)."""
+
+    def __init__(self, M: flint.fmpz_mat):
+        self.M, self.c = M, M.ncols()
+
+    def __getitem__(self, i: int) -> list:
+        M = self.M
+        return [M[i, j] for j in range(self.c)]
+
+
 class _Timer:
     def __init__(self):
         self.t: dict[str, float] = {}
@@ -183,11 +194,11 @@ def recover(
         rows = independent_rows(A, PRIMES[1])
     Arows = A.tolist()
     B = flint.fmpz_mat([Arows[i] for i in rows])  # k x n
-    BT = B.transpose().tolist()  # n rows of k integers
+    BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = inst.inputs.num.tolist()
+    Xrows = _RowView(inst.inputs.num)
     XT = inst.inputs.num.transpose()
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Xn = normalize_rows(Xf)
@@ -227,7 +238,7 @@ def recover(
         rounds += 1
         say(f"{len(cands)} of {k} units confirmed; searching for the rest")
         t0 = time.perf_counter()
-        masks = [np.array([False] * n) for _ in cands]
+        masks = [np.zeros(n, dtype=bool) for _ in cands]
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
         seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
@@ -235,7 +246,7 @@ def recover(
         try:
             sp.fit(Xf, Yf)
         except ProposalFailed as exc:
-            raise _no_units(k, cands, rejected, tries, str(exc)) from None
+            raise _no_units(k, cands, rejected, tries, str(exc), d) from None
         finally:
             tries += int(getattr(sp, "n_tries_", 0))
             T.add("proposal", t0)
@@ -243,7 +254,7 @@ def recover(
             sources.append("search")
         take(sp.V_, "search")
     if len(cands) < k:
-        raise _no_units(k, cands, rejected, tries, "")
+        raise _no_units(k, cands, rejected, tries, "", d)
 
     # 3. the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
     t0 = time.perf_counter()
@@ -344,7 +355,7 @@ def _unit_from_order(B, BT, order, k, source):
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
-        K = (flint.fmpz_mat(kern) * B).transpose().tolist()  # n x q
+        K = _RowView((flint.fmpz_mat(kern) * B).transpose())  # n x q
         while pos < len(order) and not any(K[int(order[pos])]):
             pos += 1
         if pos >= len(order):
@@ -455,7 +466,7 @@ def _residual_error(R, zden, inst: Instance) -> NotRealizable:
         evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
 
 
-def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
+def _no_units(k, cands, rejected, tries, detail, d=None) -> ExactReluError:
     reasons = {}
     for r in rejected:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
@@ -464,6 +475,9 @@ def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
            + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
     if detail:
         msg += f" Search: {detail}"
+    if d is not None and k > d:
+        msg += (f" Note k = {k} > d = {d}: the recovery theorem assumes V* of full row rank k <= d; "
+                "the worst-case solver `exactrelu solve` makes no such assumption.")
     evidence = {"found": len(cands), "rejected": rejected[:10], "tries": tries}
     if any("nullity" in r for r in rejected):
         return AssumptionViolated(msg, evidence=evidence, suggestion="more samples, or the worst-case solver `exactrelu solve`")
