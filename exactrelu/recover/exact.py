@@ -36,7 +36,8 @@ import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
-from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p
+from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
+                            solve_small_direction)
 from ..exact.matrix import QMatrix
 from ..exact.rationals import rational_root
 from ..instances import Instance
@@ -192,8 +193,7 @@ def recover(
                 suggestion="fewer units (k = rank), the worst-case solver `exactrelu solve`, or, for rank < k, "
                            "note that the problem is NP-hard in general (`exactrelu hardness`).")
         rows = independent_rows(A, PRIMES[1])
-    Arows = A.tolist()
-    B = flint.fmpz_mat([Arows[i] for i in rows])  # k x n
+    B = flint.fmpz_mat([[int(i == r) for i in range(m)] for r in rows]) * A  # rows of A: k x n
     BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
@@ -208,22 +208,25 @@ def recover(
     sources = []
 
     def take(V_prop: np.ndarray, source: str) -> None:
+        """Turn proposal rows into confirmed units: kernels first, then one batched exact check."""
         t1 = time.perf_counter()
         S = Xn @ V_prop.T  # normalised margins, n x rows
         active = (S > 0).sum(axis=1)
+        new: list[_Candidate] = []
         for i in range(S.shape[1]):
-            if len(cands) == k:
+            if len(cands) + len(new) == k:
                 break
             for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
                 cand = _unit_from_order(B, BT, order, k, source)
-                if not isinstance(cand, dict):
-                    if any(c.positive == cand.positive for c in cands):
-                        break  # the same unit twice
-                    cand = _confirm(cand, Xrows, XT, act, d, rng)
-                    if not isinstance(cand, dict):
-                        cands.append(cand)
-                        break
-                rejected.append(cand)
+                if isinstance(cand, dict):
+                    rejected.append(cand)
+                    continue
+                if not any(c.positive == cand.positive for c in cands + new):
+                    new.append(cand)
+                break
+        for c in _confirm_all(new, Xrows, XT, act, d, rng, rejected):
+            if len(cands) < k:
+                cands.append(c)
         T.add("units", t1)
 
     t0 = time.perf_counter()
@@ -376,30 +379,33 @@ def _unit_from_order(B, BT, order, k, source):
     return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
 
 
-def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator) -> list[int] | None:
+def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
     """d samples among ``idx`` with independent inputs: random picks, tested exactly modulo a prime."""
     if len(idx) < d:
         return None
     for _ in range(3):
         pick = sorted(int(j) for j in rng.choice(idx, size=d, replace=False))
-        if rank_mod_p(flint.fmpz_mat([Xrows[j] for j in pick])) == d:
-            return pick
+        M = flint.fmpz_mat([Xrows[j] for j in pick])
+        if rank_mod_p(M) == d:
+            return pick, M
     Xs = flint.fmpz_mat([Xrows[j] for j in idx]).transpose()
     cols = independent_columns(Xs)
     if len(cols) < d:
         return None
-    return [idx[c] for c in cols[:d]]
+    pick = [idx[c] for c in cols[:d]]
+    return pick, flint.fmpz_mat([Xrows[j] for j in pick])
 
 
-def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
+def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
     pos = c.positive
-    pick = _choose_independent(pos, Xrows, d, rng)
-    if pick is None:
+    chosen = _choose_independent(pos, Xrows, d, rng)
+    if chosen is None:
         raise AssumptionViolated(
             f"a unit is active on {len(pos)} samples whose inputs span fewer than d = {d} dimensions: "
             "its weights are not determined by equations alone",
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
+    pick, M = chosen
     yv = [int(c.y[0, j]) for j in pick]
     if act.degree == 1:
         rhs = yv
@@ -414,7 +420,12 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
                     f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
                     evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
             rhs.append(r)
-    M = flint.fmpz_mat([Xrows[j] for j in pick])
+    if not exact:  # a proposal: the direction modulo a prime, small rationals reconstructed (verified later)
+        sol = solve_small_direction(M, rhs)
+        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
+            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
+                sol = [-a for a in sol]
+            return sol, pick
     if act.degree == 1:
         sol = M.solve(flint.fmpz_mat([[v] for v in rhs]))
     else:
@@ -422,15 +433,8 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
     return [Fraction(int(x.p), int(x.q)) for x in sol.entries()], pick
 
 
-def _confirm(c: _Candidate, Xrows, XT, act: Activation, d: int, rng) -> _Candidate | dict:
-    """Solve the unit's weights exactly and check f(v . x_j) is a positive multiple of y_j for every j.
-
-    Returns the candidate with ``v`` and ``f`` filled in, or a rejection dict with the evidence.
-    """
-    try:
-        row, solved_on = _solve_weights(c, Xrows, act, d, rng)
-    except NotRealizable as exc:
-        return {"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence}
+def _primitive_weights(row: list[Fraction]) -> list[int]:
+    """The positive primitive integer multiple of a rational vector."""
     den = 1
     for x in row:
         den = den * x.denominator // math.gcd(den, x.denominator)
@@ -438,21 +442,57 @@ def _confirm(c: _Candidate, Xrows, XT, act: Activation, d: int, rng) -> _Candida
     g = 0
     for x in v:
         g = math.gcd(g, x)
-    v = [x // g for x in v] if g > 1 else v
-    F = act.apply_fmpz_mat(flint.fmpz_mat([v]) * XT)  # 1 x n
-    j0 = solved_on[0]
-    a, b = c.y[0, j0], F[0, j0]
-    if b > 0 and F * a == c.y * b:
+    return [x // g for x in v] if g > 1 else v
+
+
+def _confirm_all(cands: list[_Candidate], Xrows, XT, act: Activation, d: int, rng, rejected: list) -> list[_Candidate]:
+    """Solve each candidate's weights exactly, then check f(v . x_j) is a positive multiple of y_j for every j.
+
+    One product V X for all candidates (FLINT's one-row products cost about as much as a k-row one);
+    each row is then checked on its own, so a false candidate is rejected without affecting the others.
+    Returns the confirmed candidates (``v``, ``f`` filled in); rejections are appended to ``rejected``.
+    """
+    out, retry = _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, exact=False)
+    if retry:  # the modular shortcut did not verify: solve those exactly
+        out += _confirm_batch(retry, Xrows, XT, act, d, rng, rejected, exact=True)[0]
+    return out
+
+
+def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
+    solved = []
+    for c in cands:
+        try:
+            row, solved_on = _solve_weights(c, Xrows, act, d, rng, exact=exact)
+        except NotRealizable as exc:
+            rejected.append({"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence})
+            continue
         c.record.solved_on = solved_on
-        c.v, c.f = v, F
-        return c
+        c.v = _primitive_weights(row)
+        solved.append(c)
+    if not solved:
+        return [], []
+    F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
     n = F.ncols()
-    on = [j for j in c.positive if F[0, j] * a != c.y[0, j] * b]
-    off = [j for j in range(n) if c.y[0, j] == 0 and F[0, j] != 0]
-    return {"source": c.record.source,
-            "reason": "the exact weights solved on d samples of the active set fail other equations (active set) or "
-                      "inequalities (inactive set)",
-            "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)}
+    ents = F.entries() if len(solved) > 1 else None
+    out, retry = [], []
+    for i, c in enumerate(solved):
+        j0 = c.record.solved_on[0]
+        a, b = c.y[0, j0], F[i, j0]
+        Fi = flint.fmpz_mat(1, n, ents[i * n:(i + 1) * n]) if ents is not None else F
+        if b > 0 and Fi * a == c.y * b:
+            c.f = Fi
+            out.append(c)
+            continue
+        if not exact:
+            retry.append(c)
+            continue
+        on = [j for j in c.positive if Fi[0, j] * a != c.y[0, j] * b]
+        off = [j for j in range(n) if c.y[0, j] == 0 and Fi[0, j] != 0]
+        rejected.append({"source": c.record.source,
+                         "reason": "the exact weights solved on d samples of the active set fail other equations "
+                                   "(active set) or inequalities (inactive set)",
+                         "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)})
+    return out, retry
 
 
 def _residual_error(R, zden, inst: Instance) -> NotRealizable:
