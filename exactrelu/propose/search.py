@@ -51,6 +51,8 @@ class SearchProposer:
     random_state : seed or ``numpy.random.Generator``.
     max_tries : give up after this many subsets (default: 40 x the expected number, at least 2000).
     tol : relative tolerance of the float screening (it only proposes; the exact step decides).
+    exclude : boolean masks (n,) of units already known; the search looks for the others.
+    progress : optional callable receiving one-line progress messages.
 
     Attributes
     ----------
@@ -60,13 +62,14 @@ class SearchProposer:
     """
 
     def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, max_tries: int | None = None,
-                 tol: float = 1e-7, exclude=None):
+                 tol: float = 1e-7, exclude=None, progress=None):
         self.k = k
         self.activation = activation
         self.random_state = random_state
         self.max_tries = max_tries
         self.tol = tol
         self.exclude = exclude
+        self.progress = progress
 
     def fit(self, inputs, labels) -> "SearchProposer":
         X = as_float_array(inputs, name="inputs")
@@ -92,6 +95,9 @@ class SearchProposer:
         tries = 0
         while len(found) < k and tries < max_tries:
             tries += 1
+            if self.progress is not None and tries % 500 == 0:
+                self.progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.0f}), "
+                              f"{len(found) - n_excluded} new units of {k - n_excluded} found")
             if k == 1:
                 y = Q[:, 0].copy()
             else:

@@ -230,7 +230,7 @@ def recover(
         T.add("units", t1)
 
     t0 = time.perf_counter()
-    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d)
+    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d, progress)
     tries += int(getattr(proposal[1], "n_tries_", 0) or 0)
     t0 = T.add("proposal", t0)
     sources.append(proposal[2])
@@ -245,7 +245,7 @@ def recover(
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
         seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
-        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks)
+        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks, progress=progress)
         try:
             sp.fit(Xf, Yf)
         except ProposalFailed as exc:
@@ -316,10 +316,12 @@ def _float_view(inst: Instance, c: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(Xs), np.array(Ys)
 
 
-def _run_proposer(init, k, act, random_state, Xf, Yf, d):
+def _run_proposer(init, k, act, random_state, Xf, Yf, d, progress=None):
     if isinstance(init, (np.ndarray, list, tuple)):
         return proposal_array(init, d), None, "weights"
     est = make_proposer(init, k, activation=act, random_state=random_state)
+    if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
+        est.progress = progress
     if not hasattr(est, "V_"):
         est.fit(Xf, Yf)
     name = init if isinstance(init, str) else type(est).__name__
