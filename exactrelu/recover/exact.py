@@ -266,7 +266,11 @@ def recover(
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
-    cols = independent_columns(F)
+    cols = []
+    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+        cols = independent_columns(F, p)
+        if len(cols) == k:
+            break
     if len(cols) < k:
         raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
     Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
