@@ -208,22 +208,40 @@ def recover(
     sources = []
 
     def take(V_prop: np.ndarray, source: str) -> None:
-        """Turn proposal rows into confirmed units: kernels first, then one batched exact check."""
+        """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
         t1 = time.perf_counter()
         S = Xn @ V_prop.T  # normalised margins, n x rows
         active = (S > 0).sum(axis=1)
+        rows = range(min(S.shape[1], 2 * k))
+        orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), k)) for i in rows}
+        first = {}
+        for i in rows:  # the preferred order of every row: kernels now, one product C B for all
+            kz = _kernel_from_order(B, BT, orders[i][0], k, source)
+            if isinstance(kz, dict):
+                rejected.append(kz)
+            else:
+                first[i] = kz
+        Y = flint.fmpz_mat([c for c, _ in first.values()]) * B if first else None
+        ents = Y.entries() if first else []
+        where = {i: r for r, i in enumerate(first)}
         new: list[_Candidate] = []
-        for i in range(S.shape[1]):
+        for i in rows:
             if len(cands) + len(new) == k:
                 break
-            for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
-                cand = _unit_from_order(B, BT, order, k, source)
-                if isinstance(cand, dict):
+            cand = None
+            if i in first:
+                r = where[i]
+                cand = _oriented(flint.fmpz_mat(1, n, ents[r * n:(r + 1) * n]) if len(first) > 1 else Y, first[i][1], source)
+            if cand is None or isinstance(cand, dict):
+                if cand is not None:
                     rejected.append(cand)
-                    continue
-                if not any(c.positive == cand.positive for c in cands + new):
-                    new.append(cand)
-                break
+                for order in orders[i][1:]:  # the other orders, one at a time
+                    cand = _unit_from_order(B, BT, order, k, source)
+                    if not isinstance(cand, dict):
+                        break
+                    rejected.append(cand)
+            if isinstance(cand, _Candidate) and not any(c.positive == cand.positive for c in cands + new):
+                new.append(cand)
         for c in _confirm_all(new, Xrows, XT, act, d, rng, rejected):
             if len(cands) < k:
                 cands.append(c)
@@ -348,19 +366,20 @@ def _zero_orders(score: np.ndarray, others_active: np.ndarray, k: int):
     yield np.random.default_rng(len(score)).permutation(pool)
 
 
-def _unit_from_order(B, BT, order, k, source):
-    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict.
+def _kernel_from_order(B, BT, order, k, source):
+    """The primitive c with c^T B vanishing on leading samples of ``order`` (unique up to scale), or a rejection.
 
     Starts from the first k-1 samples; while the vectors vanishing there form a space of
     dimension q > 1 (another unit vanishes there too, or samples are repeated), it adds the next
     sample of ``order`` at which some of those vectors is non-zero, so q drops at every step.
+    Returns ``(c, Z)`` or a rejection dict.
     """
     Z = [int(j) for j in order[: k - 1]]
     pos = k - 1
     while True:
         kern = primitive_kernel(flint.fmpz_mat([BT[j] for j in Z])) if Z else [[1]] if k == 1 else []
         if len(kern) == 1:
-            break
+            return kern[0], Z
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
@@ -373,7 +392,10 @@ def _unit_from_order(B, BT, order, k, source):
                     "nullity": len(kern)}
         Z.append(int(order[pos]))
         pos += 1
-    y = flint.fmpz_mat([kern[0]]) * B
+
+
+def _oriented(y: flint.fmpz_mat, Z: list[int], source: str):
+    """A candidate unit from a row-span vector y (1 x n) if it is one-signed, else a rejection."""
     vals = y.entries()
     pos = [j for j, v in enumerate(vals) if v > 0]
     neg = [j for j, v in enumerate(vals) if v < 0]
@@ -383,6 +405,15 @@ def _unit_from_order(B, BT, order, k, source):
     if neg:
         y, pos = -y, neg
     return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
+
+
+def _unit_from_order(B, BT, order, k, source):
+    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict."""
+    kz = _kernel_from_order(B, BT, order, k, source)
+    if isinstance(kz, dict):
+        return kz
+    c, Z = kz
+    return _oriented(flint.fmpz_mat([c]) * B, Z, source)
 
 
 def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
