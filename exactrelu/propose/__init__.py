@@ -17,7 +17,11 @@ from ..network import RELU, Activation
 
 #: name -> "module:Class"; entries are imported on demand (optional dependencies stay optional).
 PROPOSERS: dict[str, str] = {
+    "auto": "exactrelu.propose.auto:AutoProposer",
     "search": "exactrelu.propose.search:SearchProposer",
+    "gradient": "exactrelu.propose.gradient:GradientProposer",
+    "tensor": "exactrelu.propose.tensor:TensorProposer",
+    "ica": "exactrelu.propose.ica:ICAProposer",
 }
 
 __all__ = ["PROPOSERS", "make_proposer", "proposer_names"]
@@ -29,14 +33,44 @@ def proposer_names() -> list[str]:
 
 def make_proposer(init, k: int, *, activation: Activation = RELU, random_state=None):
     """Return an (unfitted) estimator for a proposer name, or ``init`` itself if it is an estimator."""
+    if isinstance(init, str) and init not in PROPOSERS and _looks_like_file(init):
+        return WeightsFile(init, k, activation=activation, random_state=random_state)
     if isinstance(init, str):
         if init not in PROPOSERS:
-            raise InvalidInput(f"unknown proposer {init!r}; choose from {proposer_names()} or pass weights")
+            raise InvalidInput(f"unknown proposer {init!r}; choose from {proposer_names()}, a weights file "
+                               "(.npz with U, V or a PyTorch state dict), or pass weights")
         mod, cls = PROPOSERS[init].split(":")
         return getattr(importlib.import_module(mod), cls)(k, activation=activation, random_state=random_state)
     if hasattr(init, "fit") or hasattr(init, "V_"):
         return init
     raise InvalidInput(f"init must be a proposer name, an estimator with fit/V_, or a k x d array; got {type(init).__name__}")
+
+
+def _looks_like_file(text: str) -> bool:
+    import os
+
+    return os.path.sep in text or "." in text or os.path.exists(text)
+
+
+class WeightsFile:
+    """A proposal read from a file: ``.npz`` with arrays U, V, or a PyTorch state dict (see torch_weights).
+
+    Already "fitted" on construction: ``V_`` holds the file's first-layer weights (k x d).
+    """
+
+    def __init__(self, path: str, k: int | None = None, *, activation: Activation = RELU, random_state=None):
+        from .torch_weights import load_weights
+
+        self.path = path
+        self.k = k
+        self.activation = activation
+        self.random_state = random_state
+        self.U_, self.V_ = load_weights(path)
+        if k is not None and self.V_.shape[0] != k:
+            raise InvalidInput(f"{path}: the weights have {self.V_.shape[0]} hidden units, but k = {k}")
+
+    def fit(self, inputs=None, labels=None) -> "WeightsFile":
+        return self
 
 
 def proposal_array(V, d: int) -> np.ndarray:

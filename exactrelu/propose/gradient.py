@@ -54,6 +54,8 @@ class GradientProposer:
     patience : a start that screens no new unit for this many iterations is abandoned.
     extra : samples beyond k - 1 that the screen asks to be inactive.
     ridge : Tikhonov term of the inner least squares for U (relative to trace(A^T A) / k).
+    init : optional (k, d) starting weights (e.g. a tensor proposal): its rows that pass the
+        screen are kept, the others start the first run.
 
     Attributes
     ----------
@@ -64,7 +66,8 @@ class GradientProposer:
     """
 
     def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, n_restarts: int = 8,
-                 max_iter: int = 400, screen_every: int = 5, patience: int = 60, extra: int = 3, ridge: float = 1e-12):
+                 max_iter: int = 400, screen_every: int = 5, patience: int = 60, extra: int = 3, ridge: float = 1e-12,
+                 init=None):
         self.k = k
         self.activation = activation
         self.random_state = random_state
@@ -74,6 +77,7 @@ class GradientProposer:
         self.patience = patience
         self.extra = extra
         self.ridge = ridge
+        self.init = init
 
     # -- the objective ---------------------------------------------------------------------
 
@@ -146,12 +150,31 @@ class GradientProposer:
             if len(pool_v) >= k:
                 raise _Stop
 
+        start = None
+        if self.init is not None:
+            start = np.asarray(self.init, dtype=np.float64)
+            if start.shape != (k, d) or not np.all(np.isfinite(start)):
+                raise InvalidInput(f"init must be a finite {k} x {d} array, got shape {start.shape}")
+            if can_screen:
+                done: set = set()
+                try:
+                    absorb(start, done, [])
+                except _Stop:
+                    pass
+                start = np.delete(start, sorted(done), axis=0)
         for _ in range(self.n_restarts):
+            if len(pool_v) >= k:
+                self.stopped_early_ = True
+                break
             self.n_restarts_ += 1
             fixed = np.array(pool_v).reshape(-1, d)  # screened units stay fixed (deflation)
             kf = k - fixed.shape[0]
-            V0 = rng.standard_normal((kf, d))
-            V0 /= np.linalg.norm(V0, axis=1, keepdims=True) * xscale / np.sqrt(d)
+            if start is not None and start.shape[0] == kf:
+                V0 = start / np.linalg.norm(start, axis=1, keepdims=True).clip(1e-300) * (np.sqrt(d) / xscale)
+            else:
+                V0 = rng.standard_normal((kf, d))
+                V0 /= np.linalg.norm(V0, axis=1, keepdims=True) * xscale / np.sqrt(d)
+            start = None
             state = {"it": 0, "since": 0, "pool": len(pool_v), "done": set(), "dup": []}
 
             def callback(intermediate_result):

@@ -1,0 +1,56 @@
+"""``exactrelu certify INSTANCE --weights FILE``: certify weights trained elsewhere."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "certify", help="certify given weights (.npz U, V or a PyTorch state dict), or exact weights found from them",
+        description="Read weights U (m x k), V (k x d) from an .npz or a PyTorch state dict of "
+                    "Linear(d,k,bias=False) -> ReLU -> Linear(k,m,bias=False) (loaded with weights_only=True). "
+                    "If they reproduce the labels exactly they are certified as given; otherwise their first layer "
+                    "is a proposal for exact recovery (unless --as-given). Exit 1 with the exact residual when no "
+                    "certificate can be given.")
+    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("--weights", required=True, help=".npz with arrays U and V, or a PyTorch state-dict file (.pt)")
+    p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.cert.json)")
+    p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
+    p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
+    p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
+    p.set_defaults(func=cmd_certify)
+
+
+def cmd_certify(args) -> int:
+    from ..certificates.envelope import write_certificate
+    from ..errors import InvalidInput
+    from ..instances import read_instance
+    from ..network import Activation
+    from ..propose.torch_weights import load_weights
+    from ..recover.weights import certify_weights
+
+    inst = read_instance(args.instance)
+    act = None if args.activation is None else Activation.parse(args.activation)
+    if act is not None and inst.activation is not None and act != inst.activation:
+        raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
+    U, V = load_weights(args.weights)
+    res = certify_weights(inst, U, V, activation=act, as_given=args.as_given, random_state=args.seed,
+                          check=not args.no_check)
+    out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
+    write_certificate(res.certificate, out)
+    if res.given_residual is None:
+        print(f"certified as given: the weights of {args.weights} reproduce all {inst.n * inst.m} label entries exactly")
+    else:
+        r = res.given_residual
+        print(f"the given weights are not exact ({r['n_failing']} of {r['n_entries']} entries differ, largest "
+              f"residual {float(Fraction(r['max_residual'])):.3g})")
+        print(f"certified exact weights recovered from their first layer; largest weight change "
+              f"{res.max_weight_change:.3g} (canonical form)")
+    if res.checked:
+        print(f"independent checker: {res.checked}")
+    print(f"certificate written to {out}")
+    return 0

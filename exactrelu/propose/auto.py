@@ -1,0 +1,98 @@
+"""``init="auto"``: choose the proposal by measurement, fall back to search on failure.
+
+The choice (thresholds from benchmarks/bench_proposers.py, see docs/proposers.md):
+
+1. Few units (``expected_tries(k) <= search_below``, i.e. k <= 4 by default): the blind search
+   needs a handful of random subsets and no training; it is used directly.
+2. Otherwise, when m >= k <= d, the order-2 moment tensor (one pass over the data, O(n d^2 k))
+   is computed and each of its rows is put through the float screen. Rows that pass are kept.
+3. The gradient proposer starts from the tensor rows (screened ones fixed) and trains only until
+   every unit passes the screen.
+4. Any proposer that raises (rank, dimensions, non-Gaussian data breaking the tensor) is
+   skipped; if nothing usable remains, the search proposer is run. The exact step of
+   :func:`exactrelu.recover` then confirms every unit and searches for any it still misses.
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=8, k=5, m=5, n=3000, seed=0)
+>>> est = AutoProposer(5, random_state=0).fit(inst.float_inputs(), inst.float_labels())
+>>> est.chosen_, int(est.screened_.sum())
+('tensor', 5)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ExactReluError
+from ..network import RELU, Activation
+from ._common import check_activation, check_data, check_k, label_basis, normalised_rows, screen_unit
+from .gradient import GradientProposer
+from .search import SearchProposer, expected_tries
+from .tensor import TensorProposer
+
+__all__ = ["AutoProposer", "propose_auto"]
+
+
+class AutoProposer:
+    """Pick a proposer by measurement (see the module docstring); fall back to search.
+
+    Parameters
+    ----------
+    k, activation, random_state : as for every proposer.
+    search_below : use the blind search directly when it expects at most this many tries
+        (``expected_tries(4) = 16.7``, ``expected_tries(5) = 36.5``).
+
+    Attributes
+    ----------
+    V_ : (k, d) proposal (or fewer rows when only the search ran and found fewer units).
+    chosen_ : ``"search"``, ``"tensor"``, ``"tensor+gradient"``, ``"gradient"`` or ``"search (fallback)"``.
+    screened_ : (rows,) bool, rows that passed the float screen (all True for search rows).
+    failures_ : list of (proposer, message) for the proposers that raised.
+    """
+
+    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, search_below: float = 20.0):
+        self.k = k
+        self.activation = activation
+        self.random_state = random_state
+        self.search_below = search_below
+
+    def fit(self, inputs, labels) -> "AutoProposer":
+        k = check_k(self.k)
+        act = check_activation(self.activation)
+        X, Y = check_data(inputs, labels, k)
+        n, d = X.shape
+        self.failures_ = []
+        if expected_tries(k) <= self.search_below:
+            return self._search(X, Y, "search")
+        init = None
+        if Y.shape[1] >= k and k <= d:
+            try:
+                T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, Y)
+                init = T.V_
+                Q = label_basis(Y, k)
+                Xn = normalised_rows(X)
+                ok = np.array([screen_unit(Q, Xn, v, k).ok for v in init], dtype=bool)
+                if ok.all():
+                    self.V_, self.screened_, self.chosen_ = init, ok, "tensor"
+                    return self
+            except ExactReluError as exc:
+                self.failures_.append(("tensor", str(exc)))
+        try:
+            G = GradientProposer(k, activation=act, random_state=self.random_state, init=init).fit(X, Y)
+        except ExactReluError as exc:
+            self.failures_.append(("gradient", str(exc)))
+            return self._search(X, Y, "search (fallback)")
+        self.V_, self.screened_ = G.V_, G.screened_
+        self.chosen_ = "gradient" if init is None else "tensor+gradient"
+        return self
+
+    def _search(self, X, Y, label) -> "AutoProposer":
+        S = SearchProposer(self.k, activation=self.activation, random_state=self.random_state).fit(X, Y)
+        self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
+        self.n_tries_ = S.n_tries_
+        return self
+
+
+def propose_auto(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:
+    """Functional form of :class:`AutoProposer`: the proposed V."""
+    return AutoProposer(k, activation=activation, random_state=random_state, **kwargs).fit(inputs, labels).V_

@@ -1,0 +1,105 @@
+"""Weights from elsewhere: plain ``.npz`` arrays, or a PyTorch state dict (optional extra ``torch``).
+
+Accepted files:
+
+* ``.npz`` with float arrays ``U`` (m x k) and ``V`` (k x d) (read with ``allow_pickle=False``);
+* a PyTorch state dict (``torch.save(model.state_dict(), path)``) of
+  ``Sequential(Linear(d, k, bias=False), ReLU(), Linear(k, m, bias=False))``: exactly two 2-D
+  weight tensors, the first k x d (V) and the second m x k (U). Read with
+  ``torch.load(..., weights_only=True)`` (no code runs from the file). Biases are refused unless
+  all zero. A whole pickled ``nn.Module`` is refused (it needs unsafe unpickling).
+
+The arrays are float64 copies of what the file holds (a float32 weight is converted exactly).
+
+>>> import numpy as np, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
+>>> np.savez(path, U=np.ones((2, 3)), V=np.zeros((3, 4)))
+>>> U, V = load_weights(path)
+>>> U.shape, V.shape
+((2, 3), (3, 4))
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidInput
+from ..exact.matrix import as_float_array
+
+__all__ = ["load_weights", "state_dict_weights"]
+
+
+def state_dict_weights(state: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(U, V) as float64 arrays from a state dict of Linear(d,k,bias=False) -> f -> Linear(k,m,bias=False).
+
+    Tensors may be torch tensors or arrays; entries are taken in the dict's order.
+
+    >>> import numpy as np
+    >>> U, V = state_dict_weights({"0.weight": np.ones((3, 4)), "2.weight": np.ones((2, 3))})
+    >>> U.shape, V.shape
+    ((2, 3), (3, 4))
+    """
+    if not isinstance(state, dict):
+        raise InvalidInput(f"expected a state dict (a mapping of names to tensors), got {type(state).__name__}")
+    mats = []
+    for name, t in state.items():
+        a = t.detach().cpu().double().numpy() if hasattr(t, "detach") else np.asarray(t)
+        if a.ndim == 1:
+            if name.endswith("bias") and np.all(a == 0):
+                continue
+            raise InvalidInput(f"state dict entry {name!r} is a bias; the model must be Linear(bias=False) -> f -> "
+                               "Linear(bias=False) (exactrelu does not handle biases yet)")
+        if a.ndim != 2:
+            raise InvalidInput(f"state dict entry {name!r} has shape {a.shape}; expected 2-D weight matrices")
+        mats.append((name, as_float_array(a.astype(np.float64), name=name)))
+    if len(mats) != 2:
+        raise InvalidInput(f"expected exactly two weight matrices (first layer k x d, second m x k), found "
+                           f"{[n for n, _ in mats]}")
+    (n1, V), (n2, U) = mats
+    if U.shape[1] != V.shape[0]:
+        raise InvalidInput(f"{n1} is {V.shape[0]} x {V.shape[1]} but {n2} is {U.shape[0]} x {U.shape[1]}: "
+                           "the second layer needs k columns where k is the first layer's rows")
+    return U, V
+
+
+def _torch_state(path: Path) -> dict:
+    try:
+        import torch
+    except ImportError:
+        raise InvalidInput(f"{path}: reading PyTorch files needs torch: pip install 'exactrelu[torch]'") from None
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises UnpicklingError, RuntimeError, ... for unsafe or broken files
+        raise InvalidInput(f"{path}: not a PyTorch state dict readable with weights_only=True "
+                           f"(save model.state_dict(), not the model): {str(exc).splitlines()[0]}") from None
+    if isinstance(obj, dict) and "state_dict" in obj and isinstance(obj["state_dict"], dict):
+        obj = obj["state_dict"]
+    return obj
+
+
+def load_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
+    """(U, V) float64 from an ``.npz`` (arrays ``U``, ``V``) or a PyTorch state-dict file."""
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInput(f"no such weights file: {path}")
+    if path.suffix == ".npz":
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if not {"U", "V"} <= set(z.files):
+                    raise InvalidInput(f"{path}: an .npz of weights needs arrays 'U' (m x k) and 'V' (k x d), "
+                                       f"found {sorted(z.files)}")
+                U = as_float_array(z["U"], name=f"{path.name}: U")
+                V = as_float_array(z["V"], name=f"{path.name}: V")
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+            if isinstance(exc, InvalidInput):
+                raise
+            raise InvalidInput(f"{path}: not a readable .npz file ({exc})") from None
+        if U.shape[1] != V.shape[0]:
+            raise InvalidInput(f"{path}: U is {U.shape[0]} x {U.shape[1]} and V is {V.shape[0]} x {V.shape[1]}; "
+                               "U needs k columns where V has k rows")
+        return U, V
+    return state_dict_weights(_torch_state(path))
