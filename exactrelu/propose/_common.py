@@ -131,23 +131,23 @@ def screen_unit(Q: np.ndarray, Xn: np.ndarray, v: np.ndarray, k: int, extra: int
     else:
         scores = Xn @ v
         order = np.argsort(scores)
+        n_neg = int(np.sum(scores < 0))
+        ref = float(np.sqrt(np.max(np.sum(Q * Q, axis=1))))
         z = min(n, k - 1 + extra)
         while True:
             Z = order[:z]
             if scores[Z].max() >= 0:
                 return Screen(False, "too few samples are proposed inactive")
             _, s, Vt = np.linalg.svd(Q[Z], full_matrices=True)
-            top = s[0]
-            if top == 0:
-                return Screen(False, "label basis vanishes on the chosen samples")
-            if s.size >= k and s[k - 1] > rtol * top:
+            rank = int(np.sum(s > rtol * ref))  # relative to the largest row of Q, not of Q[Z]: zero rows stay zero
+            if rank >= k:
                 return Screen(False, "the chosen samples do not cut a kernel from the label span (one is active)")
-            if s[k - 2] > rtol * top:
+            if rank == k - 1:
                 break
             # the samples are also inactive for another unit: take more confidently inactive ones
-            if z >= n // 2:
+            if z >= n_neg:
                 return Screen(False, "kernel of dimension > 1 (inputs not in general position for this unit?)")
-            z = min(2 * z, n // 2)
+            z = min(2 * z, n_neg)
         y = Q @ Vt[k - 1]
     big = np.abs(y).max()
     if big == 0:
