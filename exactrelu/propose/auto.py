@@ -72,7 +72,13 @@ class AutoProposer:
                 init = T.V_
                 Q = label_basis(Y, k)
                 Xn = normalised_rows(X)
-                ok = np.array([screen_unit(Q, Xn, v, k).ok for v in init], dtype=bool)
+                screens = [screen_unit(Q, Xn, v, k, X=X, degree=act.degree) for v in init]
+                ok = np.array([sc.ok for sc in screens], dtype=bool)
+                # rows that pass are re-fitted to their kernel vectors (near exact): hand those over
+                init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, init)])
+                for i in range(k):  # two rows on one unit: only the first counts
+                    if ok[i] and any(ok[j] and float(init[i] @ init[j]) > 1 - 1e-9 for j in range(i)):
+                        ok[i] = False
                 if ok.all():
                     self.V_, self.screened_, self.chosen_ = init, ok, "tensor"
                     return self
