@@ -151,3 +151,19 @@ def test_cli_recover_with_init(capsys, tmp_path):
     assert code == 0 and "certified" in out
     code, _, err = run(capsys, "recover", ip, "-k", 4, "--init", "bogus")
     assert code == 2 and "unknown proposer" in err
+
+
+def test_optional_dependencies_missing_are_named(monkeypatch, tmp_path):
+    import sys
+
+    from exactrelu.propose.ica import ICAProposer
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.decomposition", None)
+    X = np.random.default_rng(0).standard_normal((50, 3))
+    with pytest.raises(InvalidInput, match="scikit-learn"):
+        ICAProposer(2).fit(X, X[:, :2])
+    monkeypatch.setitem(sys.modules, "torch", None)
+    (tmp_path / "m.pt").write_bytes(b"whatever")
+    with pytest.raises(InvalidInput, match="needs torch"):
+        load_weights(tmp_path / "m.pt")
