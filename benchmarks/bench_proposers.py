@@ -252,7 +252,8 @@ def main() -> None:
     if args.part in ("reliability", "all"):
         part_reliability(args.seeds or (10 if args.quick else 100), out)
     RESULTS.mkdir(exist_ok=True)
-    name = "bench_proposers_quick.json" if args.quick else f"bench_proposers_{args.part}.json"
+    tag = "" if not args.sizes else "_" + args.sizes.replace(",", "-").replace(";", "_")
+    name = "bench_proposers_quick.json" if args.quick else f"bench_proposers_{args.part}{tag}.json"
     (RESULTS / name).write_text(json.dumps(out, indent=1))
     print(f"results: {RESULTS / name}")
 
