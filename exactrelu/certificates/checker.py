@@ -15,6 +15,11 @@ Claims known (every other claim is rejected):
 ``realizes``
     for every sample j and output r, ``sum_i U[r][i] f(V[i] . x_j) == labels[j][r]``,
     f = ReLU or the rectified power t^c (DESIGN.md, "Certificates").
+``lp-feasible``
+    the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
+``lp-infeasible``
+    ``y_ub >= 0``, ``y_eq^T A_eq + y_ub^T A_ub = 0`` and ``y_eq^T b_eq + y_ub^T b_ub < 0``
+    (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
 """
 
 from __future__ import annotations
@@ -182,6 +187,8 @@ def check_realizes(cert: dict, instance: dict) -> str:
     allowed = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"}
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    if instance is None:
+        raise CheckFailed("claim 'realizes' needs its instance")
     X, Y = instance["inputs"], instance["labels"]
     if cert.get("instance_sha256") != instance_sha256(X, Y):
         raise CheckFailed("instance_sha256 does not match the instance")
@@ -217,11 +224,65 @@ def check_realizes(cert: dict, instance: dict) -> str:
     return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
 
 
-CLAIMS = {"realizes": check_realizes}
+def _vector(obj, size, name):
+    if not isinstance(obj, list) or len(obj) != size:
+        raise CheckFailed(f"{name} must be a list of {size} rationals")
+    return [parse_rational(x) for x in obj]
+
+
+def _lp_system(cert, extra):
+    """The inline system of an LP claim: (n, A_eq, b_eq, A_ub, b_ub)."""
+    allowed = {"format", "version", "claim", "system", "provenance"} | extra
+    if set(cert) - allowed:
+        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    s = cert.get("system")
+    if not isinstance(s, dict) or set(s) != {"nvars", "A_eq", "b_eq", "A_ub", "b_ub"}:
+        raise CheckFailed("system must have exactly nvars, A_eq, b_eq, A_ub, b_ub")
+    n = s["nvars"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise CheckFailed("nvars must be a non-negative integer")
+    out = [n]
+    for a, b in (("A_eq", "b_eq"), ("A_ub", "b_ub")):
+        if not isinstance(s[a], list):
+            raise CheckFailed(f"{a} must be a list of rows")
+        rows = len(s[a])
+        out += [_matrix(s[a], rows, n, a), _vector(s[b], rows, b)]
+    return out
+
+
+def check_lp_feasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-feasible``: every constraint of the inline system holds at ``point``."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"point"})
+    x = _vector(cert.get("point"), n, "point")
+    for i, (row, b) in enumerate(zip(Ae, be)):
+        if sum(map(mul, row, x)) != b:
+            raise CheckFailed(f"equation {i} fails at the point")
+    for i, (row, b) in enumerate(zip(Au, bu)):
+        if sum(map(mul, row, x)) > b:
+            raise CheckFailed(f"inequality {i} fails at the point")
+    return f"lp-feasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables hold at the point"
+
+
+def check_lp_infeasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-infeasible``: the Farkas vector (y_eq, y_ub) proves that no point exists."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"y_eq", "y_ub"})
+    ye = _vector(cert.get("y_eq"), len(Ae), "y_eq")
+    yu = _vector(cert.get("y_ub"), len(Au), "y_ub")
+    if any(v < 0 for v in yu):
+        raise CheckFailed("y_ub has a negative entry")
+    for j in range(n):
+        if sum(v * row[j] for v, row in zip(ye + yu, Ae + Au)) != 0:
+            raise CheckFailed(f"the combination y^T A is not zero in column {j}")
+    if sum(map(mul, ye + yu, be + bu)) >= 0:
+        raise CheckFailed("the combination y^T b is not negative")
+    return f"lp-infeasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables have no solution (Farkas vector checked)"
+
+
+CLAIMS = {"realizes": check_realizes, "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible}
 
 
 def check(cert: dict, instance: dict | None) -> str:
-    """Verify a certificate (a parsed JSON object) against a loaded instance."""
+    """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
     if cert.get("version") != 1:
@@ -229,8 +290,6 @@ def check(cert: dict, instance: dict | None) -> str:
     claim = cert.get("claim")
     if claim not in CLAIMS:
         raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")
-    if instance is None:
-        raise CheckFailed(f"claim {claim!r} needs its instance")
     return CLAIMS[claim](cert, instance)
 
 
