@@ -202,9 +202,9 @@ def _system(A_eq, b_eq, A_ub, b_ub, nvars) -> _System:
     else:
         Mz, rz = flint.fmpz_mat(0, n), flint.fmpz_mat(0, 1)
     floats = None
-    fl = [(_floats(A), _floats(b)) for A, b, Q in ((A_eq, b_eq, Ae), (A_ub, b_ub, Au)) if Q is not None]
-    if fl and all(f is not None and g is not None for f, g in fl):
-        floats = (np.vstack([f for f, _ in fl]), np.concatenate([g.reshape(-1) for _, g in fl]))
+    fl = [_floats(A) for A, Q in ((A_eq, Ae), (A_ub, Au)) if Q is not None]
+    if fl and all(f is not None for f in fl):
+        floats = np.vstack(fl)
     return _System(n, me, mu, Mz, rz, se, su, (Ae, be, Au, bu), floats)
 
 
@@ -254,14 +254,16 @@ class _Proposal:
 
 
 def _float_rows(S: _System) -> tuple[np.ndarray, np.ndarray] | None:
-    if S.floats is not None:
-        A, b = S.floats[0].copy(), S.floats[1].copy()
-    else:
-        try:
+    try:
+        if S.floats is not None:  # the user's float64 matrices (rows scaled by 1 / scale)
+            A = S.floats.copy()
+            sc = [S.scale_eq] * S.m_eq + [S.scale_ub] * S.m_ub
+            b = np.array([int(v) / s for v, s in zip(S.rz.entries(), sc)], dtype=np.float64)
+        else:
             A = np.array([int(x) for x in S.Mz.entries()], dtype=np.float64).reshape(S.m, S.n)
             b = np.array([int(x) for x in S.rz.entries()], dtype=np.float64)
-        except OverflowError:
-            return None
+    except OverflowError:
+        return None
     scale = np.maximum(np.abs(A).max(axis=1), np.abs(b))
     scale[scale == 0] = 1.0
     A /= scale[:, None]
