@@ -24,10 +24,16 @@ Completeness rests on the enumeration of the faces of K (tested against brute fo
 ``tests/test_patterns.py``); every refutation and every positive answer is checked exactly.
 
 >>> from exactrelu.instances import Instance
->>> inst = Instance.from_arrays([[t, 1] for t in (-2, -1, 0, 1, 2, 3)], [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
->>> res = solve(inst, k=2)
+>>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
+>>> res = solve(Instance.from_arrays(X, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]]), k=2)
 >>> res.summary
 'realizes: 6 samples x 2 outputs equal exactly (k=2, d=2, activation degree 1)'
+>>> [(p.kind, p.outcome) for p in res.patterns]
+[('extreme-ray', 'refuted'), ('extreme-ray', 'unit'), ('face', 'unit')]
+>>> solve(Instance.from_arrays(X, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), k=2)
+Traceback (most recent call last):
+...
+exactrelu.errors.NotRealizable: no 2-unit ReLU network realises the labels: ...
 """
 
 from __future__ import annotations
@@ -88,6 +94,12 @@ def _unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResu
     """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it?"""
     n = X.shape[0]
     S = set(support)
+    # any positive multiple of w will do: scale it near 1 by a power of two (exact) so that
+    # the float proposal sees well-scaled numbers
+    top = max((abs(x) for x in w), default=0)
+    if top:
+        e = top.numerator.bit_length() - top.denominator.bit_length() if isinstance(top, Fraction) else top.bit_length()
+        w = [Fraction(x) / Fraction(2) ** e for x in w]
     on = [j for j in range(n) if j in S]
     off = [j for j in range(n) if j not in S]
     return feasible(
