@@ -74,7 +74,10 @@ def cmd_patterns(args) -> int:
             print("".join("+" if x > 0 else "-" for x in s))
     bound = cover_count(n, k) if k else 0
     rel = "=" if count == bound else "<"
-    print(f"sign patterns: {count} {rel} Cover's bound 2*sum_(i<k) C(n-1,i) = {bound}; n={n}, k={k}; {time.perf_counter() - t0:.3f} s")
+    zeros = sum(1 for j in range(n) if all(row[j] == 0 for row in rows))
+    note = f" ({zeros} coordinates vanish on the whole subspace: no open orthant is met)" if zeros and k else ""
+    print(f"sign patterns: {count} {rel} Cover's bound 2*sum_(i<k) C(n-1,i) = {bound}; n={n}, k={k}; "
+          f"{time.perf_counter() - t0:.3f} s{note}")
     return 0
 
 
