@@ -58,6 +58,8 @@ def _clauses(draw, num_vars, num_clauses, clause_size, distinct, satisfiable, na
     out: list[Clause] = []
     for _ in range(mc):
         s = positive_int(resolve(draw, clause_size), "clause_size")
+        if distinct and s > n and isinstance(clause_size, st.SearchStrategy):
+            s = n  # a drawn size is capped at the number of variables
         if distinct and s > n:
             raise InvalidInput(f"a clause of {s} distinct variables needs num_vars >= {s}, got {n}")
         if distinct:
@@ -88,7 +90,8 @@ def cnf_formulas(
     Parameters
     ----------
     num_vars, num_clauses : ints or strategies (num_clauses may be 0: the empty formula).
-    clause_size : literals per clause, an int or a strategy drawn once per clause.
+    clause_size : literals per clause, an int or a strategy drawn once per clause (a drawn size
+        is capped at ``num_vars`` when variables are distinct; an int larger than that raises).
     distinct_variables : no variable twice in a clause (no tautologies, no repeats).
     satisfiable : ``True`` builds a formula satisfied by a hidden assignment; ``None`` no constraint.
 
