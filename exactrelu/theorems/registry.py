@@ -145,15 +145,17 @@ def script_main(script: str, prove: Callable[..., dict], claim: str, source: str
     mod = ModuleType(path.stem)
     mod.CLAIM, mod.SOURCE, mod.prove = claim, source, prove
     res = run_proof(path.stem, mod)
+    target = None
+    if not args.no_write:  # write first: the record must not depend on stdout staying open
+        args.out.mkdir(parents=True, exist_ok=True)
+        target = args.out / f"{path.stem}.json"
+        target.write_text(json.dumps(record_json(res), indent=1) + "\n", encoding="utf-8")
     print(f"{path.stem}: {'PROVED' if res.passed else 'FAILED'} in {res.seconds:.2f} s")
     print(f"  claim:  {claim}")
     print(f"  source: {source}")
     if res.error:
         print(f"  error:  {res.error}")
-    if not args.no_write:
-        args.out.mkdir(parents=True, exist_ok=True)
-        target = args.out / f"{path.stem}.json"
-        target.write_text(json.dumps(record_json(res), indent=1) + "\n", encoding="utf-8")
+    if target is not None:
         print(f"  record: {target}")
     sys.stdout.flush()
     return 0 if res.passed else 1
