@@ -95,19 +95,30 @@ def _read_npy(data: bytes, name: str) -> list:
     return [values[i * c:(i + 1) * c] for i in range(r)]
 
 
-def _float_rows(rows, name):
-    out = []
-    for row in rows:
-        conv = []
-        for v in row:
-            if isinstance(v, float):
-                if v != v or v in (float("inf"), float("-inf")):
-                    raise UnreadableInput(f"{name}: non-finite value {v}")
-                conv.append(Fraction(*v.as_integer_ratio()))
-            else:
-                conv.append(Fraction(v))
-        out.append(conv)
-    return out
+def entry(x) -> tuple[int, int, str]:
+    """(numerator, denominator, canonical text) of one instance entry: a str, int or finite float."""
+    t = type(x)
+    if t is str:
+        p, sep, q = x.partition("/")
+        try:
+            pi = int(p)
+            qi = int(q) if sep else 1
+        except ValueError:
+            pi = None
+        if pi is not None and str(pi) == p and (not sep or (str(qi) == q and qi > 1 and math.gcd(pi, qi) == 1)):
+            return pi, qi, x  # already canonical: hash the text as it is
+        f = parse_rational(x)
+        return f.numerator, f.denominator, canonical(f)
+    if t is int:
+        return x, 1, str(x)
+    if t is float:
+        if x != x or x in (float("inf"), float("-inf")):
+            raise CheckFailed(f"non-finite value {x}")
+        p, q = x.as_integer_ratio()
+        return p, q, (str(p) if q == 1 else f"{p}/{q}")
+    if t is Fraction:
+        return x.numerator, x.denominator, canonical(x)
+    raise CheckFailed(f"not a rational: {x!r}")
 
 
 def load_instance(path: str) -> dict:
@@ -124,34 +135,42 @@ def load_instance(path: str) -> dict:
                 Y = _read_npy(z.read("labels.npy"), "labels")
         except (KeyError, zipfile.BadZipFile, ValueError, struct.error) as exc:
             raise UnreadableInput(f"{path}: not a valid .npz instance ({exc})") from None
-        return {"inputs": _float_rows(X, "inputs"), "labels": _float_rows(Y, "labels"), "activation": None}
+        return {"inputs": X, "labels": Y, "activation": None}
     try:
         obj = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or obj.get("version") != 1:
         raise UnreadableInput(f"{path}: not an exactrelu.instance version 1")
-    try:
-        X = [[parse_rational(x) for x in row] for row in obj["inputs"]]
-        Y = [[parse_rational(x) for x in row] for row in obj["labels"]]
-    except (KeyError, TypeError, CheckFailed) as exc:
-        raise UnreadableInput(f"{path}: malformed instance ({exc})") from None
+    X, Y = obj.get("inputs"), obj.get("labels")
+    for name, rows in (("inputs", X), ("labels", Y)):
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise UnreadableInput(f"{path}: '{name}' must be a non-empty list of rows")
     return {"inputs": X, "labels": Y, "activation": obj.get("activation")}
 
 
-def instance_sha256(inputs, labels) -> str:
-    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+def parsed_instance(inputs, labels):
+    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256."""
     n = len(inputs)
     if n == 0 or len(labels) != n:
         raise CheckFailed("instance must have n >= 1 samples and as many label rows")
     d, m = len(inputs[0]), len(labels[0])
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
+    X, Y = [], []
     for x, y in zip(inputs, labels):
         if len(x) != d or len(y) != m:
             raise CheckFailed("instance rows have unequal lengths")
-        h.update((" ".join(map(canonical, x)) + " | " + " ".join(map(canonical, y)) + "\n").encode())
-    return h.hexdigest()
+        ex, ey = [entry(v) for v in x], [entry(v) for v in y]
+        h.update((" ".join([e[2] for e in ex]) + " | " + " ".join([e[2] for e in ey]) + "\n").encode())
+        X.append(([e[0] for e in ex], [e[1] for e in ex]))
+        Y.append(([e[0] for e in ey], [e[1] for e in ey]))
+    return X, Y, h.hexdigest()
+
+
+def instance_sha256(inputs, labels) -> str:
+    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+    return parsed_instance(inputs, labels)[2]
 
 
 # -- claims ---------------------------------------------------------------------------------
@@ -182,37 +201,37 @@ def check_realizes(cert: dict, instance: dict) -> str:
     allowed = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"}
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
-    X, Y = instance["inputs"], instance["labels"]
-    if cert.get("instance_sha256") != instance_sha256(X, Y):
+    X, Y, digest = parsed_instance(instance["inputs"], instance["labels"])
+    if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")
     c = _degree(cert.get("activation"))
     if instance.get("activation") is not None and _degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
-    n, d, m = len(X), len(X[0]), len(Y[0])
+    n, d, m = len(X), len(X[0][0]), len(Y[0][0])
     Uraw, Vraw = cert.get("U"), cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
     k = len(Vraw)
     U = _matrix(Uraw, m, k, "U")
     V = _matrix(Vraw, k, d, "V")
-    # integer form: V_i = Nv_i / Dv_i ; U_ri / Dv_i^c = Na_ri / Du_r
+    # integer form: V_i = Nv_i / Dv_i ; U_ri / Dv_i^c = Na_ri / Du_r ; x_j = Nx_j / Dx_j
     Dv = [math.lcm(*(f.denominator for f in row)) for row in V]
     Nv = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(V, Dv)]
     A = [[U[r][i] / Fraction(Dv[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
     Na = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(A, Du)]
     for j in range(n):
-        xj = X[j]
-        Dx = math.lcm(*(f.denominator for f in xj))
-        Nx = [f.numerator * (Dx // f.denominator) for f in xj]
+        nums, dens = X[j]
+        Dx = math.lcm(*dens)
+        Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
         h = []
         for i in range(k):
             t = sum(map(mul, Nv[i], Nx))
             h.append(t**c if t > 0 else 0)
         scale = Dx**c
+        ynum, yden = Y[j]
         for r in range(m):
-            y = Y[j][r]
-            if y.numerator * Du[r] * scale != y.denominator * sum(map(mul, Na[r], h)):
+            if ynum[r] * Du[r] * scale != yden[r] * sum(map(mul, Na[r], h)):
                 raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
     return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
 
