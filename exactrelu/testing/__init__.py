@@ -8,17 +8,18 @@ come from :func:`hypothesis.strategies.fractions`, which shrinks towards small d
 This module imports ``hypothesis`` (the ``test`` extra); nothing else in exactrelu imports it.
 See docs/testing.md for a user's own property.
 
->>> from hypothesis import given
->>> from exactrelu.testing import networks, inputs
->>> @given(net=networks(k=2, activation=Activation.relu()), X=inputs(n=4, d=3))
-... def relu_is_positively_homogeneous(net, X):
-...     if net.d == 3:
-...         assert net.evaluate_exact(QMatrix(X.num * 2, X.den)) == QMatrix(net.evaluate_exact(X).num * 2, net.evaluate_exact(X).den)
->>> relu_is_positively_homogeneous()
+>>> from hypothesis import given, strategies as st
+>>> from exactrelu.testing import networks, inputs, rationals
+>>> @given(data=st.data(), net=networks(), lam=rationals(min_value="1/8", max_value=8))
+... def positively_homogeneous(data, net, lam):
+...     X = data.draw(inputs(n=4, d=net.d, distribution="rational"))
+...     c, Y = net.activation.degree, net.evaluate_exact(X)
+...     scaled = QMatrix(X.num * lam.numerator, X.den * lam.denominator)
+...     assert net.evaluate_exact(scaled) == QMatrix(Y.num * lam.numerator**c, Y.den * lam.denominator**c)
+>>> positively_homogeneous()
 """
 
 from ..exact.matrix import QMatrix
-from ..network import Activation
 from .formulas import cnf_formulas, cnf_satisfied, nae3sat_formulas, nae_satisfied
 from .matrices import DEGENERACIES, column_degeneracies, matrices, subspaces
 from .networks import INPUT_KINDS, activations, inputs, networks, planted_instances
