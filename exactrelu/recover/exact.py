@@ -1,9 +1,10 @@
 """Exact recovery of a two-layer rectified network from noiseless labels (Bakshi et al. 2019).
 
 Works in the papers' orientation: X = inputs.T (d x n), A = labels.T (m x n), W = f(V X).
-If U has full column rank k then rowspan(A) = rowspan(W), and for inputs in general position
-the only vectors of rowspan(A) vanishing on k-1 samples where unit i is inactive are the
-multiples of W_i (shared/notes/exact-recovery-math.md). The algorithm:
+If U has full column rank k then rowspan(A) = rowspan(W). For a set Z of samples where unit i is
+inactive, {y in rowspan(A) : y_Z = 0} = span(W_i) if and only if the other units' rows restricted
+to Z have rank k-1 (proved in exactrelu.theorems.uniqueness_lemma); a sample where another unit is
+inactive too does not help, so samples are added to Z until one dimension is left. The algorithm:
 
 1. ``B``: k rows of A independent modulo a prime (so over Q); rank(A) != k is reported.
 2. For each unit of a float proposal, its most confidently inactive samples Z (most negative
