@@ -193,7 +193,12 @@ def recover(
                 evidence={"rank": r, "k": k, "m": m},
                 suggestion="fewer units (k = rank), the worst-case solver `exactrelu solve`, or, for rank < k, "
                            "note that the problem is NP-hard in general (`exactrelu hardness`).")
-        rows = independent_rows(A, PRIMES[1])
+        for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
+            rows = independent_rows(A, p)
+            if len(rows) == k:
+                break
+        else:  # pragma: no cover - needs three primes dividing the same minors
+            raise AssumptionViolated(f"rank(labels) = {k} over Q but below k modulo {len(PRIMES)} primes")
     B = flint.fmpz_mat([[int(i == r) for i in range(m)] for r in rows]) * A  # rows of A: k x n
     BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
@@ -263,7 +268,10 @@ def recover(
         masks = [np.zeros(n, dtype=bool) for _ in cands]
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
-        seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
+        if isinstance(random_state, np.random.Generator):
+            seed = random_state
+        else:
+            seed = None if random_state is None else (int(random_state) * 1_000_003 + rounds) & 0xFFFFFFFF
         sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks, progress=progress)
         try:
             sp.fit(Xf, Yf)
