@@ -16,7 +16,11 @@ from .errors import ExactReluError, InvalidInput
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
     "exactrelu.commands:register",
+<<<<<<< HEAD
     "exactrelu.commands.worstcase:register",
+=======
+    "exactrelu.commands.prove:register",
+>>>>>>> main
 ]
 
 

@@ -1,9 +1,10 @@
 """Exact recovery of a two-layer rectified network from noiseless labels (Bakshi et al. 2019).
 
 Works in the papers' orientation: X = inputs.T (d x n), A = labels.T (m x n), W = f(V X).
-If U has full column rank k then rowspan(A) = rowspan(W), and for inputs in general position
-the only vectors of rowspan(A) vanishing on k-1 samples where unit i is inactive are the
-multiples of W_i (shared/notes/exact-recovery-math.md). The algorithm:
+If U has full column rank k then rowspan(A) = rowspan(W). For a set Z of samples where unit i is
+inactive, {y in rowspan(A) : y_Z = 0} = span(W_i) if and only if the other units' rows restricted
+to Z have rank k-1 (proved in exactrelu.theorems.uniqueness_lemma); a sample where another unit is
+inactive too does not help, so samples are added to Z until one dimension is left. The algorithm:
 
 1. ``B``: k rows of A independent modulo a prime (so over Q); rank(A) != k is reported.
 2. For each unit of a float proposal, its most confidently inactive samples Z (most negative
@@ -25,6 +26,7 @@ Proposals only choose which small exact systems to solve; they never decide anyt
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -35,13 +37,14 @@ import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
-from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p
+from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
+                            solve_small_direction)
 from ..exact.matrix import QMatrix
 from ..exact.rationals import rational_root
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose import make_proposer, proposal_array
-from ..propose.search import SearchProposer
+from ..propose.search import SearchProposer, normalize_rows
 
 __all__ = ["recover", "RecoveryResult", "UnitRecord"]
 
@@ -89,6 +92,17 @@ class RecoveryResult:
         return self.network.V
 
 
+class _RowView:
+    """Rows of an fmpz_mat as lists of fmpz, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries)."""
+
+    def __init__(self, M: flint.fmpz_mat):
+        self.M, self.c = M, M.ncols()
+
+    def __getitem__(self, i: int) -> list:
+        M = self.M
+        return [M[i, j] for j in range(self.c)]
+
+
 class _Timer:
     def __init__(self):
         self.t: dict[str, float] = {}
@@ -104,6 +118,8 @@ class _Candidate:
     y: flint.fmpz_mat  # 1 x n, >= 0
     positive: list[int]
     record: UnitRecord
+    v: list[int] | None = None  # primitive integer weights of the unit
+    f: flint.fmpz_mat | None = None  # 1 x n, f(v . Xnum), a positive multiple of y
 
 
 def _as_instance(inputs, labels, activation) -> Instance:
@@ -157,7 +173,7 @@ def recover(
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
     k = int(k)
     n, d, m = inst.n, inst.d, inst.m
-    Xf, Yf = inst.float_inputs(), inst.float_labels()
+    Xf, Yf = _float_view(inst, act.degree)
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
     t0 = T.add("conversion", t0)
 
@@ -177,40 +193,68 @@ def recover(
                 evidence={"rank": r, "k": k, "m": m},
                 suggestion="fewer units (k = rank), the worst-case solver `exactrelu solve`, or, for rank < k, "
                            "note that the problem is NP-hard in general (`exactrelu hardness`).")
-        rows = independent_rows(A, PRIMES[1])
-    Arows = A.tolist()
-    B = flint.fmpz_mat([Arows[i] for i in rows])  # k x n
-    BT = B.transpose().tolist()  # n rows of k integers
+        for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
+            rows = independent_rows(A, p)
+            if len(rows) == k:
+                break
+        else:  # pragma: no cover - needs three primes dividing the same minors
+            raise AssumptionViolated(f"rank(labels) = {k} over Q but below k modulo {len(PRIMES)} primes")
+    B = flint.fmpz_mat([[int(i == r) for i in range(m)] for r in rows]) * A  # rows of A: k x n
+    BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = inst.inputs.num.tolist()
-    xnorm = np.linalg.norm(Xf, axis=1)
-    xnorm[xnorm == 0] = 1.0
+    Xrows = _RowView(inst.inputs.num)
+    XT = inst.inputs.num.transpose()
+    rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
+    Xn = normalize_rows(Xf)
     cands: list[_Candidate] = []
     rejected: list[dict] = []
     tries = 0
     sources = []
 
     def take(V_prop: np.ndarray, source: str) -> None:
+        """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
         t1 = time.perf_counter()
-        S = (Xf @ V_prop.T) / xnorm[:, None]  # normalised margins, n x rows
+        S = Xn @ V_prop.T  # normalised margins, n x rows
         active = (S > 0).sum(axis=1)
-        for i in range(S.shape[1]):
-            if len(cands) == k:
+        rows = range(min(S.shape[1], 2 * k))
+        orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), k)) for i in rows}
+        first = {}
+        for i in rows:  # the preferred order of every row: kernels now, one product C B for all
+            kz = _kernel_from_order(B, BT, orders[i][0], k, source)
+            if isinstance(kz, dict):
+                rejected.append(kz)
+            else:
+                first[i] = kz
+        Y = flint.fmpz_mat([c for c, _ in first.values()]) * B if first else None
+        ents = Y.entries() if first else []
+        where = {i: r for r, i in enumerate(first)}
+        new: list[_Candidate] = []
+        for i in rows:
+            if len(cands) + len(new) == k:
                 break
-            for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
-                cand = _unit_from_order(B, BT, order, k, source)
-                if not isinstance(cand, dict):
-                    break
-                rejected.append(cand)
-            if isinstance(cand, dict) or any(c.positive == cand.positive for c in cands):
-                continue  # rejected, or the same unit twice
-            cands.append(cand)
+            cand = None
+            if i in first:
+                r = where[i]
+                cand = _oriented(flint.fmpz_mat(1, n, ents[r * n:(r + 1) * n]) if len(first) > 1 else Y, first[i][1], source)
+            if cand is None or isinstance(cand, dict):
+                if cand is not None:
+                    rejected.append(cand)
+                for order in orders[i][1:]:  # the other orders, one at a time
+                    cand = _unit_from_order(B, BT, order, k, source)
+                    if not isinstance(cand, dict):
+                        break
+                    rejected.append(cand)
+            if isinstance(cand, _Candidate) and not any(c.positive == cand.positive for c in cands + new):
+                new.append(cand)
+        for c in _confirm_all(new, Xrows, XT, act, d, rng, rejected):
+            if len(cands) < k:
+                cands.append(c)
         T.add("units", t1)
 
     t0 = time.perf_counter()
-    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d)
+    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d, progress)
     tries += int(getattr(proposal[1], "n_tries_", 0) or 0)
     t0 = T.add("proposal", t0)
     sources.append(proposal[2])
@@ -221,15 +265,18 @@ def recover(
         rounds += 1
         say(f"{len(cands)} of {k} units confirmed; searching for the rest")
         t0 = time.perf_counter()
-        masks = [np.array([False] * n) for _ in cands]
+        masks = [np.zeros(n, dtype=bool) for _ in cands]
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
-        seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
-        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks)
+        if isinstance(random_state, np.random.Generator):
+            seed = random_state
+        else:
+            seed = None if random_state is None else (int(random_state) * 1_000_003 + rounds) & 0xFFFFFFFF
+        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks, progress=progress)
         try:
             sp.fit(Xf, Yf)
         except ProposalFailed as exc:
-            raise _no_units(k, cands, rejected, tries, str(exc)) from None
+            raise _no_units(k, cands, rejected, tries, str(exc), d) from None
         finally:
             tries += int(getattr(sp, "n_tries_", 0))
             T.add("proposal", t0)
@@ -237,25 +284,20 @@ def recover(
             sources.append("search")
         take(sp.V_, "search")
     if len(cands) < k:
-        raise _no_units(k, cands, rejected, tries, "")
+        raise _no_units(k, cands, rejected, tries, "", d)
 
-    # 3. V exactly, then all hidden rows at once
+    # 3. the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
     t0 = time.perf_counter()
-    Vrows = []
-    rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
-    for c in cands:
-        row, solved_on = _solve_weights(c, Xrows, act, d, rng)
-        c.record.solved_on = solved_on
-        Vrows.append(row)
-    Vq = QMatrix.from_fractions([x for r in Vrows for x in r], k, d)
-    t0 = T.add("units", t0)
-    P = Vq.num * inst.inputs.num.transpose()  # k x n, V X = P / (dv dx)
-    F = act.apply_fmpz_mat(P)
-    _check_hidden(F, P, cands, act)
+    Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
+    F = flint.fmpz_mat(k, n, [v for c in cands for v in c.f.entries()])
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
-    cols = independent_columns(F)
+    cols = []
+    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+        cols = independent_columns(F, p)
+        if len(cols) == k:
+            break
     if len(cols) < k:
         raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
     Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
@@ -265,7 +307,7 @@ def recover(
     R = Znum.transpose() * F - A * zden
     if not R.is_zero():
         raise _residual_error(R, zden, inst)
-    scale = (int(Vq.den) * int(inst.inputs.den)) ** act.degree
+    scale = int(inst.inputs.den) ** act.degree
     Uq = QMatrix(Znum.transpose() * scale, int(zden) * int(inst.labels.den))
     t0 = T.add("output", t0)
 
@@ -280,10 +322,37 @@ def recover(
     return RecoveryResult(net, cert, T.t, tries, "+".join(sources), k, [c.record for c in cands], summary, n * m)
 
 
-def _run_proposer(init, k, act, random_state, Xf, Yf, d):
+def _float_view(inst: Instance, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """Float inputs and labels for the proposers (never for claims).
+
+    If the data are too large or small for float64 arithmetic, every sample is rescaled by a power
+    of two s_j (inputs by s_j, labels by s_j**c): f is positively homogeneous of degree c, so the
+    rescaled data come from the same network.
+    """
+    Xf, Yf = inst.float_inputs(), inst.float_labels()
+
+    def tame(a):
+        nz = np.abs(a[a != 0])
+        return np.all(np.isfinite(a)) and (nz.size == 0 or (nz.max() < 1e150 and nz.min() > 1e-150))
+
+    if tame(Xf) and tame(Yf):
+        return Xf, Yf
+    dx, dy = int(inst.inputs.den), int(inst.labels.den)
+    Xs, Ys = [], []
+    for xr, yr in zip(inst.inputs.num.tolist(), inst.labels.num.tolist()):
+        e = max((int(v).bit_length() for v in xr), default=0) - dx.bit_length()
+        sx, sy = Fraction(1, 2**e) if e > 0 else Fraction(2**-e), Fraction(1, 2 ** (c * e)) if e > 0 else Fraction(2 ** (-c * e))
+        Xs.append([float(Fraction(int(v), dx) * sx) for v in xr])
+        Ys.append([float(Fraction(int(v), dy) * sy) for v in yr])
+    return np.array(Xs), np.array(Ys)
+
+
+def _run_proposer(init, k, act, random_state, Xf, Yf, d, progress=None):
     if isinstance(init, (np.ndarray, list, tuple)):
         return proposal_array(init, d), None, "weights"
     est = make_proposer(init, k, activation=act, random_state=random_state)
+    if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
+        est.progress = progress
     if not hasattr(est, "V_"):
         est.fit(Xf, Yf)
     name = init if isinstance(init, str) else type(est).__name__
@@ -306,23 +375,24 @@ def _zero_orders(score: np.ndarray, others_active: np.ndarray, k: int):
     yield np.random.default_rng(len(score)).permutation(pool)
 
 
-def _unit_from_order(B, BT, order, k, source):
-    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict.
+def _kernel_from_order(B, BT, order, k, source):
+    """The primitive c with c^T B vanishing on leading samples of ``order`` (unique up to scale), or a rejection.
 
     Starts from the first k-1 samples; while the vectors vanishing there form a space of
     dimension q > 1 (another unit vanishes there too, or samples are repeated), it adds the next
     sample of ``order`` at which some of those vectors is non-zero, so q drops at every step.
+    Returns ``(c, Z)`` or a rejection dict.
     """
     Z = [int(j) for j in order[: k - 1]]
     pos = k - 1
     while True:
         kern = primitive_kernel(flint.fmpz_mat([BT[j] for j in Z])) if Z else [[1]] if k == 1 else []
         if len(kern) == 1:
-            break
+            return kern[0], Z
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
-        K = (flint.fmpz_mat(kern) * B).transpose().tolist()  # n x q
+        K = _RowView((flint.fmpz_mat(kern) * B).transpose())  # n x q
         while pos < len(order) and not any(K[int(order[pos])]):
             pos += 1
         if pos >= len(order):
@@ -331,7 +401,10 @@ def _unit_from_order(B, BT, order, k, source):
                     "nullity": len(kern)}
         Z.append(int(order[pos]))
         pos += 1
-    y = flint.fmpz_mat([kern[0]]) * B
+
+
+def _oriented(y: flint.fmpz_mat, Z: list[int], source: str):
+    """A candidate unit from a row-span vector y (1 x n) if it is one-signed, else a rejection."""
     vals = y.entries()
     pos = [j for j, v in enumerate(vals) if v > 0]
     neg = [j for j, v in enumerate(vals) if v < 0]
@@ -343,30 +416,42 @@ def _unit_from_order(B, BT, order, k, source):
     return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
 
 
-def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator) -> list[int] | None:
+def _unit_from_order(B, BT, order, k, source):
+    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict."""
+    kz = _kernel_from_order(B, BT, order, k, source)
+    if isinstance(kz, dict):
+        return kz
+    c, Z = kz
+    return _oriented(flint.fmpz_mat([c]) * B, Z, source)
+
+
+def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
     """d samples among ``idx`` with independent inputs: random picks, tested exactly modulo a prime."""
     if len(idx) < d:
         return None
     for _ in range(3):
         pick = sorted(int(j) for j in rng.choice(idx, size=d, replace=False))
-        if rank_mod_p(flint.fmpz_mat([Xrows[j] for j in pick])) == d:
-            return pick
+        M = flint.fmpz_mat([Xrows[j] for j in pick])
+        if rank_mod_p(M) == d:
+            return pick, M
     Xs = flint.fmpz_mat([Xrows[j] for j in idx]).transpose()
     cols = independent_columns(Xs)
     if len(cols) < d:
         return None
-    return [idx[c] for c in cols[:d]]
+    pick = [idx[c] for c in cols[:d]]
+    return pick, flint.fmpz_mat([Xrows[j] for j in pick])
 
 
-def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
+def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
     pos = c.positive
-    pick = _choose_independent(pos, Xrows, d, rng)
-    if pick is None:
+    chosen = _choose_independent(pos, Xrows, d, rng)
+    if chosen is None:
         raise AssumptionViolated(
             f"a unit is active on {len(pos)} samples whose inputs span fewer than d = {d} dimensions: "
             "its weights are not determined by equations alone",
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
+    pick, M = chosen
     yv = [int(c.y[0, j]) for j in pick]
     if act.degree == 1:
         rhs = yv
@@ -381,7 +466,12 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
                     f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
                     evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
             rhs.append(r)
-    M = flint.fmpz_mat([Xrows[j] for j in pick])
+    if not exact:  # a proposal: the direction modulo a prime, small rationals reconstructed (verified later)
+        sol = solve_small_direction(M, rhs)
+        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
+            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
+                sol = [-a for a in sol]
+            return sol, pick
     if act.degree == 1:
         sol = M.solve(flint.fmpz_mat([[v] for v in rhs]))
     else:
@@ -389,29 +479,66 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
     return [Fraction(int(x.p), int(x.q)) for x in sol.entries()], pick
 
 
-def _check_hidden(F, P, cands, act):
-    """Row i of f(V X) must be a positive multiple of the row-span vector y_i (exact)."""
-    k, n = len(cands), F.ncols()
-    a = [c.y[0, c.record.solved_on[0]] for c in cands]
-    b = [F[i, c.record.solved_on[0]] for i, c in enumerate(cands)]
-    Da = flint.fmpz_mat([[a[i] if i == j else 0 for j in range(k)] for i in range(k)])
-    Db = flint.fmpz_mat([[b[i] if i == j else 0 for j in range(k)] for i in range(k)])
-    Y = flint.fmpz_mat(k, n, [v for c in cands for v in c.y.entries()])
-    if all(x > 0 for x in b) and Da * F == Db * Y:
-        return
-    for i, c in enumerate(cands):
-        a, b = c.y[0, c.record.solved_on[0]], F[i, c.record.solved_on[0]]
-        row = flint.fmpz_mat([[F[i, j] for j in range(n)]])
-        if b > 0 and row * a == c.y * b:
+def _primitive_weights(row: list[Fraction]) -> list[int]:
+    """The positive primitive integer multiple of a rational vector."""
+    den = 1
+    for x in row:
+        den = den * x.denominator // math.gcd(den, x.denominator)
+    v = [x.numerator * (den // x.denominator) for x in row]
+    g = 0
+    for x in v:
+        g = math.gcd(g, x)
+    return [x // g for x in v] if g > 1 else v
+
+
+def _confirm_all(cands: list[_Candidate], Xrows, XT, act: Activation, d: int, rng, rejected: list) -> list[_Candidate]:
+    """Solve each candidate's weights exactly, then check f(v . x_j) is a positive multiple of y_j for every j.
+
+    One product V X for all candidates (FLINT's one-row products cost about as much as a k-row one);
+    each row is then checked on its own, so a false candidate is rejected without affecting the others.
+    Returns the confirmed candidates (``v``, ``f`` filled in); rejections are appended to ``rejected``.
+    """
+    out, retry = _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, exact=False)
+    if retry:  # the modular shortcut did not verify: solve those exactly
+        out += _confirm_batch(retry, Xrows, XT, act, d, rng, rejected, exact=True)[0]
+    return out
+
+
+def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
+    solved = []
+    for c in cands:
+        try:
+            row, solved_on = _solve_weights(c, Xrows, act, d, rng, exact=exact)
+        except NotRealizable as exc:
+            rejected.append({"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence})
             continue
-        on = [j for j in c.positive if F[i, j] * a != c.y[0, j] * b]
-        off = [j for j in range(n) if c.y[0, j] == 0 and F[i, j] != 0]
-        raise NotRealizable(
-            f"unit {i}: the exact weights solved from {len(c.record.solved_on)} samples of its active set fail "
-            f"{len(on)} equations on the active set and {len(off)} inequalities off it; the labels are not exactly "
-            "realisable (noise or rounding), or the inputs are not in general position",
-            evidence={"unit": i, "failing_equations": on[:10], "failing_inequalities": off[:10],
-                      "n_failing": len(on) + len(off)})
+        c.record.solved_on = solved_on
+        c.v = _primitive_weights(row)
+        solved.append(c)
+    if not solved:
+        return [], []
+    F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
+    n = F.ncols()
+    ents = F.entries() if len(solved) > 1 else None
+    out, retry = [], []
+    for i, c in enumerate(solved):
+        j0 = c.record.solved_on[0]
+        a, b = c.y[0, j0], F[i, j0]
+        Fi = flint.fmpz_mat(1, n, ents[i * n:(i + 1) * n]) if ents is not None else F
+        if b > 0 and Fi * a == c.y * b:
+            c.f = Fi
+            out.append(c)
+            continue
+        if not exact:
+            retry.append(c)
+            continue
+        on = [j for j in c.positive if Fi[0, j] * a != c.y[0, j] * b]
+        off = [j for j in range(n) if c.y[0, j] == 0 and Fi[0, j] != 0]
+        rejected.append({"source": c.record.source,
+                         "reason": "the exact weights solved on d samples of the active set fail other equations "
+                                   "(active set) or inequalities (inactive set)",
+                         "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)})
+    return out, retry
 
 
 def _residual_error(R, zden, inst: Instance) -> NotRealizable:
@@ -425,7 +552,7 @@ def _residual_error(R, zden, inst: Instance) -> NotRealizable:
         evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
 
 
-def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
+def _no_units(k, cands, rejected, tries, detail, d=None) -> ExactReluError:
     reasons = {}
     for r in rejected:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
@@ -434,6 +561,9 @@ def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
            + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
     if detail:
         msg += f" Search: {detail}"
+    if d is not None and k > d:
+        msg += (f" Note k = {k} > d = {d}: the recovery theorem assumes V* of full row rank k <= d; "
+                "the worst-case solver `exactrelu solve` makes no such assumption.")
     evidence = {"found": len(cands), "rejected": rejected[:10], "tries": tries}
     if any("nullity" in r for r in rejected):
         return AssumptionViolated(msg, evidence=evidence, suggestion="more samples, or the worst-case solver `exactrelu solve`")
