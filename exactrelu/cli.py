@@ -16,11 +16,8 @@ from .errors import ExactReluError, InvalidInput
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
     "exactrelu.commands:register",
-<<<<<<< HEAD
-    "exactrelu.commands.worstcase:register",
-=======
     "exactrelu.commands.prove:register",
->>>>>>> main
+    "exactrelu.commands.worstcase:register",
 ]
 
 
