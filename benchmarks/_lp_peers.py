@@ -39,12 +39,13 @@ def z3_feasible(Ae, be, Au, bu, n):
         return None
     x = [z3.Real(f"x{j}") for j in range(n)]
     s = z3.Solver()
+    s.set("timeout", 20000)  # ms: z3 took > 2 min on a dense 200 x 20 system
     for row, b in zip(Ae, be):
         s.add(z3.Sum([z3.Q(a.numerator, a.denominator) * v for a, v in zip(row, x) if a]) == z3.Q(b.numerator, b.denominator))
     for row, b in zip(Au, bu):
         s.add(z3.Sum([z3.Q(a.numerator, a.denominator) * v for a, v in zip(row, x) if a]) <= z3.Q(b.numerator, b.denominator))
     r = s.check()
-    return "feasible" if r == z3.sat else "infeasible" if r == z3.unsat else "z3:unknown"
+    return "feasible" if r == z3.sat else "infeasible" if r == z3.unsat else "timeout"
 
 
 def timed(fn, *args, repeat=1):

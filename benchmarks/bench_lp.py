@@ -80,10 +80,11 @@ def main():
         # z3 needs 15 s on one pattern LP at n = 1000: measured on the smaller cases only
         small = len(Ae) + len(Au) <= 1000 and not name.startswith("pattern n=5000")
         t_z3, a_z3 = timed(z3_feasible, Ae, be, Au, bu, nv) if small and (not args.quick or len(Ae) + len(Au) <= 200) else (0, None)
-        agree = all(a in (None, res.status) for a in (a_cdd, a_z3))
+        agree = all(a in (None, "timeout", res.status) for a in (a_cdd, a_z3))
         rows.append([name, res.status, res.method, f"{t_ours * 1e3:.1f}", f"{t_cert * 1e3:.0f}",
                      f"{t_cdd * 1e3:.0f}" if a_cdd else "n/a", f"{t_cdd / t_ours:.1f}x" if a_cdd else "",
-                     f"{t_z3 * 1e3:.0f}" if a_z3 else "n/a", f"{t_z3 / t_ours:.1f}x" if a_z3 else "", "yes" if agree else "NO"])
+                     (f"{t_z3 * 1e3:.0f}" if a_z3 != "timeout" else ">20000") if a_z3 else "n/a",
+                     f"{t_z3 / t_ours:.1f}x" if a_z3 and a_z3 != "timeout" else "", "yes" if agree else "NO"])
         print(rows[-1], flush=True)
     headers = ["case", "answer", "method", "ours ms", "cert+check ms", "cddlib ms", "cdd/ours", "z3 ms", "z3/ours", "agree"]
     text = table(rows, headers)
