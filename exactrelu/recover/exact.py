@@ -115,11 +115,34 @@ class _Timer:
 
 @dataclass
 class _Candidate:
-    y: flint.fmpz_mat  # 1 x n, >= 0
+    """A non-negative vector y of the labels' row span: y = sign * Y[row] (Y a batched product)."""
+
+    Y: flint.fmpz_mat
+    row: int
+    sign: int
     positive: list[int]
     record: UnitRecord
     v: list[int] | None = None  # primitive integer weights of the unit
-    f: flint.fmpz_mat | None = None  # 1 x n, f(v . Xnum), a positive multiple of y
+    F: flint.fmpz_mat | None = None  # f(v . Xnum) is F[frow], a positive multiple of y
+    frow: int = 0
+
+    def y(self, j: int):
+        return self.Y[self.row, j] * self.sign
+
+
+def _stack(rows: list[tuple[flint.fmpz_mat, int, int]], n: int) -> flint.fmpz_mat:
+    """The matrix whose i-th row is sign_i * M_i[row_i], by selection products (no per-entry Python work)."""
+    out = None
+    groups: dict[int, tuple[flint.fmpz_mat, list]] = {}
+    for i, (M, r, sg) in enumerate(rows):
+        groups.setdefault(id(M), (M, []))[1].append((i, r, sg))
+    for M, items in groups.values():
+        sel = [[0] * M.nrows() for _ in rows]
+        for i, r, sg in items:
+            sel[i][r] = sg
+        part = flint.fmpz_mat(sel) * M
+        out = part if out is None else out + part
+    return out if out is not None else flint.fmpz_mat(0, n)
 
 
 def _as_instance(inputs, labels, activation) -> Instance:
@@ -237,7 +260,7 @@ def recover(
             cand = None
             if i in first:
                 r = where[i]
-                cand = _oriented(flint.fmpz_mat(1, n, ents[r * n:(r + 1) * n]) if len(first) > 1 else Y, first[i][1], source)
+                cand = _oriented(Y, r, ents[r * n:(r + 1) * n], first[i][1], source)
             if cand is None or isinstance(cand, dict):
                 if cand is not None:
                     rejected.append(cand)
@@ -289,7 +312,7 @@ def recover(
     # 3. the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
     t0 = time.perf_counter()
     Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
-    F = flint.fmpz_mat(k, n, [v for c in cands for v in c.f.entries()])
+    F = _stack([(c.F, c.frow, 1) for c in cands], n)
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
@@ -403,17 +426,16 @@ def _kernel_from_order(B, BT, order, k, source):
         pos += 1
 
 
-def _oriented(y: flint.fmpz_mat, Z: list[int], source: str):
-    """A candidate unit from a row-span vector y (1 x n) if it is one-signed, else a rejection."""
-    vals = y.entries()
+def _oriented(Y: flint.fmpz_mat, row: int, vals: list, Z: list[int], source: str):
+    """A candidate unit from the row-span vector Y[row] (entries ``vals``) if it is one-signed, else a rejection."""
     pos = [j for j, v in enumerate(vals) if v > 0]
     neg = [j for j, v in enumerate(vals) if v < 0]
     if pos and neg:
         return {"source": source, "reason": "the row-span vector vanishing on the proposed samples has both signs "
                 "(one of them was active)", "zeros": Z, "positive": len(pos), "negative": len(neg)}
     if neg:
-        y, pos = -y, neg
-    return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
+        return _Candidate(Y, row, -1, neg, UnitRecord(Z, len(neg), [], source))
+    return _Candidate(Y, row, 1, pos, UnitRecord(Z, len(pos), [], source))
 
 
 def _unit_from_order(B, BT, order, k, source):
@@ -422,7 +444,8 @@ def _unit_from_order(B, BT, order, k, source):
     if isinstance(kz, dict):
         return kz
     c, Z = kz
-    return _oriented(flint.fmpz_mat([c]) * B, Z, source)
+    y = flint.fmpz_mat([c]) * B
+    return _oriented(y, 0, y.entries(), Z, source)
 
 
 def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
@@ -452,7 +475,7 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bo
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
     pick, M = chosen
-    yv = [int(c.y[0, j]) for j in pick]
+    yv = [int(c.y(j)) for j in pick]
     if act.degree == 1:
         rhs = yv
     else:
@@ -518,22 +541,28 @@ def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
     if not solved:
         return [], []
     F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
-    n = F.ncols()
-    ents = F.entries() if len(solved) > 1 else None
+    n, r = F.ncols(), len(solved)
+    a = [c.y(c.record.solved_on[0]) for c in solved]
+    b = [F[i, c.record.solved_on[0]] for i, c in enumerate(solved)]
+    diag = lambda w: flint.fmpz_mat([[w[i] if i == j else 0 for j in range(r)] for i in range(r)])  # noqa: E731
+    Ys = _stack([(c.Y, c.row, c.sign) for c in solved], n)
+    if all(x > 0 for x in b) and diag(a) * F == diag(b) * Ys:  # every row: F_i a_i == y_i b_i
+        good = range(r)
+    else:  # find the rows that fail (rare: false candidates, noisy labels)
+        Fe, Ye = F.entries(), Ys.entries()
+        good = [i for i in range(r) if b[i] > 0 and all(Fe[i * n + j] * a[i] == Ye[i * n + j] * b[i] for j in range(n))]
     out, retry = [], []
     for i, c in enumerate(solved):
-        j0 = c.record.solved_on[0]
-        a, b = c.y[0, j0], F[i, j0]
-        Fi = flint.fmpz_mat(1, n, ents[i * n:(i + 1) * n]) if ents is not None else F
-        if b > 0 and Fi * a == c.y * b:
-            c.f = Fi
+        if i in good:
+            c.F, c.frow = F, i
             out.append(c)
             continue
         if not exact:
             retry.append(c)
             continue
-        on = [j for j in c.positive if Fi[0, j] * a != c.y[0, j] * b]
-        off = [j for j in range(n) if c.y[0, j] == 0 and Fi[0, j] != 0]
+        Fi = [F[i, j] for j in range(n)]
+        on = [j for j in c.positive if Fi[j] * a[i] != c.y(j) * b[i]]
+        off = [j for j in range(n) if c.y(j) == 0 and Fi[j] != 0]
         rejected.append({"source": c.record.source,
                          "reason": "the exact weights solved on d samples of the active set fail other equations "
                                    "(active set) or inequalities (inactive set)",
