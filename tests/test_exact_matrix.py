@@ -121,3 +121,15 @@ def test_solve_consistent_and_inconsistent():
 def test_empty_matrices():
     E = flint.fmpz_mat(0, 3)
     assert rank_mod_p(E) == 0 and independent_rows(E) == [] and independent_columns(E) == [] and exact_rank(E) == 0
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=5), elements=finite), st.data())
+def test_row_view_rebuilds_rows_exactly(a, data):
+    """The recovery's row access (from the float64 source when exact) agrees with the FLINT matrix."""
+    from exactrelu.recover.exact import _RowView
+
+    Q = QMatrix.from_numpy(a)
+    idx = data.draw(st.lists(st.integers(0, a.shape[0] - 1), min_size=1, max_size=4))
+    for view in (_RowView(Q.num, a, int(Q.den)), _RowView(Q.num)):
+        assert view.matrix(idx).tolist() == [Q.num.tolist()[i] for i in idx]
+        assert [list(map(int, view[i])) for i in idx] == [[int(x) for x in Q.num.tolist()[i]] for i in idx]

@@ -39,7 +39,7 @@ from ..certificates.envelope import instance_sha256, realizes_certificate, verif
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
 from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
                             solve_small_direction)
-from ..exact.matrix import QMatrix
+from ..exact.matrix import QMatrix, fmpz_mat_from_scaled
 from ..exact.rationals import rational_root
 from ..instances import Instance
 from ..network import RELU, Activation, Network
@@ -93,14 +93,31 @@ class RecoveryResult:
 
 
 class _RowView:
-    """Rows of an fmpz_mat as lists of fmpz, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries)."""
+    """Rows of an fmpz_mat as lists of integers, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries).
 
-    def __init__(self, M: flint.fmpz_mat):
+    With ``floats`` (the float64 array the matrix was converted from, exactly ``M / 2**shift``) a row is
+    rebuilt from the floats: scaling by a power of two is exact, and ~50x cheaper than indexing FLINT.
+    """
+
+    def __init__(self, M: flint.fmpz_mat, floats: np.ndarray | None = None, den: int = 1):
         self.M, self.c = M, M.ncols()
+        self.floats, self.shift = None, 0
+        if floats is not None and den & (den - 1) == 0 and floats.shape == (M.nrows(), M.ncols()):
+            shift = den.bit_length() - 1
+            if shift <= 1074 and floats.size and np.abs(np.ldexp(floats, shift)).max() < 2.0**104:
+                self.floats, self.shift = floats, shift  # every scaled entry is an exact integer below 2**104
 
     def __getitem__(self, i: int) -> list:
+        if self.floats is not None:
+            return [int(v) for v in np.ldexp(self.floats[i], self.shift).tolist()]
         M = self.M
         return [M[i, j] for j in range(self.c)]
+
+    def matrix(self, idx: list[int]) -> flint.fmpz_mat:
+        """The rows ``idx`` as an fmpz_mat."""
+        if self.floats is not None:
+            return fmpz_mat_from_scaled(np.ldexp(self.floats[idx], self.shift))
+        return flint.fmpz_mat([self[i] for i in idx])
 
 
 class _Timer:
@@ -227,7 +244,7 @@ def recover(
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = _RowView(inst.inputs.num)
+    Xrows = _RowView(inst.inputs.num, inst.inputs_float, int(inst.inputs.den))
     XT = inst.inputs.num.transpose()
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Xn = normalize_rows(Xf)
@@ -454,15 +471,15 @@ def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator)
         return None
     for _ in range(3):
         pick = sorted(int(j) for j in rng.choice(idx, size=d, replace=False))
-        M = flint.fmpz_mat([Xrows[j] for j in pick])
+        M = Xrows.matrix(pick)
         if rank_mod_p(M) == d:
             return pick, M
-    Xs = flint.fmpz_mat([Xrows[j] for j in idx]).transpose()
+    Xs = Xrows.matrix(list(idx)).transpose()
     cols = independent_columns(Xs)
     if len(cols) < d:
         return None
     pick = [idx[c] for c in cols[:d]]
-    return pick, flint.fmpz_mat([Xrows[j] for j in pick])
+    return pick, Xrows.matrix(pick)
 
 
 def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
