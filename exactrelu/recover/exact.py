@@ -104,7 +104,9 @@ class _RowView:
         self.floats, self.shift = None, 0
         if floats is not None and den & (den - 1) == 0 and floats.shape == (M.nrows(), M.ncols()):
             shift = den.bit_length() - 1
-            if shift <= 1074 and floats.size and np.abs(np.ldexp(floats, shift)).max() < 2.0**104:
+            with np.errstate(over="ignore"):  # overflow gives inf, which fails the test below
+                ok = shift <= 1074 and floats.size and np.abs(np.ldexp(floats, shift)).max() < 2.0**104
+            if ok:
                 self.floats, self.shift = floats, shift  # every scaled entry is an exact integer below 2**104
 
     def __getitem__(self, i: int) -> list:
