@@ -484,8 +484,40 @@ def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator)
     return pick, Xrows.matrix(pick)
 
 
+def _right_hand_side(c: _Candidate, pick: list[int], act: Activation) -> list:
+    """The values v . x_j must take on the chosen samples: y_j (ReLU) or (y_j / y_j0)^(1/c) (t^c), exactly."""
+    yv = [int(c.y(j)) for j in pick]
+    if act.degree == 1:
+        return yv
+    y0 = Fraction(yv[0])
+    rhs = []
+    for j, v in zip(pick, yv):
+        r = rational_root(Fraction(v) / y0, act.degree)
+        if r is None:
+            raise NotRealizable(
+                f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
+                f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
+                evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
+        rhs.append(r)
+    return rhs
+
+
 def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
+    """Weights v with v . x_j = rhs_j on d samples of the unit's support, and those samples.
+
+    ``exact=False``: d random samples of the support, solved modulo a prime and reconstructed as a
+    direction with small entries (a proposal; the caller verifies it on every sample). Otherwise, or if
+    that fails, d samples independent modulo a prime (so over Q) and an exact rational solve.
+    """
     pos = c.positive
+    if not exact and len(pos) >= d:
+        pick = sorted(int(j) for j in rng.choice(pos, size=d, replace=False))
+        rhs = _right_hand_side(c, pick, act)
+        sol = solve_small_direction(Xrows.matrix(pick), rhs)  # None if singular modulo p
+        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
+            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
+                sol = [-a for a in sol]
+            return sol, pick
     chosen = _choose_independent(pos, Xrows, d, rng)
     if chosen is None:
         raise AssumptionViolated(
@@ -494,26 +526,7 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bo
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
     pick, M = chosen
-    yv = [int(c.y(j)) for j in pick]
-    if act.degree == 1:
-        rhs = yv
-    else:
-        y0 = Fraction(yv[0])
-        rhs = []
-        for j, v in zip(pick, yv):
-            r = rational_root(Fraction(v) / y0, act.degree)
-            if r is None:
-                raise NotRealizable(
-                    f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
-                    f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
-                    evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
-            rhs.append(r)
-    if not exact:  # a proposal: the direction modulo a prime, small rationals reconstructed (verified later)
-        sol = solve_small_direction(M, rhs)
-        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
-            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
-                sol = [-a for a in sol]
-            return sol, pick
+    rhs = _right_hand_side(c, pick, act)
     if act.degree == 1:
         sol = M.solve(flint.fmpz_mat([[v] for v in rhs]))
     else:
