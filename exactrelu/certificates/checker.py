@@ -15,6 +15,11 @@ Claims known (every other claim is rejected):
 ``realizes``
     for every sample j and output r, ``sum_i U[r][i] f(V[i] . x_j) == labels[j][r]``,
     f = ReLU or the rectified power t^c (DESIGN.md, "Certificates").
+
+``not-realizable``
+    no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
+    any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
+    activation patterns with a Farkas vector at every leaf (docs/certificates.md).
 """
 
 from __future__ import annotations
@@ -217,7 +222,83 @@ def check_realizes(cert: dict, instance: dict) -> str:
     return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
 
 
-CLAIMS = {"realizes": check_realizes}
+def _refute_leaf(leaf, dec, X, Y, U, k):
+    """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero)."""
+    rows = leaf.get("farkas") if isinstance(leaf, dict) and set(leaf) == {"farkas"} else None
+    if not isinstance(rows, list):
+        raise CheckFailed("a leaf must be {'farkas': [[kind, j, index, multiplier], ...]}")
+    d = len(X[0])
+    acc = [[Fraction(0)] * d for _ in range(k)]
+    rhs = Fraction(0)
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign")
+                and all(isinstance(t, int) and not isinstance(t, bool) for t in row[1:3])):
+            raise CheckFailed(f"malformed Farkas row {row!r}")
+        kind, j, x, y = row[0], row[1], row[2], parse_rational(row[3])
+        if not (0 <= j < len(X) and 0 <= x < (len(Y[0]) if kind == "eq" else k)):
+            raise CheckFailed(f"Farkas row {row!r} out of range")
+        if kind == "sign":  # active: -v_x . x_j <= 0 ; inactive: v_x . x_j <= 0
+            if (j, x) not in dec or y < 0:
+                raise CheckFailed(f"sign row {row!r} undecided on this branch or with a negative multiplier")
+            s = -y if dec[(j, x)] else y
+            acc[x] = [a + s * t for a, t in zip(acc[x], X[j])]
+        else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
+            if any(U[x][i] != 0 and (j, i) not in dec for i in range(k)):
+                raise CheckFailed(f"equation {row!r} used before all its units are decided")
+            for i in range(k):
+                if U[x][i] != 0 and dec[(j, i)]:
+                    acc[i] = [a + y * U[x][i] * t for a, t in zip(acc[i], X[j])]
+            rhs += y * Y[j][x]
+    if any(a != 0 for r in acc for a in r) or rhs >= 0:
+        raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
+
+
+def check_not_realizable(cert: dict, instance: dict) -> str:
+    """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
+    allowed = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
+    if set(cert) - allowed:
+        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    X, Y = instance["inputs"], instance["labels"]
+    if cert.get("instance_sha256") != instance_sha256(X, Y):
+        raise CheckFailed("instance_sha256 does not match the instance")
+    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
+        raise CheckFailed("not-realizable is a claim about the ReLU")
+    k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
+        raise CheckFailed("k must be a positive integer and cases a list")
+    Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
+    if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
+        import itertools
+        expect = [[list(map(Fraction, u))] for u in itertools.combinations_with_replacement((1, 0, -1), k)]
+        if m != 1 or Us != expect:
+            raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
+    elif mode != "given" or len(cases) != 1:
+        raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
+    leaves = 0
+    for c, U in zip(cases, Us):
+        tree = c.get("tree")
+        if set(c) != {"U", "tree"} or not isinstance(tree, list):
+            raise CheckFailed("a case is {'U': ..., 'tree': [nodes in preorder]}")
+        stack = [{}]  # decided (j, i) -> active, for each subtree still to read
+        for node in tree:
+            if not stack:
+                raise CheckFailed("the tree has nodes after it is complete")
+            dec = stack.pop()
+            split = node.get("split") if isinstance(node, dict) and set(node) == {"split"} else None
+            if split is None:
+                _refute_leaf(node, dec, X, Y, U, k)
+                leaves += 1
+                continue
+            if not (isinstance(split, list) and len(split) == 2 and all(isinstance(t, int) and not isinstance(t, bool) for t in split)
+                    and 0 <= split[0] < len(X) and 0 <= split[1] < k and tuple(split) not in dec):
+                raise CheckFailed(f"bad split {split!r}")
+            stack += [{**dec, tuple(split): False}, {**dec, tuple(split): True}]  # active child first
+        if stack:
+            raise CheckFailed("the tree is incomplete")
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
+
+
+CLAIMS = {"realizes": check_realizes, "not-realizable": check_not_realizable}
 
 
 def check(cert: dict, instance: dict | None) -> str:

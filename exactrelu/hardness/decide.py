@@ -1,0 +1,347 @@
+"""Exact decision procedure for small two-layer ReLU instances, with certificates both ways.
+
+Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) -- with
+``U relu(V x_j) = y_j`` for every sample j? The answer is proved either way:
+
+* **realisable**: exact rational weights and a ``realizes`` certificate;
+* **not realisable**: a ``not-realizable`` certificate, a case tree over activation patterns
+  with a Farkas vector at every closed leaf (docs/certificates.md), verified by the stdlib checker.
+
+Method. A node of the tree fixes, for some (sample j, unit i), whether unit i is active
+(``v_i . x_j >= 0``, contributing ``v_i . x_j``) or inactive (``v_i . x_j <= 0``, contributing 0);
+both cases cover every V, and on the kink they agree. Once every unit of sample j is fixed,
+its labels give linear equations. Each node's system is linear in V: decided exactly by
+:func:`exactrelu.exact.lp.feasible`. Search is depth first, with three savings:
+
+1. a child that the parent's exact point still satisfies is feasible without an LP;
+2. pairs are ordered so that equations close early (samples whose coordinates are already
+   met first, then the coordinate that completes the most samples);
+3. conflict-directed backjumping: a refutation only uses the splits that introduced its rows;
+   if the split of the current node is not among them, the same refutation closes this node.
+
+Unknown U (m = 1, ReLU): by positive homogeneity ``|u| relu(v . x) = relu(|u| v . x)``, so u can be
+taken in {-1, 0, 1}^k, and by permuting units non-increasing: every such u is refuted in turn.
+
+>>> from exactrelu.hardness import NAEFormula, NaeToRelu
+>>> inst, _ = NaeToRelu().apply(NAEFormula(3, [(1, 2, 3)]))
+>>> res = decide(inst, U=[[1, 1]])
+>>> res.status, res.network.evaluate_exact(inst.inputs) == inst.labels
+('realizable', True)
+>>> bad, _ = NaeToRelu().apply(NAEFormula(1, [(1, 1, 1)]))
+>>> res = decide(bad)  # U unknown
+>>> res.status, res.certificate["claim"]
+('not-realizable', 'not-realizable')
+>>> verify(res.certificate, bad)
+'not-realizable: ...'
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+from ..certificates.envelope import FORMAT, instance_sha256, provenance, realizes_certificate, verify
+from ..errors import InvalidInput
+from ..exact.lp import feasible
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Network
+
+__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
+
+
+class SearchLimit(InvalidInput):
+    """The search met its node limit before deciding (raise ``max_nodes`` or shrink the instance)."""
+
+
+@dataclass
+class Decision:
+    """The answer of :func:`decide`: a status, the witness, its certificate and search statistics."""
+
+    status: str  # "realizable" | "not-realizable"
+    certificate: dict
+    network: Network | None = None
+    stats: dict = field(default_factory=dict)
+
+
+def sign_cases(k: int) -> list[tuple[int, ...]]:
+    """Output weights in {1, 0, -1}^k, non-increasing: one per class under unit permutation.
+
+    >>> sign_cases(2)
+    [(1, 1), (1, 0), (1, -1), (0, 0), (0, -1), (-1, -1)]
+    """
+    return [tuple(c) for c in itertools.combinations_with_replacement((1, 0, -1), k)]
+
+
+# -- the search -----------------------------------------------------------------------------------
+
+@dataclass
+class _Open:
+    point: list[Fraction]
+
+
+@dataclass
+class _Closed:
+    tree: list  # preorder nodes
+    conflict: frozenset  # split depths the refutation uses
+
+
+class _Search:
+    """Depth-first search over activation patterns for one fixed U (m x k, exact)."""
+
+    def __init__(self, X, Y, U, *, method, max_nodes, collect_all=False):
+        self.X, self.Y, self.U = X, Y, U
+        self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
+        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
+        self.pos = {i: p for p, i in enumerate(self.rel)}
+        self.nv = len(self.rel) * self.d
+        self.method, self.max_nodes, self.collect_all = method, max_nodes, collect_all
+        self.order = [(j, i) for j in _sample_order(X) for i in self.rel]
+        self.decided: dict[tuple[int, int], tuple[bool, int]] = {}  # (j, i) -> (active, depth)
+        self.nodes = self.lps = 0
+        self.open_leaves: list[tuple[dict, list[Fraction]]] = []
+
+    # rows of a node: ("eq", j, r) and ("sign", j, i) with their coefficients
+    def _eq_ready(self, j, r):
+        return all((j, i) in self.decided for i in self.rel if self.U[r][i] != 0)
+
+    def _rows(self):
+        eqs, ubs = [], []
+        for j in range(self.n):
+            for r in range(self.m):
+                if self._eq_ready(j, r):
+                    eqs.append(("eq", j, r))
+        for (j, i) in self.decided:
+            ubs.append(("sign", j, i))
+        return eqs, ubs
+
+    def _coeffs(self, row):
+        kind, j, x = row
+        c = [Fraction(0)] * self.nv
+        if kind == "eq":
+            for i in self.rel:
+                if self.U[x][i] != 0 and self.decided[(j, i)][0]:
+                    o = self.pos[i] * self.d
+                    for t, xt in enumerate(self.X[j]):
+                        c[o + t] += self.U[x][i] * xt
+            return c, self.Y[j][x]
+        active = self.decided[(j, x)][0]
+        o = self.pos[x] * self.d
+        for t, xt in enumerate(self.X[j]):
+            c[o + t] = -xt if active else xt
+        return c, Fraction(0)
+
+    def _deps(self, row):
+        kind, j, x = row
+        if kind == "sign":
+            return {self.decided[(j, x)][1]}
+        return {self.decided[(j, i)][1] for i in self.rel if self.U[x][i] != 0}
+
+    def _satisfies(self, point, rows):
+        for row in rows:
+            c, b = self._coeffs(row)
+            lhs = sum(a * p for a, p in zip(c, point) if a)
+            if (lhs != b) if row[0] == "eq" else (lhs > b):
+                return False
+        return True
+
+    def _lp(self):
+        self.lps += 1
+        eqs, ubs = self._rows()
+        Ae, be = zip(*(self._coeffs(r) for r in eqs)) if eqs else ((), ())
+        Au, bu = zip(*(self._coeffs(r) for r in ubs)) if ubs else ((), ())
+        res = feasible(list(Ae) or None, list(be) or None, list(Au) or None, list(bu) or None,
+                       nvars=self.nv, method=self.method)
+        if res.status == "feasible":
+            return res.point, None
+        ye, yu = res.farkas
+        used = [(r, y) for r, y in zip(eqs, ye) if y != 0] + [(r, y) for r, y in zip(ubs, yu) if y != 0]
+        return None, used
+
+    def _new_rows(self, j, i):
+        rows = [("sign", j, i)]
+        for r in range(self.m):
+            if self.U[r][i] != 0 and self._eq_ready(j, r):
+                rows.append(("eq", j, r))
+        return rows
+
+    def run(self, depth=0, point=None):
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise SearchLimit(f"the search visited more than {self.max_nodes} nodes without deciding")
+        if point is None:
+            point, used = self._lp()
+            if point is None:
+                conflict = frozenset().union(*(self._deps(r) for r, _ in used)) if used else frozenset()
+                leaf = {"farkas": [[r[0], r[1], r[2], _fmt(y)] for r, y in used]}
+                return _Closed([leaf], conflict)
+        if depth == len(self.order):
+            if self.collect_all:
+                self.open_leaves.append((dict(self.decided), point))
+            return _Open(point)
+        j, i = self.order[depth]
+        o = self.pos[i] * self.d
+        val = sum(p * xt for p, xt in zip(point[o:o + self.d], self.X[j]) if xt)
+        children = {}
+        opened = False
+        for active in ((val >= 0, val < 0) if val != 0 else (True, False)):
+            self.decided[(j, i)] = (active, depth)
+            keep = point if self._satisfies(point, self._new_rows(j, i)) else None
+            res = self.run(depth + 1, keep)
+            del self.decided[(j, i)]
+            if isinstance(res, _Open):
+                if not self.collect_all:
+                    return res
+                opened = True
+                children[active] = res
+                continue
+            if depth not in res.conflict and not opened and not self.collect_all:
+                return res  # backjump: the refutation does not use this split
+            children[active] = res
+        if opened:
+            return _Open(point)
+        tree = [{"split": [j, i]}] + children[True].tree + children[False].tree
+        return _Closed(tree, (children[True].conflict | children[False].conflict) - {depth})
+
+
+def _fmt(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+
+
+def _sample_order(X) -> list[int]:
+    """Samples ordered so that equations close early (see the module docstring)."""
+    n, d = len(X), len(X[0])
+    supp = [frozenset(t for t in range(d) if X[j][t] != 0) for j in range(n)]
+    covered: set[int] = set()
+    left = set(range(n))
+    order = []
+    while left:
+        ready = sorted((j for j in left if supp[j] <= covered), key=lambda j: (len(supp[j]), j))
+        if ready:
+            order += ready
+            left -= set(ready)
+            continue
+        count: dict[int, int] = {}
+        for j in left:
+            new = supp[j] - covered
+            if len(new) == 1:
+                t = next(iter(new))
+                count[t] = count.get(t, 0) + 1
+        if count:
+            t = min(count, key=lambda t: (-count[t], t))
+        else:
+            t = min(min(supp[j] - covered) for j in left)
+        covered.add(t)
+    return order
+
+
+# -- the public function ---------------------------------------------------------------------------
+
+def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
+    return Q.to_fractions()
+
+
+def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_nodes: int | None = None) -> Decision:
+    """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
+
+    Parameters
+    ----------
+    instance : the samples (n x d) and labels (n x m); its activation must be the ReLU (or unset).
+    U : the given output weights (m x k, rationals), or None for unknown output weights
+        (then m must be 1; every sign vector of :func:`sign_cases` is tried).
+    k : number of hidden units when U is None (with U given, k is its number of columns).
+    method : LP method, ``"auto"`` or ``"exact"`` (see :func:`exactrelu.exact.lp.feasible`).
+    max_nodes : stop with :class:`SearchLimit` after this many search nodes (None: no limit).
+
+    Returns
+    -------
+    Decision
+        ``status`` ``"realizable"`` (``network`` and a ``realizes`` certificate) or
+        ``"not-realizable"`` (a ``not-realizable`` certificate). Both were verified by the
+        independent checker before returning.
+    """
+    if not isinstance(instance, Instance):
+        raise InvalidInput("decide needs an Instance")
+    if instance.activation is not None and instance.activation != RELU:
+        raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
+    X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
+    if U is None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        if instance.m != 1:
+            raise InvalidInput(f"unknown output weights are supported for m = 1 only (the instance has m = {instance.m}); give U")
+        cases = [[[Fraction(x) for x in u]] for u in sign_cases(k)]
+        given = False
+    else:
+        Uq = QMatrix.coerce(U, name="U")
+        if Uq.shape[0] != instance.m:
+            raise InvalidInput(f"U has {Uq.shape[0]} rows; the instance has m = {instance.m} outputs")
+        cases, given, k = [Uq.to_fractions()], True, Uq.shape[1]
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
+    stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
+    refuted = []
+    try:
+        for Uc in cases:
+            s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
+            res = s.run()
+            stats["nodes"] += s.nodes
+            stats["lps"] += s.lps
+            if isinstance(res, _Open):
+                net = _network(Uc, s, res.point, instance.d)
+                cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
+                verify(cert, instance)
+                return Decision("realizable", cert, net, stats)
+            refuted.append({"U": [[_fmt(x) for x in row] for row in Uc], "tree": res.tree})
+    finally:
+        sys.setrecursionlimit(old)
+    cert = {
+        "format": FORMAT,
+        "version": 1,
+        "claim": "not-realizable",
+        "instance_sha256": instance_sha256(instance),
+        "activation": RELU.to_json(),
+        "k": k,
+        "output_weights": "given" if given else "unknown",
+        "cases": refuted,
+        "provenance": provenance(nodes=stats["nodes"], lps=stats["lps"]),
+    }
+    verify(cert, instance)
+    return Decision("not-realizable", cert, None, stats)
+
+
+def _network(Uc, s: _Search, point, d) -> Network:
+    V = [[Fraction(0)] * d for _ in range(len(Uc[0]))]
+    for i in s.rel:
+        o = s.pos[i] * d
+        V[i] = list(point[o:o + d])
+    return Network(QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0])),
+                   QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)
+
+
+def enumerate_leaves(instance: Instance, U, *, method: str = "auto") -> tuple[list, list]:
+    """All activation patterns of ``instance`` with U given: (refuted tree, feasible leaves).
+
+    Used by proofs/: every pattern whose system is feasible is returned with its exact point
+    (``(decided, point)``; ``decided`` maps (j, i) to (active, depth)); the rest of the
+    pattern space is covered by closed leaves with Farkas vectors. No backjumping here.
+    """
+    Uq = QMatrix.coerce(U, name="U")
+    X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
+    s = _Search(X, Y, Uq.to_fractions(), method=method, max_nodes=None, collect_all=True)
+    res = s.run()
+    return (res.tree if isinstance(res, _Closed) else None), s.open_leaves, s
+
+
+def case_system(s: _Search, decided: dict):
+    """The exact system (eq rows, ub rows with coefficients) of one pattern of a search ``s``."""
+    saved = s.decided
+    s.decided = decided
+    try:
+        eqs, ubs = s._rows()
+        return [s._coeffs(r) for r in eqs], [s._coeffs(r) for r in ubs]
+    finally:
+        s.decided = saved
