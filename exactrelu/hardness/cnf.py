@@ -264,7 +264,7 @@ def assignment_to_literals(assignment: Sequence[bool]) -> list[int]:
     return [i if v else -i for i, v in enumerate(assignment, start=1)]
 
 
-def parse_assignment(text: str, num_vars: int) -> Assignment:
+def parse_assignment(text: str, num_vars: int, *, source: str = "<string>") -> Assignment:
     """Read an assignment from solver output: ``v``/``s`` lines or bare literals, ``0`` ignored.
 
     >>> parse_assignment("s SATISFIABLE\\nv 1 -2 0\\n", 2)
@@ -281,7 +281,7 @@ def parse_assignment(text: str, num_vars: int) -> Assignment:
             try:
                 lit = int(tok)
             except ValueError:
-                raise InvalidInput(f"line {lineno}: {tok!r} is not an integer literal") from None
+                raise InvalidInput(f"{source}, line {lineno}: {tok!r} is not an integer literal") from None
             if lit != 0:
                 lits.append(lit)
     return assignment_from_literals(lits, num_vars)

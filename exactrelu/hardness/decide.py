@@ -38,10 +38,13 @@ taken in {-1, 0, 1}^k, and by permuting units non-increasing: every such u is re
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
+
+import flint
 
 from ..certificates.envelope import FORMAT, instance_sha256, provenance, realizes_certificate, verify
 from ..errors import InvalidInput
@@ -103,8 +106,9 @@ class _Search:
         self.decided: dict[tuple[int, int], tuple[bool, int]] = {}  # (j, i) -> (active, depth)
         self.nodes = self.lps = 0
         self.open_leaves: list[tuple[dict, list[Fraction]]] = []
+        self.cache: dict = {}
 
-    # rows of a node: ("eq", j, r) and ("sign", j, i) with their coefficients
+    # rows of a node: ("eq", j, r) and ("sign", j, i), kept as integer rows times a positive scale
     def _eq_ready(self, j, r):
         return all((j, i) in self.decided for i in self.rel if self.U[r][i] != 0)
 
@@ -117,6 +121,22 @@ class _Search:
         for (j, i) in self.decided:
             ubs.append(("sign", j, i))
         return eqs, ubs
+
+    def _int_coeffs(self, row):
+        """(integer coefficients, integer rhs, scale): the row multiplied by ``scale`` > 0."""
+        kind, j, x = row
+        if kind == "sign":
+            active = self.decided[(j, x)][0]
+            key = (kind, j, x, active)
+        else:
+            key = (kind, j, x, tuple(self.decided[(j, i)][0] for i in self.rel if self.U[x][i] != 0))
+        hit = self.cache.get(key)
+        if hit is None:
+            c, b = self._coeffs(row)
+            scale = math.lcm(b.denominator, *(a.denominator for a in c))
+            hit = ([int(a * scale) for a in c], int(b * scale), scale)
+            self.cache[key] = hit
+        return hit
 
     def _coeffs(self, row):
         kind, j, x = row
@@ -142,7 +162,7 @@ class _Search:
 
     def _satisfies(self, point, rows):
         for row in rows:
-            c, b = self._coeffs(row)
+            c, b, _ = self._int_coeffs(row)
             lhs = sum(a * p for a, p in zip(c, point) if a)
             if (lhs != b) if row[0] == "eq" else (lhs > b):
                 return False
@@ -151,14 +171,24 @@ class _Search:
     def _lp(self):
         self.lps += 1
         eqs, ubs = self._rows()
-        Ae, be = zip(*(self._coeffs(r) for r in eqs)) if eqs else ((), ())
-        Au, bu = zip(*(self._coeffs(r) for r in ubs)) if ubs else ((), ())
-        res = feasible(list(Ae) or None, list(be) or None, list(Au) or None, list(bu) or None,
-                       nvars=self.nv, method=self.method)
+        E = [self._int_coeffs(r) for r in eqs]
+        B = [self._int_coeffs(r) for r in ubs]
+        nv = self.nv
+
+        def mats(rows):
+            if not rows:
+                return None, None
+            return (QMatrix(flint.fmpz_mat(len(rows), nv, [a for c, _, _ in rows for a in c]), 1) if nv else [[]] * len(rows),
+                    QMatrix(flint.fmpz_mat(len(rows), 1, [b for _, b, _ in rows]), 1))
+
+        Ae, be = mats(E)
+        Au, bu = mats(B)
+        res = feasible(Ae, be, Au, bu, nvars=nv, method=self.method)
         if res.status == "feasible":
             return res.point, None
         ye, yu = res.farkas
-        used = [(r, y) for r, y in zip(eqs, ye) if y != 0] + [(r, y) for r, y in zip(ubs, yu) if y != 0]
+        used = [(r, y * sc) for r, y, (_, _, sc) in zip(eqs, ye, E) if y != 0]
+        used += [(r, y * sc) for r, y, (_, _, sc) in zip(ubs, yu, B) if y != 0]
         return None, used
 
     def _new_rows(self, j, i):
