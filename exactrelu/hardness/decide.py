@@ -134,7 +134,8 @@ class _Search:
         if hit is None:
             c, b = self._coeffs(row)
             scale = math.lcm(b.denominator, *(a.denominator for a in c))
-            hit = ([int(a * scale) for a in c], int(b * scale), scale)
+            ci = [int(a * scale) for a in c]
+            hit = (ci, int(b * scale), scale, frozenset(t for t, a in enumerate(ci) if a))
             self.cache[key] = hit
         return hit
 
@@ -162,34 +163,66 @@ class _Search:
 
     def _satisfies(self, point, rows):
         for row in rows:
-            c, b, _ = self._int_coeffs(row)
+            c, b, _, _ = self._int_coeffs(row)
             lhs = sum(a * p for a, p in zip(c, point) if a)
             if (lhs != b) if row[0] == "eq" else (lhs > b):
                 return False
         return True
 
-    def _lp(self):
-        self.lps += 1
-        eqs, ubs = self._rows()
+    def _solve(self, eqs, ubs, cols, fixed=None):
+        """LP on the rows ``eqs``/``ubs`` restricted to variables ``cols`` (others fixed at ``fixed``)."""
         E = [self._int_coeffs(r) for r in eqs]
         B = [self._int_coeffs(r) for r in ubs]
-        nv = self.nv
+        nv = len(cols)
 
         def mats(rows):
             if not rows:
                 return None, None
-            return (QMatrix(flint.fmpz_mat(len(rows), nv, [a for c, _, _ in rows for a in c]), 1) if nv else [[]] * len(rows),
-                    QMatrix(flint.fmpz_mat(len(rows), 1, [b for _, b, _ in rows]), 1))
+            rhs = [b - (sum(c[t] * fixed[t] for t in sup if t not in colset) if fixed is not None else 0)
+                   for c, b, _, sup in rows]
+            den = math.lcm(*(x.denominator for x in rhs)) if fixed is not None else 1
+            A = QMatrix(flint.fmpz_mat(len(rows), nv, [c[t] * den for c, _, _, _ in rows for t in cols]), 1) if nv else [[]] * len(rows)
+            return A, QMatrix(flint.fmpz_mat(len(rows), 1, [int(x * den) for x in rhs]), 1)
 
+        colset = set(cols)
         Ae, be = mats(E)
         Au, bu = mats(B)
-        res = feasible(Ae, be, Au, bu, nvars=nv, method=self.method)
+        self.lps += 1
+        # small systems: the exact simplex outright (measured faster than HiGHS + exact confirmation)
+        method = "exact" if nv <= 8 else self.method
+        res = feasible(Ae, be, Au, bu, nvars=nv, method=method)
         if res.status == "feasible":
             return res.point, None
         ye, yu = res.farkas
-        used = [(r, y * sc) for r, y, (_, _, sc) in zip(eqs, ye, E) if y != 0]
-        used += [(r, y * sc) for r, y, (_, _, sc) in zip(ubs, yu, B) if y != 0]
+        used = [(r, y * sc) for r, y, (_, _, sc, _) in zip(eqs, ye, E) if y != 0]
+        used += [(r, y * sc) for r, y, (_, _, sc, _) in zip(ubs, yu, B) if y != 0]
         return None, used
+
+    def _lp(self, parent=None, new_rows=()):
+        """Decide the node: repair the parent's point locally, refute locally, else one full LP."""
+        eqs, ubs = self._rows()
+        if parent is not None and new_rows:
+            sup = lambda r: self._int_coeffs(r)[3]  # noqa: E731
+            S0 = frozenset().union(*(sup(r) for r in new_rows))
+            touch_e = [r for r in eqs if sup(r) & S0]
+            touch_u = [r for r in ubs if sup(r) & S0]
+            S = sorted(S0.union(*(sup(r) for r in touch_e + touch_u)))
+            if len(S) < self.nv:
+                Sset = set(S)
+                te = [r for r in eqs if sup(r) & Sset or r in new_rows]
+                tu = [r for r in ubs if sup(r) & Sset or r in new_rows]
+                pt, _ = self._solve(te, tu, S, fixed=parent)
+                if pt is not None:
+                    point = list(parent)
+                    for t, v in zip(S, pt):
+                        point[t] = v
+                    return point, None
+                inner_e = [r for r in te if sup(r) <= Sset]
+                inner_u = [r for r in tu if sup(r) <= Sset]
+                pt, used = self._solve(inner_e, inner_u, S)
+                if pt is None:
+                    return None, used
+        return self._solve(eqs, ubs, list(range(self.nv)))
 
     def _new_rows(self, j, i):
         rows = [("sign", j, i)]
@@ -198,12 +231,12 @@ class _Search:
                 rows.append(("eq", j, r))
         return rows
 
-    def run(self, depth=0, point=None):
+    def run(self, depth=0, point=None, parent=None, new_rows=()):
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise SearchLimit(f"the search visited more than {self.max_nodes} nodes without deciding")
         if point is None:
-            point, used = self._lp()
+            point, used = self._lp(parent, new_rows)
             if point is None:
                 conflict = frozenset().union(*(self._deps(r) for r, _ in used)) if used else frozenset()
                 leaf = {"farkas": [[r[0], r[1], r[2], _fmt(y)] for r, y in used]}
@@ -219,8 +252,9 @@ class _Search:
         opened = False
         for active in ((val >= 0, val < 0) if val != 0 else (True, False)):
             self.decided[(j, i)] = (active, depth)
-            keep = point if self._satisfies(point, self._new_rows(j, i)) else None
-            res = self.run(depth + 1, keep)
+            new = self._new_rows(j, i)
+            keep = point if self._satisfies(point, new) else None
+            res = self.run(depth + 1, keep, point, new)
             del self.decided[(j, i)]
             if isinstance(res, _Open):
                 if not self.collect_all:
