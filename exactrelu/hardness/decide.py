@@ -242,14 +242,14 @@ class _Search:
                 leaf = {"farkas": [[r[0], r[1], r[2], _fmt(y)] for r, y in used]}
                 return _Closed([leaf], conflict)
         if depth == len(self.order):
-            if self.collect_all:
+            if self.collect_all:  # an open leaf in the tree; no backjumping over it
                 self.open_leaves.append((dict(self.decided), point))
+                return _Closed([{"open": len(self.open_leaves) - 1}], frozenset(range(depth)))
             return _Open(point)
         j, i = self.order[depth]
         o = self.pos[i] * self.d
         val = sum(p * xt for p, xt in zip(point[o:o + self.d], self.X[j]) if xt)
         children = {}
-        opened = False
         for active in ((val >= 0, val < 0) if val != 0 else (True, False)):
             self.decided[(j, i)] = (active, depth)
             new = self._new_rows(j, i)
@@ -257,16 +257,10 @@ class _Search:
             res = self.run(depth + 1, keep, point, new)
             del self.decided[(j, i)]
             if isinstance(res, _Open):
-                if not self.collect_all:
-                    return res
-                opened = True
-                children[active] = res
-                continue
-            if depth not in res.conflict and not opened and not self.collect_all:
+                return res
+            if depth not in res.conflict and not self.collect_all:
                 return res  # backjump: the refutation does not use this split
             children[active] = res
-        if opened:
-            return _Open(point)
         tree = [{"split": [j, i]}] + children[True].tree + children[False].tree
         return _Closed(tree, (children[True].conflict | children[False].conflict) - {depth})
 
@@ -386,18 +380,18 @@ def _network(Uc, s: _Search, point, d) -> Network:
                    QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)
 
 
-def enumerate_leaves(instance: Instance, U, *, method: str = "auto") -> tuple[list, list]:
-    """All activation patterns of ``instance`` with U given: (refuted tree, feasible leaves).
+def enumerate_leaves(instance: Instance, U, *, method: str = "auto"):
+    """Every activation pattern of ``instance`` with U given, as one case tree (used by proofs/).
 
-    Used by proofs/: every pattern whose system is feasible is returned with its exact point
-    (``(decided, point)``; ``decided`` maps (j, i) to (active, depth)); the rest of the
-    pattern space is covered by closed leaves with Farkas vectors. No backjumping here.
+    Returns ``(tree, open_leaves, search)``: the preorder tree (as in the ``not-realizable``
+    certificate) in which a full pattern whose system is feasible is a leaf ``{"open": t}``;
+    ``open_leaves[t]`` is ``(decided, point)`` with ``decided`` mapping (j, i) to (active, depth)
+    and an exact feasible point. Every other leaf carries a Farkas vector. No backjumping.
     """
     Uq = QMatrix.coerce(U, name="U")
     X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
     s = _Search(X, Y, Uq.to_fractions(), method=method, max_nodes=None, collect_all=True)
-    res = s.run()
-    return (res.tree if isinstance(res, _Closed) else None), s.open_leaves, s
+    return s.run().tree, s.open_leaves, s
 
 
 def case_system(s: _Search, decided: dict):

@@ -1,0 +1,172 @@
+"""The exact decision procedure and the not-realizable certificate (valid and tampered)."""
+
+import copy
+import itertools
+import json
+
+import pytest
+
+from exactrelu.certificates import checker
+from exactrelu.certificates.envelope import verify
+from exactrelu.errors import CertificateInvalid, InvalidInput
+from exactrelu.hardness import CNF, NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
+from exactrelu.hardness.decide import SearchLimit, decide, sign_cases
+from exactrelu.instances import Instance, planted
+from exactrelu.network import Activation
+
+
+def brute_nae(f):
+    return any(f.satisfied_by(a) for a in itertools.product((False, True), repeat=f.num_vars))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_decision_matches_brute_force_nae(seed):
+    f = random_nae3(4, 6 + seed % 3, seed=seed)
+    inst, data = NaeToRelu().apply(f)
+    for U in ([[1, 1]], None):
+        res = decide(inst, U=U)
+        assert (res.status == "realizable") == brute_nae(f)
+        if res.status == "realizable":  # the weights decode to an NAE solution
+            assert f.satisfied_by(NaeToRelu().invert(res.network, data))
+        else:
+            assert verify(res.certificate, inst).startswith("not-realizable")
+
+
+def test_pigeonhole_and_unsatisfiable_cnf_are_certified_not_realizable():
+    for f in (pigeonhole(2), CNF(2, [(1, 2), (-1, 2), (1, -2), (-1, -2)])):
+        inst, _ = reduction_for(f).apply(f)
+        res = decide(inst, U=[[1, 1]])
+        assert res.status == "not-realizable" and res.certificate["output_weights"] == "given"
+        assert verify(res.certificate, inst).startswith("not-realizable")
+
+
+def test_unsatisfiable_3cnf_agrees_with_pysat():
+    """The smallest unsatisfiable 3-CNF (all 8 clauses on 3 variables), confirmed by a SAT solver."""
+    pysat = pytest.importorskip("pysat.solvers")
+    f = CNF(3, [tuple(s * v for s, v in zip(signs, (1, 2, 3))) for signs in itertools.product((1, -1), repeat=3)])
+    with pysat.Minisat22(bootstrap_with=[list(c) for c in f.clauses]) as s:
+        assert not s.solve()
+    inst, _ = reduction_for(f).apply(f)
+    res = decide(inst, U=[[1, 1]])
+    assert res.status == "not-realizable" and verify(res.certificate, inst).startswith("not-realizable")
+    # dropping a clause makes it satisfiable, and realisable
+    g = CNF(3, f.clauses[:7])
+    inst, data = reduction_for(g).apply(g)
+    res = decide(inst, U=[[1, 1]])
+    assert res.status == "realizable" and g.satisfied_by(reduction_for(g).invert(res.network, data))
+
+
+def test_generic_instances():
+    inst = planted(d=2, k=2, m=1, n=6, seed=3, inputs="integer")
+    res = decide(inst, U=inst.planted.U.to_strings())
+    assert res.status == "realizable" and res.network.evaluate_exact(inst.inputs) == inst.labels
+    assert decide(inst).status == "realizable"  # U unknown
+    inst2 = planted(d=2, k=2, m=2, n=5, seed=1, inputs="integer")
+    assert decide(inst2, U=inst2.planted.U.to_strings()).status == "realizable"
+    # k = 1 cannot produce label 1 on both x and -x
+    one = Instance.from_arrays([[1], [-1]], [[1], [1]])
+    res = decide(one, k=1)
+    assert res.status == "not-realizable" and len(res.certificate["cases"]) == 3
+    zero_u = decide(one, U=[[0, 0]])  # no unit matters: refuted at the root
+    assert zero_u.certificate["cases"][0]["tree"][0]["farkas"]
+
+
+def test_sign_cases_and_errors():
+    assert len(sign_cases(3)) == 10
+    inst, _ = NaeToRelu().apply(NAEFormula(3, [(1, 2, 3)]))
+    with pytest.raises(InvalidInput, match="m = 1"):
+        decide(planted(d=2, k=2, m=2, n=4, seed=0))
+    with pytest.raises(InvalidInput, match="ReLU"):
+        decide(planted(d=2, k=2, m=1, n=4, seed=0, activation=Activation.power(2)))
+    with pytest.raises(InvalidInput, match="rows"):
+        decide(inst, U=[[1, 1], [1, 1]])
+    with pytest.raises(InvalidInput, match="positive integer"):
+        decide(inst, k=0)
+    with pytest.raises(InvalidInput, match="Instance"):
+        decide("inst")
+    with pytest.raises(SearchLimit):
+        decide(inst, U=[[1, 1]], max_nodes=3)
+
+
+# -- the certificate: valid and tampered ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def refuted():
+    f = NAEFormula(2, [(1, 1, 1), (1, 2, -2)])  # (x1, x1, x1) is never NAE
+    inst, _ = NaeToRelu().apply(f)
+    return inst, decide(inst).certificate, decide(inst, U=[[1, 1]]).certificate
+
+
+def _first_leaf(tree):
+    return next(n for n in tree if "farkas" in n)
+
+
+def _tamperings(cert):
+    """(name, tampered certificate) pairs; every one must be rejected."""
+    out = []
+
+    def t(name, fn):
+        c = copy.deepcopy(cert)
+        fn(c)
+        out.append((name, c))
+
+    tree = lambda c: c["cases"][0]["tree"]  # noqa: E731
+    t("hash", lambda c: c.update(instance_sha256="0" * 64))
+    t("claim", lambda c: c.update(claim="not-realisable"))
+    t("field", lambda c: c.update(extra=1))
+    t("activation", lambda c: c.update(activation={"name": "power", "degree": 2}))
+    t("k", lambda c: c.update(k=3))
+    t("k-bool", lambda c: c.update(k=True))
+    t("mode", lambda c: c.update(output_weights="maybe"))
+    t("drop-case", lambda c: c["cases"].pop())
+    t("case-U", lambda c: c["cases"][0].update(U=[["2", "1"]]))
+    t("case-field", lambda c: c["cases"][0].update(note=1))
+    t("drop-leaf", lambda c: tree(c).pop())
+    t("extra-node", lambda c: tree(c).append(_first_leaf(tree(c))))
+    t("empty-tree", lambda c: c["cases"][0].update(tree=[]))
+    t("multiplier", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(3, "12345"))
+    t("zero-leaf", lambda c: _first_leaf(tree(c)).update(farkas=[]))
+    t("leaf-shape", lambda c: tree(c).__setitem__(tree(c).index(_first_leaf(tree(c))), {"farkas": 1}))
+    t("row-kind", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(0, "ge"))
+    t("row-range", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(1, 10**6))
+    t("row-rational", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(3, "1/0"))
+    for idx, n in enumerate(cert["cases"][0]["tree"]):
+        if "split" in n:
+            t("split-range", lambda c, idx=idx: tree(c)[idx].update(split=[0, 7]))
+            t("split-shape", lambda c, idx=idx: tree(c)[idx].update(split=[0]))
+            break
+    # a sign row with a negative multiplier, and an equation used before its units are decided
+    t("sign-negative", lambda c: _first_leaf(tree(c))["farkas"].append(["sign", 0, 0, "-1"]))
+    t("eq-undecided", lambda c: _first_leaf(tree(c))["farkas"].append(["eq", len(c["cases"]) + 999 % 5, 0, "0"]))
+    return out
+
+
+def test_valid_certificates_and_every_tampering_rejected(refuted, tmp_path):
+    inst, unknown, given = refuted
+    assert verify(unknown, inst).startswith("not-realizable: 6 output-weight case(s) (unknown)")
+    assert verify(given, inst).startswith("not-realizable: 1 output-weight case(s) (given)")
+    # through files and the checker's command line
+    from exactrelu.instances import write_instance
+    write_instance(inst, tmp_path / "i.json")
+    (tmp_path / "c.json").write_text(json.dumps(unknown))
+    assert checker.main([str(tmp_path / "c.json"), str(tmp_path / "i.json")]) == 0
+    for cert in (unknown, given):
+        for name, bad in _tamperings(cert):
+            with pytest.raises(CertificateInvalid):
+                verify(bad, inst)
+                pytest.fail(f"tampering {name!r} was accepted")
+
+
+def test_certificate_against_another_instance(refuted):
+    inst, unknown, _ = refuted
+    other, _ = NaeToRelu().apply(NAEFormula(2, [(1, 1, 1), (1, 2, 2)]))
+    with pytest.raises(CertificateInvalid, match="sha256"):
+        verify(unknown, other)
+
+
+def test_unknown_mode_needs_one_output():
+    inst = Instance.from_arrays([[1], [-1]], [[1, 1], [1, 1]])
+    res = decide(inst, U=[[1, 0], [0, 1]])
+    cert = dict(res.certificate, output_weights="unknown")
+    with pytest.raises(CertificateInvalid, match="m = 1"):
+        verify(cert, inst)
