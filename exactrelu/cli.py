@@ -16,6 +16,7 @@ from .errors import ExactReluError, InvalidInput
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
     "exactrelu.commands:register",
+    "exactrelu.commands.worstcase:register",
     "exactrelu.hardness.commands:register",
 ]
 

@@ -13,6 +13,7 @@ __all__ = [
     "AssumptionViolated",
     "NotRealizable",
     "CertificateInvalid",
+    "ProposalFailed",
 ]
 
 
@@ -38,9 +39,11 @@ class AssumptionViolated(ExactReluError):
 
 
 class NotRealizable(ExactReluError):
-    """The labels are not exactly reproduced by any candidate found; no certificate is given.
+    """No exact realisation was found, so no certificate is given; ``evidence`` says why.
 
-    ``evidence`` names the unit, the failing equations and the residual.
+    The message states what is proved (for example rank(labels) > k rules out every k-unit
+    network) and what is only evidence (exact checks of the candidates that failed: which unit,
+    which equations, the residual).
     """
 
     def __init__(self, message: str, *, evidence: dict | None = None):
@@ -50,3 +53,14 @@ class NotRealizable(ExactReluError):
 
 class CertificateInvalid(ExactReluError):
     """A certificate does not verify against its instance."""
+
+
+class ProposalFailed(NotRealizable):
+    """A floating-point proposer produced no usable proposal, so no certificate (nothing is claimed).
+
+    Usually the labels are not exactly realisable (noise, rounding); this is evidence, not a proof.
+    """
+
+    def __init__(self, message: str, *, evidence: dict | None = None):
+        self.evidence = dict(evidence or {})
+        super().__init__(message)

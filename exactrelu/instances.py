@@ -25,7 +25,7 @@ import numpy as np
 
 from .errors import InvalidInput
 from .exact.linalg import rank_mod_p
-from .exact.matrix import QMatrix, as_float_array
+from .exact.matrix import QMatrix, as_float_array, float_strings
 from .network import RELU, Activation, Network
 
 __all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]
@@ -44,6 +44,7 @@ class Instance:
     inputs_float: np.ndarray | None = field(default=None, repr=False)
     labels_float: np.ndarray | None = field(default=None, repr=False)
     meta: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.inputs.shape[0] != self.labels.shape[0]:
@@ -67,7 +68,7 @@ class Instance:
             labels_f = as_float_array(labels, name="labels")
         X = QMatrix.coerce(inputs, name="inputs")
         Y = QMatrix.coerce(labels, name="labels")
-        return cls(X, Y, activation, planted, inputs_f, labels_f)
+        return cls(X, Y, activation, planted, inputs_f, labels_f, {"labels_from_float": labels_f is not None})
 
     @property
     def n(self) -> int:
@@ -90,6 +91,20 @@ class Instance:
         if self.labels_float is None:
             self.labels_float = self.labels.to_float()
         return self.labels_float
+
+    def input_strings(self) -> list[list[str]]:
+        """Canonical rational strings of the inputs (cached; fast path when they came as float64)."""
+        if "_input_strings" not in self._cache:
+            self._cache["_input_strings"] = (float_strings(self.inputs_float) if self.inputs_float is not None
+                                             else self.inputs.to_strings())
+        return self._cache["_input_strings"]
+
+    def label_strings(self) -> list[list[str]]:
+        """Canonical rational strings of the labels (cached)."""
+        if "_label_strings" not in self._cache:
+            exact_float = self.labels_float is not None and self.meta.get("labels_from_float")
+            self._cache["_label_strings"] = float_strings(self.labels_float) if exact_float else self.labels.to_strings()
+        return self._cache["_label_strings"]
 
     def __repr__(self) -> str:
         act = f", activation={self.activation}" if self.activation else ""
@@ -151,6 +166,7 @@ def planted(
     covariance=None,
     weights: str = "integer",
     weight_bound: int = 3,
+    input_bits: int | None = None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -162,6 +178,8 @@ def planted(
     inputs : ``"gaussian"`` (N(0, I), or N(0, covariance)), ``"uniform"``, ``"laplace"``,
         ``"rademacher-mixture"`` or ``"integer"`` (integers in [-5, 5], not in general position).
     weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
+    input_bits : if set, inputs are rounded to multiples of ``2**-input_bits`` before use, so that
+        the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
     non-zero and pairwise non-parallel, so that the planted network is identifiable.
@@ -173,6 +191,10 @@ def planted(
         raise InvalidInput("weight_bound must be at least 1")
     rng = _rng(seed)
     X = _draw_inputs(rng, n, d, inputs, covariance)
+    if input_bits is not None:
+        if not 0 <= input_bits <= 40:
+            raise InvalidInput("input_bits must be between 0 and 40")
+        X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
     for _ in range(1000):
         V = _draw_weights(rng, (k, d), weights, weight_bound)
         if not np.all(np.abs(V).sum(axis=1) > 0):

@@ -20,6 +20,11 @@ Claims known (every other claim is rejected):
     no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
     activation patterns with a Farkas vector at every leaf (docs/certificates.md).
+``lp-feasible``
+    the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
+``lp-infeasible``
+    ``y_ub >= 0``, ``y_eq^T A_eq + y_ub^T A_ub = 0`` and ``y_eq^T b_eq + y_ub^T b_ub < 0``
+    (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
 """
 
 from __future__ import annotations
@@ -100,19 +105,30 @@ def _read_npy(data: bytes, name: str) -> list:
     return [values[i * c:(i + 1) * c] for i in range(r)]
 
 
-def _float_rows(rows, name):
-    out = []
-    for row in rows:
-        conv = []
-        for v in row:
-            if isinstance(v, float):
-                if v != v or v in (float("inf"), float("-inf")):
-                    raise UnreadableInput(f"{name}: non-finite value {v}")
-                conv.append(Fraction(*v.as_integer_ratio()))
-            else:
-                conv.append(Fraction(v))
-        out.append(conv)
-    return out
+def entry(x) -> tuple[int, int, str]:
+    """(numerator, denominator, canonical text) of one instance entry: a str, int or finite float."""
+    t = type(x)
+    if t is str:
+        p, sep, q = x.partition("/")
+        try:
+            pi = int(p)
+            qi = int(q) if sep else 1
+        except ValueError:
+            pi = None
+        if pi is not None and str(pi) == p and (not sep or (str(qi) == q and qi > 1 and math.gcd(pi, qi) == 1)):
+            return pi, qi, x  # already canonical: hash the text as it is
+        f = parse_rational(x)
+        return f.numerator, f.denominator, canonical(f)
+    if t is int:
+        return x, 1, str(x)
+    if t is float:
+        if x != x or x in (float("inf"), float("-inf")):
+            raise CheckFailed(f"non-finite value {x}")
+        p, q = x.as_integer_ratio()
+        return p, q, (str(p) if q == 1 else f"{p}/{q}")
+    if t is Fraction:
+        return x.numerator, x.denominator, canonical(x)
+    raise CheckFailed(f"not a rational: {x!r}")
 
 
 def load_instance(path: str) -> dict:
@@ -129,34 +145,42 @@ def load_instance(path: str) -> dict:
                 Y = _read_npy(z.read("labels.npy"), "labels")
         except (KeyError, zipfile.BadZipFile, ValueError, struct.error) as exc:
             raise UnreadableInput(f"{path}: not a valid .npz instance ({exc})") from None
-        return {"inputs": _float_rows(X, "inputs"), "labels": _float_rows(Y, "labels"), "activation": None}
+        return {"inputs": X, "labels": Y, "activation": None}
     try:
         obj = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or obj.get("version") != 1:
         raise UnreadableInput(f"{path}: not an exactrelu.instance version 1")
-    try:
-        X = [[parse_rational(x) for x in row] for row in obj["inputs"]]
-        Y = [[parse_rational(x) for x in row] for row in obj["labels"]]
-    except (KeyError, TypeError, CheckFailed) as exc:
-        raise UnreadableInput(f"{path}: malformed instance ({exc})") from None
+    X, Y = obj.get("inputs"), obj.get("labels")
+    for name, rows in (("inputs", X), ("labels", Y)):
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise UnreadableInput(f"{path}: '{name}' must be a non-empty list of rows")
     return {"inputs": X, "labels": Y, "activation": obj.get("activation")}
 
 
-def instance_sha256(inputs, labels) -> str:
-    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+def parsed_instance(inputs, labels):
+    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256."""
     n = len(inputs)
     if n == 0 or len(labels) != n:
         raise CheckFailed("instance must have n >= 1 samples and as many label rows")
     d, m = len(inputs[0]), len(labels[0])
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
+    X, Y = [], []
     for x, y in zip(inputs, labels):
         if len(x) != d or len(y) != m:
             raise CheckFailed("instance rows have unequal lengths")
-        h.update((" ".join(map(canonical, x)) + " | " + " ".join(map(canonical, y)) + "\n").encode())
-    return h.hexdigest()
+        ex, ey = [entry(v) for v in x], [entry(v) for v in y]
+        h.update((" ".join([e[2] for e in ex]) + " | " + " ".join([e[2] for e in ey]) + "\n").encode())
+        X.append(([e[0] for e in ex], [e[1] for e in ex]))
+        Y.append(([e[0] for e in ey], [e[1] for e in ey]))
+    return X, Y, h.hexdigest()
+
+
+def instance_sha256(inputs, labels) -> str:
+    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+    return parsed_instance(inputs, labels)[2]
 
 
 # -- claims ---------------------------------------------------------------------------------
@@ -187,37 +211,39 @@ def check_realizes(cert: dict, instance: dict) -> str:
     allowed = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"}
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
-    X, Y = instance["inputs"], instance["labels"]
-    if cert.get("instance_sha256") != instance_sha256(X, Y):
+    if instance is None:
+        raise CheckFailed("claim 'realizes' needs its instance")
+    X, Y, digest = parsed_instance(instance["inputs"], instance["labels"])
+    if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")
     c = _degree(cert.get("activation"))
     if instance.get("activation") is not None and _degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
-    n, d, m = len(X), len(X[0]), len(Y[0])
+    n, d, m = len(X), len(X[0][0]), len(Y[0][0])
     Uraw, Vraw = cert.get("U"), cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
     k = len(Vraw)
     U = _matrix(Uraw, m, k, "U")
     V = _matrix(Vraw, k, d, "V")
-    # integer form: V_i = Nv_i / Dv_i ; U_ri / Dv_i^c = Na_ri / Du_r
+    # integer form: V_i = Nv_i / Dv_i ; U_ri / Dv_i^c = Na_ri / Du_r ; x_j = Nx_j / Dx_j
     Dv = [math.lcm(*(f.denominator for f in row)) for row in V]
     Nv = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(V, Dv)]
     A = [[U[r][i] / Fraction(Dv[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
     Na = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(A, Du)]
     for j in range(n):
-        xj = X[j]
-        Dx = math.lcm(*(f.denominator for f in xj))
-        Nx = [f.numerator * (Dx // f.denominator) for f in xj]
+        nums, dens = X[j]
+        Dx = math.lcm(*dens)
+        Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
         h = []
         for i in range(k):
             t = sum(map(mul, Nv[i], Nx))
             h.append(t**c if t > 0 else 0)
         scale = Dx**c
+        ynum, yden = Y[j]
         for r in range(m):
-            y = Y[j][r]
-            if y.numerator * Du[r] * scale != y.denominator * sum(map(mul, Na[r], h)):
+            if ynum[r] * Du[r] * scale != yden[r] * sum(map(mul, Na[r], h)):
                 raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
     return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
 
@@ -258,9 +284,12 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
     allowed = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
-    X, Y = instance["inputs"], instance["labels"]
-    if cert.get("instance_sha256") != instance_sha256(X, Y):
+    if instance is None:
+        raise CheckFailed("claim 'not-realizable' needs its instance")
+    Xp, Yp, digest = parsed_instance(instance["inputs"], instance["labels"])
+    if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")
+    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
     if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
@@ -298,11 +327,66 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
     return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
 
 
-CLAIMS = {"realizes": check_realizes, "not-realizable": check_not_realizable}
+def _vector(obj, size, name):
+    if not isinstance(obj, list) or len(obj) != size:
+        raise CheckFailed(f"{name} must be a list of {size} rationals")
+    return [parse_rational(x) for x in obj]
+
+
+def _lp_system(cert, extra):
+    """The inline system of an LP claim: (n, A_eq, b_eq, A_ub, b_ub)."""
+    allowed = {"format", "version", "claim", "system", "provenance"} | extra
+    if set(cert) - allowed:
+        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    s = cert.get("system")
+    if not isinstance(s, dict) or set(s) != {"nvars", "A_eq", "b_eq", "A_ub", "b_ub"}:
+        raise CheckFailed("system must have exactly nvars, A_eq, b_eq, A_ub, b_ub")
+    n = s["nvars"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise CheckFailed("nvars must be a non-negative integer")
+    out = [n]
+    for a, b in (("A_eq", "b_eq"), ("A_ub", "b_ub")):
+        if not isinstance(s[a], list):
+            raise CheckFailed(f"{a} must be a list of rows")
+        rows = len(s[a])
+        out += [_matrix(s[a], rows, n, a), _vector(s[b], rows, b)]
+    return out
+
+
+def check_lp_feasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-feasible``: every constraint of the inline system holds at ``point``."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"point"})
+    x = _vector(cert.get("point"), n, "point")
+    for i, (row, b) in enumerate(zip(Ae, be)):
+        if sum(map(mul, row, x)) != b:
+            raise CheckFailed(f"equation {i} fails at the point")
+    for i, (row, b) in enumerate(zip(Au, bu)):
+        if sum(map(mul, row, x)) > b:
+            raise CheckFailed(f"inequality {i} fails at the point")
+    return f"lp-feasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables hold at the point"
+
+
+def check_lp_infeasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-infeasible``: the Farkas vector (y_eq, y_ub) proves that no point exists."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"y_eq", "y_ub"})
+    ye = _vector(cert.get("y_eq"), len(Ae), "y_eq")
+    yu = _vector(cert.get("y_ub"), len(Au), "y_ub")
+    if any(v < 0 for v in yu):
+        raise CheckFailed("y_ub has a negative entry")
+    for j in range(n):
+        if sum(v * row[j] for v, row in zip(ye + yu, Ae + Au)) != 0:
+            raise CheckFailed(f"the combination y^T A is not zero in column {j}")
+    if sum(map(mul, ye + yu, be + bu)) >= 0:
+        raise CheckFailed("the combination y^T b is not negative")
+    return f"lp-infeasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables have no solution (Farkas vector checked)"
+
+
+CLAIMS = {"realizes": check_realizes, "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible,
+          "not-realizable": check_not_realizable}
 
 
 def check(cert: dict, instance: dict | None) -> str:
-    """Verify a certificate (a parsed JSON object) against a loaded instance."""
+    """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
     if cert.get("version") != 1:
@@ -310,8 +394,6 @@ def check(cert: dict, instance: dict | None) -> str:
     claim = cert.get("claim")
     if claim not in CLAIMS:
         raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")
-    if instance is None:
-        raise CheckFailed(f"claim {claim!r} needs its instance")
     return CLAIMS[claim](cert, instance)
 
 

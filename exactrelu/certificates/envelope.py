@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 from .. import __version__
@@ -34,7 +33,7 @@ FORMAT = "exactrelu.certificate"
 
 def instance_sha256(instance: Instance) -> str:
     """SHA-256 of the canonical text of the instance (DESIGN.md): exact, independent of file format."""
-    X, Y = instance.inputs.to_strings(), instance.labels.to_strings()
+    X, Y = instance.input_strings(), instance.label_strings()
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
     for x, y in zip(X, Y):
@@ -85,11 +84,10 @@ def read_certificate(path: str | os.PathLike) -> dict:
 
 
 def checker_instance(instance: Instance) -> dict:
-    """The instance in the checker's plain form (Fractions), built from the exact data."""
-    dx, dy = int(instance.inputs.den), int(instance.labels.den)
+    """The instance as the checker reads it from a JSON file: rows of canonical rational strings."""
     return {
-        "inputs": [[Fraction(int(v), dx) for v in row] for row in instance.inputs.num.tolist()],
-        "labels": [[Fraction(int(v), dy) for v in row] for row in instance.labels.num.tolist()],
+        "inputs": instance.input_strings(),
+        "labels": instance.label_strings(),
         "activation": instance.activation.to_json() if instance.activation else None,
     }
 

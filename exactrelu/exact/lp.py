@@ -46,7 +46,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import flint
 import numpy as np
@@ -67,33 +67,50 @@ FORMAT = "exactrelu.certificate"
 
 # -- the system in exact integer form -------------------------------------------------------
 
-@dataclass(eq=False)
 class _System:
-    """``M x (=, <=) r`` with integer ``M`` (m x n): the first ``m_eq`` rows are equations.
+    """``M x (=, <=) r`` with integer ``M`` (m x n, FLINT): the first ``m_eq`` rows are equations.
 
     Row block ``eq`` (``ub``) is the user's block multiplied by the positive integer
     ``scale_eq`` (``scale_ub``), so Farkas vectors carry over after multiplying by the scale.
+    ``floats`` optionally holds the user's float64 blocks (for the float proposal only).
     """
 
-    n: int
-    m_eq: int
-    m_ub: int
-    M: list[list[int]]  # rows
-    r: list[int]
-    scale_eq: int
-    scale_ub: int
-    user: tuple  # (A_eq, b_eq, A_ub, b_ub) as QMatrix or None, for the certificate
+    def __init__(self, n: int, m_eq: int, m_ub: int, Mz: flint.fmpz_mat, rz: flint.fmpz_mat,
+                 scale_eq: int = 1, scale_ub: int = 1, user: tuple = (), floats: tuple | None = None):
+        self.n, self.m_eq, self.m_ub = n, m_eq, m_ub
+        self.Mz, self.rz = Mz, rz
+        self.scale_eq, self.scale_ub = scale_eq, scale_ub
+        self.user, self.floats = user, floats
+        self._rows: list[list[int]] | None = None
+        self._r: list[int] | None = None
+
+    @classmethod
+    def from_rows(cls, n: int, m_eq: int, rows: list[list[int]], rhs: list[int]) -> "_System":
+        m = len(rows)
+        return cls(n, m_eq, m - m_eq, flint.fmpz_mat(m, n, [x for row in rows for x in row]), flint.fmpz_mat(m, 1, rhs))
 
     @property
     def m(self) -> int:
         return self.m_eq + self.m_ub
 
-    _fm: Any = field(default=None, repr=False)
+    @property
+    def M(self) -> list[list[int]]:
+        if self._rows is None:
+            self._rows = [[int(x) for x in row] for row in self.Mz.tolist()]
+        return self._rows
 
-    def fmpz(self) -> flint.fmpz_mat:
-        if self._fm is None:
-            self._fm = flint.fmpz_mat(self.m, self.n, [x for row in self.M for x in row]) if self.m and self.n else flint.fmpz_mat(self.m, self.n)
-        return self._fm
+    def rows(self, idx) -> list[list[int]]:
+        """The integer rows ``idx`` (without converting the whole matrix)."""
+        if self._rows is not None:
+            return [self._rows[i] for i in idx]
+        Mz, n = self.Mz, self.n
+        return [[int(Mz[i, j]) for j in range(n)] for i in idx]
+
+    @property
+    def r(self) -> list[int]:
+        if self._r is None:
+            self._r = [int(x) for x in self.rz.entries()]
+        return self._r
 
 
 def _column(b, rows: int, name: str) -> QMatrix:
@@ -144,12 +161,14 @@ def _block(A, b, name: str) -> tuple[QMatrix | None, QMatrix | None]:
     return Aq, _column(b, Aq.shape[0], f"b_{name}")
 
 
-def _integer_rows(A: QMatrix, b: QMatrix) -> tuple[list[list[int]], list[int], int]:
-    """``[A | b]`` times ``A.den * b.den``: integer rows, the right-hand side and the scale."""
+def _integer_rows(A: QMatrix, b: QMatrix) -> tuple[flint.fmpz_mat, flint.fmpz_mat, int]:
+    """``[A | b]`` times ``A.den * b.den``: integer matrix, right-hand side and the scale."""
     da, db = int(A.den), int(b.den)
-    M = [[int(x) * db for x in row] for row in A.num.tolist()]
-    r = [int(row[0]) * da for row in b.num.tolist()]
-    return M, r, da * db
+    return (A.num * db if db != 1 else A.num), (b.num * da if da != 1 else b.num), da * db
+
+
+def _floats(X) -> np.ndarray | None:
+    return X if isinstance(X, np.ndarray) and X.dtype == np.float64 else None
 
 
 def _system(A_eq, b_eq, A_ub, b_ub, nvars) -> _System:
@@ -165,44 +184,50 @@ def _system(A_eq, b_eq, A_ub, b_ub, nvars) -> _System:
     if len(widths) > 1:
         raise InvalidInput(f"the matrices and nvars disagree on the number of variables: {sorted(widths)}")
     n = widths.pop()
-    M: list[list[int]] = []
-    r: list[int] = []
+    blocks = []
     se = su = 1
-    me = mu = 0
     if Ae is not None:
-        M, r, se = _integer_rows(Ae, be)
-        me = len(r)
+        Me, re_, se = _integer_rows(Ae, be)
+        blocks.append((Me, re_))
     if Au is not None:
         Mu, ru, su = _integer_rows(Au, bu)
-        M, r, mu = M + Mu, r + ru, len(ru)
-    return _System(n, me, mu, M, r, se, su, (Ae, be, Au, bu))
+        blocks.append((Mu, ru))
+    me = Ae.shape[0] if Ae is not None else 0
+    mu = Au.shape[0] if Au is not None else 0
+    if len(blocks) == 2:
+        Mz = flint.fmpz_mat(me + mu, n, blocks[0][0].entries() + blocks[1][0].entries())
+        rz = flint.fmpz_mat(me + mu, 1, blocks[0][1].entries() + blocks[1][1].entries())
+    elif blocks:
+        Mz, rz = blocks[0]
+    else:
+        Mz, rz = flint.fmpz_mat(0, n), flint.fmpz_mat(0, 1)
+    floats = None
+    fl = [_floats(A) for A, Q in ((A_eq, Ae), (A_ub, Au)) if Q is not None]
+    if fl and all(f is not None for f in fl):
+        floats = np.vstack(fl)
+    return _System(n, me, mu, Mz, rz, se, su, (Ae, be, Au, bu), floats)
 
 
 # -- exact checks -------------------------------------------------------------------------------
 
 def _check_point(S: _System, num: list[int], den: int) -> bool:
     """Every constraint holds at ``x = num / den`` (den > 0), exactly."""
-    for i, row in enumerate(S.M):
-        lhs = sum(a * x for a, x in zip(row, num) if a)
-        rhs = S.r[i] * den
-        if (lhs != rhs) if i < S.m_eq else (lhs > rhs):
-            return False
-    return True
+    if S.n == 0:
+        res = [-x for x in S.r]
+    else:
+        res = (S.Mz * flint.fmpz_mat(S.n, 1, num) - S.rz * den).entries()
+    me = S.m_eq
+    return all(v == 0 for v in res[:me]) and all(v <= 0 for v in res[me:])
 
 
 def _check_farkas(S: _System, y: list[int]) -> bool:
     """``y`` (one integer per row) is a Farkas vector of the integer system."""
     if any(v < 0 for v in y[S.m_eq:]):
         return False
-    if sum(v * b for v, b in zip(y, S.r) if v) >= 0:
+    Y = flint.fmpz_mat(1, S.m, y)
+    if (Y * S.rz)[0, 0] >= 0:
         return False
-    acc = [0] * S.n
-    for v, row in zip(y, S.M):
-        if v:
-            for j, a in enumerate(row):
-                if a:
-                    acc[j] += v * a
-    return not any(acc)
+    return S.n == 0 or (Y * S.Mz).is_zero()
 
 
 def _point_from_fmpq(X: flint.fmpq_mat) -> tuple[list[int], int]:
@@ -230,8 +255,13 @@ class _Proposal:
 
 def _float_rows(S: _System) -> tuple[np.ndarray, np.ndarray] | None:
     try:
-        A = np.array([float(x) for row in S.M for x in row], dtype=np.float64).reshape(S.m, S.n)
-        b = np.array([float(x) for x in S.r], dtype=np.float64)
+        if S.floats is not None:  # the user's float64 matrices (rows scaled by 1 / scale)
+            A = S.floats.copy()
+            sc = [S.scale_eq] * S.m_eq + [S.scale_ub] * S.m_ub
+            b = np.array([int(v) / s for v, s in zip(S.rz.entries(), sc)], dtype=np.float64)
+        else:
+            A = np.array([int(x) for x in S.Mz.entries()], dtype=np.float64).reshape(S.m, S.n)
+            b = np.array([int(x) for x in S.rz.entries()], dtype=np.float64)
     except OverflowError:
         return None
     scale = np.maximum(np.abs(A).max(axis=1), np.abs(b))
@@ -323,7 +353,7 @@ def _confirm_point(S: _System, equations: list[int], zero_cols: list[int]) -> tu
     """Solve the chosen rows (as equations) plus ``x_j = 0`` for ``zero_cols``, completed to a square
     non-singular system by unit rows; return the point if it satisfies every constraint exactly."""
     n = S.n
-    cand = [S.M[i] for i in equations] + [[int(j == c) for j in range(n)] for c in zero_cols]
+    cand = S.rows(equations) + [[int(j == c) for j in range(n)] for c in zero_cols]
     rhs = [S.r[i] for i in equations] + [0] * len(zero_cols)
     cand += [[int(j == c) for j in range(n)] for c in range(n)]
     rhs += [0] * n
@@ -342,7 +372,7 @@ def _confirm_point(S: _System, equations: list[int], zero_cols: list[int]) -> tu
 
 def _left_kernel(S: _System, rows: list[int]) -> list[list[int]]:
     """Primitive integer basis of ``{y : y^T M_rows = 0}``."""
-    T = flint.fmpz_mat(S.n, len(rows), [S.M[i][j] for j in range(S.n) for i in rows])
+    T = flint.fmpz_mat(len(rows), S.n, [x for row in S.rows(rows) for x in row]).transpose()
     N, nullity = T.nullspace()
     return [_primitive([int(N[i, c]) for i in range(len(rows))]) for c in range(int(nullity))]
 
@@ -367,8 +397,7 @@ def _confirm_ray(S: _System, ray: np.ndarray | None) -> list[int] | None:
     if not kernel:
         return None
     # the support rows form an infeasible subsystem if the ray is right: decide it exactly
-    sub = _System(S.n, sum(1 for i in support if i < S.m_eq), sum(1 for i in support if i >= S.m_eq),
-                  [S.M[i] for i in support], [S.r[i] for i in support], 1, 1, ())
+    sub = _System.from_rows(S.n, sum(1 for i in support if i < S.m_eq), S.rows(support), [S.r[i] for i in support])
     status, w = _exact_simplex(sub)
     if status != "infeasible":
         return None
@@ -395,14 +424,15 @@ def _exact_simplex(S: _System) -> tuple[str, Any]:
     Bland's rule makes it terminate; both answers are verified exactly by the caller.
     """
     n, m = S.n, S.m
+    M, r = S.M, S.r
     # columns: (row index, sign); the last tableau row is negated so that its rhs is +1
     cols = [(i, 1) for i in range(m)] + [(i, -1) for i in range(S.m_eq)]
     N = len(cols)
     zero, one = flint.fmpq(0), flint.fmpq(1)
     T: list[list[flint.fmpq]] = []
     for j in range(n):
-        T.append([flint.fmpq(s * S.M[i][j]) for i, s in cols] + [one if t == j else zero for t in range(n + 1)] + [zero])
-    T.append([flint.fmpq(-s * S.r[i]) for i, s in cols] + [one if t == n else zero for t in range(n + 1)] + [one])
+        T.append([flint.fmpq(s * M[i][j]) for i, s in cols] + [one if t == j else zero for t in range(n + 1)] + [zero])
+    T.append([flint.fmpq(-s * r[i]) for i, s in cols] + [one if t == n else zero for t in range(n + 1)] + [one])
     width = N + n + 1
     basis = [N + t for t in range(n + 1)]
     # reduced costs of phase 1 (cost 1 on artificials): d_j = c_j - sum_rows T[row][j]

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 
-__all__ = ["to_fraction", "format_rational", "fraction_to_fmpq", "fmpq_to_fraction", "RationalLike"]
+__all__ = ["to_fraction", "format_rational", "fraction_to_fmpq", "fmpq_to_fraction", "rational_root", "RationalLike"]
 
 RationalLike = int | float | str | Fraction | np.integer | np.floating | flint.fmpz | flint.fmpq
 
@@ -97,3 +97,23 @@ def fraction_to_fmpq(x: Fraction) -> flint.fmpq:
 def fmpq_to_fraction(x: flint.fmpq) -> Fraction:
     """Convert FLINT's ``fmpq`` to a Fraction (exact; ``fmpq == Fraction`` is silently False)."""
     return Fraction(int(x.p), int(x.q))
+
+
+def rational_root(x: Fraction, c: int) -> Fraction | None:
+    """The rational c-th root of ``x`` >= 0 if it exists, else None (exact).
+
+    A rational in lowest terms has a rational c-th root iff its numerator and denominator
+    are perfect c-th powers.
+
+    >>> rational_root(Fraction(8, 27), 3), rational_root(Fraction(2), 2)
+    (Fraction(2, 3), None)
+    """
+    if x < 0:
+        return None
+    if c == 1:
+        return x
+    p, q = flint.fmpz(x.numerator), flint.fmpz(x.denominator)
+    rp, rq = p.root(c), q.root(c)
+    if rp**c != p or rq**c != q:
+        return None
+    return Fraction(int(rp), int(rq))

@@ -56,7 +56,8 @@ def realisations(instance: Instance, U) -> dict:
     """
     tree, open_leaves, s = enumerate_leaves(instance, U)
     inst = checker_instance(instance)
-    X, Y = inst["inputs"], inst["labels"]
+    Xp, Yp, _ = checker.parsed_instance(inst["inputs"], inst["labels"])
+    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
     Uf = [[Fraction(x) for x in row] for row in s.U]
     k = len(Uf[0])
     stack, closed = [{}], 0

@@ -1,0 +1,136 @@
+"""Blind Las Vegas search for the units' inactive sets: no initialiser needed.
+
+A random (k-1)-subset Z of samples is inactive for a given unit with probability about
+2^-(k-1) on Gaussian data; then the vector of the row span of the labels that vanishes on Z
+is that unit's row of f(V X), which is non-negative with about n/2 zeros. Each try is screened
+in floating point (an SVD of a (k-1) x k matrix and one pass over n entries); promising
+candidates become a float estimate of the unit's weights (least squares on its support) that
+the exact step confirms or refuses. Expected tries: about 2^(k-1) H_k, so this proposer is
+meant for k up to about 12; larger k needs the gradient or tensor proposers.
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=4, k=2, m=2, n=200, seed=3)
+>>> prop = SearchProposer(2, random_state=0).fit(inst.float_inputs(), inst.float_labels())
+>>> prop.V_.shape, prop.n_found_
+((2, 4), 2)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidInput, ProposalFailed
+from ..exact.matrix import as_float_array
+from ..network import RELU, Activation
+
+__all__ = ["SearchProposer", "propose_search", "expected_tries"]
+
+
+def expected_tries(k: int) -> float:
+    """About 2^(k-1) H_k random subsets are needed to meet every unit once (coupon collector)."""
+    return 2.0 ** (k - 1) * sum(1.0 / i for i in range(1, k + 1))
+
+
+class SearchProposer:
+    """Propose V by random search over (k-1)-subsets of samples, screened in floating point.
+
+    Parameters
+    ----------
+    k : number of hidden units.
+    activation : the activation (ReLU or rectified power), used to turn supports into weights.
+    random_state : seed or ``numpy.random.Generator``.
+    max_tries : give up after this many subsets (default: 40 x the expected number, at least 2000).
+    tol : relative tolerance of the float screening (it only proposes; the exact step decides).
+
+    Attributes
+    ----------
+    V_ : (k, d) array of proposed weights (one row per distinct unit found).
+    supports_ : list of boolean masks (n,), the float supports found.
+    n_tries_ : subsets tried.  n_found_ : distinct units found.
+    """
+
+    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, max_tries: int | None = None,
+                 tol: float = 1e-7, exclude=None):
+        self.k = k
+        self.activation = activation
+        self.random_state = random_state
+        self.max_tries = max_tries
+        self.tol = tol
+        self.exclude = exclude
+
+    def fit(self, inputs, labels) -> "SearchProposer":
+        X = as_float_array(inputs, name="inputs")
+        Y = as_float_array(labels, name="labels")
+        k = int(self.k)
+        n, d = X.shape
+        if Y.shape[0] != n:
+            raise InvalidInput(f"inputs have {n} samples, labels {Y.shape[0]}")
+        if k < 1:
+            raise InvalidInput("k must be at least 1")
+        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng(self.random_state)
+        max_tries = self.max_tries or max(2000, int(40 * expected_tries(k)))
+        # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
+        norms = np.linalg.norm(Y, axis=1)
+        Yn = Y / np.where(norms > 0, norms, 1.0)[:, None]
+        Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
+        if s.size < k or s[k - 1] <= s[0] * 1e-10:
+            raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
+                                 evidence={"singular_values": s[: k + 1].tolist()})
+        Q = Q[:, :k]
+        found: list[np.ndarray] = [np.asarray(m, bool) for m in (self.exclude or [])]
+        n_excluded = len(found)
+        ys: list[np.ndarray] = []
+        tries = 0
+        while len(found) < k and tries < max_tries:
+            tries += 1
+            if k == 1:
+                y = Q[:, 0].copy()
+            else:
+                Z = rng.choice(n, size=k - 1, replace=False)
+                _, sz, vt = np.linalg.svd(Q[Z, :])
+                if sz[-1] < 1e-9 * sz[0]:
+                    continue  # Z is inactive for two units: the kernel mixes them
+                y = Q @ vt[-1]
+            scale = np.abs(y).max()
+            if scale == 0:
+                continue
+            y /= scale
+            if y.sum() < 0:
+                y = -y
+            if y.min() < -self.tol:
+                continue  # entries of both signs: some sample of Z was active
+            mask = y > self.tol
+            if mask.sum() < 1 or any(np.array_equal(mask, f) for f in found):
+                continue
+            if any(np.all(f <= mask) for f in found):
+                continue  # contains a known support: a positive combination of units, not a unit
+            smaller = [i for i, f in enumerate(found) if i >= n_excluded and np.all(mask <= f)]
+            for i in reversed(smaller):  # a known candidate was such a combination: drop it
+                del found[i], ys[i - n_excluded]
+            found.append(mask)
+            ys.append(y)
+        self.n_tries_ = tries
+        self.supports_ = found[n_excluded:]
+        self.n_found_ = len(ys)
+        if not ys:
+            raise ProposalFailed(
+                f"search found no unit in {tries} tries: no vector of the labels' row span vanishing on a random "
+                f"{k - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} units",
+                evidence={"tries": tries})
+        c = self.activation.degree
+        V = np.zeros((len(ys), d))
+        for i, (mask, y) in enumerate(zip(self.supports_, ys)):
+            idx = np.flatnonzero(mask)
+            if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
+                idx = rng.choice(idx, size=8 * d, replace=False)
+            target = y[idx] if c == 1 else y[idx] ** (1.0 / c)
+            V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)
+        self.V_ = V
+        return self
+
+
+def propose_search(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kw) -> np.ndarray:
+    """Functional form of :class:`SearchProposer`: return the proposed V (rows = units found)."""
+    return SearchProposer(k, activation=activation, random_state=random_state, **kw).fit(inputs, labels).V_

@@ -1,0 +1,1 @@
+"""Algorithms that turn data (and a float proposal) into certified weights."""

@@ -1,0 +1,95 @@
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exactrelu.errors import InvalidInput
+from exactrelu.exact import QMatrix
+from exactrelu.network import RELU, Activation, Network
+
+small = st.fractions(min_value=-5, max_value=5, max_denominator=8)
+
+
+def f_ref(t: Fraction, c: int) -> Fraction:
+    return t**c if t > 0 else Fraction(0)
+
+
+@st.composite
+def networks(draw, max_k=4, max_d=4, max_m=3):
+    k, d, m = draw(st.integers(1, max_k)), draw(st.integers(1, max_d)), draw(st.integers(1, max_m))
+    c = draw(st.integers(1, 3))
+    U = [[draw(small) for _ in range(k)] for _ in range(m)]
+    V = [[draw(small) for _ in range(d)] for _ in range(k)]
+    act = RELU if c == 1 else Activation.power(c)
+    return Network.from_rows(U, V, act), U, V, c
+
+
+@given(networks(), st.data())
+def test_exact_evaluation_matches_definition(netUVc, data):
+    net, U, V, c = netUVc
+    X = [[data.draw(small) for _ in range(net.d)] for _ in range(3)]
+    Y = net.evaluate_exact(QMatrix.from_rows(X)).to_fractions()
+    for j, x in enumerate(X):
+        for r in range(net.m):
+            ref = sum(U[r][i] * f_ref(sum(V[i][t] * x[t] for t in range(net.d)), c) for i in range(net.k))
+            assert Y[j][r] == ref
+
+
+@given(networks(), st.data())
+def test_canonical_form_is_invariant(netUVc, data):
+    """Positive homogeneity and permutation symmetry: the canonical form is a class invariant."""
+    net, U, V, c = netUVc
+    k = net.k
+    scales = [data.draw(st.fractions(min_value=Fraction(1, 10), max_value=10)) for _ in range(k)]
+    perm = data.draw(st.permutations(range(k)))
+    V2 = [[V[p][t] * scales[p] for t in range(net.d)] for p in perm]
+    U2 = [[U[r][p] / scales[p] ** c for p in perm] for r in range(net.m)]
+    net2 = Network.from_rows(U2, V2, net.activation)
+    assert net.equivalent(net2)
+    assert net.parameter_error(net2) == 0
+    X = QMatrix.from_rows([[data.draw(small) for _ in range(net.d)] for _ in range(4)])
+    assert net.evaluate_exact(X) == net2.evaluate_exact(X) == net.canonical().evaluate_exact(X)
+    can = net.canonical()
+    for row in can.V.to_fractions():
+        first = next((x for x in row if x != 0), None)
+        assert first in (None, 1, -1)
+
+
+def test_canonical_distinguishes_and_float_prediction():
+    a = Network.from_rows([[1, 1]], [[1, 0], [0, 1]])
+    b = Network.from_rows([[1, 2]], [[1, 0], [0, 1]])
+    assert not a.equivalent(b) and a.parameter_error(b) == 1
+    x = np.array([[1.0, -2.0], [0.5, 0.25]])
+    assert np.allclose(b.predict(x), [[1.0], [1.0]])
+    assert not a.equivalent(Network.from_rows([[1]], [[1, 0]]))
+
+
+def test_activation_parsing_and_errors():
+    assert Activation.parse("relu") == RELU
+    assert Activation.parse("power:3") == Activation.power(3) == Activation.parse("power3")
+    assert Activation.from_json({"name": "power", "degree": 2}).degree == 2
+    assert str(Activation.power(2)) == "power:2"
+    for bad in ("tanh", "power:0", "power:x"):
+        with pytest.raises(InvalidInput):
+            Activation.parse(bad)
+    for bad in ({"name": "power"}, {"name": "relu", "degree": 2}, {"name": "sigmoid"}, "relu", {"name": "relu", "x": 1},
+                {"name": "power", "degree": 1.5}, {"name": "power", "degree": True}):
+        with pytest.raises(InvalidInput):
+            Activation.from_json(bad)
+    with pytest.raises(InvalidInput):
+        Activation("relu", 2)
+
+
+def test_network_shape_errors():
+    with pytest.raises(InvalidInput, match="k"):
+        Network.from_rows([[1, 2]], [[1, 0]])
+    net = Network.from_rows([[1]], [[1, 0]])
+    with pytest.raises(InvalidInput, match="d = 2"):
+        net.evaluate_exact(QMatrix.from_rows([[1, 2, 3]]))
+    with pytest.raises(InvalidInput):
+        Network(np.zeros((1, 1)), np.zeros((1, 1)))
+    with pytest.raises(InvalidInput):
+        Network.from_json({"U": [[1]]})
+    assert Network.from_json(net.to_json()).equivalent(net)
