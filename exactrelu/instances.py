@@ -182,7 +182,8 @@ def planted(
         the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
-    non-zero and pairwise non-parallel, so that the planted network is identifiable.
+    non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
+    exact-recovery theorem (Bakshi, Jayaram, Woodruff 2019).
     """
     for name, v in (("d", d), ("k", k), ("m", m), ("n", n)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -202,6 +203,8 @@ def planted(
         Vn = V / np.linalg.norm(V, axis=1, keepdims=True)
         if k > 1 and (Vn @ Vn.T - 2 * np.eye(k)).max() > 1 - 1e-12:
             continue  # two units with the same direction are not identifiable
+        if k <= d and rank_mod_p(QMatrix.from_numpy(V).num) < k:
+            continue  # the recovery theorem assumes V of full row rank
         break
     else:  # pragma: no cover - only for d = 1 with k > 2 and similar impossible requests
         raise InvalidInput(f"cannot draw {k} pairwise non-parallel rows in dimension {d}")

@@ -5,7 +5,8 @@ The activation ``f`` is the ReLU ``max(t, 0)`` or the rectified power ``t**c`` f
 so ``U f(V x) = (U D**-c) f(D V x)`` for a positive diagonal D, and units can be permuted.
 :meth:`Network.canonical` picks one representative per class (DESIGN.md): each row of V is
 scaled so that its first non-zero entry is +1 or -1, the scale moves into U's column, and
-units are sorted by the rows of V.
+units are sorted by the rows of V. A dead unit (zero row of V or zero column of U) computes 0 and
+is written with both zero.
 
 >>> net = Network.from_rows(U=[[1, 2]], V=[[2, 0], [-1, 1]])
 >>> X = QMatrix.from_rows([[1, 1], [-1, 3]])
@@ -179,8 +180,12 @@ class Network:
         U = self.U.to_fractions()
         units = []
         for i, row in enumerate(V):
-            s = next((abs(x) for x in row if x != 0), Fraction(1))
-            units.append(([x / s for x in row], [U[r][i] * s**c for r in range(len(U))]))
+            col = [U[r][i] for r in range(len(U))]
+            if all(x == 0 for x in row) or all(x == 0 for x in col):  # a dead unit computes 0: zero it all
+                units.append(([Fraction(0)] * len(row), [Fraction(0)] * len(col)))
+                continue
+            s = next(abs(x) for x in row if x != 0)
+            units.append(([x / s for x in row], [x * s**c for x in col]))
         units.sort(key=lambda u: (u[0], u[1]))
         k, m = len(units), len(U)
         Vc = [u[0] for u in units]

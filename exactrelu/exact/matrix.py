@@ -68,6 +68,13 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     return arr
 
 
+def _float_or_inf(f: Fraction) -> float:
+    try:
+        return float(f)
+    except OverflowError:
+        return math.copysign(math.inf, f)
+
+
 def _fmpz_mat_from_int64(a: np.ndarray) -> flint.fmpz_mat:
     r, c = a.shape
     return flint.fmpz_mat(r, c, a.ravel().tolist())
@@ -198,6 +205,18 @@ class QMatrix:
         d = int(self.den)
         if d == 1:
             return [[str(int(x)) for x in row] for row in self.num.tolist()]
+        if d & (d - 1) == 0:  # dyadic: reduce by trailing zero bits, no gcd needed
+            s = d.bit_length() - 1
+            qs = [""] + [f"/{1 << e}" for e in range(1, s + 1)]
+            out = []
+            for row in self.num.tolist():
+                r = []
+                for x in row:
+                    x = int(x)
+                    t = min((x & -x).bit_length() - 1, s) if x else s
+                    r.append(f"{x >> t}{qs[s - t]}")
+                out.append(r)
+            return out
         gcd = math.gcd
         out = []
         for row in self.num.tolist():
@@ -226,7 +245,7 @@ class QMatrix:
                 return out.reshape(r, c)
         except OverflowError:
             pass
-        return np.array([float(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
+        return np.array([_float_or_inf(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
 
     def take_columns(self, idx: Iterable[int]) -> "QMatrix":
         idx = list(idx)

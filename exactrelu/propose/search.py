@@ -25,7 +25,15 @@ from ..errors import InvalidInput, ProposalFailed
 from ..exact.matrix import as_float_array
 from ..network import RELU, Activation
 
-__all__ = ["SearchProposer", "propose_search", "expected_tries"]
+__all__ = ["SearchProposer", "propose_search", "expected_tries", "normalize_rows"]
+
+
+def normalize_rows(A: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit norm (zero rows kept), without overflow or underflow for extreme magnitudes."""
+    mx = np.abs(A).max(axis=1, keepdims=True)
+    B = A / np.where(mx > 0, mx, 1.0)
+    nb = np.linalg.norm(B, axis=1, keepdims=True)
+    return B / np.where(nb > 0, nb, 1.0)
 
 
 def expected_tries(k: int) -> float:
@@ -72,8 +80,7 @@ class SearchProposer:
         rng = self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng(self.random_state)
         max_tries = self.max_tries or max(2000, int(40 * expected_tries(k)))
         # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
-        norms = np.linalg.norm(Y, axis=1)
-        Yn = Y / np.where(norms > 0, norms, 1.0)[:, None]
+        Yn = normalize_rows(Y)
         Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
         if s.size < k or s[k - 1] <= s[0] * 1e-10:
             raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",

@@ -25,6 +25,7 @@ Proposals only choose which small exact systems to solve; they never decide anyt
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,7 +42,7 @@ from ..exact.rationals import rational_root
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose import make_proposer, proposal_array
-from ..propose.search import SearchProposer
+from ..propose.search import SearchProposer, normalize_rows
 
 __all__ = ["recover", "RecoveryResult", "UnitRecord"]
 
@@ -89,6 +90,17 @@ class RecoveryResult:
         return self.network.V
 
 
+class _RowView:
+    """Rows of an fmpz_mat as lists of fmpz, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries)."""
+
+    def __init__(self, M: flint.fmpz_mat):
+        self.M, self.c = M, M.ncols()
+
+    def __getitem__(self, i: int) -> list:
+        M = self.M
+        return [M[i, j] for j in range(self.c)]
+
+
 class _Timer:
     def __init__(self):
         self.t: dict[str, float] = {}
@@ -104,6 +116,8 @@ class _Candidate:
     y: flint.fmpz_mat  # 1 x n, >= 0
     positive: list[int]
     record: UnitRecord
+    v: list[int] | None = None  # primitive integer weights of the unit
+    f: flint.fmpz_mat | None = None  # 1 x n, f(v . Xnum), a positive multiple of y
 
 
 def _as_instance(inputs, labels, activation) -> Instance:
@@ -157,7 +171,7 @@ def recover(
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
     k = int(k)
     n, d, m = inst.n, inst.d, inst.m
-    Xf, Yf = inst.float_inputs(), inst.float_labels()
+    Xf, Yf = _float_view(inst, act.degree)
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
     t0 = T.add("conversion", t0)
 
@@ -180,13 +194,14 @@ def recover(
         rows = independent_rows(A, PRIMES[1])
     Arows = A.tolist()
     B = flint.fmpz_mat([Arows[i] for i in rows])  # k x n
-    BT = B.transpose().tolist()  # n rows of k integers
+    BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = inst.inputs.num.tolist()
-    xnorm = np.linalg.norm(Xf, axis=1)
-    xnorm[xnorm == 0] = 1.0
+    Xrows = _RowView(inst.inputs.num)
+    XT = inst.inputs.num.transpose()
+    rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
+    Xn = normalize_rows(Xf)
     cands: list[_Candidate] = []
     rejected: list[dict] = []
     tries = 0
@@ -194,7 +209,7 @@ def recover(
 
     def take(V_prop: np.ndarray, source: str) -> None:
         t1 = time.perf_counter()
-        S = (Xf @ V_prop.T) / xnorm[:, None]  # normalised margins, n x rows
+        S = Xn @ V_prop.T  # normalised margins, n x rows
         active = (S > 0).sum(axis=1)
         for i in range(S.shape[1]):
             if len(cands) == k:
@@ -202,11 +217,13 @@ def recover(
             for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
                 cand = _unit_from_order(B, BT, order, k, source)
                 if not isinstance(cand, dict):
-                    break
+                    if any(c.positive == cand.positive for c in cands):
+                        break  # the same unit twice
+                    cand = _confirm(cand, Xrows, XT, act, d, rng)
+                    if not isinstance(cand, dict):
+                        cands.append(cand)
+                        break
                 rejected.append(cand)
-            if isinstance(cand, dict) or any(c.positive == cand.positive for c in cands):
-                continue  # rejected, or the same unit twice
-            cands.append(cand)
         T.add("units", t1)
 
     t0 = time.perf_counter()
@@ -221,7 +238,7 @@ def recover(
         rounds += 1
         say(f"{len(cands)} of {k} units confirmed; searching for the rest")
         t0 = time.perf_counter()
-        masks = [np.array([False] * n) for _ in cands]
+        masks = [np.zeros(n, dtype=bool) for _ in cands]
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
         seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
@@ -229,7 +246,7 @@ def recover(
         try:
             sp.fit(Xf, Yf)
         except ProposalFailed as exc:
-            raise _no_units(k, cands, rejected, tries, str(exc)) from None
+            raise _no_units(k, cands, rejected, tries, str(exc), d) from None
         finally:
             tries += int(getattr(sp, "n_tries_", 0))
             T.add("proposal", t0)
@@ -237,21 +254,12 @@ def recover(
             sources.append("search")
         take(sp.V_, "search")
     if len(cands) < k:
-        raise _no_units(k, cands, rejected, tries, "")
+        raise _no_units(k, cands, rejected, tries, "", d)
 
-    # 3. V exactly, then all hidden rows at once
+    # 3. the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
     t0 = time.perf_counter()
-    Vrows = []
-    rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
-    for c in cands:
-        row, solved_on = _solve_weights(c, Xrows, act, d, rng)
-        c.record.solved_on = solved_on
-        Vrows.append(row)
-    Vq = QMatrix.from_fractions([x for r in Vrows for x in r], k, d)
-    t0 = T.add("units", t0)
-    P = Vq.num * inst.inputs.num.transpose()  # k x n, V X = P / (dv dx)
-    F = act.apply_fmpz_mat(P)
-    _check_hidden(F, P, cands, act)
+    Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
+    F = flint.fmpz_mat(k, n, [v for c in cands for v in c.f.entries()])
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
@@ -265,7 +273,7 @@ def recover(
     R = Znum.transpose() * F - A * zden
     if not R.is_zero():
         raise _residual_error(R, zden, inst)
-    scale = (int(Vq.den) * int(inst.inputs.den)) ** act.degree
+    scale = int(inst.inputs.den) ** act.degree
     Uq = QMatrix(Znum.transpose() * scale, int(zden) * int(inst.labels.den))
     t0 = T.add("output", t0)
 
@@ -278,6 +286,31 @@ def recover(
         summary = verify(cert, inst)
         T.add("independent_check", t0)
     return RecoveryResult(net, cert, T.t, tries, "+".join(sources), k, [c.record for c in cands], summary, n * m)
+
+
+def _float_view(inst: Instance, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """Float inputs and labels for the proposers (never for claims).
+
+    If the data are too large or small for float64 arithmetic, every sample is rescaled by a power
+    of two s_j (inputs by s_j, labels by s_j**c): f is positively homogeneous of degree c, so the
+    rescaled data come from the same network.
+    """
+    Xf, Yf = inst.float_inputs(), inst.float_labels()
+
+    def tame(a):
+        nz = np.abs(a[a != 0])
+        return np.all(np.isfinite(a)) and (nz.size == 0 or (nz.max() < 1e150 and nz.min() > 1e-150))
+
+    if tame(Xf) and tame(Yf):
+        return Xf, Yf
+    dx, dy = int(inst.inputs.den), int(inst.labels.den)
+    Xs, Ys = [], []
+    for xr, yr in zip(inst.inputs.num.tolist(), inst.labels.num.tolist()):
+        e = max((int(v).bit_length() for v in xr), default=0) - dx.bit_length()
+        sx, sy = Fraction(1, 2**e) if e > 0 else Fraction(2**-e), Fraction(1, 2 ** (c * e)) if e > 0 else Fraction(2 ** (-c * e))
+        Xs.append([float(Fraction(int(v), dx) * sx) for v in xr])
+        Ys.append([float(Fraction(int(v), dy) * sy) for v in yr])
+    return np.array(Xs), np.array(Ys)
 
 
 def _run_proposer(init, k, act, random_state, Xf, Yf, d):
@@ -322,7 +355,7 @@ def _unit_from_order(B, BT, order, k, source):
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
-        K = (flint.fmpz_mat(kern) * B).transpose().tolist()  # n x q
+        K = _RowView((flint.fmpz_mat(kern) * B).transpose())  # n x q
         while pos < len(order) and not any(K[int(order[pos])]):
             pos += 1
         if pos >= len(order):
@@ -389,29 +422,37 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
     return [Fraction(int(x.p), int(x.q)) for x in sol.entries()], pick
 
 
-def _check_hidden(F, P, cands, act):
-    """Row i of f(V X) must be a positive multiple of the row-span vector y_i (exact)."""
-    k, n = len(cands), F.ncols()
-    a = [c.y[0, c.record.solved_on[0]] for c in cands]
-    b = [F[i, c.record.solved_on[0]] for i, c in enumerate(cands)]
-    Da = flint.fmpz_mat([[a[i] if i == j else 0 for j in range(k)] for i in range(k)])
-    Db = flint.fmpz_mat([[b[i] if i == j else 0 for j in range(k)] for i in range(k)])
-    Y = flint.fmpz_mat(k, n, [v for c in cands for v in c.y.entries()])
-    if all(x > 0 for x in b) and Da * F == Db * Y:
-        return
-    for i, c in enumerate(cands):
-        a, b = c.y[0, c.record.solved_on[0]], F[i, c.record.solved_on[0]]
-        row = flint.fmpz_mat([[F[i, j] for j in range(n)]])
-        if b > 0 and row * a == c.y * b:
-            continue
-        on = [j for j in c.positive if F[i, j] * a != c.y[0, j] * b]
-        off = [j for j in range(n) if c.y[0, j] == 0 and F[i, j] != 0]
-        raise NotRealizable(
-            f"unit {i}: the exact weights solved from {len(c.record.solved_on)} samples of its active set fail "
-            f"{len(on)} equations on the active set and {len(off)} inequalities off it; the labels are not exactly "
-            "realisable (noise or rounding), or the inputs are not in general position",
-            evidence={"unit": i, "failing_equations": on[:10], "failing_inequalities": off[:10],
-                      "n_failing": len(on) + len(off)})
+def _confirm(c: _Candidate, Xrows, XT, act: Activation, d: int, rng) -> _Candidate | dict:
+    """Solve the unit's weights exactly and check f(v . x_j) is a positive multiple of y_j for every j.
+
+    Returns the candidate with ``v`` and ``f`` filled in, or a rejection dict with the evidence.
+    """
+    try:
+        row, solved_on = _solve_weights(c, Xrows, act, d, rng)
+    except NotRealizable as exc:
+        return {"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence}
+    den = 1
+    for x in row:
+        den = den * x.denominator // math.gcd(den, x.denominator)
+    v = [x.numerator * (den // x.denominator) for x in row]
+    g = 0
+    for x in v:
+        g = math.gcd(g, x)
+    v = [x // g for x in v] if g > 1 else v
+    F = act.apply_fmpz_mat(flint.fmpz_mat([v]) * XT)  # 1 x n
+    j0 = solved_on[0]
+    a, b = c.y[0, j0], F[0, j0]
+    if b > 0 and F * a == c.y * b:
+        c.record.solved_on = solved_on
+        c.v, c.f = v, F
+        return c
+    n = F.ncols()
+    on = [j for j in c.positive if F[0, j] * a != c.y[0, j] * b]
+    off = [j for j in range(n) if c.y[0, j] == 0 and F[0, j] != 0]
+    return {"source": c.record.source,
+            "reason": "the exact weights solved on d samples of the active set fail other equations (active set) or "
+                      "inequalities (inactive set)",
+            "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)}
 
 
 def _residual_error(R, zden, inst: Instance) -> NotRealizable:
@@ -425,7 +466,7 @@ def _residual_error(R, zden, inst: Instance) -> NotRealizable:
         evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
 
 
-def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
+def _no_units(k, cands, rejected, tries, detail, d=None) -> ExactReluError:
     reasons = {}
     for r in rejected:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
@@ -434,6 +475,9 @@ def _no_units(k, cands, rejected, tries, detail) -> ExactReluError:
            + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
     if detail:
         msg += f" Search: {detail}"
+    if d is not None and k > d:
+        msg += (f" Note k = {k} > d = {d}: the recovery theorem assumes V* of full row rank k <= d; "
+                "the worst-case solver `exactrelu solve` makes no such assumption.")
     evidence = {"found": len(cands), "rejected": rejected[:10], "tries": tries}
     if any("nullity" in r for r in rejected):
         return AssumptionViolated(msg, evidence=evidence, suggestion="more samples, or the worst-case solver `exactrelu solve`")

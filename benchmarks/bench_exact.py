@@ -1,0 +1,141 @@
+"""Exact recovery, phase by phase, beside the same exact steps in SymPy's DomainMatrix over QQ.
+
+    python benchmarks/bench_exact.py            # sizes of issue 2 (a few minutes)
+    python benchmarks/bench_exact.py --quick    # small sizes only
+
+For each size: a planted Gaussian instance (integer weights, float64 inputs taken exactly),
+exactrelu's recovery with its timings per phase, the independent checker, and - on the same
+zero sets and solve samples exactrelu chose - the exact algebra through
+``sympy.polys.matrices.DomainMatrix`` over QQ (the exact linear algebra a Python user would reach
+for; with python-flint installed SymPy uses FLINT's fmpq as its QQ elements). Prints a table and
+writes benchmarks/results/bench_exact.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from exactrelu.instances import planted  # noqa: E402
+from exactrelu.recover.exact import recover  # noqa: E402
+
+SIZES = [(10, 3, 3, 1000), (20, 5, 5, 5000), (50, 10, 10, 10000), (50, 10, 10, 20000), (200, 20, 20, 20000)]
+QUICK = [(10, 3, 3, 1000), (20, 5, 5, 5000)]
+
+
+def sympy_pipeline(inst, res, k, budget):
+    """The exact steps of recovery through DomainMatrix (QQ), on the samples exactrelu chose."""
+    from sympy import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    t = {}
+    t0 = time.perf_counter()
+    X = inst.inputs.to_fractions()  # n x d
+    A = inst.labels.to_fractions()  # n x m
+    XT = DomainMatrix([[QQ(x.numerator, x.denominator) for x in col] for col in zip(*X)], (inst.d, inst.n), QQ)
+    AT = DomainMatrix([[QQ(x.numerator, x.denominator) for x in col] for col in zip(*A)], (inst.m, inst.n), QQ)
+    t["conversion"] = time.perf_counter() - t0
+    if t["conversion"] > budget:
+        return t, "over budget"
+    t0 = time.perf_counter()
+    _, piv = AT.transpose().rref()  # rank and independent rows of A
+    rows = list(piv)
+    B = AT.extract(rows, list(range(inst.n)))
+    t["rank"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    Vrows = []
+    for u in res.units:
+        Z = u.zeros
+        M = B.extract(list(range(k)), Z).transpose()
+        N = M.nullspace()
+        c = N.to_dense().extract([0], list(range(k)))
+        y = c * B
+        if any(x < 0 for x in y.to_list()[0]):
+            y = -y
+        S = u.solved_on
+        Msq = XT.extract(list(range(inst.d)), S).transpose()
+        rhs = y.extract([0], S).transpose()
+        v = Msq.lu_solve(rhs)
+        Vrows.append(v.transpose())
+        if time.perf_counter() - t0 > budget:
+            return t, "over budget"
+    t["units"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    V = DomainMatrix.vstack(*Vrows)
+    P = V * XT
+    Fl = [[max(x, QQ(0)) for x in row] for row in P.to_list()]
+    F = DomainMatrix(Fl, P.shape, QQ)
+    t["hidden"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cols = list(F.rref()[1])[:k] if inst.n < 3000 else list(F.extract(list(range(k)), list(range(min(inst.n, 4 * k)))).rref()[1])
+    Fs = F.extract(list(range(k)), cols).transpose()
+    Zs = Fs.lu_solve(AT.extract(list(range(inst.m)), cols).transpose())
+    ok = (Zs.transpose() * F) == AT
+    t["output"] = time.perf_counter() - t0
+    return t, "verified" if ok else "MISMATCH"
+
+
+def run(sizes, budget, with_sympy=True):
+    rows = []
+    for d, k, m, n in sizes:
+        inst = planted(d=d, k=k, m=m, n=n, seed=1)
+        if k <= 12:
+            init, init_name = "search", "search"
+        else:  # blind search needs ~2^(k-1) tries; stand in a rough proposal (planted V + noise 1e-3)
+            V = inst.planted.V.to_float()
+            init = V + 1e-3 * np.random.default_rng(0).standard_normal(V.shape) * np.abs(V).max()
+            init_name = "planted+noise"
+        t0 = time.perf_counter()
+        res = recover(inst, k=k, init=init, random_state=0)
+        wall = time.perf_counter() - t0
+        assert res.network.equivalent(inst.planted)
+        T = res.timings
+        exact_phase = T["conversion"] + T["rank"] + T["units"] + T["hidden"] + T["output"]
+        row = {"size": [d, k, m, n], "proposal_kind": init_name, "tries": res.tries, "wall": wall,
+               "exact_phase": exact_phase, **{f"t_{a}": b for a, b in T.items()}}
+        if with_sympy:
+            st, status = sympy_pipeline(inst, res, k, budget)
+            row["sympy"] = st
+            row["sympy_status"] = status
+            row["sympy_exact_phase"] = sum(st.values())
+        rows.append(row)
+        print_row(row)
+    return rows
+
+
+def print_row(r):
+    d, k, m, n = r["size"]
+    sym = r.get("sympy_exact_phase")
+    status = r.get("sympy_status", "-")
+    ratio = f"{sym / r['exact_phase']:.0f}x" if sym and status == "verified" else (">" + f"{sym / r['exact_phase']:.0f}x" if sym else "-")
+    print(f"| ({d},{k},{m},{n}) | {r['t_conversion']:.3f} | {r['t_proposal']:.3f} ({r['proposal_kind']}, {r['tries']} tries) | "
+          f"{r['t_rank'] + r['t_units'] + r['t_hidden'] + r['t_output']:.3f} | {r['exact_phase']:.3f} | {r['t_certificate']:.3f} | "
+          f"{r.get('t_independent_check', 0):.3f} | {r['wall']:.2f} | {sym if sym is None else round(sym, 2)} ({status}) | {ratio} |",
+          flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--no-sympy", action="store_true")
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds per SymPy phase before giving up")
+    args = ap.parse_args()
+    print("| (d,k,m,n) | conversion s | proposal s | exact algebra s | exact phase s | certificate s | independent check s "
+          "| end to end s | SymPy DomainMatrix exact phase s | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    rows = run(QUICK if args.quick else SIZES, args.budget, not args.no_sympy)
+    out = Path(__file__).parent / "results" / "bench_exact.json"
+    out.write_text(json.dumps(rows, indent=1))
+    print(f"saved {out}")
+
+
+if __name__ == "__main__":
+    main()
