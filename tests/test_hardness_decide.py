@@ -137,7 +137,14 @@ def _tamperings(cert):
             break
     # a sign row with a negative multiplier, and an equation used before its units are decided
     t("sign-negative", lambda c: _first_leaf(tree(c))["farkas"].append(["sign", 0, 0, "-1"]))
-    t("eq-undecided", lambda c: _first_leaf(tree(c))["farkas"].append(["eq", len(c["cases"]) + 999 % 5, 0, "0"]))
+
+    def eq_undecided(c):  # the first leaf's path is the splits before it in preorder
+        nodes = tree(c)
+        leaf = _first_leaf(nodes)
+        path = {n["split"][0] for n in nodes[:nodes.index(leaf)]}
+        j = min(set(range(6)) - path)  # the fixture has 6 samples
+        leaf["farkas"].append(["eq", j, 0, "1"])
+    t("eq-undecided", eq_undecided)
     return out
 
 
