@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
@@ -107,6 +108,7 @@ class _Search:
         self.nodes = self.lps = 0
         self.open_leaves: list[tuple[dict, list[Fraction]]] = []
         self.cache: dict = {}
+        self.deadline: float | None = None
 
     # rows of a node: ("eq", j, r) and ("sign", j, i), kept as integer rows times a positive scale
     def _eq_ready(self, j, r):
@@ -235,6 +237,8 @@ class _Search:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise SearchLimit(f"the search visited more than {self.max_nodes} nodes without deciding")
+        if self.deadline is not None and self.nodes % 64 == 0 and time.monotonic() > self.deadline:
+            raise SearchLimit("the search ran out of its time limit without deciding")
         if point is None:
             point, used = self._lp(parent, new_rows)
             if point is None:
@@ -302,7 +306,8 @@ def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
     return Q.to_fractions()
 
 
-def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_nodes: int | None = None) -> Decision:
+def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_nodes: int | None = None,
+           time_limit: float | None = None) -> Decision:
     """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
 
     Parameters
@@ -313,6 +318,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
     k : number of hidden units when U is None (with U given, k is its number of columns).
     method : LP method, ``"auto"`` or ``"exact"`` (see :func:`exactrelu.exact.lp.feasible`).
     max_nodes : stop with :class:`SearchLimit` after this many search nodes (None: no limit).
+    time_limit : stop with :class:`SearchLimit` after this many seconds (for benchmarks; None: no limit).
 
     Returns
     -------
@@ -341,10 +347,12 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
     stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
+    start = time.monotonic()
     refuted = []
     try:
         for Uc in cases:
             s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
+            s.deadline = None if time_limit is None else start + time_limit
             res = s.run()
             stats["nodes"] += s.nodes
             stats["lps"] += s.lps
