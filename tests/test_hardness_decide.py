@@ -5,6 +5,8 @@ import itertools
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
@@ -177,3 +179,24 @@ def test_unknown_mode_needs_one_output():
     cert = dict(res.certificate, output_weights="unknown")
     with pytest.raises(CertificateInvalid, match="m = 1"):
         verify(cert, inst)
+
+
+@given(st.integers(0, 10**6), st.integers(0, 3), st.booleans())
+def test_planted_instances_are_realizable_and_any_answer_is_certified(seed, bump, unknown):
+    """Completeness on realisable data; on perturbed labels, whatever the answer, it is certified."""
+    inst = planted(d=2, k=2, m=1, n=4, seed=seed, inputs="integer")
+    U = None if unknown else inst.planted.U.to_strings()
+    res = decide(inst, U=U)
+    assert res.status == "realizable" and res.network.evaluate_exact(inst.inputs) == inst.labels
+    Y = inst.labels.to_fractions()
+    Y[bump][0] += 1
+    other = Instance.from_arrays(inst.inputs.to_fractions(), Y)
+    res = decide(other, U=U)
+    assert verify(res.certificate, other).split(":")[0] == res.certificate["claim"]
+    assert res.certificate["claim"] == ("realizes" if res.status == "realizable" else "not-realizable")
+
+
+def test_time_limit():
+    inst, _ = NaeToRelu().apply(random_nae3(8, 17, seed=0))
+    with pytest.raises(SearchLimit, match="time limit"):
+        decide(inst, U=[[1, 1]], time_limit=-1)
