@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     if args.quick:
         red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 6, 8, 10, 12, 16], 2, 10.0
     else:
-        red_sizes, dec_sizes, seeds, budget = [10, 50, 200, 1000], [4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 100], 3, 60.0
+        red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 100], 3, 60.0
     red = part_reduction(red_sizes) if not args.skip_reduction else []
     print("Part 1: 3-CNF (planted, M = 4.2 N) -> NAE-3SAT -> ReLU instance; lift = exact weights + checked certificate")
     print(f"{'N':>5} {'M':>5} {'n':>6} {'d':>6} {'reduce s':>9} {'SAT s':>8} {'lift+check s':>13} {'decode s':>9}")

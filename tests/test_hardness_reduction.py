@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from exactrelu.certificates.envelope import realizes_certificate, verify
 from exactrelu.errors import InvalidInput, NotRealizable
 from exactrelu.hardness import (CNF, Chain, CnfToNae, NAEFormula, NaeToRelu, assignment_from_literals, random_kcnf,
-                                random_nae3, reduction_for)
+                                reduction_for)
 from exactrelu.network import Activation, Network
 
 from test_hardness_cnf import cnfs

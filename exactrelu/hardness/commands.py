@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
 from ..certificates.envelope import realizes_certificate, verify, write_certificate

@@ -43,7 +43,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
 
 import flint
 
