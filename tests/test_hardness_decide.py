@@ -70,7 +70,8 @@ def test_generic_instances():
     res = decide(one, k=1)
     assert res.status == "not-realizable" and len(res.certificate["cases"]) == 3
     zero_u = decide(one, U=[[0, 0]])  # no unit matters: refuted at the root
-    assert zero_u.certificate["cases"][0]["tree"][0]["farkas"]
+    case = zero_u.certificate["cases"][0]
+    assert case["tree"] == [{"lemma": 0}] and case["lemmas"][0]["assume"] == [] and case["lemmas"][0]["tree"][0]["farkas"]
 
 
 def test_sign_cases_and_errors():
@@ -99,8 +100,19 @@ def refuted():
     return inst, decide(inst).certificate, decide(inst, U=[[1, 1]]).certificate
 
 
-def _first_leaf(tree):
-    return next(n for n in tree if "farkas" in n)
+def _trees(c):
+    """Every tree of the first case: the lemmas' trees in order, then the main tree."""
+    case = c["cases"][0]
+    return [lem["tree"] for lem in case.get("lemmas", [])] + [case["tree"]]
+
+
+def _first(c, key):
+    """(tree, index) of the first node with ``key`` in any tree of the first case."""
+    for tr in _trees(c):
+        for idx, node in enumerate(tr):
+            if key in node:
+                return tr, idx
+    raise AssertionError(f"no {key} node")
 
 
 def _tamperings(cert):
@@ -112,7 +124,12 @@ def _tamperings(cert):
         fn(c)
         out.append((name, c))
 
-    tree = lambda c: c["cases"][0]["tree"]  # noqa: E731
+    def leaf(c):
+        tr, idx = _first(c, "farkas")
+        return tr[idx]
+
+    main = lambda c: c["cases"][0]["tree"]  # noqa: E731
+    lemmas = lambda c: c["cases"][0]["lemmas"]  # noqa: E731
     t("hash", lambda c: c.update(instance_sha256="0" * 64))
     t("claim", lambda c: c.update(claim="not-realisable"))
     t("field", lambda c: c.update(extra=1))
@@ -123,30 +140,48 @@ def _tamperings(cert):
     t("drop-case", lambda c: c["cases"].pop())
     t("case-U", lambda c: c["cases"][0].update(U=[["2", "1"]]))
     t("case-field", lambda c: c["cases"][0].update(note=1))
-    t("drop-leaf", lambda c: tree(c).pop())
-    t("extra-node", lambda c: tree(c).append(_first_leaf(tree(c))))
+    t("drop-lemmas", lambda c: c["cases"][0].pop("lemmas"))
+    t("drop-leaf", lambda c: main(c).pop())
+    t("extra-node", lambda c: main(c).append(main(c)[-1]))
     t("empty-tree", lambda c: c["cases"][0].update(tree=[]))
-    t("multiplier", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(3, "12345"))
-    t("zero-leaf", lambda c: _first_leaf(tree(c)).update(farkas=[]))
-    t("leaf-shape", lambda c: tree(c).__setitem__(tree(c).index(_first_leaf(tree(c))), {"farkas": 1}))
-    t("row-kind", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(0, "ge"))
-    t("row-range", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(1, 10**6))
-    t("row-rational", lambda c: _first_leaf(tree(c))["farkas"][0].__setitem__(3, "1/0"))
-    for idx, n in enumerate(cert["cases"][0]["tree"]):
-        if "split" in n:
-            t("split-range", lambda c, idx=idx: tree(c)[idx].update(split=[0, 7]))
-            t("split-shape", lambda c, idx=idx: tree(c)[idx].update(split=[0]))
-            break
-    # a sign row with a negative multiplier, and an equation used before its units are decided
-    t("sign-negative", lambda c: _first_leaf(tree(c))["farkas"].append(["sign", 0, 0, "-1"]))
+    t("multiplier", lambda c: leaf(c)["farkas"][0].__setitem__(3, "12345"))
+    t("zero-leaf", lambda c: leaf(c).update(farkas=[]))
+    t("leaf-shape", lambda c: leaf(c).update(farkas=1))
+    t("row-kind", lambda c: leaf(c)["farkas"][0].__setitem__(0, "ge"))
+    t("row-range", lambda c: leaf(c)["farkas"][0].__setitem__(1, 10**6))
+    t("row-rational", lambda c: leaf(c)["farkas"][0].__setitem__(3, "1/0"))
+    t("sign-negative", lambda c: leaf(c)["farkas"].append(["sign", 0, 0, "-1"]))
 
-    def eq_undecided(c):  # the first leaf's path is the splits before it in preorder
-        nodes = tree(c)
-        leaf = _first_leaf(nodes)
-        path = {n["split"][0] for n in nodes[:nodes.index(leaf)]}
-        j = min(set(range(6)) - path)  # the fixture has 6 samples
-        leaf["farkas"].append(["eq", j, 0, "1"])
+    def split(c, value):
+        tr, idx = _first(c, "split")
+        tr[idx] = {"split": value}
+    t("split-range", lambda c: split(c, [0, 7]))
+    t("split-shape", lambda c: split(c, [0]))
+
+    def eq_undecided(c):  # a leaf's decisions: its lemma's assumptions and the splits before it
+        for lem in lemmas(c):
+            if "farkas" in lem["tree"][0]:
+                path = {a[0] for a in lem["assume"]}
+                j = min(set(range(6)) - path)  # the fixture has 6 samples
+                lem["tree"][0]["farkas"].append(["eq", j, 0, "1"])
+                return
     t("eq-undecided", eq_undecided)
+
+    def lemma_ref(c, value):
+        tr, idx = _first(c, "lemma")
+        tr[idx] = {"lemma": value}
+    t("lemma-future", lambda c: lemma_ref(c, len(lemmas(c))))
+    t("lemma-bool", lambda c: lemma_ref(c, True))
+    t("lemma-self", lambda c: lemmas(c)[0].update(tree=[{"lemma": 0}]))
+    first_assuming = next(t_ for t_, lem in enumerate(cert["cases"][0]["lemmas"]) if lem["assume"])
+
+    def assume(c, fn):
+        fn(lemmas(c)[first_assuming]["assume"])
+    t("assume-flip", lambda c: assume(c, lambda a: a[-1].__setitem__(2, not a[-1][2])))
+    t("assume-int", lambda c: assume(c, lambda a: a[-1].__setitem__(2, 1)))
+    t("assume-dup", lambda c: assume(c, lambda a: a.append([a[-1][0], a[-1][1], not a[-1][2]])))
+    t("assume-range", lambda c: assume(c, lambda a: a[-1].__setitem__(0, 99)))
+    t("lemma-shape", lambda c: lemmas(c)[0].update(extra=1))
     return out
 
 

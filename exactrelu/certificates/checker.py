@@ -19,7 +19,7 @@ Claims known (every other claim is rejected):
 ``not-realizable``
     no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
-    activation patterns with a Farkas vector at every leaf (docs/certificates.md).
+    activation patterns with a Farkas vector (or a proved lemma) at every leaf (docs/certificates.md).
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``
@@ -305,26 +305,57 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
     leaves = 0
     for c, U in zip(cases, Us):
-        tree = c.get("tree")
-        if set(c) != {"U", "tree"} or not isinstance(tree, list):
-            raise CheckFailed("a case is {'U': ..., 'tree': [nodes in preorder]}")
-        stack = [{}]  # decided (j, i) -> active, for each subtree still to read
-        for node in tree:
-            if not stack:
-                raise CheckFailed("the tree has nodes after it is complete")
-            dec = stack.pop()
-            split = node.get("split") if isinstance(node, dict) and set(node) == {"split"} else None
-            if split is None:
-                _refute_leaf(node, dec, X, Y, U, k)
-                leaves += 1
-                continue
-            if not (isinstance(split, list) and len(split) == 2 and all(isinstance(t, int) and not isinstance(t, bool) for t in split)
-                    and 0 <= split[0] < len(X) and 0 <= split[1] < k and tuple(split) not in dec):
+        if not (isinstance(c, dict) and set(c) in ({"U", "tree"}, {"U", "tree", "lemmas"}) and isinstance(c.get("lemmas", []), list)):
+            raise CheckFailed("a case is {'U': ..., 'tree': [nodes in preorder], optional 'lemmas': [...]}")
+        proved = []  # assumptions of the lemmas verified so far, in order
+        for lemma in c.get("lemmas", []):
+            assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
+            if not isinstance(assume, list) or not all(
+                    isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], len(X), k) for a in assume):
+                raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
+            dec = {(a[0], a[1]): a[2] for a in assume}
+            if len(dec) != len(assume):
+                raise CheckFailed("a lemma assumes the same split twice")
+            leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
+            proved.append(dec)
+        leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
+
+
+def _pair(p, n, k):
+    return all(isinstance(t, int) and not isinstance(t, bool) for t in p) and 0 <= p[0] < n and 0 <= p[1] < k
+
+
+def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
+    """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
+
+    A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
+    """
+    if not isinstance(tree, list):
+        raise CheckFailed("a tree is a list of nodes in preorder")
+    stack, leaves = [dec0], 0  # decided (j, i) -> active, for each subtree still to read
+    for node in tree:
+        if not stack:
+            raise CheckFailed("the tree has nodes after it is complete")
+        dec = stack.pop()
+        keys = set(node) if isinstance(node, dict) else None
+        if keys == {"lemma"}:
+            t = node["lemma"]
+            if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(proved)) or \
+                    any(dec.get(key) is not a for key, a in proved[t].items()):
+                raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
+        elif keys == {"split"}:
+            split = node["split"]
+            if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
                 raise CheckFailed(f"bad split {split!r}")
             stack += [{**dec, tuple(split): False}, {**dec, tuple(split): True}]  # active child first
-        if stack:
-            raise CheckFailed("the tree is incomplete")
-    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
+            continue
+        else:
+            _refute_leaf(node, dec, X, Y, U, k)
+        leaves += 1
+    if stack:
+        raise CheckFailed("the tree is incomplete")
+    return leaves
 
 
 def _vector(obj, size, name):

@@ -17,7 +17,9 @@ its labels give linear equations. Each node's system is linear in V: decided exa
 2. pairs are ordered so that equations close early (samples whose coordinates are already
    met first, then the coordinate that completes the most samples);
 3. conflict-directed backjumping: a refutation only uses the splits that introduced its rows;
-   if the split of the current node is not among them, the same refutation closes this node.
+   if the split of the current node is not among them, the same refutation closes this node;
+4. learning: each refuted subtree becomes a lemma (its decisions imply infeasibility) that
+   closes, without an LP, any later branch repeating those decisions.
 
 Unknown U (m = 1, ReLU): by positive homogeneity ``|u| relu(v . x) = relu(|u| v . x)``, so u can be
 taken in {-1, 0, 1}^k, and by permuting units non-increasing: every such u is refuted in turn.
@@ -107,13 +109,25 @@ class _Search:
         self.nodes = self.lps = 0
         self.open_leaves: list[tuple[dict, list[Fraction]]] = []
         self.cache: dict = {}
+        # lemmas (refuted subtrees with the decisions they use), watched by their last decision
+        self.learn = not collect_all
+        self.lemmas: list[dict] = []
+        self.watch: dict[tuple, list] = {}
+        self.lemma_hits = 0
         self.deadline: float | None = None
+        # the rows of the current node (ids), kept as stacks; rowdata holds their integer form
+        self.rowdata: dict = {}
+        self.E = [("eq", j, r) for j in range(self.n) for r in range(self.m) if not any(U[r][i] != 0 for i in range(self.k))]
+        self.B: list = []
+        for row in self.E:
+            self.rowdata[row] = self._int_coeffs(row)
 
     # rows of a node: ("eq", j, r) and ("sign", j, i), kept as integer rows times a positive scale
     def _eq_ready(self, j, r):
         return all((j, i) in self.decided for i in self.rel if self.U[r][i] != 0)
 
-    def _rows(self):
+    def _scan_rows(self):
+        """The rows of the node given by ``self.decided`` (found by scanning; for :func:`case_system`)."""
         eqs, ubs = [], []
         for j in range(self.n):
             for r in range(self.m):
@@ -125,6 +139,9 @@ class _Search:
 
     def _int_coeffs(self, row):
         """(integer coefficients, integer rhs, scale): the row multiplied by ``scale`` > 0."""
+        hit = self.rowdata.get(row)
+        if hit is not None:
+            return hit
         kind, j, x = row
         if kind == "sign":
             active = self.decided[(j, x)][0]
@@ -201,9 +218,10 @@ class _Search:
 
     def _lp(self, parent=None, new_rows=()):
         """Decide the node: repair the parent's point locally, refute locally, else one full LP."""
-        eqs, ubs = self._rows()
+        eqs, ubs = self.E, self.B
         if parent is not None and new_rows:
-            sup = lambda r: self._int_coeffs(r)[3]  # noqa: E731
+            data = self.rowdata
+            sup = lambda r: data[r][3]  # noqa: E731
             S0 = frozenset().union(*(sup(r) for r in new_rows))
             touch_e = [r for r in eqs if sup(r) & S0]
             touch_u = [r for r in ubs if sup(r) & S0]
@@ -243,7 +261,7 @@ class _Search:
             if point is None:
                 conflict = frozenset().union(*(self._deps(r) for r, _ in used)) if used else frozenset()
                 leaf = {"farkas": [[r[0], r[1], r[2], _fmt(y)] for r, y in used]}
-                return _Closed([leaf], conflict)
+                return self._learn([leaf], conflict)
         if depth == len(self.order):
             if self.collect_all:  # an open leaf in the tree; no backjumping over it
                 self.open_leaves.append((dict(self.decided), point))
@@ -255,9 +273,20 @@ class _Search:
         children = {}
         for active in ((val >= 0, val < 0) if val != 0 else (True, False)):
             self.decided[(j, i)] = (active, depth)
-            new = self._new_rows(j, i)
-            keep = point if self._satisfies(point, new) else None
-            res = self.run(depth + 1, keep, point, new)
+            res = self._lemma_hit(j, i, active)
+            if res is None:
+                new = self._new_rows(j, i)
+                ne, nb = len(self.E), len(self.B)
+                for row in new:
+                    self.rowdata[row] = self._int_coeffs(row)
+                    (self.E if row[0] == "eq" else self.B).append(row)
+                keep = point if self._satisfies(point, new) else None
+                try:
+                    res = self.run(depth + 1, keep, point, new)
+                finally:
+                    for row in new:
+                        del self.rowdata[row]
+                    del self.E[ne:], self.B[nb:]
             del self.decided[(j, i)]
             if isinstance(res, _Open):
                 return res
@@ -265,7 +294,26 @@ class _Search:
                 return res  # backjump: the refutation does not use this split
             children[active] = res
         tree = [{"split": [j, i]}] + children[True].tree + children[False].tree
-        return _Closed(tree, (children[True].conflict | children[False].conflict) - {depth})
+        return self._learn(tree, (children[True].conflict | children[False].conflict) - {depth})
+
+    def _learn(self, tree, conflict):
+        """Record a refuted subtree as a lemma: its conflict's decisions imply infeasibility."""
+        if not self.learn:
+            return _Closed(tree, conflict)
+        lits = [[*self.order[t], self.decided[self.order[t]][0]] for t in sorted(conflict)]
+        lid = len(self.lemmas)
+        self.lemmas.append({"assume": lits, "tree": tree})
+        if lits:  # watched by its last decision in the (static) order
+            self.watch.setdefault(tuple(lits[-1]), []).append((lid, lits))
+        return _Closed([{"lemma": lid}], conflict)
+
+    def _lemma_hit(self, j, i, active):
+        """A recorded lemma whose decisions all hold now, as a closed leaf (no LP needed)."""
+        for lid, lits in self.watch.get((j, i, active), ()):
+            if all(self.decided.get((a, b), (None,))[0] == act for a, b, act in lits):
+                self.lemma_hits += 1
+                return _Closed([{"lemma": lid}], frozenset(self.decided[(a, b)][1] for a, b, _ in lits))
+        return None
 
 
 def _fmt(v: Fraction) -> str:
@@ -360,7 +408,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
                 cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
                 verify(cert, instance)
                 return Decision("realizable", cert, net, stats)
-            refuted.append({"U": [[_fmt(x) for x in row] for row in Uc], "tree": res.tree})
+            stats["lemma_hits"] = stats.get("lemma_hits", 0) + s.lemma_hits
+            refuted.append({"U": [[_fmt(x) for x in row] for row in Uc], "lemmas": s.lemmas, "tree": res.tree})
     finally:
         sys.setrecursionlimit(old)
     cert = {
@@ -403,10 +452,10 @@ def enumerate_leaves(instance: Instance, U, *, method: str = "auto"):
 
 def case_system(s: _Search, decided: dict):
     """The exact system (eq rows, ub rows with coefficients) of one pattern of a search ``s``."""
-    saved = s.decided
-    s.decided = decided
+    saved, data = s.decided, s.rowdata
+    s.decided, s.rowdata = decided, {}
     try:
-        eqs, ubs = s._rows()
+        eqs, ubs = s._scan_rows()
         return [s._coeffs(r) for r in eqs], [s._coeffs(r) for r in ubs]
     finally:
-        s.decided = saved
+        s.decided, s.rowdata = saved, data
