@@ -5,13 +5,14 @@ Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) 
 
 * **realisable**: exact rational weights and a ``realizes`` certificate;
 * **not realisable**: a ``not-realizable`` certificate, a case tree over activation patterns
-  with a Farkas vector at every closed leaf (docs/certificates.md), verified by the stdlib checker.
+  with a Farkas vector or a learnt lemma at every leaf (docs/certificates.md), verified by the
+  stdlib checker.
 
 Method. A node of the tree fixes, for some (sample j, unit i), whether unit i is active
 (``v_i . x_j >= 0``, contributing ``v_i . x_j``) or inactive (``v_i . x_j <= 0``, contributing 0);
 both cases cover every V, and on the kink they agree. Once every unit of sample j is fixed,
 its labels give linear equations. Each node's system is linear in V: decided exactly by
-:func:`exactrelu.exact.lp.feasible`. Search is depth first, with three savings:
+:func:`exactrelu.exact.lp.feasible`. Search is depth first, with four savings:
 
 1. a child that the parent's exact point still satisfies is feasible without an LP;
 2. pairs are ordered so that equations close early (samples whose coordinates are already
