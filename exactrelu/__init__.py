@@ -1,3 +1,22 @@
-"""exactrelu: learn and certify two-layer rectified networks in exact arithmetic."""
+"""exactrelu: learn and certify two-layer rectified networks in exact arithmetic.
+
+>>> import exactrelu as er
+>>> inst = er.planted(d=4, k=2, m=2, n=100, seed=0)
+>>> er.recover(inst, k=2).network.equivalent(inst.planted)
+True
+"""
 
 __version__ = "0.1.0"
+
+from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, InvalidInput, NotRealizable,  # noqa: E402
+                     ProposalFailed)
+from .exact.matrix import QMatrix  # noqa: E402
+from .instances import Instance, planted, read_instance, write_instance  # noqa: E402
+from .network import RELU, Activation, Network  # noqa: E402
+from .recover.exact import RecoveryResult, recover  # noqa: E402
+
+__all__ = [
+    "__version__", "Activation", "RELU", "Network", "QMatrix", "Instance", "planted", "read_instance",
+    "write_instance", "recover", "RecoveryResult", "ExactReluError", "InvalidInput", "AssumptionViolated",
+    "NotRealizable", "ProposalFailed", "CertificateInvalid",
+]

@@ -17,6 +17,7 @@ from .errors import ExactReluError, InvalidInput
 REGISTRARS = [
     "exactrelu.commands:register",
     "exactrelu.commands.worstcase:register",
+    "exactrelu.commands.prove:register",
     "exactrelu.hardness.commands:register",
 ]
 

@@ -120,9 +120,15 @@ def cmd_recover(args) -> int:
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    progress = (lambda msg: print(f"  .. {msg}", file=sys.stderr)) if args.verbose else None
-    res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
-                  check=not args.no_check, progress=progress)
+    from ..progress import LineProgress
+
+    progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
+    try:
+        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
+                      check=not args.no_check, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "

@@ -34,6 +34,8 @@ __all__ = [
     "solve_square",
     "solve_consistent",
     "InconsistentSystem",
+    "rational_reconstruction",
+    "solve_small_direction",
 ]
 
 #: Primes below 2**62 used for modular rank computations (any prime works; these are fixed
@@ -147,3 +149,53 @@ def solve_consistent(M: flint.fmpz_mat, B: flint.fmpz_mat, *, what: str = "syste
             evidence={"failing_rows": bad[:20], "n_failing": len(bad)},
         )
     return X
+
+
+def rational_reconstruction(a: int, p: int) -> tuple[int, int] | None:
+    """(r, s) with r / s = a mod p, |r|, s <= sqrt(p / 2), if such a pair exists (Wang's algorithm).
+
+    >>> p = PRIMES[0]
+    >>> rational_reconstruction(3 * pow(7, -1, p) % p, p)
+    (3, 7)
+    """
+    bound = math.isqrt(p // 2)
+    r0, r1, s0, s1 = p, a % p, 0, 1
+    while r1 > bound:
+        q = r0 // r1
+        r0, r1, s0, s1 = r1, r0 - q * r1, s1, s0 - q * s1
+    if s1 == 0 or abs(s1) > bound or math.gcd(r1, abs(s1)) != 1:
+        return None
+    return (r1, s1) if s1 > 0 else (-r1, -s1)
+
+
+def solve_small_direction(M: flint.fmpz_mat, b: Sequence, p: int = PRIMES[0]) -> list | None:
+    """Solve ``M x = b`` modulo ``p`` and return the direction of x with small rational entries, or None.
+
+    Meant for systems whose solution is a multiple of a vector with small entries (the weights of a
+    unit): x is scaled so that its first non-zero entry is 1 and every entry is reconstructed from its
+    residue. The result is a *proposal*: callers verify it exactly. ``b`` holds ints or Fractions.
+    Returns None if ``M`` is singular modulo p or an entry does not reconstruct.
+    """
+    from fractions import Fraction
+
+    n = M.nrows()
+    rhs = []
+    for v in b:
+        v = Fraction(v)
+        rhs.append(v.numerator * pow(v.denominator, -1, p) % p)
+    try:
+        x = flint.nmod_mat(M, p).solve(flint.nmod_mat(n, 1, rhs, p))
+    except ZeroDivisionError:
+        return None
+    vals = [int(x[i, 0]) for i in range(n)]
+    lead = next((v for v in vals if v), None)
+    if lead is None:
+        return None
+    inv = pow(lead, -1, p)
+    out = []
+    for v in vals:
+        rr = rational_reconstruction(v * inv % p, p)
+        if rr is None:
+            return None
+        out.append(Fraction(*rr))
+    return out

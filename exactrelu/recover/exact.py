@@ -1,9 +1,10 @@
 """Exact recovery of a two-layer rectified network from noiseless labels (Bakshi et al. 2019).
 
 Works in the papers' orientation: X = inputs.T (d x n), A = labels.T (m x n), W = f(V X).
-If U has full column rank k then rowspan(A) = rowspan(W), and for inputs in general position
-the only vectors of rowspan(A) vanishing on k-1 samples where unit i is inactive are the
-multiples of W_i (shared/notes/exact-recovery-math.md). The algorithm:
+If U has full column rank k then rowspan(A) = rowspan(W). For a set Z of samples where unit i is
+inactive, {y in rowspan(A) : y_Z = 0} = span(W_i) if and only if the other units' rows restricted
+to Z have rank k-1 (proved in exactrelu.theorems.uniqueness_lemma); a sample where another unit is
+inactive too does not help, so samples are added to Z until one dimension is left. The algorithm:
 
 1. ``B``: k rows of A independent modulo a prime (so over Q); rank(A) != k is reported.
 2. For each unit of a float proposal, its most confidently inactive samples Z (most negative
@@ -36,7 +37,8 @@ import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
-from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p
+from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
+                            solve_small_direction)
 from ..exact.matrix import QMatrix
 from ..exact.rationals import rational_root
 from ..instances import Instance
@@ -192,8 +194,7 @@ def recover(
                 suggestion="fewer units (k = rank), the worst-case solver `exactrelu solve`, or, for rank < k, "
                            "note that the problem is NP-hard in general (`exactrelu hardness`).")
         rows = independent_rows(A, PRIMES[1])
-    Arows = A.tolist()
-    B = flint.fmpz_mat([Arows[i] for i in rows])  # k x n
+    B = flint.fmpz_mat([[int(i == r) for i in range(m)] for r in rows]) * A  # rows of A: k x n
     BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
@@ -208,26 +209,47 @@ def recover(
     sources = []
 
     def take(V_prop: np.ndarray, source: str) -> None:
+        """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
         t1 = time.perf_counter()
         S = Xn @ V_prop.T  # normalised margins, n x rows
         active = (S > 0).sum(axis=1)
-        for i in range(S.shape[1]):
-            if len(cands) == k:
+        rows = range(min(S.shape[1], 2 * k))
+        orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), k)) for i in rows}
+        first = {}
+        for i in rows:  # the preferred order of every row: kernels now, one product C B for all
+            kz = _kernel_from_order(B, BT, orders[i][0], k, source)
+            if isinstance(kz, dict):
+                rejected.append(kz)
+            else:
+                first[i] = kz
+        Y = flint.fmpz_mat([c for c, _ in first.values()]) * B if first else None
+        ents = Y.entries() if first else []
+        where = {i: r for r, i in enumerate(first)}
+        new: list[_Candidate] = []
+        for i in rows:
+            if len(cands) + len(new) == k:
                 break
-            for order in _zero_orders(S[:, i], active - (S[:, i] > 0), k):
-                cand = _unit_from_order(B, BT, order, k, source)
-                if not isinstance(cand, dict):
-                    if any(c.positive == cand.positive for c in cands):
-                        break  # the same unit twice
-                    cand = _confirm(cand, Xrows, XT, act, d, rng)
+            cand = None
+            if i in first:
+                r = where[i]
+                cand = _oriented(flint.fmpz_mat(1, n, ents[r * n:(r + 1) * n]) if len(first) > 1 else Y, first[i][1], source)
+            if cand is None or isinstance(cand, dict):
+                if cand is not None:
+                    rejected.append(cand)
+                for order in orders[i][1:]:  # the other orders, one at a time
+                    cand = _unit_from_order(B, BT, order, k, source)
                     if not isinstance(cand, dict):
-                        cands.append(cand)
                         break
-                rejected.append(cand)
+                    rejected.append(cand)
+            if isinstance(cand, _Candidate) and not any(c.positive == cand.positive for c in cands + new):
+                new.append(cand)
+        for c in _confirm_all(new, Xrows, XT, act, d, rng, rejected):
+            if len(cands) < k:
+                cands.append(c)
         T.add("units", t1)
 
     t0 = time.perf_counter()
-    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d)
+    proposal = _run_proposer(init, k, act, random_state, Xf, Yf, d, progress)
     tries += int(getattr(proposal[1], "n_tries_", 0) or 0)
     t0 = T.add("proposal", t0)
     sources.append(proposal[2])
@@ -242,7 +264,7 @@ def recover(
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
         seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
-        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks)
+        sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks, progress=progress)
         try:
             sp.fit(Xf, Yf)
         except ProposalFailed as exc:
@@ -263,7 +285,11 @@ def recover(
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
-    cols = independent_columns(F)
+    cols = []
+    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+        cols = independent_columns(F, p)
+        if len(cols) == k:
+            break
     if len(cols) < k:
         raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
     Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
@@ -313,10 +339,12 @@ def _float_view(inst: Instance, c: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(Xs), np.array(Ys)
 
 
-def _run_proposer(init, k, act, random_state, Xf, Yf, d):
+def _run_proposer(init, k, act, random_state, Xf, Yf, d, progress=None):
     if isinstance(init, (np.ndarray, list, tuple)):
         return proposal_array(init, d), None, "weights"
     est = make_proposer(init, k, activation=act, random_state=random_state)
+    if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
+        est.progress = progress
     if not hasattr(est, "V_"):
         est.fit(Xf, Yf)
     name = init if isinstance(init, str) else type(est).__name__
@@ -339,19 +367,20 @@ def _zero_orders(score: np.ndarray, others_active: np.ndarray, k: int):
     yield np.random.default_rng(len(score)).permutation(pool)
 
 
-def _unit_from_order(B, BT, order, k, source):
-    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict.
+def _kernel_from_order(B, BT, order, k, source):
+    """The primitive c with c^T B vanishing on leading samples of ``order`` (unique up to scale), or a rejection.
 
     Starts from the first k-1 samples; while the vectors vanishing there form a space of
     dimension q > 1 (another unit vanishes there too, or samples are repeated), it adds the next
     sample of ``order`` at which some of those vectors is non-zero, so q drops at every step.
+    Returns ``(c, Z)`` or a rejection dict.
     """
     Z = [int(j) for j in order[: k - 1]]
     pos = k - 1
     while True:
         kern = primitive_kernel(flint.fmpz_mat([BT[j] for j in Z])) if Z else [[1]] if k == 1 else []
         if len(kern) == 1:
-            break
+            return kern[0], Z
         if len(kern) == 0:
             return {"source": source, "reason": "no vector of the row span vanishes on the proposed inactive samples",
                     "zeros": Z}
@@ -364,7 +393,10 @@ def _unit_from_order(B, BT, order, k, source):
                     "nullity": len(kern)}
         Z.append(int(order[pos]))
         pos += 1
-    y = flint.fmpz_mat([kern[0]]) * B
+
+
+def _oriented(y: flint.fmpz_mat, Z: list[int], source: str):
+    """A candidate unit from a row-span vector y (1 x n) if it is one-signed, else a rejection."""
     vals = y.entries()
     pos = [j for j, v in enumerate(vals) if v > 0]
     neg = [j for j, v in enumerate(vals) if v < 0]
@@ -376,30 +408,42 @@ def _unit_from_order(B, BT, order, k, source):
     return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
 
 
-def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator) -> list[int] | None:
+def _unit_from_order(B, BT, order, k, source):
+    """The non-negative vector of rowspan(B) vanishing on leading samples of ``order``, or a rejection dict."""
+    kz = _kernel_from_order(B, BT, order, k, source)
+    if isinstance(kz, dict):
+        return kz
+    c, Z = kz
+    return _oriented(flint.fmpz_mat([c]) * B, Z, source)
+
+
+def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
     """d samples among ``idx`` with independent inputs: random picks, tested exactly modulo a prime."""
     if len(idx) < d:
         return None
     for _ in range(3):
         pick = sorted(int(j) for j in rng.choice(idx, size=d, replace=False))
-        if rank_mod_p(flint.fmpz_mat([Xrows[j] for j in pick])) == d:
-            return pick
+        M = flint.fmpz_mat([Xrows[j] for j in pick])
+        if rank_mod_p(M) == d:
+            return pick, M
     Xs = flint.fmpz_mat([Xrows[j] for j in idx]).transpose()
     cols = independent_columns(Xs)
     if len(cols) < d:
         return None
-    return [idx[c] for c in cols[:d]]
+    pick = [idx[c] for c in cols[:d]]
+    return pick, flint.fmpz_mat([Xrows[j] for j in pick])
 
 
-def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
+def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
     pos = c.positive
-    pick = _choose_independent(pos, Xrows, d, rng)
-    if pick is None:
+    chosen = _choose_independent(pos, Xrows, d, rng)
+    if chosen is None:
         raise AssumptionViolated(
             f"a unit is active on {len(pos)} samples whose inputs span fewer than d = {d} dimensions: "
             "its weights are not determined by equations alone",
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
+    pick, M = chosen
     yv = [int(c.y[0, j]) for j in pick]
     if act.degree == 1:
         rhs = yv
@@ -414,7 +458,12 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
                     f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
                     evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
             rhs.append(r)
-    M = flint.fmpz_mat([Xrows[j] for j in pick])
+    if not exact:  # a proposal: the direction modulo a prime, small rationals reconstructed (verified later)
+        sol = solve_small_direction(M, rhs)
+        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
+            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
+                sol = [-a for a in sol]
+            return sol, pick
     if act.degree == 1:
         sol = M.solve(flint.fmpz_mat([[v] for v in rhs]))
     else:
@@ -422,15 +471,8 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng):
     return [Fraction(int(x.p), int(x.q)) for x in sol.entries()], pick
 
 
-def _confirm(c: _Candidate, Xrows, XT, act: Activation, d: int, rng) -> _Candidate | dict:
-    """Solve the unit's weights exactly and check f(v . x_j) is a positive multiple of y_j for every j.
-
-    Returns the candidate with ``v`` and ``f`` filled in, or a rejection dict with the evidence.
-    """
-    try:
-        row, solved_on = _solve_weights(c, Xrows, act, d, rng)
-    except NotRealizable as exc:
-        return {"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence}
+def _primitive_weights(row: list[Fraction]) -> list[int]:
+    """The positive primitive integer multiple of a rational vector."""
     den = 1
     for x in row:
         den = den * x.denominator // math.gcd(den, x.denominator)
@@ -438,21 +480,57 @@ def _confirm(c: _Candidate, Xrows, XT, act: Activation, d: int, rng) -> _Candida
     g = 0
     for x in v:
         g = math.gcd(g, x)
-    v = [x // g for x in v] if g > 1 else v
-    F = act.apply_fmpz_mat(flint.fmpz_mat([v]) * XT)  # 1 x n
-    j0 = solved_on[0]
-    a, b = c.y[0, j0], F[0, j0]
-    if b > 0 and F * a == c.y * b:
+    return [x // g for x in v] if g > 1 else v
+
+
+def _confirm_all(cands: list[_Candidate], Xrows, XT, act: Activation, d: int, rng, rejected: list) -> list[_Candidate]:
+    """Solve each candidate's weights exactly, then check f(v . x_j) is a positive multiple of y_j for every j.
+
+    One product V X for all candidates (FLINT's one-row products cost about as much as a k-row one);
+    each row is then checked on its own, so a false candidate is rejected without affecting the others.
+    Returns the confirmed candidates (``v``, ``f`` filled in); rejections are appended to ``rejected``.
+    """
+    out, retry = _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, exact=False)
+    if retry:  # the modular shortcut did not verify: solve those exactly
+        out += _confirm_batch(retry, Xrows, XT, act, d, rng, rejected, exact=True)[0]
+    return out
+
+
+def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
+    solved = []
+    for c in cands:
+        try:
+            row, solved_on = _solve_weights(c, Xrows, act, d, rng, exact=exact)
+        except NotRealizable as exc:
+            rejected.append({"source": c.record.source, "reason": str(exc).split(":")[0], "evidence": exc.evidence})
+            continue
         c.record.solved_on = solved_on
-        c.v, c.f = v, F
-        return c
+        c.v = _primitive_weights(row)
+        solved.append(c)
+    if not solved:
+        return [], []
+    F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
     n = F.ncols()
-    on = [j for j in c.positive if F[0, j] * a != c.y[0, j] * b]
-    off = [j for j in range(n) if c.y[0, j] == 0 and F[0, j] != 0]
-    return {"source": c.record.source,
-            "reason": "the exact weights solved on d samples of the active set fail other equations (active set) or "
-                      "inequalities (inactive set)",
-            "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)}
+    ents = F.entries() if len(solved) > 1 else None
+    out, retry = [], []
+    for i, c in enumerate(solved):
+        j0 = c.record.solved_on[0]
+        a, b = c.y[0, j0], F[i, j0]
+        Fi = flint.fmpz_mat(1, n, ents[i * n:(i + 1) * n]) if ents is not None else F
+        if b > 0 and Fi * a == c.y * b:
+            c.f = Fi
+            out.append(c)
+            continue
+        if not exact:
+            retry.append(c)
+            continue
+        on = [j for j in c.positive if Fi[0, j] * a != c.y[0, j] * b]
+        off = [j for j in range(n) if c.y[0, j] == 0 and Fi[0, j] != 0]
+        rejected.append({"source": c.record.source,
+                         "reason": "the exact weights solved on d samples of the active set fail other equations "
+                                   "(active set) or inequalities (inactive set)",
+                         "failing_equations": on[:10], "failing_inequalities": off[:10], "n_failing": len(on) + len(off)})
+    return out, retry
 
 
 def _residual_error(R, zden, inst: Instance) -> NotRealizable:
