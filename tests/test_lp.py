@@ -165,14 +165,14 @@ def test_presolve_false_infeasible_is_corrected_without_presolve(monkeypatch):
     """HiGHS' presolve once called a feasible system infeasible: the exact check must catch it."""
     real = lp._highs_propose
 
-    def presolve_liar(S, presolve):
-        if presolve:
+    def first_liar(S, presolve):
+        if not presolve:
             return lp._Proposal("infeasible", ray=None)
         return real(S, presolve)
 
-    monkeypatch.setattr(lp, "_propose", presolve_liar)
+    monkeypatch.setattr(lp, "_propose", first_liar)
     res = feasible(A_eq=[[1, 2, 3]], b_eq=[6], A_ub=[[-1, 0, 0], [0, -1, 0], [0, 0, -1]], b_ub=[0, 0, 0])
-    assert res.status == "feasible" and res.method == "highs-nopresolve"
+    assert res.status == "feasible" and res.method == "highs-presolve"
     assert_witness(res, [[1, 2, 3]], [6], [[-1, 0, 0], [0, -1, 0], [0, 0, -1]], [0, 0, 0], 3)
 
 
@@ -279,7 +279,7 @@ def test_valid_certificates_verify_without_instance():
     f, i = _feasible_cert(), _infeasible_cert()
     assert checker.check(f, None).startswith("lp-feasible")
     assert checker.check(i, None).startswith("lp-infeasible")
-    assert f["provenance"]["method"] in ("highs", "highs-nopresolve", "exact-simplex")
+    assert f["provenance"]["method"] in ("highs", "highs-presolve", "exact-simplex")
 
 
 def _tamper(cert, path, value):
