@@ -63,4 +63,4 @@ def test_errors_and_exit_codes(files, capsys):
     assert "a.txt, line 1: clause before" in capsys.readouterr().err
     assert main(["hardness"]) == 2
     assert main(["hardness", "from-cnf", str(t / "f.cnf"), "-o", str(t / "i.json")]) == 0
-    assert main(["hardness", "decide", str(t / "i.json"), "--max-nodes", "2", "-o", str(t / "x.json")]) == 2
+    assert main(["hardness", "decide", str(t / "i.json"), "--max-nodes", "2", "-o", str(t / "x.json")]) == 1  # undecided: nothing claimed

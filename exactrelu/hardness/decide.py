@@ -50,7 +50,7 @@ from fractions import Fraction
 import flint
 
 from ..certificates.envelope import FORMAT, instance_sha256, provenance, realizes_certificate, verify
-from ..errors import InvalidInput
+from ..errors import ExactReluError, InvalidInput
 from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -59,8 +59,11 @@ from ..network import RELU, Network
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
 
 
-class SearchLimit(InvalidInput):
-    """The search met its node limit before deciding (raise ``max_nodes`` or shrink the instance)."""
+class SearchLimit(ExactReluError):
+    """The search met its node or time limit before deciding: nothing is claimed (exit 1 in the CLI).
+
+    Raise ``max_nodes`` / ``time_limit`` or shrink the instance.
+    """
 
 
 @dataclass
