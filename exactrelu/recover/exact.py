@@ -39,7 +39,7 @@ from ..certificates.envelope import instance_sha256, realizes_certificate, verif
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
 from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
                             solve_small_direction)
-from ..exact.matrix import QMatrix, fmpz_mat_from_scaled
+from ..exact.matrix import QMatrix, fmpz_mat_from_scaled, int_times_dyadic
 from ..exact.rationals import rational_root
 from ..instances import Instance
 from ..network import RELU, Activation, Network
@@ -99,15 +99,20 @@ class _RowView:
     rebuilt from the floats: scaling by a power of two is exact, and ~50x cheaper than indexing FLINT.
     """
 
-    def __init__(self, M: flint.fmpz_mat, floats: np.ndarray | None = None, den: int = 1):
-        self.M, self.c = M, M.ncols()
+    def __init__(self, M: "flint.fmpz_mat | QMatrix"):
+        self.Q = M if isinstance(M, QMatrix) else None
+        self._M = None if isinstance(M, QMatrix) else M
+        self.c = M.shape[1] if isinstance(M, QMatrix) else M.ncols()
         self.floats, self.shift = None, 0
-        if floats is not None and den & (den - 1) == 0 and floats.shape == (M.nrows(), M.ncols()):
-            shift = den.bit_length() - 1
-            with np.errstate(over="ignore"):  # overflow gives inf, which fails the test below
-                ok = shift <= 1074 and floats.size and np.abs(np.ldexp(floats, shift)).max() < 2.0**104
-            if ok:
-                self.floats, self.shift = floats, shift  # every scaled entry is an exact integer below 2**104
+        src = self.Q.float_source if self.Q is not None else None
+        if src is not None and src[2] <= 104 and src[1] <= 1074:
+            self.floats, self.shift = src[0], src[1]  # every scaled entry is an exact integer below 2**104
+
+    @property
+    def M(self) -> flint.fmpz_mat:
+        if self._M is None:
+            self._M = self.Q.num
+        return self._M
 
     def __getitem__(self, i: int) -> list:
         if self.floats is not None:
@@ -120,6 +125,24 @@ class _RowView:
         if self.floats is not None:
             return fmpz_mat_from_scaled(np.ldexp(self.floats[idx], self.shift))
         return flint.fmpz_mat([self[i] for i in idx])
+
+
+class _InputProducts:
+    """Exact products ``V @ Xnum.T`` (V small integers), from the float64 source by int64 limbs when it
+    exists (no d x n FLINT conversion), else with FLINT."""
+
+    def __init__(self, X: QMatrix):
+        self.X, self._T = X, None
+
+    def times(self, V: list[list[int]]) -> flint.fmpz_mat:
+        src = self.X.float_source
+        if src is not None:
+            P = int_times_dyadic(V, *src)
+            if P is not None:
+                return P
+        if self._T is None:
+            self._T = self.X.num.transpose()
+        return flint.fmpz_mat(V) * self._T
 
 
 class _Timer:
@@ -246,8 +269,8 @@ def recover(
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = _RowView(inst.inputs.num, inst.inputs_float, int(inst.inputs.den))
-    XT = inst.inputs.num.transpose()
+    Xrows = _RowView(inst.inputs)
+    XT = _InputProducts(inst.inputs)
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Xn = normalize_rows(Xf)
     cands: list[_Candidate] = []
@@ -572,7 +595,7 @@ def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
         solved.append(c)
     if not solved:
         return [], []
-    F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
+    F = act.apply_fmpz_mat(XT.times([c.v for c in solved]))  # r x n
     n, r = F.ncols(), len(solved)
     a = [c.y(c.record.solved_on[0]) for c in solved]
     b = [F[i, c.record.solved_on[0]] for i, c in enumerate(solved)]
