@@ -16,6 +16,9 @@ from .errors import ExactReluError, InvalidInput
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
     "exactrelu.commands:register",
+    "exactrelu.commands.worstcase:register",
+    "exactrelu.commands.prove:register",
+    "exactrelu.hardness.commands:register",
     "exactrelu.commands.certify:register",
 ]
 

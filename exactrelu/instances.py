@@ -66,7 +66,8 @@ class Instance:
             labels = labels[:, None]
         if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
             labels_f = as_float_array(labels, name="labels")
-        X = QMatrix.coerce(inputs, name="inputs")
+        # float64 inputs are converted to FLINT only if some computation needs the integer matrix
+        X = QMatrix.from_numpy(inputs_f, lazy=True) if inputs_f is not None else QMatrix.coerce(inputs, name="inputs")
         Y = QMatrix.coerce(labels, name="labels")
         return cls(X, Y, activation, planted, inputs_f, labels_f, {"labels_from_float": labels_f is not None})
 
@@ -215,7 +216,7 @@ def planted(
         if m < k or rank_mod_p(Uq.num) == k:
             break
     net = Network(Uq, QMatrix.from_numpy(V), activation)
-    Xq = QMatrix.from_numpy(X, name="inputs")
+    Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)
     meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
             "inputs": inputs, "weights": weights}

@@ -29,7 +29,7 @@ import flint
 import numpy as np
 
 from .errors import InvalidInput
-from .exact.matrix import QMatrix, as_float_array
+from .exact.matrix import QMatrix, as_float_array, int_times_dyadic
 from .exact.rationals import to_fraction
 
 __all__ = ["Activation", "RELU", "Network"]
@@ -158,7 +158,10 @@ class Network:
         """``f(V X)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
         if inputs.shape[1] != self.d:
             raise InvalidInput(f"inputs have {inputs.shape[1]} columns, the network expects d = {self.d}")
-        P = self.V.num * inputs.num.transpose()
+        src = inputs.float_source
+        P = int_times_dyadic(self.V.num.tolist(), *src) if src is not None else None
+        if P is None:
+            P = self.V.num * inputs.num.transpose()
         c = self.activation.degree
         return QMatrix(self.activation.apply_fmpz_mat(P), (int(self.V.den) * int(inputs.den)) ** c)
 

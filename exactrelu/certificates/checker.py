@@ -15,6 +15,16 @@ Claims known (every other claim is rejected):
 ``realizes``
     for every sample j and output r, ``sum_i U[r][i] f(V[i] . x_j) == labels[j][r]``,
     f = ReLU or the rectified power t^c (DESIGN.md, "Certificates").
+
+``not-realizable``
+    no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
+    any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
+    activation patterns with a Farkas vector (or a proved lemma) at every leaf (docs/certificates.md).
+``lp-feasible``
+    the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
+``lp-infeasible``
+    ``y_ub >= 0``, ``y_eq^T A_eq + y_ub^T A_ub = 0`` and ``y_eq^T b_eq + y_ub^T b_ub < 0``
+    (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
 """
 
 from __future__ import annotations
@@ -201,6 +211,8 @@ def check_realizes(cert: dict, instance: dict) -> str:
     allowed = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"}
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    if instance is None:
+        raise CheckFailed("claim 'realizes' needs its instance")
     X, Y, digest = parsed_instance(instance["inputs"], instance["labels"])
     if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")
@@ -236,11 +248,176 @@ def check_realizes(cert: dict, instance: dict) -> str:
     return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
 
 
-CLAIMS = {"realizes": check_realizes}
+def _refute_leaf(leaf, dec, X, Y, U, k):
+    """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero)."""
+    rows = leaf.get("farkas") if isinstance(leaf, dict) and set(leaf) == {"farkas"} else None
+    if not isinstance(rows, list):
+        raise CheckFailed("a leaf must be {'farkas': [[kind, j, index, multiplier], ...]}")
+    d = len(X[0])
+    acc = [[Fraction(0)] * d for _ in range(k)]
+    rhs = Fraction(0)
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign")
+                and all(isinstance(t, int) and not isinstance(t, bool) for t in row[1:3])):
+            raise CheckFailed(f"malformed Farkas row {row!r}")
+        kind, j, x, y = row[0], row[1], row[2], parse_rational(row[3])
+        if not (0 <= j < len(X) and 0 <= x < (len(Y[0]) if kind == "eq" else k)):
+            raise CheckFailed(f"Farkas row {row!r} out of range")
+        if kind == "sign":  # active: -v_x . x_j <= 0 ; inactive: v_x . x_j <= 0
+            if (j, x) not in dec or y < 0:
+                raise CheckFailed(f"sign row {row!r} undecided on this branch or with a negative multiplier")
+            s = -y if dec[(j, x)] else y
+            acc[x] = [a + s * t for a, t in zip(acc[x], X[j])]
+        else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
+            if any(U[x][i] != 0 and (j, i) not in dec for i in range(k)):
+                raise CheckFailed(f"equation {row!r} used before all its units are decided")
+            for i in range(k):
+                if U[x][i] != 0 and dec[(j, i)]:
+                    acc[i] = [a + y * U[x][i] * t for a, t in zip(acc[i], X[j])]
+            rhs += y * Y[j][x]
+    if any(a != 0 for r in acc for a in r) or rhs >= 0:
+        raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
+
+
+def check_not_realizable(cert: dict, instance: dict) -> str:
+    """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
+    allowed = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
+    if set(cert) - allowed:
+        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    if instance is None:
+        raise CheckFailed("claim 'not-realizable' needs its instance")
+    Xp, Yp, digest = parsed_instance(instance["inputs"], instance["labels"])
+    if cert.get("instance_sha256") != digest:
+        raise CheckFailed("instance_sha256 does not match the instance")
+    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
+    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
+        raise CheckFailed("not-realizable is a claim about the ReLU")
+    k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
+        raise CheckFailed("k must be a positive integer and cases a list")
+    Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
+    if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
+        import itertools
+        expect = [[list(map(Fraction, u))] for u in itertools.combinations_with_replacement((1, 0, -1), k)]
+        if m != 1 or Us != expect:
+            raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
+    elif mode != "given" or len(cases) != 1:
+        raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
+    leaves = 0
+    for c, U in zip(cases, Us):
+        if not (isinstance(c, dict) and set(c) in ({"U", "tree"}, {"U", "tree", "lemmas"}) and isinstance(c.get("lemmas", []), list)):
+            raise CheckFailed("a case is {'U': ..., 'tree': [nodes in preorder], optional 'lemmas': [...]}")
+        proved = []  # assumptions of the lemmas verified so far, in order
+        for lemma in c.get("lemmas", []):
+            assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
+            if not isinstance(assume, list) or not all(
+                    isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], len(X), k) for a in assume):
+                raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
+            dec = {(a[0], a[1]): a[2] for a in assume}
+            if len(dec) != len(assume):
+                raise CheckFailed("a lemma assumes the same split twice")
+            leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
+            proved.append(dec)
+        leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
+
+
+def _pair(p, n, k):
+    return all(isinstance(t, int) and not isinstance(t, bool) for t in p) and 0 <= p[0] < n and 0 <= p[1] < k
+
+
+def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
+    """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
+
+    A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
+    """
+    if not isinstance(tree, list):
+        raise CheckFailed("a tree is a list of nodes in preorder")
+    stack, leaves = [dec0], 0  # decided (j, i) -> active, for each subtree still to read
+    for node in tree:
+        if not stack:
+            raise CheckFailed("the tree has nodes after it is complete")
+        dec = stack.pop()
+        keys = set(node) if isinstance(node, dict) else None
+        if keys == {"lemma"}:
+            t = node["lemma"]
+            if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(proved)) or \
+                    any(dec.get(key) is not a for key, a in proved[t].items()):
+                raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
+        elif keys == {"split"}:
+            split = node["split"]
+            if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
+                raise CheckFailed(f"bad split {split!r}")
+            stack += [{**dec, tuple(split): False}, {**dec, tuple(split): True}]  # active child first
+            continue
+        else:
+            _refute_leaf(node, dec, X, Y, U, k)
+        leaves += 1
+    if stack:
+        raise CheckFailed("the tree is incomplete")
+    return leaves
+
+
+def _vector(obj, size, name):
+    if not isinstance(obj, list) or len(obj) != size:
+        raise CheckFailed(f"{name} must be a list of {size} rationals")
+    return [parse_rational(x) for x in obj]
+
+
+def _lp_system(cert, extra):
+    """The inline system of an LP claim: (n, A_eq, b_eq, A_ub, b_ub)."""
+    allowed = {"format", "version", "claim", "system", "provenance"} | extra
+    if set(cert) - allowed:
+        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    s = cert.get("system")
+    if not isinstance(s, dict) or set(s) != {"nvars", "A_eq", "b_eq", "A_ub", "b_ub"}:
+        raise CheckFailed("system must have exactly nvars, A_eq, b_eq, A_ub, b_ub")
+    n = s["nvars"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise CheckFailed("nvars must be a non-negative integer")
+    out = [n]
+    for a, b in (("A_eq", "b_eq"), ("A_ub", "b_ub")):
+        if not isinstance(s[a], list):
+            raise CheckFailed(f"{a} must be a list of rows")
+        rows = len(s[a])
+        out += [_matrix(s[a], rows, n, a), _vector(s[b], rows, b)]
+    return out
+
+
+def check_lp_feasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-feasible``: every constraint of the inline system holds at ``point``."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"point"})
+    x = _vector(cert.get("point"), n, "point")
+    for i, (row, b) in enumerate(zip(Ae, be)):
+        if sum(map(mul, row, x)) != b:
+            raise CheckFailed(f"equation {i} fails at the point")
+    for i, (row, b) in enumerate(zip(Au, bu)):
+        if sum(map(mul, row, x)) > b:
+            raise CheckFailed(f"inequality {i} fails at the point")
+    return f"lp-feasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables hold at the point"
+
+
+def check_lp_infeasible(cert: dict, instance=None) -> str:
+    """Verify ``lp-infeasible``: the Farkas vector (y_eq, y_ub) proves that no point exists."""
+    n, Ae, be, Au, bu = _lp_system(cert, {"y_eq", "y_ub"})
+    ye = _vector(cert.get("y_eq"), len(Ae), "y_eq")
+    yu = _vector(cert.get("y_ub"), len(Au), "y_ub")
+    if any(v < 0 for v in yu):
+        raise CheckFailed("y_ub has a negative entry")
+    for j in range(n):
+        if sum(v * row[j] for v, row in zip(ye + yu, Ae + Au)) != 0:
+            raise CheckFailed(f"the combination y^T A is not zero in column {j}")
+    if sum(map(mul, ye + yu, be + bu)) >= 0:
+        raise CheckFailed("the combination y^T b is not negative")
+    return f"lp-infeasible: {len(Ae)} equations, {len(Au)} inequalities in {n} variables have no solution (Farkas vector checked)"
+
+
+CLAIMS = {"realizes": check_realizes, "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible,
+          "not-realizable": check_not_realizable}
 
 
 def check(cert: dict, instance: dict | None) -> str:
-    """Verify a certificate (a parsed JSON object) against a loaded instance."""
+    """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
     if cert.get("version") != 1:
@@ -248,8 +425,6 @@ def check(cert: dict, instance: dict | None) -> str:
     claim = cert.get("claim")
     if claim not in CLAIMS:
         raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")
-    if instance is None:
-        raise CheckFailed(f"claim {claim!r} needs its instance")
     return CLAIMS[claim](cert, instance)
 
 

@@ -1,12 +1,15 @@
 """Blind Las Vegas search for the units' inactive sets: no initialiser needed.
 
 A random (k-1)-subset Z of samples is inactive for a given unit with probability about
-2^-(k-1) on Gaussian data; then the vector of the row span of the labels that vanishes on Z
-is that unit's row of f(V X), which is non-negative with about n/2 zeros. Each try is screened
+2^-(k-1) on Gaussian data; if moreover the other units restricted to Z have rank k-1 (measured:
+in 40-50% of such subsets for k = 2..4, exactrelu.theorems.uniqueness_lemma), the vector of the
+row span of the labels that vanishes on Z is that unit's row of f(V X), which is non-negative with
+about n/2 zeros. Each try is screened
 in floating point (an SVD of a (k-1) x k matrix and one pass over n entries); promising
 candidates become a float estimate of the unit's weights (least squares on its support) that
 the exact step confirms or refuses. Expected tries: about 2^(k-1) H_k, so this proposer is
-meant for k up to about 12; larger k needs the gradient or tensor proposers.
+meant for k up to about 12 (measured tries are within a small factor of that estimate); larger
+k needs the gradient or tensor proposers.
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=4, k=2, m=2, n=200, seed=3)

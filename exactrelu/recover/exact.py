@@ -1,9 +1,10 @@
 """Exact recovery of a two-layer rectified network from noiseless labels (Bakshi et al. 2019).
 
 Works in the papers' orientation: X = inputs.T (d x n), A = labels.T (m x n), W = f(V X).
-If U has full column rank k then rowspan(A) = rowspan(W), and for inputs in general position
-the only vectors of rowspan(A) vanishing on k-1 samples where unit i is inactive are the
-multiples of W_i (shared/notes/exact-recovery-math.md). The algorithm:
+If U has full column rank k then rowspan(A) = rowspan(W). For a set Z of samples where unit i is
+inactive, {y in rowspan(A) : y_Z = 0} = span(W_i) if and only if the other units' rows restricted
+to Z have rank k-1 (proved in exactrelu.theorems.uniqueness_lemma); a sample where another unit is
+inactive too does not help, so samples are added to Z until one dimension is left. The algorithm:
 
 1. ``B``: k rows of A independent modulo a prime (so over Q); rank(A) != k is reported.
 2. For each unit of a float proposal, its most confidently inactive samples Z (most negative
@@ -38,7 +39,7 @@ from ..certificates.envelope import instance_sha256, realizes_certificate, verif
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, ProposalFailed
 from ..exact.linalg import (PRIMES, exact_rank, independent_columns, independent_rows, primitive_kernel, rank_mod_p,
                             solve_small_direction)
-from ..exact.matrix import QMatrix
+from ..exact.matrix import QMatrix, fmpz_mat_from_scaled, int_times_dyadic
 from ..exact.rationals import rational_root
 from ..instances import Instance
 from ..network import RELU, Activation, Network
@@ -92,14 +93,56 @@ class RecoveryResult:
 
 
 class _RowView:
-    """Rows of an fmpz_mat as lists of fmpz, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries)."""
+    """Rows of an fmpz_mat as lists of integers, read on demand (a full tolist() of X costs ~0.1 s per 10^6 entries).
 
-    def __init__(self, M: flint.fmpz_mat):
-        self.M, self.c = M, M.ncols()
+    With ``floats`` (the float64 array the matrix was converted from, exactly ``M / 2**shift``) a row is
+    rebuilt from the floats: scaling by a power of two is exact, and ~50x cheaper than indexing FLINT.
+    """
+
+    def __init__(self, M: "flint.fmpz_mat | QMatrix"):
+        self.Q = M if isinstance(M, QMatrix) else None
+        self._M = None if isinstance(M, QMatrix) else M
+        self.c = M.shape[1] if isinstance(M, QMatrix) else M.ncols()
+        self.floats, self.shift = None, 0
+        src = self.Q.float_source if self.Q is not None else None
+        if src is not None and src[2] <= 104 and src[1] <= 1074:
+            self.floats, self.shift = src[0], src[1]  # every scaled entry is an exact integer below 2**104
+
+    @property
+    def M(self) -> flint.fmpz_mat:
+        if self._M is None:
+            self._M = self.Q.num
+        return self._M
 
     def __getitem__(self, i: int) -> list:
+        if self.floats is not None:
+            return [int(v) for v in np.ldexp(self.floats[i], self.shift).tolist()]
         M = self.M
         return [M[i, j] for j in range(self.c)]
+
+    def matrix(self, idx: list[int]) -> flint.fmpz_mat:
+        """The rows ``idx`` as an fmpz_mat."""
+        if self.floats is not None:
+            return fmpz_mat_from_scaled(np.ldexp(self.floats[idx], self.shift))
+        return flint.fmpz_mat([self[i] for i in idx])
+
+
+class _InputProducts:
+    """Exact products ``V @ Xnum.T`` (V small integers), from the float64 source by int64 limbs when it
+    exists (no d x n FLINT conversion), else with FLINT."""
+
+    def __init__(self, X: QMatrix):
+        self.X, self._T = X, None
+
+    def times(self, V: list[list[int]]) -> flint.fmpz_mat:
+        src = self.X.float_source
+        if src is not None:
+            P = int_times_dyadic(V, *src)
+            if P is not None:
+                return P
+        if self._T is None:
+            self._T = self.X.num.transpose()
+        return flint.fmpz_mat(V) * self._T
 
 
 class _Timer:
@@ -114,11 +157,34 @@ class _Timer:
 
 @dataclass
 class _Candidate:
-    y: flint.fmpz_mat  # 1 x n, >= 0
+    """A non-negative vector y of the labels' row span: y = sign * Y[row] (Y a batched product)."""
+
+    Y: flint.fmpz_mat
+    row: int
+    sign: int
     positive: list[int]
     record: UnitRecord
     v: list[int] | None = None  # primitive integer weights of the unit
-    f: flint.fmpz_mat | None = None  # 1 x n, f(v . Xnum), a positive multiple of y
+    F: flint.fmpz_mat | None = None  # f(v . Xnum) is F[frow], a positive multiple of y
+    frow: int = 0
+
+    def y(self, j: int):
+        return self.Y[self.row, j] * self.sign
+
+
+def _stack(rows: list[tuple[flint.fmpz_mat, int, int]], n: int) -> flint.fmpz_mat:
+    """The matrix whose i-th row is sign_i * M_i[row_i], by selection products (no per-entry Python work)."""
+    out = None
+    groups: dict[int, tuple[flint.fmpz_mat, list]] = {}
+    for i, (M, r, sg) in enumerate(rows):
+        groups.setdefault(id(M), (M, []))[1].append((i, r, sg))
+    for M, items in groups.values():
+        sel = [[0] * M.nrows() for _ in rows]
+        for i, r, sg in items:
+            sel[i][r] = sg
+        part = flint.fmpz_mat(sel) * M
+        out = part if out is None else out + part
+    return out if out is not None else flint.fmpz_mat(0, n)
 
 
 def _as_instance(inputs, labels, activation) -> Instance:
@@ -192,14 +258,19 @@ def recover(
                 evidence={"rank": r, "k": k, "m": m},
                 suggestion="fewer units (k = rank), the worst-case solver `exactrelu solve`, or, for rank < k, "
                            "note that the problem is NP-hard in general (`exactrelu hardness`).")
-        rows = independent_rows(A, PRIMES[1])
+        for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
+            rows = independent_rows(A, p)
+            if len(rows) == k:
+                break
+        else:  # pragma: no cover - needs three primes dividing the same minors
+            raise AssumptionViolated(f"rank(labels) = {k} over Q but below k modulo {len(PRIMES)} primes")
     B = flint.fmpz_mat([[int(i == r) for i in range(m)] for r in rows]) * A  # rows of A: k x n
     BT = _RowView(B.transpose())  # rows j of B^T on demand
     t0 = T.add("rank", t0)
 
     # 2. proposals and the units they point at
-    Xrows = _RowView(inst.inputs.num)
-    XT = inst.inputs.num.transpose()
+    Xrows = _RowView(inst.inputs)
+    XT = _InputProducts(inst.inputs)
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Xn = normalize_rows(Xf)
     cands: list[_Candidate] = []
@@ -231,7 +302,7 @@ def recover(
             cand = None
             if i in first:
                 r = where[i]
-                cand = _oriented(flint.fmpz_mat(1, n, ents[r * n:(r + 1) * n]) if len(first) > 1 else Y, first[i][1], source)
+                cand = _oriented(Y, r, ents[r * n:(r + 1) * n], first[i][1], source)
             if cand is None or isinstance(cand, dict):
                 if cand is not None:
                     rejected.append(cand)
@@ -262,7 +333,10 @@ def recover(
         masks = [np.zeros(n, dtype=bool) for _ in cands]
         for mask, c in zip(masks, cands):
             mask[c.positive] = True
-        seed = None if random_state is None else (hash((random_state, rounds)) & 0xFFFFFFFF)
+        if isinstance(random_state, np.random.Generator):
+            seed = random_state
+        else:
+            seed = None if random_state is None else (int(random_state) * 1_000_003 + rounds) & 0xFFFFFFFF
         sp = SearchProposer(k, activation=act, random_state=seed, exclude=masks, progress=progress)
         try:
             sp.fit(Xf, Yf)
@@ -280,7 +354,7 @@ def recover(
     # 3. the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
     t0 = time.perf_counter()
     Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
-    F = flint.fmpz_mat(k, n, [v for c in cands for v in c.f.entries()])
+    F = _stack([(c.F, c.frow, 1) for c in cands], n)
     t0 = T.add("hidden", t0)
 
     # 4. U from k independent columns of F, then U F == A everywhere
@@ -394,17 +468,16 @@ def _kernel_from_order(B, BT, order, k, source):
         pos += 1
 
 
-def _oriented(y: flint.fmpz_mat, Z: list[int], source: str):
-    """A candidate unit from a row-span vector y (1 x n) if it is one-signed, else a rejection."""
-    vals = y.entries()
+def _oriented(Y: flint.fmpz_mat, row: int, vals: list, Z: list[int], source: str):
+    """A candidate unit from the row-span vector Y[row] (entries ``vals``) if it is one-signed, else a rejection."""
     pos = [j for j, v in enumerate(vals) if v > 0]
     neg = [j for j, v in enumerate(vals) if v < 0]
     if pos and neg:
         return {"source": source, "reason": "the row-span vector vanishing on the proposed samples has both signs "
                 "(one of them was active)", "zeros": Z, "positive": len(pos), "negative": len(neg)}
     if neg:
-        y, pos = -y, neg
-    return _Candidate(y, pos, UnitRecord(Z, len(pos), [], source))
+        return _Candidate(Y, row, -1, neg, UnitRecord(Z, len(neg), [], source))
+    return _Candidate(Y, row, 1, pos, UnitRecord(Z, len(pos), [], source))
 
 
 def _unit_from_order(B, BT, order, k, source):
@@ -413,7 +486,8 @@ def _unit_from_order(B, BT, order, k, source):
     if isinstance(kz, dict):
         return kz
     c, Z = kz
-    return _oriented(flint.fmpz_mat([c]) * B, Z, source)
+    y = flint.fmpz_mat([c]) * B
+    return _oriented(y, 0, y.entries(), Z, source)
 
 
 def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator):
@@ -422,19 +496,51 @@ def _choose_independent(idx: list[int], Xrows, d: int, rng: np.random.Generator)
         return None
     for _ in range(3):
         pick = sorted(int(j) for j in rng.choice(idx, size=d, replace=False))
-        M = flint.fmpz_mat([Xrows[j] for j in pick])
+        M = Xrows.matrix(pick)
         if rank_mod_p(M) == d:
             return pick, M
-    Xs = flint.fmpz_mat([Xrows[j] for j in idx]).transpose()
+    Xs = Xrows.matrix(list(idx)).transpose()
     cols = independent_columns(Xs)
     if len(cols) < d:
         return None
     pick = [idx[c] for c in cols[:d]]
-    return pick, flint.fmpz_mat([Xrows[j] for j in pick])
+    return pick, Xrows.matrix(pick)
+
+
+def _right_hand_side(c: _Candidate, pick: list[int], act: Activation) -> list:
+    """The values v . x_j must take on the chosen samples: y_j (ReLU) or (y_j / y_j0)^(1/c) (t^c), exactly."""
+    yv = [int(c.y(j)) for j in pick]
+    if act.degree == 1:
+        return yv
+    y0 = Fraction(yv[0])
+    rhs = []
+    for j, v in zip(pick, yv):
+        r = rational_root(Fraction(v) / y0, act.degree)
+        if r is None:
+            raise NotRealizable(
+                f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
+                f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
+                evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
+        rhs.append(r)
+    return rhs
 
 
 def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
+    """Weights v with v . x_j = rhs_j on d samples of the unit's support, and those samples.
+
+    ``exact=False``: d random samples of the support, solved modulo a prime and reconstructed as a
+    direction with small entries (a proposal; the caller verifies it on every sample). Otherwise, or if
+    that fails, d samples independent modulo a prime (so over Q) and an exact rational solve.
+    """
     pos = c.positive
+    if not exact and len(pos) >= d:
+        pick = sorted(int(j) for j in rng.choice(pos, size=d, replace=False))
+        rhs = _right_hand_side(c, pick, act)
+        sol = solve_small_direction(Xrows.matrix(pick), rhs)  # None if singular modulo p
+        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
+            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
+                sol = [-a for a in sol]
+            return sol, pick
     chosen = _choose_independent(pos, Xrows, d, rng)
     if chosen is None:
         raise AssumptionViolated(
@@ -443,26 +549,7 @@ def _solve_weights(c: _Candidate, Xrows, act: Activation, d: int, rng, exact: bo
             evidence={"support_size": len(pos), "d": d},
             suggestion="more samples, or the worst-case solver `exactrelu solve` (it uses linear programs)")
     pick, M = chosen
-    yv = [int(c.y[0, j]) for j in pick]
-    if act.degree == 1:
-        rhs = yv
-    else:
-        y0 = Fraction(yv[0])
-        rhs = []
-        for j, v in zip(pick, yv):
-            r = rational_root(Fraction(v) / y0, act.degree)
-            if r is None:
-                raise NotRealizable(
-                    f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
-                    f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
-                    evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
-            rhs.append(r)
-    if not exact:  # a proposal: the direction modulo a prime, small rationals reconstructed (verified later)
-        sol = solve_small_direction(M, rhs)
-        if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
-            if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
-                sol = [-a for a in sol]
-            return sol, pick
+    rhs = _right_hand_side(c, pick, act)
     if act.degree == 1:
         sol = M.solve(flint.fmpz_mat([[v] for v in rhs]))
     else:
@@ -508,23 +595,29 @@ def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
         solved.append(c)
     if not solved:
         return [], []
-    F = act.apply_fmpz_mat(flint.fmpz_mat([c.v for c in solved]) * XT)  # r x n
-    n = F.ncols()
-    ents = F.entries() if len(solved) > 1 else None
+    F = act.apply_fmpz_mat(XT.times([c.v for c in solved]))  # r x n
+    n, r = F.ncols(), len(solved)
+    a = [c.y(c.record.solved_on[0]) for c in solved]
+    b = [F[i, c.record.solved_on[0]] for i, c in enumerate(solved)]
+    diag = lambda w: flint.fmpz_mat([[w[i] if i == j else 0 for j in range(r)] for i in range(r)])  # noqa: E731
+    Ys = _stack([(c.Y, c.row, c.sign) for c in solved], n)
+    if all(x > 0 for x in b) and diag(a) * F == diag(b) * Ys:  # every row: F_i a_i == y_i b_i
+        good = range(r)
+    else:  # find the rows that fail (rare: false candidates, noisy labels)
+        Fe, Ye = F.entries(), Ys.entries()
+        good = [i for i in range(r) if b[i] > 0 and all(Fe[i * n + j] * a[i] == Ye[i * n + j] * b[i] for j in range(n))]
     out, retry = [], []
     for i, c in enumerate(solved):
-        j0 = c.record.solved_on[0]
-        a, b = c.y[0, j0], F[i, j0]
-        Fi = flint.fmpz_mat(1, n, ents[i * n:(i + 1) * n]) if ents is not None else F
-        if b > 0 and Fi * a == c.y * b:
-            c.f = Fi
+        if i in good:
+            c.F, c.frow = F, i
             out.append(c)
             continue
         if not exact:
             retry.append(c)
             continue
-        on = [j for j in c.positive if Fi[0, j] * a != c.y[0, j] * b]
-        off = [j for j in range(n) if c.y[0, j] == 0 and Fi[0, j] != 0]
+        Fi = [F[i, j] for j in range(n)]
+        on = [j for j in c.positive if Fi[j] * a[i] != c.y(j) * b[i]]
+        off = [j for j in range(n) if c.y(j) == 0 and Fi[j] != 0]
         rejected.append({"source": c.record.source,
                          "reason": "the exact weights solved on d samples of the active set fail other equations "
                                    "(active set) or inequalities (inactive set)",

@@ -1,0 +1,196 @@
+"""Hardness instances: sizes, lift / decode times, and exact decision beside z3.
+
+    python benchmarks/bench_hardness.py            # growing sizes, 60 s per instance (long)
+    python benchmarks/bench_hardness.py --quick    # small sizes, 10 s per instance (a few minutes)
+
+Part 1 (reduction): random 3-CNF with a planted solution, N variables and M = 4.2 N clauses;
+instance size (n, d) of CNF -> NAE-3SAT -> ReLU; time to reduce, to solve the CNF with
+python-sat (Minisat22), to lift the model to exact weights + a checked ``realizes``
+certificate, and to decode the weights back.
+
+Part 2 (decision): random NAE-3SAT at M = 2.1 N clauses (near the threshold: satisfiable and
+unsatisfiable mixed) and planted satisfiable ones; the instance with given U = [1, 1] and with
+U unknown, decided by exactrelu (exact, certified either way) and by z3 (linear real arithmetic
+with if-then-else for the ReLU; unknown output weights as integers in {-1, 0, 1}, which is exact
+by positive homogeneity, with u1 >= u2 to break the unit symmetry). z3's answers are not
+certified. Both answers are compared with python-sat on the NAE formula. Sizes grow until a
+solver needs more than the budget; the table reports times, the ratio and the largest N each
+decided. Writes benchmarks/results/bench_hardness.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from exactrelu.certificates.envelope import realizes_certificate, verify  # noqa: E402
+from exactrelu.hardness import (NaeToRelu, assignment_from_literals, random_kcnf, random_nae3,  # noqa: E402
+                                reduction_for)
+from exactrelu.hardness.decide import SearchLimit, decide  # noqa: E402
+
+
+def nae_sat(f) -> bool:
+    from pysat.solvers import Minisat22
+
+    with Minisat22() as s:
+        for c in f.clauses:
+            s.add_clause(list(c))
+            s.add_clause([-l for l in c])
+        return s.solve()
+
+
+def z3_decide(inst, unknown_u: bool, budget: float):
+    import z3
+
+    X = inst.inputs.to_fractions()
+    Y = inst.labels.to_fractions()
+    d = inst.d
+    v = [[z3.Real(f"v{i}_{t}") for t in range(d)] for i in range(2)]
+    s = z3.Solver()
+    s.set("timeout", int(budget * 1000))
+    if unknown_u:
+        u = [z3.Int(f"u{i}") for i in range(2)]
+        s.add(*[z3.And(x >= -1, x <= 1) for x in u], u[0] >= u[1])
+    for x, y in zip(X, Y):
+        terms = []
+        for i in range(2):
+            pre = z3.Sum([z3.Q(p.numerator, p.denominator) * v[i][t] for t, p in enumerate(x) if p != 0]) if any(x) else z3.RealVal(0)
+            r = z3.If(pre > 0, pre, z3.RealVal(0))
+            terms.append(z3.If(u[i] == 1, r, z3.If(u[i] == -1, -r, z3.RealVal(0))) if unknown_u else r)
+        s.add(terms[0] + terms[1] == z3.Q(y[0].numerator, y[0].denominator))
+    res = s.check()
+    return "realizable" if res == z3.sat else "not-realizable" if res == z3.unsat else "timeout"
+
+
+def ours(inst, unknown_u: bool, budget: float):
+    try:
+        res = decide(inst, U=None if unknown_u else [[1, 1]], time_limit=budget)
+        return res.status, res.stats
+    except SearchLimit:
+        return "timeout", {}
+
+
+def timed(fn, *a):
+    t = time.perf_counter()
+    out = fn(*a)
+    return out, time.perf_counter() - t
+
+
+def part_reduction(sizes):
+    from pysat.solvers import Minisat22
+
+    rows = []
+    for N in sizes:
+        f = random_kcnf(N, int(4.2 * N), seed=N, planted=True)
+        chain = reduction_for(f)
+        (inst, data), t_red = timed(chain.apply, f)
+        with Minisat22(bootstrap_with=[list(c) for c in f.clauses]) as s:
+            t = time.perf_counter()
+            s.solve()
+            sigma = assignment_from_literals(s.get_model(), N)
+            t_sat = time.perf_counter() - t
+        t = time.perf_counter()
+        net = chain.lift(sigma, data)
+        verify(realizes_certificate(inst, net), inst)
+        t_lift = time.perf_counter() - t
+        back, t_dec = timed(chain.invert, net, data)
+        assert f.satisfied_by(back)
+        rows.append({"N": N, "M": len(f.clauses), "n": inst.n, "d": inst.d, "reduce_s": t_red, "sat_s": t_sat,
+                     "lift_and_check_s": t_lift, "decode_s": t_dec})
+    return rows
+
+
+def part_decision(sizes, seeds, budget):
+    rows = []
+    alive = {("exactrelu", False): True, ("exactrelu", True): True, ("z3", False): True, ("z3", True): True}
+    for N in sizes:
+        for kind in ("random", "planted"):
+            for seed in range(seeds):
+                f = random_nae3(N, round(2.1 * N), seed=1000 * N + seed, planted=kind == "planted")
+                truth = nae_sat(f)
+                inst, _ = NaeToRelu().apply(f)
+                for unknown in (False, True):
+                    row = {"N": N, "M": len(f.clauses), "kind": kind, "seed": seed, "U": "unknown" if unknown else "given",
+                           "satisfiable": truth}
+                    for name, fn in (("exactrelu", ours), ("z3", z3_decide)):
+                        if not alive[(name, unknown)]:
+                            row[name] = {"status": "skipped"}
+                            continue
+                        out, t = timed(fn, inst, unknown, budget)
+                        status = out[0] if name == "exactrelu" else out
+                        if status != "timeout":
+                            assert (status == "realizable") == truth, (name, N, seed, status, truth)
+                        row[name] = {"status": status, "seconds": t}
+                        if status == "timeout":
+                            alive[(name, unknown)] = False
+                    rows.append(row)
+        if not any(alive.values()):
+            break
+    return rows
+
+
+def summarise(rows):
+    table = []
+    keys = sorted({(r["N"], r["U"], r["satisfiable"]) for r in rows})
+    for N, U, sat in keys:
+        sel = [r for r in rows if (r["N"], r["U"], r["satisfiable"]) == (N, U, sat)]
+        line = {"N": N, "U": U, "sat": sat, "count": len(sel)}
+        for name in ("exactrelu", "z3"):
+            ts = [r[name]["seconds"] for r in sel if r[name]["status"] not in ("timeout", "skipped")]
+            to = sum(r[name]["status"] == "timeout" for r in sel)
+            line[name] = statistics.median(ts) if ts and not to else None
+            line[name + "_timeouts"] = to
+        if line["exactrelu"] and line["z3"]:
+            line["ratio"] = line["exactrelu"] / line["z3"]
+        table.append(line)
+    return table
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--skip-reduction", action="store_true", help="only part 2")
+    p.add_argument("--skip-decision", action="store_true", help="only part 1")
+    p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_hardness.json"))
+    args = p.parse_args(argv)
+    if args.quick:
+        red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 6, 8, 10, 12, 16], 2, 10.0
+    else:
+        red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 100], 3, 60.0
+    red = part_reduction(red_sizes) if not args.skip_reduction else []
+    print("Part 1: 3-CNF (planted, M = 4.2 N) -> NAE-3SAT -> ReLU instance; lift = exact weights + checked certificate")
+    print(f"{'N':>5} {'M':>5} {'n':>6} {'d':>6} {'reduce s':>9} {'SAT s':>8} {'lift+check s':>13} {'decode s':>9}")
+    for r in red:
+        print(f"{r['N']:>5} {r['M']:>5} {r['n']:>6} {r['d']:>6} {r['reduce_s']:>9.3f} {r['sat_s']:>8.4f} {r['lift_and_check_s']:>13.3f} {r['decode_s']:>9.3f}")
+    dec = part_decision(dec_sizes, seeds, budget) if not args.skip_decision else []
+    table = summarise(dec)
+    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified) and by z3; budget {budget:.0f} s;"
+          " median seconds per instance (None: a timeout in the group)")
+    print(f"{'N':>4} {'U':>8} {'sat':>6} {'#':>3} {'exactrelu s':>12} {'z3 s':>9} {'ratio':>8} {'timeouts e/z':>13}")
+    for t in table:
+        fmt = lambda x: f"{x:.4f}" if x is not None else "-"  # noqa: E731
+        print(f"{t['N']:>4} {t['U']:>8} {str(t['sat']):>6} {t['count']:>3} {fmt(t['exactrelu']):>12} {fmt(t['z3']):>9} "
+              f"{(format(t['ratio'], '.1f') if 'ratio' in t else '-'):>8} "
+              f"{t['exactrelu_timeouts']:>6}/{t['z3_timeouts']}")
+    largest = {}
+    for name in ("exactrelu", "z3"):
+        for U in ("given", "unknown"):
+            ok = [r["N"] for r in dec if r["U"] == U and r[name]["status"] in ("realizable", "not-realizable")]
+            largest[f"{name}/{U}"] = max(ok) if ok else None
+    print("\nLargest N decided within the budget:", json.dumps(largest))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"quick": args.quick, "budget_s": budget, "reduction": red, "decision": dec,
+                               "summary": table, "largest": largest}, indent=1) + "\n")
+    print(f"results written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

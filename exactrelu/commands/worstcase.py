@@ -1,0 +1,106 @@
+"""``exactrelu patterns`` and ``exactrelu solve`` (the worst-case n^O(k) solver)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from ..errors import InvalidInput, NotRealizable
+
+
+def register(sub) -> None:
+    p = sub.add_parser("patterns", help="sign patterns of a subspace (orthants met, with Cover's count; or non-negative supports)",
+                       description="Count or list the sign vectors in {-,+}^n met by a subspace (the row span of an "
+                                   "instance's labels, or of a basis file), with Cover's bound beside the count; with "
+                                   "--nonnegative, the extreme rays and supports of its non-negative vectors.")
+    p.add_argument("instance", nargs="?", help="instance file: the subspace is the row span of labels.T")
+    p.add_argument("--basis", help="JSON file with a list of rows (k x n) spanning the subspace, instead of an instance")
+    p.add_argument("--nonnegative", action="store_true", help="supports of non-negative vectors (faces of the cone)")
+    p.add_argument("--list", action="store_true", help="print every pattern, one per line")
+    p.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    p.set_defaults(func=cmd_patterns)
+
+    p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
+                       description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
+                                   "row span, decide each by exact LP, and certify the network (n^O(k) time).")
+    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("-k", type=int, required=True, help="number of hidden units")
+    p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
+    p.add_argument("--evidence", help="when no network exists, write the per-pattern evidence (JSON) here")
+    p.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    p.set_defaults(func=cmd_solve)
+
+
+def _basis(args):
+    from ..exact.matrix import QMatrix
+    from ..instances import read_instance
+
+    if (args.instance is None) == (args.basis is None):
+        raise InvalidInput("give exactly one of an instance file or --basis FILE")
+    if args.basis:
+        try:
+            obj = json.loads(Path(args.basis).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InvalidInput(f"cannot read basis {args.basis}: {exc}") from None
+        rows = obj.get("basis") if isinstance(obj, dict) else obj
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise InvalidInput(f"{args.basis}: expected a list of rows, or {{\"basis\": [rows]}}")
+        return QMatrix.from_rows(rows, name="basis")
+    return read_instance(args.instance).labels.T
+
+
+def cmd_patterns(args) -> int:
+    from ..patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
+
+    B = _basis(args)
+    rows = integer_basis(B)
+    k, n = len(rows), B.shape[1]
+    t0 = time.perf_counter()
+    if args.nonnegative:
+        rays = extreme_rays(rows)
+        pats = nonnegative_patterns(rows, rays=rays)
+        if args.list:
+            for s in pats:
+                print(" ".join(map(str, s)) if s else "-")
+        print(f"non-negative patterns: {len(pats)} supports (faces of the cone, apex included), {len(rays)} extreme rays; "
+              f"n={n}, k={k}; {time.perf_counter() - t0:.3f} s")
+        return 0
+    count = 0
+    for s in sign_patterns(rows, progress=args.progress):
+        count += 1
+        if args.list:
+            print("".join("+" if x > 0 else "-" for x in s))
+    bound = cover_count(n, k) if k else 0
+    rel = "=" if count == bound else "<"
+    zeros = sum(1 for j in range(n) if all(row[j] == 0 for row in rows))
+    note = f" ({zeros} coordinates vanish on the whole subspace: no open orthant is met)" if zeros and k else ""
+    print(f"sign patterns: {count} {rel} Cover's bound 2*sum_(i<k) C(n-1,i) = {bound}; n={n}, k={k}; "
+          f"{time.perf_counter() - t0:.3f} s{note}")
+    return 0
+
+
+def cmd_solve(args) -> int:
+    from ..certificates.envelope import write_certificate
+    from ..instances import read_instance
+    from ..recover.worstcase import solve
+
+    inst = read_instance(args.instance)
+    t0 = time.perf_counter()
+    try:
+        res = solve(inst, args.k, progress=args.progress)
+    except NotRealizable as exc:
+        if args.evidence:
+            ev = dict(exc.evidence)
+            ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
+            obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
+            Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+        raise
+    out = Path(args.output) if args.output else Path(str(args.instance) + ".worstcase.cert.json")
+    write_certificate(res.certificate, out)
+    used = sum(1 for p in res.patterns if p.outcome == "unit")
+    print(f"VALID: {res.summary}")
+    print(f"rank(labels) = {res.rank}; {len(res.patterns)} patterns examined, {used} units; "
+          f"{time.perf_counter() - t0:.3f} s; certificate: {out}")
+    return 0

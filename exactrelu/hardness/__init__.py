@@ -1,0 +1,37 @@
+"""NP-hardness instances for k = 2 (rank(labels) < k), with certificates both ways.
+
+CNF --CnfToNae--> NAE-3SAT --NaeToRelu--> two-unit ReLU instance (m = 1, U = [1, 1]).
+Each step is a :class:`~exactrelu.hardness.reduction.Reduction` whose ``lift`` moves a
+satisfying assignment forward (ending in exact weights and a ``realizes`` certificate) and
+whose ``invert`` moves any exact realising weights back to a satisfying assignment.
+:mod:`exactrelu.hardness.decide` decides small instances exactly and certifies "not realisable".
+
+>>> from exactrelu.hardness import CNF, reduction_for
+>>> cnf = CNF(2, [(1, 2), (-1, -2)])
+>>> chain = reduction_for(cnf)
+>>> inst, data = chain.apply(cnf)
+>>> net = chain.lift((True, False), data)
+>>> chain.invert(net, data)
+(True, False)
+"""
+
+from .cnf import (CNF, NAE_MARK, NAEFormula, assignment_from_literals, assignment_to_literals, format_dimacs,
+                  parse_assignment, parse_dimacs, read_dimacs, write_dimacs)
+from .cnf_to_nae import CnfToNae
+from .generators import pigeonhole, planted_assignment, random_kcnf, random_nae3
+from .nae_to_relu import NaeToRelu
+from .reduction import Chain, Reduction
+
+__all__ = [
+    "CNF", "NAEFormula", "NAE_MARK", "parse_dimacs", "format_dimacs", "read_dimacs", "write_dimacs",
+    "assignment_from_literals", "assignment_to_literals", "parse_assignment",
+    "Reduction", "Chain", "CnfToNae", "NaeToRelu", "reduction_for",
+    "random_kcnf", "random_nae3", "pigeonhole", "planted_assignment",
+]
+
+
+def reduction_for(formula: CNF | NAEFormula) -> Chain:
+    """The chain from ``formula`` to a ReLU instance: CNF -> NAE -> ReLU, or NAE -> ReLU."""
+    if isinstance(formula, NAEFormula):
+        return Chain([NaeToRelu()])
+    return Chain([CnfToNae(), NaeToRelu()])

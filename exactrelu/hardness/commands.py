@@ -1,0 +1,169 @@
+"""``exactrelu hardness ...``: from-cnf, random, lift, decode, decide.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(); sub = p.add_subparsers()
+>>> register(sub)
+>>> p.parse_args(["hardness", "random", "--vars", "5", "--clauses", "8", "-o", "x.json"]).vars
+5
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..certificates.envelope import realizes_certificate, verify, write_certificate
+from ..errors import InvalidInput
+from ..instances import Instance, read_instance, write_instance
+from ..network import RELU, Network
+from . import reduction_for
+from .cnf import CNF, NAEFormula, assignment_to_literals, parse_assignment, read_dimacs, write_dimacs
+from .generators import random_kcnf, random_nae3
+
+__all__ = ["register"]
+
+
+def _formula_arg(p):
+    p.add_argument("formula", help="DIMACS file (CNF, or NAE-3SAT when marked 'c exactrelu:nae-3sat')")
+    p.add_argument("--as", dest="kind", choices=("auto", "cnf", "nae"), default="auto",
+                   help="read the clauses as CNF or as NAE-3SAT (default: by the file's mark)")
+
+
+def _load(args) -> CNF | NAEFormula:
+    return read_dimacs(args.formula, nae={"auto": None, "cnf": False, "nae": True}[args.kind])
+
+
+def _reduce(formula):
+    chain = reduction_for(formula)
+    inst, data = chain.apply(formula)
+    return chain, inst, data
+
+
+def _write_instance(inst: Instance, out: str, formula, label: str) -> None:
+    write_instance(inst, out)
+    print(f"{label}: {formula.num_vars} variables, {len(formula.clauses)} clauses -> instance n={inst.n}, d={inst.d}, "
+          f"m=1, k=2, U=[[1, 1]] written to {out}")
+
+
+def _from_cnf(args) -> int:
+    formula = _load(args)
+    _, inst, _ = _reduce(formula)
+    _write_instance(inst, args.output, formula, "from-cnf")
+    return 0
+
+
+def _random(args) -> int:
+    if args.kind == "nae":
+        formula = random_nae3(args.vars, args.clauses, seed=args.seed, planted=args.planted)
+    else:
+        formula = random_kcnf(args.vars, args.clauses, seed=args.seed, planted=args.planted)
+    if args.formula_out:
+        write_dimacs(formula, args.formula_out)
+    _, inst, _ = _reduce(formula)
+    _write_instance(inst, args.output, formula, f"random {args.kind}")
+    return 0
+
+
+def _lift(args) -> int:
+    formula = _load(args)
+    chain, inst, data = _reduce(formula)
+    try:
+        text = Path(args.assignment).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {args.assignment}: {exc}") from None
+    sigma = parse_assignment(text, formula.num_vars, source=str(args.assignment))
+    net = chain.lift(sigma, data)
+    cert = realizes_certificate(inst, net, source=str(args.formula))
+    summary = verify(cert, inst)
+    write_certificate(cert, args.output)
+    if args.instance_out:
+        write_instance(inst, args.instance_out)
+    print(f"lift: {summary}; certificate written to {args.output}")
+    return 0
+
+
+def _read_weights(path: str) -> Network:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise InvalidInput(f"{path}: expected a JSON object with 'U' and 'V'")
+    return Network.from_json({"U": obj.get("U"), "V": obj.get("V")} if "U" in obj and "V" in obj else obj, RELU)
+
+
+def _decode(args) -> int:
+    formula = _load(args)
+    chain, inst, data = _reduce(formula)
+    net = _read_weights(args.weights)
+    sigma = chain.invert(net, data)
+    line = "v " + " ".join(map(str, assignment_to_literals(sigma) + [0]))
+    if args.output:
+        Path(args.output).write_text(f"s SATISFIABLE\n{line}\n", encoding="utf-8")
+    print(line)
+    return 0
+
+
+def _decide(args) -> int:
+    from .decide import decide
+
+    inst = read_instance(args.instance)
+    U = None
+    if args.U is not None:
+        try:
+            U = [[x.strip() for x in row.split(",")] for row in args.U.split(";")]
+        except AttributeError:  # pragma: no cover - argparse gives a string
+            raise InvalidInput("--U must be rows separated by ';' of entries separated by ','") from None
+    res = decide(inst, U=U, k=args.k, method=args.method, max_nodes=args.max_nodes)
+    write_certificate(res.certificate, args.output)
+    print(f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; "
+          f"{res.stats['nodes']} nodes, {res.stats['lps']} exact LPs")
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``hardness`` and its sub-commands to the ``exactrelu`` parser."""
+    h = sub.add_parser("hardness", help="NP-hardness instances (k = 2) with certificates both ways",
+                       description="NP-hardness instances for k = 2 (rank(labels) < k) from CNF / NAE-3SAT formulas.")
+    hs = h.add_subparsers(dest="hardness_command", metavar="SUBCOMMAND", parser_class=type(h))
+    h.set_defaults(func=lambda args: (h.print_help(), 2)[1])
+
+    p = hs.add_parser("from-cnf", help="reduce a DIMACS formula to a ReLU instance")
+    _formula_arg(p)
+    p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
+    p.set_defaults(func=_from_cnf)
+
+    p = hs.add_parser("random", help="random NAE-3SAT (or 3-CNF) formula reduced to a ReLU instance")
+    p.add_argument("--vars", type=int, required=True)
+    p.add_argument("--clauses", type=int, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kind", choices=("nae", "cnf"), default="nae", help="random NAE-3SAT (default) or random 3-CNF")
+    p.add_argument("--planted", action="store_true", help="keep only clauses a hidden assignment satisfies (satisfiable)")
+    p.add_argument("--formula-out", help="also write the formula (DIMACS)")
+    p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
+    p.set_defaults(func=_random)
+
+    p = hs.add_parser("lift", help="satisfying assignment -> exact weights and a realizes certificate")
+    _formula_arg(p)
+    p.add_argument("assignment", help="file with the assignment: DIMACS literals or solver 'v' lines")
+    p.add_argument("-o", "--output", required=True, help="certificate file to write")
+    p.add_argument("--instance-out", help="also write the instance the certificate is about")
+    p.set_defaults(func=_lift)
+
+    p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
+    _formula_arg(p)
+    p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
+    p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")
+    p.set_defaults(func=_decode)
+
+    p = hs.add_parser("decide", help="decide a small instance exactly (k units); certify either answer")
+    p.add_argument("instance")
+    p.add_argument("--U", help="given output weights, rows ';'-separated, entries ','-separated (default: unknown, m = 1)")
+    p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
+    p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
+    p.add_argument("--max-nodes", type=int, default=None)
+    p.add_argument("-o", "--output", required=True, help="certificate file to write")
+    p.set_defaults(func=_decide)
