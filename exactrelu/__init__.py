@@ -2,8 +2,11 @@
 
 >>> import exactrelu as er
 >>> inst = er.planted(d=4, k=2, m=2, n=100, seed=0)
->>> er.recover(inst, k=2).network.equivalent(inst.planted)
+>>> er.recover_exact(inst, k=2).network.equivalent(inst.planted)
 True
+
+``exactrelu.recover`` is the subpackage of algorithms (``exactrelu.recover.exact``,
+``exactrelu.recover.worstcase``, ...); ``recover_exact`` is its main entry point.
 """
 
 __version__ = "0.1.0"
@@ -13,10 +16,11 @@ from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, Inv
 from .exact.matrix import QMatrix  # noqa: E402
 from .instances import Instance, planted, read_instance, write_instance  # noqa: E402
 from .network import RELU, Activation, Network  # noqa: E402
-from .recover.exact import RecoveryResult, recover  # noqa: E402
+from .recover.exact import RecoveryResult  # noqa: E402
+from .recover.exact import recover as recover_exact  # noqa: E402
 
 __all__ = [
     "__version__", "Activation", "RELU", "Network", "QMatrix", "Instance", "planted", "read_instance",
-    "write_instance", "recover", "RecoveryResult", "ExactReluError", "InvalidInput", "AssumptionViolated",
+    "write_instance", "recover_exact", "RecoveryResult", "ExactReluError", "InvalidInput", "AssumptionViolated",
     "NotRealizable", "ProposalFailed", "CertificateInvalid",
 ]

@@ -39,6 +39,14 @@ def normalize_rows(A: np.ndarray) -> np.ndarray:
     return B / np.where(nb > 0, nb, 1.0)
 
 
+def row_norms(A: np.ndarray) -> np.ndarray:
+    """Euclidean norms of the rows, computed without intermediate overflow or underflow."""
+    mx = np.abs(A).max(axis=1)
+    safe = np.where(mx > 0, mx, 1.0)
+    with np.errstate(over="ignore"):
+        return mx * np.linalg.norm(A / safe[:, None], axis=1)
+
+
 def expected_tries(k: int) -> float:
     """About 2^(k-1) H_k random subsets are needed to meet every unit once (coupon collector)."""
     return 2.0 ** (k - 1) * sum(1.0 / i for i in range(1, k + 1))
@@ -87,6 +95,7 @@ class SearchProposer:
         max_tries = self.max_tries or max(2000, int(40 * expected_tries(k)))
         # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
         Yn = normalize_rows(Y)
+        ynorm = row_norms(Y)
         Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
         if s.size < k or s[k - 1] <= s[0] * 1e-10:
             raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
@@ -141,7 +150,9 @@ class SearchProposer:
             idx = np.flatnonzero(mask)
             if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
                 idx = rng.choice(idx, size=8 * d, replace=False)
-            target = y[idx] if c == 1 else y[idx] ** (1.0 / c)
+            # y lives in the span of the row-normalised labels: undo the per-sample scaling 1/|Y_j|
+            t = y[idx] * ynorm[idx]
+            target = t if c == 1 else t ** (1.0 / c)
             V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)
         self.V_ = V
         return self
