@@ -40,7 +40,7 @@ def register(sub) -> None:
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
-    p.add_argument("--init", default="search", help="float proposal: search (default), auto, gradient, tensor, ica, "
+    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
@@ -87,7 +87,7 @@ def cmd_demo(args) -> int:
     print(_table(_timing_rows(res.timings)))
     print("result:")
     print(_table([
-        ("proposal", f"{res.proposer} ({res.tries} random subsets tried)"),
+        ("proposal", res.proposer + (f" ({res.tries} random subsets tried)" if res.tries else "")),
         ("label entries verified equal", f"{res.entries_verified} of {inst.n * inst.m} (exact rational arithmetic)"),
         ("independent checker", res.checked or "skipped"),
         ("parameter error vs planted", f"{err} (canonical form, exact)"),
@@ -132,8 +132,9 @@ def cmd_recover(args) -> int:
             progress.close()
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
+    tries = f", {res.tries} search tries" if res.tries else ""
     print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
-          f"(proposal {res.proposer}, {res.tries} tries)")
+          f"(proposal {res.proposer}{tries})")
     if res.checked:
         print(f"independent checker: {res.checked}")
     if inst.planted is not None and inst.planted.k == args.k:

@@ -203,7 +203,7 @@ def recover(
     *,
     k: int,
     activation: Activation | None = None,
-    init: Any = "search",
+    init: Any = "auto",
     random_state=0,
     check: bool = True,
     progress: Callable[[str], None] | None = None,
@@ -216,9 +216,10 @@ def recover(
     labels : (n x m) labels when ``inputs`` is an array (floats are taken exactly).
     k : number of hidden units; rank(labels) must equal k (U of full column rank).
     activation : ReLU (default, or the instance's) or ``Activation.power(c)``.
-    init : the float proposal: a proposer name (``"search"``; see :mod:`exactrelu.propose`), an
-        estimator with ``fit``/``V_``, or a (units x d) array of approximate weights. Units the
-        proposal misses are searched for blindly.
+    init : the float proposal: a proposer name (``"auto"`` (default), ``"search"``, ``"gradient"``,
+        ``"tensor"``, ``"ica"``; see :mod:`exactrelu.propose`), a weights file, an estimator with
+        ``fit``/``V_``, or a (units x d) array of approximate weights. Units the proposal misses are
+        searched for blindly.
     random_state : seed for the proposers.
     check : also run the independent standard-library checker on the certificate.
     progress : optional callback receiving one-line progress messages.
@@ -421,6 +422,8 @@ def _run_proposer(init, k, act, random_state, Xf, Yf, d, progress=None):
     if not hasattr(est, "V_"):
         est.fit(Xf, Yf)
     name = init if isinstance(init, str) else type(est).__name__
+    if getattr(est, "chosen_", None):  # auto: say what it chose
+        name = f"{name}:{est.chosen_}"
     return proposal_array(est.V_, d), est, name
 
 
