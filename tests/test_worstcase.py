@@ -47,9 +47,20 @@ def _assert_sound(inst, k):
 
 def test_planted_gaussian_is_recovered_up_to_symmetry():
     inst = planted(d=3, k=2, m=2, n=50, seed=0)
-    res = solve(inst, 2)
+    res = solve(inst, 2)  # the cheap exact route first
+    assert res.network.equivalent(inst.planted)
+    assert [(p.kind, p.outcome) for p in res.patterns] == [("row-span-recovery", "certified")]
+    res = solve(inst, 2, try_recovery=False)  # the enumeration alone
     assert res.network.equivalent(inst.planted)
     assert [p.outcome for p in res.patterns] == ["unit", "unit"]
+
+
+def test_large_k_takes_the_cheap_exact_route():
+    """k = 8: the cone has thousands of extreme rays at n = 200; row-span recovery certifies at once."""
+    inst = planted(d=10, k=8, m=8, n=600, seed=3)
+    res = solve(inst, 8)
+    assert res.network.equivalent(inst.planted)
+    assert res.patterns[0].kind == "row-span-recovery" and res.summary.startswith("realizes")
 
 
 @pytest.mark.parametrize("kind", ["integer-grid", "few-lines", "duplicated", "on-kinks"])
@@ -99,7 +110,7 @@ def test_realisable_integer_instances_are_always_solved(seed):
 def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
     # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realisable
     inst = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])
-    res = solve(inst, 2)
+    res = solve(inst, 2, try_recovery=False)
     kinds = [(p.kind, p.outcome) for p in res.patterns]
     assert kinds == [("extreme-ray", "refuted"), ("extreme-ray", "unit"), ("face", "unit")]
     for p in res.patterns:
@@ -170,6 +181,8 @@ def test_cli_patterns_and_solve(tmp_path, capsys):
     assert main(["solve", str(path), "-k", "2", "-o", str(cert)]) == 0
     assert "VALID: realizes" in capsys.readouterr().out
     assert checker.main([str(cert), str(path)]) == 0
+    assert main(["solve", str(path), "-k", "2", "-o", str(cert), "--enumerate-only"]) == 0
+    assert "VALID: realizes" in capsys.readouterr().out
 
 
 def test_cli_unrealisable_writes_evidence(tmp_path, capsys):

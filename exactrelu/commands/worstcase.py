@@ -30,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
     p.add_argument("--evidence", help="when no network exists, write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    p.add_argument("--enumerate-only", action="store_true",
+                   help="skip the polynomial row-span recovery tried first when rank(labels) = k")
     p.set_defaults(func=cmd_solve)
 
 
@@ -89,7 +91,7 @@ def cmd_solve(args) -> int:
     inst = read_instance(args.instance)
     t0 = time.perf_counter()
     try:
-        res = solve(inst, args.k, progress=args.progress)
+        res = solve(inst, args.k, progress=args.progress, try_recovery=not args.enumerate_only)
     except NotRealizable as exc:
         if args.evidence:
             ev = dict(exc.evidence)
