@@ -167,3 +167,28 @@ def test_optional_dependencies_missing_are_named(monkeypatch, tmp_path):
     (tmp_path / "m.pt").write_bytes(b"whatever")
     with pytest.raises(InvalidInput, match="needs torch"):
         load_weights(tmp_path / "m.pt")
+
+
+def test_certify_exact_json_weights_and_certificates(tmp_path, capsys):
+    """A realizes certificate (or any JSON with rational rows U, V) is read exactly as weights."""
+    import json
+
+    from exactrelu.cli import main
+    from exactrelu.instances import planted, write_instance
+
+    inst = planted(d=4, k=2, m=2, n=120, seed=5, weights="dyadic")
+    ip = write_instance(inst, tmp_path / "i.json")
+    wp = tmp_path / "w.json"
+    wp.write_text(json.dumps({"U": inst.planted.U.to_strings(), "V": inst.planted.V.to_strings()}))
+    assert main(["certify", str(ip), "--weights", str(wp), "--as-given", "-o", str(tmp_path / "c.json")]) == 0
+    assert "certified as given" in capsys.readouterr().out
+    assert main(["certify", str(ip), "--weights", str(tmp_path / "c.json"), "--as-given"]) == 0  # a certificate
+    obj = {"U": inst.planted.U.to_strings(), "V": inst.planted.V.to_strings()}
+    obj["U"][0][0] = "1/3"
+    wp.write_text(json.dumps(obj))
+    assert main(["certify", str(ip), "--weights", str(wp), "--as-given"]) == 1  # exact residual, no certificate
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json")]) == 0  # recovered
+    wp.write_text('{"U": [[1]]}')
+    assert main(["certify", str(ip), "--weights", str(wp)]) == 2
+    wp.write_text('{"U": [[1], oops')
+    assert main(["certify", str(ip), "--weights", str(wp)]) == 2

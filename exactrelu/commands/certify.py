@@ -16,7 +16,8 @@ def register(sub) -> None:
                     "is a proposal for exact recovery (unless --as-given). Exit 1 with the exact residual when no "
                     "certificate can be given.")
     p.add_argument("instance", help="instance file (.json or .npz)")
-    p.add_argument("--weights", required=True, help=".npz with arrays U and V, or a PyTorch state-dict file (.pt)")
+    p.add_argument("--weights", required=True, help=".npz with arrays U and V, JSON with rational rows U and V "
+                   "(e.g. a certificate), or a PyTorch state-dict file (.pt)")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
@@ -30,14 +31,15 @@ def cmd_certify(args) -> int:
     from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
-    from ..propose.torch_weights import load_weights
+    from ..propose.torch_weights import load_exact_weights, load_weights
     from ..recover.weights import certify_weights
 
     inst = read_instance(args.instance)
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    U, V = load_weights(args.weights)
+    exact = load_exact_weights(args.weights)  # JSON rows of rationals (e.g. a certificate), read exactly
+    U, V = exact if exact is not None else load_weights(args.weights)
     res = certify_weights(inst, U, V, activation=act, as_given=args.as_given, random_state=args.seed,
                           check=not args.no_check)
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")

@@ -101,8 +101,11 @@ def cmd_solve(args) -> int:
         raise
     out = Path(args.output) if args.output else Path(str(args.instance) + ".worstcase.cert.json")
     write_certificate(res.certificate, out)
-    used = sum(1 for p in res.patterns if p.outcome == "unit")
     print(f"VALID: {res.summary}")
-    print(f"rank(labels) = {res.rank}; {len(res.patterns)} patterns examined, {used} units; "
-          f"{time.perf_counter() - t0:.3f} s; certificate: {out}")
+    if res.patterns and res.patterns[-1].kind == "row-span-recovery":
+        how = "all units from row-span recovery (no enumeration needed)"
+    else:
+        used = sum(1 for p in res.patterns if p.outcome == "unit")
+        how = f"{sum(1 for p in res.patterns if p.kind != 'row-span-recovery')} patterns examined, {used} units"
+    print(f"rank(labels) = {res.rank}; {how}; {time.perf_counter() - t0:.3f} s; certificate: {out}")
     return 0

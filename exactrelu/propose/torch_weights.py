@@ -81,11 +81,38 @@ def _torch_state(path: Path) -> dict:
     return obj
 
 
-def load_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """(U, V) float64 from an ``.npz`` (arrays ``U``, ``V``) or a PyTorch state-dict file."""
+def load_exact_weights(path: str | os.PathLike):
+    """(U, V) as exact QMatrix from a JSON file with ``"U"`` and ``"V"`` rows of rationals (for example a
+    ``realizes`` certificate, or ``{"U": [["1/3", ...]], "V": [...]}``); None if the file is not JSON."""
+    import json
+
+    from ..exact.matrix import QMatrix
+
     path = Path(path)
     if not path.exists():
         raise InvalidInput(f"no such weights file: {path}")
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if not head.startswith(b"{"):
+        return None
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict) or "U" not in obj or "V" not in obj:
+        raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
+    return QMatrix.from_rows(obj["U"], name=f"{path.name}: U"), QMatrix.from_rows(obj["V"], name=f"{path.name}: V")
+
+
+def load_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
+    """(U, V) float64 from an ``.npz`` (arrays ``U``, ``V``), a JSON file of rational rows, or a PyTorch
+    state-dict file."""
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInput(f"no such weights file: {path}")
+    exact = load_exact_weights(path)
+    if exact is not None:
+        return exact[0].to_float(), exact[1].to_float()
     if path.suffix == ".npz":
         try:
             with np.load(path, allow_pickle=False) as z:

@@ -80,6 +80,8 @@ def certify_weights(instance: Instance, U, V, *, activation: Activation | None =
                     random_state=0, check: bool = True) -> WeightsCertificate:
     """Certify the network (U, V) on ``instance``, or exact weights found from V; see the module doc.
 
+    ``U`` and ``V`` are float arrays (read exactly) or exact :class:`~exactrelu.exact.QMatrix`.
+
     Raises
     ------
     InvalidInput : shapes do not fit the instance.
@@ -87,15 +89,16 @@ def certify_weights(instance: Instance, U, V, *, activation: Activation | None =
         recovery from them fails; ``evidence`` carries the exact residual of the given weights.
     """
     act = activation or instance.activation or RELU
-    U = as_float_array(U, name="U")
-    V = as_float_array(V, name="V")
+    Uq = U if isinstance(U, QMatrix) else QMatrix.from_numpy(as_float_array(U, name="U"), name="U")
+    Vq = V if isinstance(V, QMatrix) else QMatrix.from_numpy(as_float_array(V, name="V"), name="V")
+    U, V = Uq.to_float(), Vq.to_float()  # shapes, and the float proposal if recovery is needed
     if V.shape[1] != instance.d:
         raise InvalidInput(f"V is {V.shape[0]} x {V.shape[1]} but the inputs have d = {instance.d} columns")
     if U.shape[0] != instance.m:
         raise InvalidInput(f"U is {U.shape[0]} x {U.shape[1]} but the labels have m = {instance.m} columns")
     if U.shape[1] != V.shape[0]:
         raise InvalidInput(f"U has {U.shape[1]} columns but V has {V.shape[0]} rows (both must be k)")
-    given = Network(QMatrix.from_numpy(U, name="U"), QMatrix.from_numpy(V, name="V"), act)
+    given = Network(Uq, Vq, act)
     res = exact_residual(given, instance)
     if res["n_failing"] == 0:
         cert = realizes_certificate(instance, given, sha256=instance_sha256(instance), proposer="given weights")
