@@ -119,20 +119,59 @@ def print_row(r):
           flush=True)
 
 
+def plot(rows, path):
+    """Grouped bars per size (log scale): exactrelu's exact phase, SymPy's on the same steps, and
+    exactrelu end to end (proposal, certificate and independent check included)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"({','.join(map(str, r['size']))})" for r in rows]
+    series = [("exactrelu: exact phase", [r["exact_phase"] for r in rows], "tab:blue"),
+              ("SymPy DomainMatrix: same exact steps", [r.get("sympy_exact_phase") or np.nan for r in rows], "0.6"),
+              ("exactrelu: end to end (proposal, certificate, independent check)", [r["wall"] for r in rows], "tab:orange")]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    x = np.arange(len(rows))
+    for i, (name, vals, color) in enumerate(series):
+        ax.bar(x + (i - 1) * 0.27, vals, 0.27, label=name, color=color)
+    for xi, r in zip(x, rows):
+        if r.get("sympy_exact_phase"):
+            ax.annotate(f"{r['sympy_exact_phase'] / r['exact_phase']:.0f}x", (xi, r["sympy_exact_phase"]),
+                        ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("(d, k, m, n)")
+    ax.set_ylabel("seconds (log scale)")
+    ax.set_yscale("log")
+    ax.set_title("Exact recovery: exactrelu vs SymPy DomainMatrix (one run, 2 cores)")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"saved {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-sympy", action="store_true")
     ap.add_argument("--budget", type=float, default=120.0, help="seconds per SymPy phase before giving up")
     ap.add_argument("--init", default="auto", help="proposal for recovery (default auto)")
+    ap.add_argument("--plot-only", action="store_true", help="redraw the plot from results/bench_exact.json")
     args = ap.parse_args()
+    out = Path(__file__).parent / "results" / "bench_exact.json"
+    if args.plot_only:
+        plot(json.loads(out.read_text()), out.with_suffix(".png"))
+        return
     print("| (d,k,m,n) | conversion s | proposal s | exact algebra s | exact phase s | certificate s | independent check s "
           "| end to end s | SymPy DomainMatrix exact phase s | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     rows = run(QUICK if args.quick else SIZES, args.budget, not args.no_sympy, args.init)
-    out = Path(__file__).parent / "results" / "bench_exact.json"
     out.write_text(json.dumps(rows, indent=1))
     print(f"saved {out}")
+    try:
+        plot(rows, out.with_suffix(".png"))
+    except ImportError:
+        print("matplotlib not installed: no plot (pip install 'exactrelu[bench]')")
 
 
 if __name__ == "__main__":
