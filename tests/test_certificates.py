@@ -191,3 +191,73 @@ def test_realizes_certificate_of_planted_weights():
     wrong = realizes_certificate(inst, planted(d=3, k=2, m=2, n=30, seed=5).planted)
     with pytest.raises(CertificateInvalid):
         verify(wrong, inst)
+
+
+def _npz(path, **arrays):
+    import numpy as np
+
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    return str(path)
+
+
+def test_checker_npy_parser_variants(tmp_path):
+    """The checker's own .npz reader: Fortran order, 1-D labels and int64 equal the C-order float64 read."""
+    import numpy as np
+
+    X = np.array([[1.5, -2.0], [0.25, 3.0], [1e-300, 7.0]])
+    y = np.array([1.0, 2.0, 3.0])
+    ref = checker.load_instance(_npz(tmp_path / "a.npz", inputs=X, labels=y[:, None]))
+    fort = checker.load_instance(_npz(tmp_path / "b.npz", inputs=np.asfortranarray(X), labels=y))
+    assert fort["inputs"] == ref["inputs"] and fort["labels"] == ref["labels"]
+    ints = checker.load_instance(_npz(tmp_path / "c.npz", inputs=np.array([[1, 2], [3, 4], [5, 6]]), labels=y))
+    assert ints["inputs"][1] == [3, 4]
+    h1 = checker.instance_sha256(ref["inputs"], ref["labels"])
+    assert h1 == checker.instance_sha256(fort["inputs"], fort["labels"])
+
+
+@pytest.mark.parametrize("arrays,match", [
+    ({"inputs": [[1.0, 2.0]], "labels": [["a"]]}, "dtype"),
+    ({"inputs": [[[1.0]]], "labels": [[1.0]]}, "2-D"),
+    ({"inputs": [[1.0]]}, "npz"),
+])
+def test_checker_npy_parser_rejects(tmp_path, arrays, match):
+    import numpy as np
+
+    p = _npz(tmp_path / "x.npz", **{k: np.array(v) for k, v in arrays.items()})
+    with pytest.raises(checker.UnreadableInput, match=match):
+        checker.load_instance(p)
+
+
+def test_checker_npy_parser_rejects_non_npy_member(tmp_path):
+    import zipfile
+
+    p = tmp_path / "y.npz"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("inputs.npy", b"not an array")
+        z.writestr("labels.npy", b"not an array")
+    with pytest.raises(checker.UnreadableInput, match="npy"):
+        checker.load_instance(str(p))
+
+
+def test_checker_entry_parsing():
+    from fractions import Fraction
+
+    assert checker.entry("3/6") == (1, 2, "1/2")  # non-canonical text is re-canonicalised for the hash
+    assert checker.entry("0.25") == (1, 4, "1/4")
+    assert checker.entry(7) == (7, 1, "7")
+    assert checker.entry(0.5) == (1, 2, "1/2")
+    assert checker.entry(Fraction(-4, 6)) == (-2, 3, "-2/3")
+    assert checker.entry("-0") == (0, 1, "0")
+    for bad in ("1/0", "x", "1/-2", float("nan"), float("inf"), None, [1], True):
+        with pytest.raises(checker.CheckFailed):
+            checker.entry(bad)
+    with pytest.raises(checker.CheckFailed, match="unequal"):
+        checker.parsed_instance([[1, 2], [3]], [[1], [2]])
+    with pytest.raises(checker.CheckFailed, match="n >= 1"):
+        checker.parsed_instance([], [])
+
+
+def test_checker_help_and_usage(capsys):
+    assert checker.main(["--help"]) == 2
+    assert "usage" in capsys.readouterr().out
