@@ -63,3 +63,16 @@ def test_proof_script_runs(tmp_path):
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("PROVED") == 4 and (tmp_path / "hardness_gadget.json").exists()
+
+
+def test_gadget_proof_is_listed_by_exactrelu_prove():
+    """proofs/hardness_gadget.py follows the registry protocol, so `exactrelu prove` runs it from a checkout."""
+    from pathlib import Path
+
+    from exactrelu.theorems.registry import discover, run_proof
+
+    folder = Path(__file__).resolve().parents[1] / "proofs"
+    found = dict(discover(proofs_dir=folder))
+    assert "hardness_gadget" in found
+    result = run_proof("hardness_gadget", found["hardness_gadget"])
+    assert result.passed, result.error
