@@ -206,16 +206,25 @@ def _degree(act) -> int:
     raise CheckFailed(f"unknown activation {act!r}")
 
 
-def check_realizes(cert: dict, instance: dict) -> str:
-    """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
-    allowed = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"}
+def _only_fields(cert: dict, allowed: set) -> None:
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+
+
+def _bound_instance(cert: dict, instance: dict | None, claim: str):
+    """The parsed instance a claim is about, after checking that its hash is the certificate's."""
     if instance is None:
-        raise CheckFailed("claim 'realizes' needs its instance")
+        raise CheckFailed(f"claim '{claim}' needs its instance")
     X, Y, digest = parsed_instance(instance["inputs"], instance["labels"])
     if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")
+    return X, Y
+
+
+def check_realizes(cert: dict, instance: dict) -> str:
+    """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
+    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"})
+    X, Y = _bound_instance(cert, instance, "realizes")
     c = _degree(cert.get("activation"))
     if instance.get("activation") is not None and _degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
@@ -281,14 +290,9 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
 
 def check_not_realizable(cert: dict, instance: dict) -> str:
     """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
-    allowed = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
-    if set(cert) - allowed:
-        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
-    if instance is None:
-        raise CheckFailed("claim 'not-realizable' needs its instance")
-    Xp, Yp, digest = parsed_instance(instance["inputs"], instance["labels"])
-    if cert.get("instance_sha256") != digest:
-        raise CheckFailed("instance_sha256 does not match the instance")
+    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
+                        "provenance"})
+    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
     X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
     if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
@@ -366,9 +370,7 @@ def _vector(obj, size, name):
 
 def _lp_system(cert, extra):
     """The inline system of an LP claim: (n, A_eq, b_eq, A_ub, b_ub)."""
-    allowed = {"format", "version", "claim", "system", "provenance"} | extra
-    if set(cert) - allowed:
-        raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
+    _only_fields(cert, {"format", "version", "claim", "system", "provenance"} | extra)
     s = cert.get("system")
     if not isinstance(s, dict) or set(s) != {"nvars", "A_eq", "b_eq", "A_ub", "b_ub"}:
         raise CheckFailed("system must have exactly nvars, A_eq, b_eq, A_ub, b_ub")
