@@ -13,9 +13,11 @@ unsatisfiable mixed) and planted satisfiable ones; the instance with given U = [
 U unknown, decided by exactrelu (exact, certified either way) and by z3 (linear real arithmetic
 with if-then-else for the ReLU; unknown output weights as integers in {-1, 0, 1}, which is exact
 by positive homogeneity, with u1 >= u2 to break the unit symmetry). z3's answers are not
-certified. Both answers are compared with python-sat on the NAE formula. Sizes grow until a
-solver needs more than the budget; the table reports times, the ratio and the largest N each
-decided. Writes benchmarks/results/bench_hardness.json.
+certified. Answers are compared with python-sat on the NAE formula (N <= 250; above, with each
+other). exactrelu's time includes the independent checker, which decide() runs before it answers
+(the "of which checking" column). Each solver runs on each series (kind x U) until it first needs
+more than the budget; the table reports median times, the ratio and the largest N each decided.
+``--tree`` adds the older case-tree engine. Writes benchmarks/results/bench_hardness.json.
 """
 
 from __future__ import annotations
@@ -68,12 +70,20 @@ def z3_decide(inst, unknown_u: bool, budget: float):
     return "realizable" if res == z3.sat else "not-realizable" if res == z3.unsat else "timeout"
 
 
-def ours(inst, unknown_u: bool, budget: float):
+def ours(inst, unknown_u: bool, budget: float, engine: str = "lazy"):
+    """Decide and certify (decide() runs the independent checker before returning: included)."""
     try:
-        res = decide(inst, U=None if unknown_u else [[1, 1]], time_limit=budget)
+        t = time.perf_counter()
+        res = decide(inst, U=None if unknown_u else [[1, 1]], time_limit=budget, engine=engine)
+        if time.perf_counter() - t > budget:  # the proof and its check are not interrupted
+            return "timeout", res.stats
         return res.status, res.stats
     except SearchLimit:
         return "timeout", {}
+
+
+def ours_tree(inst, unknown_u: bool, budget: float):
+    return ours(inst, unknown_u, budget, engine="tree")
 
 
 def timed(fn, *a):
@@ -106,47 +116,65 @@ def part_reduction(sizes):
     return rows
 
 
-def part_decision(sizes, seeds, budget):
+SOLVERS = {"exactrelu": ours, "exactrelu-tree": ours_tree, "z3": z3_decide}
+
+
+def part_decision(sizes, seeds, budget, solvers=("exactrelu", "z3")):
+    """Every solver on every instance until it first exceeds the budget on that (kind, U) series."""
     rows = []
-    alive = {("exactrelu", False): True, ("exactrelu", True): True, ("z3", False): True, ("z3", True): True}
+    alive = {(name, unknown, kind): True for name in solvers for unknown in (False, True) for kind in ("random", "planted")}
     for N in sizes:
         for kind in ("random", "planted"):
             for seed in range(seeds):
                 f = random_nae3(N, round(2.1 * N), seed=1000 * N + seed, planted=kind == "planted")
-                truth = nae_sat(f)
-                inst, _ = NaeToRelu().apply(f)
+                truth = None
+                inst = None
                 for unknown in (False, True):
+                    if not any(alive[(name, unknown, kind)] for name in solvers):
+                        continue
+                    if inst is None:  # truth from python-sat where it is quick; planted ones are satisfiable
+                        truth = True if kind == "planted" else nae_sat(f) if N <= 250 else None
+                        inst, _ = NaeToRelu().apply(f)
                     row = {"N": N, "M": len(f.clauses), "kind": kind, "seed": seed, "U": "unknown" if unknown else "given",
                            "satisfiable": truth}
-                    for name, fn in (("exactrelu", ours), ("z3", z3_decide)):
-                        if not alive[(name, unknown)]:
+                    for name in solvers:
+                        if not alive[(name, unknown, kind)]:
                             row[name] = {"status": "skipped"}
                             continue
-                        out, t = timed(fn, inst, unknown, budget)
-                        status = out[0] if name == "exactrelu" else out
+                        out, t = timed(SOLVERS[name], inst, unknown, budget)
+                        status, stats = out if isinstance(out, tuple) else (out, {})
                         if status != "timeout":
+                            if truth is None:  # the first answer (certified, if exactrelu's) sets it; the rest must agree
+                                truth = row["satisfiable"] = status == "realizable"
                             assert (status == "realizable") == truth, (name, N, seed, status, truth)
                         row[name] = {"status": status, "seconds": t}
+                        if "check_seconds" in stats:
+                            row[name]["check_seconds"] = stats["check_seconds"]
+                        print(f"  N={N} {kind} seed={seed} U={row['U']} sat={truth}: {name} {status} {t:.2f} s", flush=True)
                         if status == "timeout":
-                            alive[(name, unknown)] = False
+                            alive[(name, unknown, kind)] = False
                     rows.append(row)
         if not any(alive.values()):
             break
     return rows
 
 
-def summarise(rows):
+def summarise(rows, solvers=("exactrelu", "z3")):
     table = []
     keys = sorted({(r["N"], r["U"], r["satisfiable"]) for r in rows})
     for N, U, sat in keys:
         sel = [r for r in rows if (r["N"], r["U"], r["satisfiable"]) == (N, U, sat)]
         line = {"N": N, "U": U, "sat": sat, "count": len(sel)}
-        for name in ("exactrelu", "z3"):
+        for name in solvers:
             ts = [r[name]["seconds"] for r in sel if r[name]["status"] not in ("timeout", "skipped")]
             to = sum(r[name]["status"] == "timeout" for r in sel)
-            line[name] = statistics.median(ts) if ts and not to else None
+            sk = sum(r[name]["status"] == "skipped" for r in sel)
+            line[name] = statistics.median(ts) if ts and not to and not sk else None
             line[name + "_timeouts"] = to
-        if line["exactrelu"] and line["z3"]:
+            checks = [r[name]["check_seconds"] for r in sel if "check_seconds" in r[name]]
+            if checks and line[name] is not None:
+                line[name + "_check"] = statistics.median(checks)
+        if line.get("exactrelu") and line.get("z3"):
             line["ratio"] = line["exactrelu"] / line["z3"]
         table.append(line)
     return table
@@ -157,29 +185,34 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--skip-reduction", action="store_true", help="only part 2")
     p.add_argument("--skip-decision", action="store_true", help="only part 1")
+    p.add_argument("--tree", action="store_true", help="also the tree engine (engine='tree')")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_hardness.json"))
     args = p.parse_args(argv)
     if args.quick:
-        red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 6, 8, 10, 12, 16], 2, 10.0
+        red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 8, 16, 32, 64], 2, 10.0
     else:
-        red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 100], 3, 60.0
+        red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 8, 16, 32, 64, 100, 150, 200, 250, 300, 400,
+                                                                          600, 800, 1000, 1500, 2000], 3, 60.0
+    solvers = ("exactrelu", "z3") + (("exactrelu-tree",) if args.tree else ())
     red = part_reduction(red_sizes) if not args.skip_reduction else []
     print("Part 1: 3-CNF (planted, M = 4.2 N) -> NAE-3SAT -> ReLU instance; lift = exact weights + checked certificate")
     print(f"{'N':>5} {'M':>5} {'n':>6} {'d':>6} {'reduce s':>9} {'SAT s':>8} {'lift+check s':>13} {'decode s':>9}")
     for r in red:
         print(f"{r['N']:>5} {r['M']:>5} {r['n']:>6} {r['d']:>6} {r['reduce_s']:>9.3f} {r['sat_s']:>8.4f} {r['lift_and_check_s']:>13.3f} {r['decode_s']:>9.3f}")
-    dec = part_decision(dec_sizes, seeds, budget) if not args.skip_decision else []
-    table = summarise(dec)
-    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified) and by z3; budget {budget:.0f} s;"
-          " median seconds per instance (None: a timeout in the group)")
-    print(f"{'N':>4} {'U':>8} {'sat':>6} {'#':>3} {'exactrelu s':>12} {'z3 s':>9} {'ratio':>8} {'timeouts e/z':>13}")
+    dec = part_decision(dec_sizes, seeds, budget, solvers) if not args.skip_decision else []
+    table = summarise(dec, solvers)
+    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified and checked) and by z3;"
+          f" budget {budget:.0f} s; median seconds per instance (-: a timeout or skip in the group)")
+    print("| N | U | satisfiable | instances | " + " | ".join(f"{n} s" for n in solvers)
+          + " | of which checking s | exactrelu / z3 | timeouts " + "/".join(solvers) + " |")
+    print("|---" * (6 + len(solvers)) + "|")
+    fmt = lambda x: f"{x:.3f}" if x is not None else "-"  # noqa: E731
     for t in table:
-        fmt = lambda x: f"{x:.4f}" if x is not None else "-"  # noqa: E731
-        print(f"{t['N']:>4} {t['U']:>8} {str(t['sat']):>6} {t['count']:>3} {fmt(t['exactrelu']):>12} {fmt(t['z3']):>9} "
-              f"{(format(t['ratio'], '.1f') if 'ratio' in t else '-'):>8} "
-              f"{t['exactrelu_timeouts']:>6}/{t['z3_timeouts']}")
+        print(f"| {t['N']} | {t['U']} | {t['sat']} | {t['count']} | " + " | ".join(fmt(t[n]) for n in solvers)
+              + f" | {fmt(t.get('exactrelu_check'))} | {(format(t['ratio'], '.2f') if 'ratio' in t else '-')} | "
+              + "/".join(str(t[n + '_timeouts']) for n in solvers) + " |")
     largest = {}
-    for name in ("exactrelu", "z3"):
+    for name in solvers:
         for U in ("given", "unknown"):
             ok = [r["N"] for r in dec if r["U"] == U and r[name]["status"] in ("realizable", "not-realizable")]
             largest[f"{name}/{U}"] = max(ok) if ok else None

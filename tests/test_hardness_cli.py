@@ -38,6 +38,17 @@ def test_random_and_decide(tmp_path, capsys):
     assert main(["hardness", "decide", str(t / "r.json"), "-o", str(t / "d.json")]) == 0
     assert json.loads((t / "d.json").read_text())["claim"] == "realizes"
     assert checker.main([str(t / "d.json"), str(t / "r.json")]) == 0
+    capsys.readouterr()
+    # an unsatisfiable formula: a DRUP-backed not-realizable certificate, progress on stderr with -v
+    (t / "u.cnf").write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
+    assert main(["hardness", "from-cnf", str(t / "u.cnf"), "-o", str(t / "u.json")]) == 0
+    assert main(["hardness", "decide", str(t / "u.json"), "-v", "-o", str(t / "n.json")]) == 0
+    out = capsys.readouterr()
+    assert "not-realizable" in out.out and "solver rounds" in out.out and "decide: case 6" in out.err
+    assert all("rup" in c for c in json.loads((t / "n.json").read_text())["cases"])
+    assert checker.main([str(t / "n.json"), str(t / "u.json")]) == 0
+    assert main(["hardness", "decide", str(t / "u.json"), "--engine", "tree", "-o", str(t / "n2.json")]) == 0
+    assert "nodes" in capsys.readouterr().out
     assert main(["hardness", "decode", str(t / "r.cnf"), str(t / "d.json")]) == 0
     assert main(["hardness", "random", "--kind", "cnf", "--vars", "3", "--clauses", "2", "-o", str(t / "c.json")]) == 0
     (t / "u.cnf").write_text("p cnf 1 1\n1 1 1 0\n")
@@ -63,4 +74,7 @@ def test_errors_and_exit_codes(files, capsys):
     assert "a.txt, line 1: clause before" in capsys.readouterr().err
     assert main(["hardness"]) == 2
     assert main(["hardness", "from-cnf", str(t / "f.cnf"), "-o", str(t / "i.json")]) == 0
-    assert main(["hardness", "decide", str(t / "i.json"), "--max-nodes", "2", "-o", str(t / "x.json")]) == 1  # undecided: nothing claimed
+    # undecided: nothing claimed, exit 1
+    assert main(["hardness", "decide", str(t / "i.json"), "--engine", "tree", "--max-nodes", "2", "-o", str(t / "x.json")]) == 1
+    assert main(["hardness", "decide", str(t / "i.json"), "--time-limit", "-1", "-o", str(t / "x.json")]) == 1
+    assert not (t / "x.json").exists()

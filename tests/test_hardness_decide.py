@@ -22,11 +22,12 @@ def brute_nae(f):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_decision_matches_brute_force_nae(seed):
+@pytest.mark.parametrize("engine", ["tree", "lazy"])
+def test_decision_matches_brute_force_nae(seed, engine):
     f = random_nae3(4, 6 + seed % 3, seed=seed)
     inst, data = NaeToRelu().apply(f)
     for U in ([[1, 1]], None):
-        res = decide(inst, U=U)
+        res = decide(inst, U=U, engine=engine)
         assert (res.status == "realizable") == brute_nae(f)
         if res.status == "realizable":  # the weights decode to an NAE solution
             assert f.satisfied_by(NaeToRelu().invert(res.network, data))
@@ -69,7 +70,7 @@ def test_generic_instances():
     one = Instance.from_arrays([[1], [-1]], [[1], [1]])
     res = decide(one, k=1)
     assert res.status == "not-realizable" and len(res.certificate["cases"]) == 3
-    zero_u = decide(one, U=[[0, 0]])  # no unit matters: refuted at the root
+    zero_u = decide(one, U=[[0, 0]], engine="tree")  # no unit matters: refuted at the root
     case = zero_u.certificate["cases"][0]
     assert case["tree"] == [{"lemma": 0}] and case["lemmas"][0]["assume"] == [] and case["lemmas"][0]["tree"][0]["farkas"]
 
@@ -87,8 +88,10 @@ def test_sign_cases_and_errors():
         decide(inst, k=0)
     with pytest.raises(InvalidInput, match="Instance"):
         decide("inst")
+    with pytest.raises(InvalidInput, match="engine"):
+        decide(inst, engine="z3")
     with pytest.raises(SearchLimit):
-        decide(inst, U=[[1, 1]], max_nodes=3)
+        decide(inst, U=[[1, 1]], max_nodes=3, engine="tree")
 
 
 # -- the certificate: valid and tampered ---------------------------------------------------------
@@ -97,7 +100,7 @@ def test_sign_cases_and_errors():
 def refuted():
     f = NAEFormula(2, [(1, 1, 1), (1, 2, -2)])  # (x1, x1, x1) is never NAE
     inst, _ = NaeToRelu().apply(f)
-    return inst, decide(inst).certificate, decide(inst, U=[[1, 1]]).certificate
+    return inst, decide(inst, engine="tree").certificate, decide(inst, U=[[1, 1]], engine="tree").certificate
 
 
 def _trees(c):

@@ -19,7 +19,9 @@ Claims known (every other claim is rejected):
 ``not-realizable``
     no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
-    activation patterns with a Farkas vector (or a proved lemma) at every leaf (docs/certificates.md).
+    activation patterns with a Farkas vector (or a proved lemma) at every leaf, or lemmas (each a
+    Farkas vector) and a DRUP refutation of their clauses, replayed here by unit propagation
+    (docs/certificates.md).
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``
@@ -258,12 +260,14 @@ def check_realizes(cert: dict, instance: dict) -> str:
 
 
 def _refute_leaf(leaf, dec, X, Y, U, k):
-    """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero)."""
+    """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero).
+
+    ``X`` holds each sample as its non-zero entries ``[(t, x_t), ...]``.
+    """
     rows = leaf.get("farkas") if isinstance(leaf, dict) and set(leaf) == {"farkas"} else None
     if not isinstance(rows, list):
         raise CheckFailed("a leaf must be {'farkas': [[kind, j, index, multiplier], ...]}")
-    d = len(X[0])
-    acc = [[Fraction(0)] * d for _ in range(k)]
+    acc: dict = {}  # (unit, coordinate) -> coefficient of V[unit][coordinate]
     rhs = Fraction(0)
     for row in rows:
         if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign")
@@ -276,15 +280,17 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
             if (j, x) not in dec or y < 0:
                 raise CheckFailed(f"sign row {row!r} undecided on this branch or with a negative multiplier")
             s = -y if dec[(j, x)] else y
-            acc[x] = [a + s * t for a, t in zip(acc[x], X[j])]
+            for t, v in X[j]:
+                acc[(x, t)] = acc.get((x, t), 0) + s * v
         else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
             if any(U[x][i] != 0 and (j, i) not in dec for i in range(k)):
                 raise CheckFailed(f"equation {row!r} used before all its units are decided")
             for i in range(k):
                 if U[x][i] != 0 and dec[(j, i)]:
-                    acc[i] = [a + y * U[x][i] * t for a, t in zip(acc[i], X[j])]
+                    for t, v in X[j]:
+                        acc[(i, t)] = acc.get((i, t), 0) + y * U[x][i] * v
             rhs += y * Y[j][x]
-    if any(a != 0 for r in acc for a in r) or rhs >= 0:
+    if any(a != 0 for a in acc.values()) or rhs >= 0:
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
 
 
@@ -294,6 +300,7 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
                         "provenance"})
     Xp, Yp = _bound_instance(cert, instance, "not-realizable")
     X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
+    X = [[(t, v) for t, v in enumerate(row) if v] for row in X]  # sparse rows
     if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
@@ -307,10 +314,11 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
     elif mode != "given" or len(cases) != 1:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
-    leaves = 0
+    leaves = steps = 0
+    shapes = ({"U", "tree"}, {"U", "tree", "lemmas"}, {"U", "lemmas", "rup"}, {"U", "lemmas", "rup", "symmetry"})
     for c, U in zip(cases, Us):
-        if not (isinstance(c, dict) and set(c) in ({"U", "tree"}, {"U", "tree", "lemmas"}) and isinstance(c.get("lemmas", []), list)):
-            raise CheckFailed("a case is {'U': ..., 'tree': [nodes in preorder], optional 'lemmas': [...]}")
+        if not (isinstance(c, dict) and set(c) in shapes and isinstance(c.get("lemmas", []), list)):
+            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup', optional 'symmetry'}")
         proved = []  # assumptions of the lemmas verified so far, in order
         for lemma in c.get("lemmas", []):
             assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
@@ -322,8 +330,161 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
                 raise CheckFailed("a lemma assumes the same split twice")
             leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
             proved.append(dec)
-        leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
-    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted (k={k}, {len(X)} samples)"
+        if "tree" in c:
+            leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
+            continue
+        # every full assignment of the literals (j, i) -> active violates a clause: not(lemma assumptions),
+        # plus, under symmetry, "sorted on one sample"; the DRUP steps show that clause set unsatisfiable
+        clauses = [[-(j * k + i + 1) if a else j * k + i + 1 for (j, i), a in dec.items()] for dec in proved]
+        if "symmetry" in c:
+            clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
+        steps += _check_rup(clauses, c["rup"], len(X) * k)
+    rup = f", {steps} DRUP steps replayed" if steps else ""
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{rup} (k={k}, {len(X)} samples)"
+
+
+def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
+    """Units with equal output-weight columns may be permuted: on sample j0, take them active first.
+
+    A permutation inside each class of equal columns leaves every output unchanged; choosing the
+    one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
+    V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
+    """
+    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and _pair([sym["sample"], 0], n, k)
+            and isinstance(sym["classes"], list)):
+        raise CheckFailed("symmetry is {'sample': j, 'classes': [[i, i2, ...], ...]}")
+    used: set = set()
+    out = []
+    for cls in sym["classes"]:
+        if not (isinstance(cls, list) and len(cls) >= 2 and all(_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
+                or len(set(cls)) != len(cls):
+            raise CheckFailed(f"bad symmetry class {cls!r} (units in range, disjoint classes)")
+        used |= set(cls)
+        if any(row[i] != row[cls[0]] for row in U for i in cls):
+            raise CheckFailed(f"units {cls} do not have equal output-weight columns: no symmetry")
+        j0 = sym["sample"]
+        out += [[j0 * k + a + 1, -(j0 * k + b + 1)] for a, b in zip(cls, cls[1:])]
+    return out
+
+
+def _check_rup(clauses, proof, nvars) -> int:
+    """Replay DRUP steps: each added clause must follow by unit propagation; then a conflict.
+
+    ``proof`` is a list of steps ``[l1, l2, ...]`` (add; literal +-(variable), variables 1..nvars)
+    or ``["d", l1, ...]`` (delete: deleting can only make later steps fail, so it is trusted).
+    The clause set is refuted once unit propagation at the top level meets a conflict (the
+    empty clause ``[]`` ends a proof but may be left out). Returns the number of steps.
+    Two watched literals per clause; top-level assignments stay (they follow from the clauses).
+    """
+    if not isinstance(proof, list) or not proof:
+        raise CheckFailed("rup must be a non-empty list of steps")
+    size = 2 * nvars + 1
+    val = bytearray(size)  # val[lit] == 1: lit is true; negative literals index from the end
+    watches: list = [[] for _ in range(size)]
+    db: list = []
+    alive = bytearray()
+    index: dict = {}
+    trail: list = []
+
+    def lits(c, what):
+        if not (isinstance(c, list) and all(type(x) is int and 0 < abs(x) <= nvars for x in c)):
+            raise CheckFailed(f"malformed {what} {c!r} (literals +-1..{nvars})")
+        return list(dict.fromkeys(c))
+
+    def propagate(q):
+        """Unit propagation of trail[q:]; False on a conflict."""
+        while q < len(trail):
+            false = -trail[q]
+            q += 1
+            ws = watches[false]
+            if not ws:
+                continue
+            keep = []
+            for n_, ci in enumerate(ws):
+                if not alive[ci]:
+                    continue
+                c = db[ci]
+                if c[0] == false:
+                    c[0] = c[1]
+                    c[1] = false
+                first = c[0]
+                if val[first]:
+                    keep.append(ci)
+                    continue
+                for p in range(2, len(c)):
+                    x = c[p]
+                    if not val[-x]:
+                        c[1] = x
+                        c[p] = false
+                        watches[x].append(ci)
+                        break
+                else:
+                    keep.append(ci)
+                    if val[-first]:
+                        keep.extend(ws[n_ + 1:])
+                        watches[false] = keep
+                        return False
+                    val[first] = 1
+                    trail.append(first)
+            watches[false] = keep
+        return True
+
+    def add(c):
+        """Add a clause at the top level; True once the clause set is refuted."""
+        true = [x for x in c if val[x]]
+        free = true + [x for x in c if not val[x] and not val[-x]]
+        if not free:
+            return True
+        ci = len(db)
+        db.append(free + [x for x in c if val[-x]])
+        alive.append(1)
+        index.setdefault(tuple(sorted(c)), []).append(ci)
+        if len(free) == 1:
+            if not true:
+                mark = len(trail)
+                val[free[0]] = 1
+                trail.append(free[0])
+                return not propagate(mark)
+            return False
+        watches[free[0]].append(ci)
+        watches[free[1]].append(ci)
+        return False
+
+    refuted = False
+    for c in clauses:
+        if add(lits(c, "clause")):
+            refuted = True
+            break
+    steps = 0
+    for step in proof:
+        if refuted:
+            break
+        steps += 1
+        if type(step) is list and step[:1] == ["d"]:
+            key = tuple(sorted(lits(step[1:], "deletion")))
+            found = index.get(key)
+            if found:
+                alive[found.pop()] = 0
+            continue
+        c = lits(step, "proof step")
+        mark = len(trail)
+        ok = any(val[x] for x in c) or any(-x in c for x in c)
+        if not ok:
+            for x in c:
+                if not val[-x]:
+                    val[-x] = 1
+                    trail.append(-x)
+            ok = not propagate(mark)
+        for x in trail[mark:]:
+            val[x] = 0
+        del trail[mark:]
+        if not ok:
+            raise CheckFailed(f"proof step {c} does not follow by unit propagation")
+        if add(c):
+            refuted = True
+    if not refuted:
+        raise CheckFailed("the DRUP steps do not refute the clauses (no conflict by unit propagation at the end)")
+    return steps
 
 
 def _pair(p, n, k):

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..certificates.envelope import realizes_certificate, verify, write_certificate
 from ..errors import InvalidInput
 from ..instances import Instance, read_instance, write_instance
+from ..progress import LineProgress
 from ..network import RELU, Network
 from . import reduction_for
 from .cnf import CNF, NAEFormula, assignment_to_literals, parse_assignment, read_dimacs, write_dimacs
@@ -117,10 +118,22 @@ def _decide(args) -> int:
             U = [[x.strip() for x in row.split(",")] for row in args.U.split(";")]
         except AttributeError:  # pragma: no cover - argparse gives a string
             raise InvalidInput("--U must be rows separated by ';' of entries separated by ','") from None
-    res = decide(inst, U=U, k=args.k, method=args.method, max_nodes=args.max_nodes)
+    bar = LineProgress() if args.verbose else None
+    show = None
+    if bar is not None:
+        def show(st):
+            bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
+    try:
+        res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
+                     time_limit=args.time_limit, progress=show)
+    finally:
+        if bar is not None:
+            bar.close()
     write_certificate(res.certificate, args.output)
-    print(f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; "
-          f"{res.stats['nodes']} nodes, {res.stats['lps']} exact LPs")
+    st = res.stats
+    work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
+            else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
+    print(f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, {st['lps']} exact LPs")
     return 0
 
 
@@ -164,6 +177,10 @@ def register(sub) -> None:
     p.add_argument("--U", help="given output weights, rows ';'-separated, entries ','-separated (default: unknown, m = 1)")
     p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
     p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
-    p.add_argument("--max-nodes", type=int, default=None)
+    p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
+                   help="lazy: SAT solver + exact LP lemmas, DRUP refutation (default); tree: case-tree search")
+    p.add_argument("--max-nodes", type=int, default=None, help="budget: tree nodes, or solver rounds (lazy)")
+    p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
     p.set_defaults(func=_decide)

@@ -357,8 +357,11 @@ def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
     return Q.to_fractions()
 
 
-def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_nodes: int | None = None,
-           time_limit: float | None = None) -> Decision:
+ENGINES = ("auto", "lazy", "tree")
+
+
+def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
+           max_nodes: int | None = None, time_limit: float | None = None, progress=None) -> Decision:
     """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
 
     Parameters
@@ -368,8 +371,13 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
         (then m must be 1; every sign vector of :func:`sign_cases` is tried).
     k : number of hidden units when U is None (with U given, k is its number of columns).
     method : LP method, ``"auto"`` or ``"exact"`` (see :func:`exactrelu.exact.lp.feasible`).
-    max_nodes : stop with :class:`SearchLimit` after this many search nodes (None: no limit).
-    time_limit : stop with :class:`SearchLimit` after this many seconds (for benchmarks; None: no limit).
+    engine : ``"lazy"`` (a CDCL SAT solver over activation literals with exact LP lemmas and a
+        DRUP refutation, :mod:`exactrelu.hardness.lazy`), ``"tree"`` (the case-tree search
+        below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
+    max_nodes : stop with :class:`SearchLimit` after this many search nodes (tree engine) or
+        solver rounds (lazy engine); None: no limit.
+    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit).
+    progress : optional callable receiving a statistics dict while the lazy engine runs.
 
     Returns
     -------
@@ -380,6 +388,10 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
     """
     if not isinstance(instance, Instance):
         raise InvalidInput("decide needs an Instance")
+    if engine not in ENGINES:
+        raise InvalidInput(f"unknown engine {engine!r}; choose from {ENGINES}")
+    if engine == "auto":
+        engine = "lazy"
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
     X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
@@ -401,7 +413,21 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
     start = time.monotonic()
     refuted = []
     try:
-        for Uc in cases:
+        for number, Uc in enumerate(cases, 1):
+            if engine == "lazy":
+                shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
+                out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, shown)
+                if out.status == "realizable":
+                    net = Network(QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0])),
+                                  QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), instance.d), RELU)
+                    cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
+                    _checked(cert, instance, stats)
+                    return Decision("realizable", cert, net, stats)
+                case = {"U": [[_fmt(x) for x in row] for row in Uc], "lemmas": out.lemmas, "rup": out.rup}
+                if out.symmetry:
+                    case["symmetry"] = out.symmetry
+                refuted.append(case)
+                continue
             s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
             s.deadline = None if time_limit is None else start + time_limit
             res = s.run()
@@ -410,12 +436,13 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
             if isinstance(res, _Open):
                 net = _network(Uc, s, res.point, instance.d)
                 cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
-                verify(cert, instance)
+                _checked(cert, instance, stats)
                 return Decision("realizable", cert, net, stats)
             stats["lemma_hits"] = stats.get("lemma_hits", 0) + s.lemma_hits
             refuted.append({"U": [[_fmt(x) for x in row] for row in Uc], "lemmas": s.lemmas, "tree": res.tree})
     finally:
         sys.setrecursionlimit(old)
+    stats["engine"] = engine
     cert = {
         "format": FORMAT,
         "version": 1,
@@ -425,10 +452,32 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", max_
         "k": k,
         "output_weights": "given" if given else "unknown",
         "cases": refuted,
-        "provenance": provenance(nodes=stats["nodes"], lps=stats["lps"]),
+        "provenance": provenance(engine=engine, **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats}),
     }
-    verify(cert, instance)
+    _checked(cert, instance, stats)
     return Decision("not-realizable", cert, None, stats)
+
+
+def _checked(cert, instance, stats) -> None:
+    """The independent checker's verdict (raises if invalid); its time goes into ``stats["check_seconds"]``."""
+    t = time.monotonic()
+    verify(cert, instance)
+    stats["check_seconds"] = time.monotonic() - t
+
+
+def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress):
+    """One output-weight case by the lazy engine; statistics are added into ``stats``."""
+    from .lazy import RoundLimit, solve_case
+
+    deadline = None if time_limit is None else start + time_limit
+    budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
+    try:
+        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress)
+    except RoundLimit as exc:
+        raise SearchLimit(f"the search {exc} without deciding") from None
+    for key in ("rounds", "lps", "lemmas"):
+        stats[key] = stats.get(key, 0) + out.stats.get(key, 0)
+    return out
 
 
 def _network(Uc, s: _Search, point, d) -> Network:

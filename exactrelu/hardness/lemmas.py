@@ -59,6 +59,7 @@ def realisations(instance: Instance, U) -> dict:
     Xp, Yp, _ = checker.parsed_instance(inst["inputs"], inst["labels"])
     X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
     Uf = [[Fraction(x) for x in row] for row in s.U]
+    Xs = [[(t, v) for t, v in enumerate(row) if v] for row in X]  # the checker's sparse rows
     k = len(Uf[0])
     stack, closed = [{}], 0
     for node in tree:
@@ -79,7 +80,7 @@ def realisations(instance: Instance, U) -> dict:
             for row, b in ubs:
                 assert sum(c * p for c, p in zip(row, point)) <= b
         else:
-            checker._refute_leaf(node, dec, X, Y, Uf, k)  # raises CheckFailed if wrong
+            checker._refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
             closed += 1
     assert not stack, "the case tree does not cover every pattern"
     sols = sorted({tuple(_fmt(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)
