@@ -45,7 +45,7 @@ def test_pigeonhole_and_unsatisfiable_cnf_are_certified_not_realizable():
 
 def test_unsatisfiable_3cnf_agrees_with_pysat():
     """The smallest unsatisfiable 3-CNF (all 8 clauses on 3 variables), confirmed by a SAT solver."""
-    pysat = pytest.importorskip("pysat.solvers")
+    import pysat.solvers as pysat  # a runtime dependency
     f = CNF(3, [tuple(s * v for s, v in zip(signs, (1, 2, 3))) for signs in itertools.product((1, -1), repeat=3)])
     with pysat.Minisat22(bootstrap_with=[list(c) for c in f.clauses]) as s:
         assert not s.solve()

@@ -17,7 +17,7 @@ from exactrelu.hardness.decide import SearchLimit, decide
 from exactrelu.hardness.lazy import decide_rows
 from exactrelu.instances import Instance, planted
 
-pysat = pytest.importorskip("pysat.solvers")
+import pysat.solvers as pysat  # noqa: E402  (a runtime dependency)
 
 
 # -- decide_rows: propagation + LP, every answer exact ---------------------------------------------
