@@ -256,3 +256,19 @@ def test_symmetry_is_not_a_free_lunch():
     # the only realisations have unit 0 active on sample 0 or unit 1: symmetric; the clause keeps one
     with pytest.raises(checker.CheckFailed):
         checker._check_rup(checker._symmetry_clauses({"sample": 0, "classes": [[0, 1]]}, [[1, 1]], 2, 2), [[]], 4)
+
+
+def test_adversarial_instances():
+    """No unit matters, zero inputs, magnitudes 1e-21 and 1e25, duplicates with different labels."""
+    one = Instance.from_arrays([[1], [-1]], [[1], [1]])
+    res = decide(one, U=[[0, 0]])
+    assert res.status == "not-realizable" and res.certificate["cases"][0]["lemmas"][0]["assume"] == []
+    assert decide(Instance.from_arrays([[0, 0], [0, 0]], [[0], [0]])).status == "realizable"
+    assert decide(Instance.from_arrays([[0, 0]], [[1]])).status == "not-realizable"
+    big = Instance.from_arrays([["1/1000000000000000000000", 0], [0, "10000000000000000000000000"]], [["3"], ["-2"]])
+    res = decide(big, U=[[1, -1]])
+    assert res.status == "realizable" and res.network.evaluate_exact(big.inputs) == big.labels
+    assert decide(big, U=[[1, 1]]).status == "not-realizable"  # -2 from non-negative units
+    dup = Instance.from_arrays([[1, 1], [1, 1], [1, 1]], [[1], [1], [2]])
+    res = decide(dup, U=[[1, 1]])
+    assert res.status == "not-realizable" and "DRUP" in verify(res.certificate, dup)
