@@ -180,6 +180,40 @@ def summarise(rows, solvers=("exactrelu", "z3")):
     return table
 
 
+def plot(dec, budget, path) -> None:
+    """Seconds per instance against N (log-log), exactrelu vs z3, one panel per U mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    styles = {"exactrelu": ("tab:blue", "exactrelu (certified + checked)"), "z3": ("tab:red", "z3 (uncertified)"),
+              "exactrelu-tree": ("tab:gray", "exactrelu tree engine")}
+    for ax, U in zip(axes, ("given", "unknown")):
+        for name, (color, label) in styles.items():
+            for sat, marker in ((False, "x"), (True, "o")):
+                pts = [(r["N"], r[name]["seconds"]) for r in dec if name in r and r["U"] == U and r["satisfiable"] == sat
+                       and r[name]["status"] in ("realizable", "not-realizable")]
+                if pts:
+                    ax.scatter(*zip(*pts), color=color, marker=marker, s=18, alpha=0.8,
+                               label=f"{label}, {'satisfiable' if sat else 'unsatisfiable'}")
+        ax.axhline(budget, color="black", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel("NAE-3SAT variables N (M = 2.1 N clauses)")
+        ax.set_title(f"U {U}")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("seconds per instance")
+    axes[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"Deciding the reduction's ReLU instances (budget {budget:.0f} s, dashed)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
@@ -187,7 +221,14 @@ def main(argv=None) -> int:
     p.add_argument("--skip-decision", action="store_true", help="only part 1")
     p.add_argument("--tree", action="store_true", help="also the tree engine (engine='tree')")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_hardness.json"))
+    p.add_argument("--plot-only", action="store_true", help="redraw the plot from --out and stop")
     args = p.parse_args(argv)
+    png = Path(args.out).with_suffix(".png")
+    if args.plot_only:
+        data = json.loads(Path(args.out).read_text())
+        plot(data["decision"], data["budget_s"], png)
+        print(f"plot written to {png}")
+        return 0
     if args.quick:
         red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 8, 16, 32, 64], 2, 10.0
     else:
@@ -222,6 +263,12 @@ def main(argv=None) -> int:
     out.write_text(json.dumps({"quick": args.quick, "budget_s": budget, "reduction": red, "decision": dec,
                                "summary": table, "largest": largest}, indent=1) + "\n")
     print(f"results written to {out}")
+    if dec:
+        try:
+            plot(dec, budget, png)
+            print(f"plot written to {png}")
+        except ImportError:  # pragma: no cover - matplotlib is in the bench extra
+            print("matplotlib not installed: no plot")
     return 0
 
 
