@@ -221,11 +221,14 @@ def main(argv=None) -> int:
     p.add_argument("--skip-decision", action="store_true", help="only part 1")
     p.add_argument("--tree", action="store_true", help="also the tree engine (engine='tree')")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_hardness.json"))
-    p.add_argument("--plot-only", action="store_true", help="redraw the plot from --out and stop")
+    p.add_argument("--plot-only", action="store_true", help="redraw the table and plot from --out and stop")
+    p.add_argument("--sizes", type=int, nargs="+", help="decision sizes N (default: the growing list)")
     args = p.parse_args(argv)
     png = Path(args.out).with_suffix(".png")
     if args.plot_only:
         data = json.loads(Path(args.out).read_text())
+        solvers = tuple(n for n in SOLVERS if any(n in r for r in data["decision"]))
+        print_table(summarise(data["decision"], solvers), solvers, data["budget_s"])
         plot(data["decision"], data["budget_s"], png)
         print(f"plot written to {png}")
         return 0
@@ -235,6 +238,8 @@ def main(argv=None) -> int:
         red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 8, 16, 32, 64, 100, 150, 200, 250, 300, 400,
                                                                           600, 800, 1000, 1500, 2000], 3, 60.0
     solvers = ("exactrelu", "z3") + (("exactrelu-tree",) if args.tree else ())
+    if args.sizes:
+        dec_sizes = args.sizes
     red = part_reduction(red_sizes) if not args.skip_reduction else []
     print("Part 1: 3-CNF (planted, M = 4.2 N) -> NAE-3SAT -> ReLU instance; lift = exact weights + checked certificate")
     print(f"{'N':>5} {'M':>5} {'n':>6} {'d':>6} {'reduce s':>9} {'SAT s':>8} {'lift+check s':>13} {'decode s':>9}")
@@ -242,16 +247,7 @@ def main(argv=None) -> int:
         print(f"{r['N']:>5} {r['M']:>5} {r['n']:>6} {r['d']:>6} {r['reduce_s']:>9.3f} {r['sat_s']:>8.4f} {r['lift_and_check_s']:>13.3f} {r['decode_s']:>9.3f}")
     dec = part_decision(dec_sizes, seeds, budget, solvers) if not args.skip_decision else []
     table = summarise(dec, solvers)
-    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified and checked) and by z3;"
-          f" budget {budget:.0f} s; median seconds per instance (-: a timeout or skip in the group)")
-    print("| N | U | satisfiable | instances | " + " | ".join(f"{n} s" for n in solvers)
-          + " | of which checking s | exactrelu / z3 | timeouts " + "/".join(solvers) + " |")
-    print("|---" * (6 + len(solvers)) + "|")
-    fmt = lambda x: f"{x:.3f}" if x is not None else "-"  # noqa: E731
-    for t in table:
-        print(f"| {t['N']} | {t['U']} | {t['sat']} | {t['count']} | " + " | ".join(fmt(t[n]) for n in solvers)
-              + f" | {fmt(t.get('exactrelu_check'))} | {(format(t['ratio'], '.2f') if 'ratio' in t else '-')} | "
-              + "/".join(str(t[n + '_timeouts']) for n in solvers) + " |")
+    print_table(table, solvers, budget)
     largest = {}
     for name in solvers:
         for U in ("given", "unknown"):
@@ -270,6 +266,19 @@ def main(argv=None) -> int:
         except ImportError:  # pragma: no cover - matplotlib is in the bench extra
             print("matplotlib not installed: no plot")
     return 0
+
+
+def print_table(table, solvers, budget) -> None:
+    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified and checked) and by z3;"
+          f" budget {budget:.0f} s; median seconds per instance (-: a timeout or skip in the group)")
+    print("| N | U | satisfiable | instances | " + " | ".join(f"{n} s" for n in solvers)
+          + " | of which checking s | exactrelu / z3 | timeouts " + "/".join(solvers) + " |")
+    print("|---" * (6 + len(solvers)) + "|")
+    fmt = lambda x: f"{x:.3f}" if x is not None else "-"  # noqa: E731
+    for t in table:
+        print(f"| {t['N']} | {t['U']} | {t['sat']} | {t['count']} | " + " | ".join(fmt(t[n]) for n in solvers)
+              + f" | {fmt(t.get('exactrelu_check'))} | {(format(t['ratio'], '.2f') if 'ratio' in t else '-')} | "
+              + "/".join(str(t[n + '_timeouts']) for n in solvers) + " |")
 
 
 if __name__ == "__main__":

@@ -272,3 +272,15 @@ def test_adversarial_instances():
     dup = Instance.from_arrays([[1, 1], [1, 1], [1, 1]], [[1], [1], [2]])
     res = decide(dup, U=[[1, 1]])
     assert res.status == "not-realizable" and "DRUP" in verify(res.certificate, dup)
+
+
+def test_time_limit_interrupts_the_solver():
+    """A hard unsatisfiable instance (about a minute): the limit interrupts CaDiCaL itself."""
+    import time
+
+    f = random_nae3(250, 525, seed=250000)
+    inst, _ = NaeToRelu().apply(f)
+    t = time.monotonic()
+    with pytest.raises(SearchLimit, match="time limit"):
+        decide(inst, U=[[1, 1]], time_limit=2.0)
+    assert time.monotonic() - t < 15

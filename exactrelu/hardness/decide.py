@@ -376,7 +376,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
     max_nodes : stop with :class:`SearchLimit` after this many search nodes (tree engine) or
         solver rounds (lazy engine); None: no limit.
-    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit).
+    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit). The SAT
+        solver is interrupted when it passes; a certificate already found is still checked.
     progress : optional callable receiving a statistics dict while the lazy engine runs.
 
     Returns
@@ -443,6 +444,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     finally:
         sys.setrecursionlimit(old)
     stats["engine"] = engine
+    if time_limit is not None and time.monotonic() > start + time_limit:
+        raise SearchLimit("the search ran out of its time limit before its certificate was checked")
     cert = {
         "format": FORMAT,
         "version": 1,

@@ -59,6 +59,8 @@ MAX_CORES = 256
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
+#: with a time limit, the SAT solver runs in slices of this many conflicts
+CONFLICT_SLICE = 20000
 
 
 def _fmt(v: Fraction) -> str:
@@ -495,7 +497,7 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
             stats["lemmas"] = len(lemmas)
             if progress is not None:
                 progress(stats)
-            if not sat.solve():
+            if not _solve(sat, deadline):
                 break
             model = sat.get_model()
             truth = bytearray(R.n * R.k + 1)
@@ -541,9 +543,11 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
             for cl in new:
                 sat.add_clause(cl)
     stats["lemmas"] = len(lemmas)
+    if deadline is not None and time.monotonic() > deadline:
+        raise RoundLimit("ran out of its time limit")
     # all lemmas go into the certificate: trimming them to an unsatisfiable core (MiniSat with one
     # selector per lemma) cost 72 s at N = 250 and made the proof no cheaper to replay
-    rup = _proof(clauses + sym_clauses)
+    rup = _proof(clauses + sym_clauses, deadline)
     stats["proof_steps"] = len(rup)
     return CaseResult("not-realizable", lemmas=lemmas, symmetry=sym, rup=rup, stats=stats)
 
@@ -552,12 +556,29 @@ def _ones(core):
     return {tag: Fraction(1) for tag, _ in core}
 
 
-def _proof(clauses) -> list:
+def _solve(sat, deadline) -> bool:
+    """``sat.solve()``, in slices of conflicts until ``deadline`` (then :class:`RoundLimit`).
+
+    CaDiCaL cannot be interrupted through python-sat, but it keeps what it learnt between
+    budget-limited calls, so slicing costs little.
+    """
+    if deadline is None:
+        return sat.solve()
+    while True:
+        if time.monotonic() > deadline:
+            raise RoundLimit("ran out of its time limit")
+        sat.conf_budget(CONFLICT_SLICE)
+        res = sat.solve_limited()
+        if res is not None:
+            return res
+
+
+def _proof(clauses, deadline=None) -> list:
     """A DRUP refutation of ``clauses`` from a proof-logging solver, as lists of ints."""
     from pysat.solvers import Solver
 
     with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
-        if s.solve():  # pragma: no cover
+        if _solve(s, deadline):  # pragma: no cover
             raise AssertionError("the lemma clauses are satisfiable")
         lines = s.get_proof() or []
     out = []
