@@ -161,7 +161,7 @@ def part_decision(sizes, seeds, budget, solvers=("exactrelu", "z3")):
 
 def summarise(rows, solvers=("exactrelu", "z3")):
     table = []
-    keys = sorted({(r["N"], r["U"], r["satisfiable"]) for r in rows})
+    keys = sorted({(r["N"], r["U"], r["satisfiable"]) for r in rows}, key=lambda t: (t[0], t[1], str(t[2])))
     for N, U, sat in keys:
         sel = [r for r in rows if (r["N"], r["U"], r["satisfiable"]) == (N, U, sat)]
         line = {"N": N, "U": U, "sat": sat, "count": len(sel)}
@@ -273,7 +273,7 @@ def print_table(table, solvers, budget) -> None:
           f" budget {budget:.0f} s; median seconds per instance (-: a timeout or skip in the group)")
     print("| N | U | satisfiable | instances | " + " | ".join(f"{n} s" for n in solvers)
           + " | of which checking s | exactrelu / z3 | timeouts " + "/".join(solvers) + " |")
-    print("|---" * (6 + len(solvers)) + "|")
+    print("|---" * (7 + len(solvers)) + "|")
     fmt = lambda x: f"{x:.3f}" if x is not None else "-"  # noqa: E731
     for t in table:
         print(f"| {t['N']} | {t['U']} | {t['sat']} | {t['count']} | " + " | ".join(fmt(t[n]) for n in solvers)
