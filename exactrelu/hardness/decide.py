@@ -1,14 +1,15 @@
-"""Exact decision procedure for small two-layer ReLU instances, with certificates both ways.
+"""Exact decision procedure for two-layer ReLU instances, with certificates both ways.
 
 Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) -- with
 ``U relu(V x_j) = y_j`` for every sample j? The answer is proved either way:
 
 * **realisable**: exact rational weights and a ``realizes`` certificate;
-* **not realisable**: a ``not-realizable`` certificate, a case tree over activation patterns
-  with a Farkas vector or a learnt lemma at every leaf (docs/certificates.md), verified by the
-  stdlib checker.
+* **not realisable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
+  stdlib checker: lemmas with Farkas vectors and a DRUP refutation of their clauses (the default
+  lazy engine, :mod:`exactrelu.hardness.lazy`), or a case tree over activation patterns with a
+  Farkas vector or a learnt lemma at every leaf (``engine="tree"``, described below).
 
-Method. A node of the tree fixes, for some (sample j, unit i), whether unit i is active
+The tree engine. A node of the tree fixes, for some (sample j, unit i), whether unit i is active
 (``v_i . x_j >= 0``, contributing ``v_i . x_j``) or inactive (``v_i . x_j <= 0``, contributing 0);
 both cases cover every V, and on the kink they agree. Once every unit of sample j is fixed,
 its labels give linear equations. Each node's system is linear in V: decided exactly by
