@@ -119,13 +119,12 @@ def _decide(args) -> int:
         except AttributeError:  # pragma: no cover - argparse gives a string
             raise InvalidInput("--U must be rows separated by ';' of entries separated by ','") from None
     bar = LineProgress() if args.verbose else None
-    show = None
-    if bar is not None:
-        def show(st):
-            bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
+
+    def show(st):
+        bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
     try:
         res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
-                     time_limit=args.time_limit, progress=show)
+                     time_limit=args.time_limit, progress=show if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
