@@ -24,7 +24,6 @@ from .. import __version__
 from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance
 from ..network import RELU, Network
-from . import checker
 
 __all__ = ["instance_sha256", "realizes_certificate", "write_certificate", "read_certificate", "verify", "provenance"]
 
@@ -94,6 +93,10 @@ def checker_instance(instance: Instance) -> dict:
 
 def verify(cert: dict, instance: Instance) -> str:
     """Run the independent checker; return its summary or raise CertificateInvalid."""
+    # imported here, not at module level: ``python -m exactrelu.certificates.checker`` then runs a
+    # module the package has not imported yet (runpy warns otherwise)
+    from . import checker
+
     try:
         return checker.check(cert, checker_instance(instance))
     except checker.CheckFailed as exc:
