@@ -56,6 +56,7 @@ from ..errors import ExactReluError, InvalidInput
 from .linalg import PRIMES, independent_rows
 from .matrix import QMatrix
 from .rationals import to_fraction
+from .rationals import format_rational
 
 __all__ = ["feasible", "LPResult", "METHODS"]
 
@@ -526,10 +527,10 @@ class LPResult:
             "system": {"nvars": self.nvars, "A_eq": strs(Ae), "b_eq": col(be), "A_ub": strs(Au), "b_ub": col(bu)},
         }
         if self.status == "feasible":
-            cert["point"] = [_fmt(v) for v in self.point]
+            cert["point"] = [format_rational(v) for v in self.point]
         else:
-            cert["y_eq"] = [_fmt(v) for v in self.farkas[0]]
-            cert["y_ub"] = [_fmt(v) for v in self.farkas[1]]
+            cert["y_eq"] = [format_rational(v) for v in self.farkas[0]]
+            cert["y_ub"] = [format_rational(v) for v in self.farkas[1]]
         cert["provenance"] = {"exactrelu_version": __version__, "method": self.method, **provenance}
         return cert
 
@@ -542,10 +543,6 @@ class LPResult:
             return checker.check(self.certificate(), None)
         except checker.CheckFailed as exc:
             raise CertificateInvalid(str(exc)) from None
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _feasible_result(S: _System, num: list[int], den: int, method: str) -> LPResult:

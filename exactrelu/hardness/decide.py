@@ -56,6 +56,7 @@ from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
+from ..exact.rationals import format_rational
 
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
 
@@ -265,7 +266,7 @@ class _Search:
             point, used = self._lp(parent, new_rows)
             if point is None:
                 conflict = frozenset().union(*(self._deps(r) for r, _ in used)) if used else frozenset()
-                leaf = {"farkas": [[r[0], r[1], r[2], _fmt(y)] for r, y in used]}
+                leaf = {"farkas": [[r[0], r[1], r[2], format_rational(y)] for r, y in used]}
                 return self._learn([leaf], conflict)
         if depth == len(self.order):
             if self.collect_all:  # an open leaf in the tree; no backjumping over it
@@ -319,10 +320,6 @@ class _Search:
                 self.lemma_hits += 1
                 return _Closed([{"lemma": lid}], frozenset(self.decided[(a, b)][1] for a, b, _ in lits))
         return None
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def _sample_order(X) -> list[int]:
@@ -425,7 +422,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
                     cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
                     _checked(cert, instance, stats)
                     return Decision("realizable", cert, net, stats)
-                case = {"U": [[_fmt(x) for x in row] for row in Uc], "lemmas": out.lemmas, "rup": out.rup}
+                case = {"U": [[format_rational(x) for x in row] for row in Uc], "lemmas": out.lemmas, "rup": out.rup}
                 if out.symmetry:
                     case["symmetry"] = out.symmetry
                 refuted.append(case)
@@ -441,7 +438,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
                 _checked(cert, instance, stats)
                 return Decision("realizable", cert, net, stats)
             stats["lemma_hits"] = stats.get("lemma_hits", 0) + s.lemma_hits
-            refuted.append({"U": [[_fmt(x) for x in row] for row in Uc], "lemmas": s.lemmas, "tree": res.tree})
+            refuted.append({"U": [[format_rational(x) for x in row] for row in Uc], "lemmas": s.lemmas, "tree": res.tree})
     finally:
         sys.setrecursionlimit(old)
     stats["engine"] = engine

@@ -47,6 +47,7 @@ import flint
 from ..errors import ExactReluError
 from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
+from ..exact.rationals import format_rational
 
 __all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit"]
 
@@ -61,10 +62,6 @@ EAGER_LITERALS = 16
 EAGER_NODES = 20000
 #: with a time limit, the SAT solver runs in slices of this many conflicts
 CONFLICT_SLICE = 20000
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 # -- one exact system: propagation, then an LP on what is left ------------------------------------
@@ -277,7 +274,7 @@ class _Rows:
         farkas = []
         for tag, y in core:
             kind, j, x = tag
-            farkas.append([kind, j, x, _fmt(y * scales[tag])])
+            farkas.append([kind, j, x, format_rational(y * scales[tag])])
             for i in ([x] if kind == "sign" else self.units(x)):
                 assume[(j, i)] = active[(j, i)]
         return sorted(assume.items()), farkas

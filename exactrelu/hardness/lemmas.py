@@ -38,12 +38,9 @@ from .cnf import CNF, NAEFormula
 from .cnf_to_nae import CnfToNae
 from .decide import case_system, decide, enumerate_leaves, sign_cases
 from .nae_to_relu import NaeToRelu
+from ..exact.rationals import format_rational
 
 __all__ = ["realisations", "prove_gadget", "prove_gadget_unknown_u", "prove_clause_lemma", "prove_cnf_to_nae", "prove_all"]
-
-
-def _fmt(v: Fraction) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
 
 
 def realisations(instance: Instance, U) -> dict:
@@ -83,7 +80,7 @@ def realisations(instance: Instance, U) -> dict:
             checker._refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
             closed += 1
     assert not stack, "the case tree does not cover every pattern"
-    sols = sorted({tuple(_fmt(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)
+    sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)
     return {"solutions": [list(t) for t in sols], "closed_leaves": closed, "open_leaves": len(open_leaves),
             "tree": tree, "instance_sha256": instance_sha256(instance)}
 
