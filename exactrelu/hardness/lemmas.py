@@ -31,6 +31,7 @@ from fractions import Fraction
 import flint
 
 from ..certificates import checker
+from ..certificates.trusted.refutation import _refute_leaf
 from ..certificates.envelope import checker_instance, instance_sha256, verify
 from ..exact.linalg import exact_rank
 from ..instances import Instance
@@ -77,7 +78,7 @@ def realisations(instance: Instance, U) -> dict:
             for row, b in ubs:
                 assert sum(c * p for c, p in zip(row, point)) <= b
         else:
-            checker._refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
+            _refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
             closed += 1
     assert not stack, "the case tree does not cover every pattern"
     sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)

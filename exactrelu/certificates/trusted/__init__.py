@@ -1,0 +1,14 @@
+"""The trusted base: the independent checker's modules. Standard library only.
+
+Every module here imports only the Python standard library and other modules of this
+package (never the rest of exactrelu, never a numeric library), so the whole trusted base can
+be audited in one sitting and shares no code with the solver. The entry point is
+:mod:`exactrelu.certificates.checker`; one module per family of claims:
+
+``common``      errors, exact rationals, size limits, field and matrix readers
+``instance``    instance files (JSON, .npz) and the instance hash
+``realizes``    ``realizes`` (with hidden biases), ``realizes-except``, ``residual``
+``refutation``  ``not-realizable``: case trees, lemmas, Farkas leaves
+``rup``         replay of (D)RUP refutations by unit propagation
+``lp``          ``lp-feasible`` and ``lp-infeasible``
+"""

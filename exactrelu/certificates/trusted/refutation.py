@@ -1,0 +1,153 @@
+"""The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a DRUP refutation.
+
+Standard library only (docs/certificates.md, "not-realizable").
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, parse_rational
+from .instance import _bound_instance
+from .rup import _check_rup
+
+
+def _refute_leaf(leaf, dec, X, Y, U, k):
+    """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero).
+
+    ``X`` holds each sample as its non-zero entries ``[(t, x_t), ...]``.
+    """
+    rows = leaf.get("farkas") if isinstance(leaf, dict) and set(leaf) == {"farkas"} else None
+    if not isinstance(rows, list):
+        raise CheckFailed("a leaf must be {'farkas': [[kind, j, index, multiplier], ...]}")
+    acc: dict = {}  # (unit, coordinate) -> coefficient of V[unit][coordinate]
+    rhs = Fraction(0)
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign")
+                and all(isinstance(t, int) and not isinstance(t, bool) for t in row[1:3])):
+            raise CheckFailed(f"malformed Farkas row {row!r}")
+        kind, j, x, y = row[0], row[1], row[2], parse_rational(row[3])
+        if not (0 <= j < len(X) and 0 <= x < (len(Y[0]) if kind == "eq" else k)):
+            raise CheckFailed(f"Farkas row {row!r} out of range")
+        if kind == "sign":  # active: -v_x . x_j <= 0 ; inactive: v_x . x_j <= 0
+            if (j, x) not in dec or y < 0:
+                raise CheckFailed(f"sign row {row!r} undecided on this branch or with a negative multiplier")
+            s = -y if dec[(j, x)] else y
+            for t, v in X[j]:
+                acc[(x, t)] = acc.get((x, t), 0) + s * v
+        else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
+            if any(U[x][i] != 0 and (j, i) not in dec for i in range(k)):
+                raise CheckFailed(f"equation {row!r} used before all its units are decided")
+            for i in range(k):
+                if U[x][i] != 0 and dec[(j, i)]:
+                    for t, v in X[j]:
+                        acc[(i, t)] = acc.get((i, t), 0) + y * U[x][i] * v
+            rhs += y * Y[j][x]
+    if any(a != 0 for a in acc.values()) or rhs >= 0:
+        raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
+
+
+def check_not_realizable(cert: dict, instance: dict) -> str:
+    """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
+    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
+                        "provenance"})
+    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
+    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
+    X = [[(t, v) for t, v in enumerate(row) if v] for row in X]  # sparse rows
+    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
+        raise CheckFailed("not-realizable is a claim about the ReLU")
+    k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
+        raise CheckFailed("k must be a positive integer and cases a list")
+    Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
+    if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
+        expect = [[list(map(Fraction, u))] for u in itertools.combinations_with_replacement((1, 0, -1), k)]
+        if m != 1 or Us != expect:
+            raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
+    elif mode != "given" or len(cases) != 1:
+        raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
+    leaves = steps = 0
+    shapes = ({"U", "tree"}, {"U", "tree", "lemmas"}, {"U", "lemmas", "rup"}, {"U", "lemmas", "rup", "symmetry"})
+    for c, U in zip(cases, Us):
+        if not (isinstance(c, dict) and set(c) in shapes and isinstance(c.get("lemmas", []), list)):
+            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup', optional 'symmetry'}")
+        proved = []  # assumptions of the lemmas verified so far, in order
+        for lemma in c.get("lemmas", []):
+            assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
+            if not isinstance(assume, list) or not all(
+                    isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], len(X), k) for a in assume):
+                raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
+            dec = {(a[0], a[1]): a[2] for a in assume}
+            if len(dec) != len(assume):
+                raise CheckFailed("a lemma assumes the same split twice")
+            leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
+            proved.append(dec)
+        if "tree" in c:
+            leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
+            continue
+        # every full assignment of the literals (j, i) -> active violates a clause: not(lemma assumptions),
+        # plus, under symmetry, "sorted on one sample"; the DRUP steps show that clause set unsatisfiable
+        clauses = [[-(j * k + i + 1) if a else j * k + i + 1 for (j, i), a in dec.items()] for dec in proved]
+        if "symmetry" in c:
+            clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
+        steps += _check_rup(clauses, c["rup"], len(X) * k)
+    rup = f", {steps} DRUP steps replayed" if steps else ""
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{rup} (k={k}, {len(X)} samples)"
+
+
+def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
+    """Units with equal output-weight columns may be permuted: on sample j0, take them active first.
+
+    A permutation inside each class of equal columns leaves every output unchanged; choosing the
+    one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
+    V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
+    """
+    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and _pair([sym["sample"], 0], n, k)
+            and isinstance(sym["classes"], list)):
+        raise CheckFailed("symmetry is {'sample': j, 'classes': [[i, i2, ...], ...]}")
+    used: set = set()
+    out = []
+    for cls in sym["classes"]:
+        if not (isinstance(cls, list) and len(cls) >= 2 and all(_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
+                or len(set(cls)) != len(cls):
+            raise CheckFailed(f"bad symmetry class {cls!r} (units in range, disjoint classes)")
+        used |= set(cls)
+        if any(row[i] != row[cls[0]] for row in U for i in cls):
+            raise CheckFailed(f"units {cls} do not have equal output-weight columns: no symmetry")
+        j0 = sym["sample"]
+        out += [[j0 * k + a + 1, -(j0 * k + b + 1)] for a, b in zip(cls, cls[1:])]
+    return out
+
+
+def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
+    """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
+
+    A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
+    """
+    if not isinstance(tree, list):
+        raise CheckFailed("a tree is a list of nodes in preorder")
+    stack, leaves = [dec0], 0  # decided (j, i) -> active, for each subtree still to read
+    for node in tree:
+        if not stack:
+            raise CheckFailed("the tree has nodes after it is complete")
+        dec = stack.pop()
+        keys = set(node) if isinstance(node, dict) else None
+        if keys == {"lemma"}:
+            t = node["lemma"]
+            if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(proved)) or \
+                    any(dec.get(key) is not a for key, a in proved[t].items()):
+                raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
+        elif keys == {"split"}:
+            split = node["split"]
+            if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
+                raise CheckFailed(f"bad split {split!r}")
+            stack += [{**dec, tuple(split): False}, {**dec, tuple(split): True}]  # active child first
+            continue
+        else:
+            _refute_leaf(node, dec, X, Y, U, k)
+        leaves += 1
+    if stack:
+        raise CheckFailed("the tree is incomplete")
+    return leaves
+
