@@ -362,6 +362,45 @@ class QMatrix:
             return self
         return QMatrix(flint.fmpz_mat(self.num.nrows(), self.num.ncols(), [int(x) // g for x in self.num.entries()]), int(self.den) // g)
 
+    def _entry_string(self, i: int, j: int) -> str:
+        if self._num is None:
+            p, q = float(self._float[i, j]).as_integer_ratio()
+        else:
+            p, q = int(self._num[i, j]), int(self.den)
+        return format_rational(Fraction(p, q))
+
     def __repr__(self) -> str:
+        """The entries as exact rationals, like NumPy: large (and empty) matrices also show their shape.
+
+        Reads only the entries it shows (a lazy float matrix is not converted), and shortens an
+        entry of more than 40 characters to its first and last digits.
+
+        >>> QMatrix.from_rows([[1, "1/2"], [-3, 0]])
+        QMatrix([[1, 1/2], [-3, 0]])
+        >>> QMatrix.identity(9)  # doctest: +NORMALIZE_WHITESPACE
+        QMatrix([[1, 0, 0, ..., 0, 0, 0], [0, 1, 0, ..., 0, 0, 0], [0, 0, 1, ..., 0, 0, 0], ...,
+                 [0, 0, 0, ..., 1, 0, 0], [0, 0, 0, ..., 0, 1, 0], [0, 0, 0, ..., 0, 0, 1]], shape=(9, 9))
+        >>> QMatrix.from_rows([[10**50 + 1]])
+        QMatrix([[10000000000000000...(51 digits)...00000000000000001]])
+        """
         r, c = self.shape
-        return f"QMatrix(shape=({r}, {c}), den={self.den})"
+        edge, limit = 3, 6
+
+        def picks(size: int) -> list[int | None]:
+            return list(range(size)) if size <= limit else [*range(edge), None, *range(size - edge, size)]
+
+        def entry(i: int, j: int) -> str:
+            text = self._entry_string(i, j)
+            if len(text) <= 40:
+                return text
+            return f"{text[:17]}...({sum(ch.isdigit() for ch in text)} digits)...{text[-17:]}"
+
+        rows = []
+        for i in picks(r):
+            if i is None:
+                rows.append("...")
+                continue
+            rows.append("[" + ", ".join("..." if j is None else entry(i, j) for j in picks(c)) + "]")
+        body = "[" + ", ".join(rows) + "]"
+        small = 0 < r <= limit and 0 < c <= limit
+        return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"
