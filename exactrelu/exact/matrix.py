@@ -53,7 +53,20 @@ def float_strings(a: np.ndarray) -> list[list[str]]:
 
 
 def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
-    """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput."""
+    """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
+
+    Complex arrays are refused (converting them would drop the imaginary part), and so are sparse
+    matrices (pass a dense array).
+
+    >>> as_float_array(np.array([1 + 2j]), ndim=1)
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
+    """
+    if type(a).__module__.startswith("scipy.sparse"):
+        raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
+    if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":
+        raise InvalidInput(f"Complex data not supported: {name} has dtype {a.dtype}; only real numbers are accepted")
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -63,7 +76,8 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{name} has a non-finite entry {arr[idx]!r} at index {idx}: exact arithmetic needs finite values")
+        what = "NaN" if np.isnan(arr[idx]) else "an infinity"
+        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite values")
     return arr
 
 
