@@ -58,12 +58,20 @@ class Instance:
 
     @classmethod
     def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
-        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1."""
+        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
+
+        1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+
+        >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
+        [['1/2'], ['3']]
+        """
         inputs_f = labels_f = None
         if isinstance(inputs, np.ndarray) and inputs.dtype.kind == "f":
             inputs_f = as_float_array(inputs, name="inputs")
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
+        elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):
+            labels = [[y] for y in labels]  # a 1-D sequence of scalars: one output (an empty one stays empty)
         if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
             labels_f = as_float_array(labels, name="labels")
         # float64 inputs are converted to FLINT only if some computation needs the integer matrix
@@ -155,6 +163,21 @@ def _draw_weights(rng, shape, kind, bound):
     return W
 
 
+def _draw_bias(rng, k: int, bias) -> QMatrix | None:
+    """The planted bias column: None, a scale s > 0 (uniform in [-s, s], quarters), or k exact values."""
+    if bias is None:
+        return None
+    if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
+        s = float(bias)
+        if not (np.isfinite(s) and 0 < s <= 1e6):
+            raise InvalidInput(f"bias scale must be a positive number (at most 1e6), got {bias!r}")
+        b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
+        return QMatrix.from_numpy(b, name="bias")
+    if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:
+        return QMatrix.coerce([[x] for x in bias], name="bias")
+    raise InvalidInput(f"bias must be None, a positive scale, or k = {k} rationals; got {bias!r}")
+
+
 def planted(
     d: int,
     k: int,
@@ -168,6 +191,7 @@ def planted(
     weights: str = "integer",
     weight_bound: int = 3,
     input_bits: int | None = None,
+    bias=None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -181,6 +205,9 @@ def planted(
     weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
     input_bits : if set, inputs are rounded to multiples of ``2**-input_bits`` before use, so that
         the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
+    bias : hidden biases b, so that ``labels = f(inputs @ V.T + b) @ U.T``: None (no biases), a
+        positive number s (each b_i drawn uniformly in [-s, s] and rounded to a multiple of 1/4, an
+        exact dyadic), or a sequence of k rationals taken exactly.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
     non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
@@ -215,11 +242,13 @@ def planted(
         Uq = QMatrix.from_numpy(U)
         if m < k or rank_mod_p(Uq.num) == k:
             break
-    net = Network(Uq, QMatrix.from_numpy(V), activation)
+    net = Network(Uq, QMatrix.from_numpy(V), activation, _draw_bias(rng, k, bias))
     Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)
     meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
             "inputs": inputs, "weights": weights}
+    if bias is not None:
+        meta["bias"] = bias if isinstance(bias, (int, float)) else "given"
     return Instance(Xq, Y, activation, net, X, None, meta)
 
 
@@ -251,6 +280,8 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
         obj["activation"] = instance.activation.to_json()
     if include_planted and instance.planted is not None:
         obj["planted"] = {"U": instance.planted.U.to_strings(), "V": instance.planted.V.to_strings()}
+        if instance.planted.has_bias:
+            obj["planted"]["b"] = instance.planted.to_json()["b"]
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, separators=(",", ":"))
         fh.write("\n")
