@@ -108,6 +108,14 @@ def test_decide_time_limit_is_a_refusal():
     assert row["status"] == "refused" and row["reason"].startswith("SearchLimit")
 
 
+def test_biased_planted_instances():
+    t = get_task("recover")
+    inst = planted_instance(t.fill({"d": 3, "k": 2, "n": 20, "bias": 2}, "test"), 1)
+    assert inst.planted.has_bias and all(abs(b) <= 2 and (4 * b).denominator == 1 for b in inst.planted.b_fractions())
+    assert not planted_instance(t.fill({"d": 3, "k": 2, "n": 20, "bias": 0}, "test"), 1).planted.has_bias
+    assert "bias" not in t.fill({"d": 3, "k": 2, "n": 20}, "test")  # row ids of specs without biases stay as they were
+
+
 def test_planted_instance_follows_the_parameters():
     inst = planted_instance(get_task("recover").fill({"d": 3, "k": 2, "n": 20, "activation": "power:2",
                                                       "input_bits": 4}, "test"), 5)

@@ -99,6 +99,7 @@ PARAMS: dict[str, Param] = {
     "weights": Param(_choice("integer", "dyadic"), "planted weights: integers or quarters"),
     "weight_bound": Param(_integer(1, 1_000_000), "planted weights in [-B, B]"),
     "input_bits": Param(_integer(0, 40), "round inputs to multiples of 2**-B"),
+    "bias": Param(_number(0, 1e6), "hidden biases drawn in [-s, s] (quarters); 0: none"),
     # random formulas (exactrelu.hardness.generators)
     "vars": Param(_integer(3, 100_000), "variables of the random formula"),
     "clauses": Param(_integer(0, 1_000_000), "clauses of the random formula"),

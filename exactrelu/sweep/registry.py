@@ -97,17 +97,17 @@ class Task:
 
     def fill(self, given: dict[str, Any], where: str) -> dict[str, Any]:
         """Every parameter of one point: the given values, then the defaults (``None``: not passed)."""
-        out = {}
-        for key, default in {**self.params, **self.options}.items():
-            if key in given:
-                out[key] = given[key]
-            elif default is REQUIRED:
+        defaults = {**self.params, **self.options}
+        for key, default in defaults.items():
+            if key not in given and default is REQUIRED:
                 raise InvalidInput(f"{where}: task {self.name!r} needs a value for {key!r}")
-            elif not isinstance(default, Same) and default is not None:
-                out[key] = default
-        for key, default in {**self.params, **self.options}.items():
-            if isinstance(default, Same) and key not in out:
-                out[key] = out[default.key]
+        out = {}
+        for key, default in defaults.items():
+            value = given.get(key, default)
+            if isinstance(value, Same):
+                value = given.get(value.key, defaults[value.key])
+            if value is not None:
+                out[key] = value
         return out
 
 

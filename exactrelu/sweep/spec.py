@@ -23,7 +23,7 @@ one line naming the key (:class:`~exactrelu.errors.InvalidInput`, exit 2 on the 
 >>> parse_spec('[sweep]\\ntask = "recover"\\nseeds = 2\\n[grid]\\nd = 4\\nk = 2\\nn = 50\\nsamples = 3', source="s.toml")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover' (its parameters: d, k, m, n, activation, inputs, weights, weight_bound, input_bits, init)
+exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover' (its parameters: d, k, m, n, activation, inputs, weights, weight_bound, input_bits, bias, init)
 """
 
 from __future__ import annotations

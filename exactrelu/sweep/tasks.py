@@ -22,7 +22,7 @@ __all__ = ["planted_instance"]
 
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
-           "weights": "integer", "weight_bound": 3, "input_bits": None}
+           "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None}
 
 
 def planted_instance(p: dict, seed: int):
@@ -32,7 +32,7 @@ def planted_instance(p: dict, seed: int):
 
     return planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
                    inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
-                   input_bits=p.get("input_bits"))
+                   input_bits=p.get("input_bits"), bias=p.get("bias") or None)
 
 
 def _generated(p: dict, seed: int):
