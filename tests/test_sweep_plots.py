@@ -47,9 +47,11 @@ def test_plot_command_writes_figures(tmp_path, capsys):
     spec = tmp_path / "s.toml"
     spec.write_text('[sweep]\ntask = "recover"\nname = "Recovery"\nseeds = 2\n[grid]\n'
                     'size = [{d = 3, k = 2}, {d = 5, k = 2}]\nn = [8, 40]\n')
-    assert main(["sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", "-q"]) == 0
+    assert main(["sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", "-q", "--plot"]) == 0
+    first = capsys.readouterr().out
     assert main(["sweep", "plot", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
+    assert first.count("wrote ") == out.count("wrote ") == 4
     for name in ("rate_vs_n.png", "rate_vs_n.pdf", "time_vs_n.png", "time_vs_n.pdf"):
         path = tmp_path / "out" / "plots" / name
         assert f"wrote {path}" in out and path.stat().st_size > 1000

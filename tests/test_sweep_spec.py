@@ -152,3 +152,12 @@ def test_every_task_parameter_has_a_check():
     get_task("recover")
     for t in TASKS.values():
         assert set(t.keys()) <= set(PARAMS), t.name
+
+
+def test_benchmark_specs_parse():
+    from pathlib import Path
+
+    specs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "specs").glob("*.toml"))
+    assert len(specs) >= 5
+    for path in specs:
+        assert load_spec(path).tasks(), path.name

@@ -121,3 +121,20 @@ def test_planted_instance_follows_the_parameters():
                                                       "input_bits": 4}, "test"), 5)
     assert (inst.n, inst.d, inst.m, str(inst.activation)) == (20, 3, 2, "power:2")
     assert all(x.denominator <= 16 for row in inst.inputs.to_fractions() for x in row)
+
+
+def test_a_dead_or_zombie_main_process_counts_as_gone():
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from exactrelu.sweep.worker import _alive
+
+    assert _alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    end = time.monotonic() + 30
+    while _alive(child.pid) and time.monotonic() < end:  # exited but not yet collected: a zombie
+        time.sleep(0.01)
+    assert not _alive(child.pid) and child.poll() == 0
+    assert not _alive(child.pid)  # collected: no such process

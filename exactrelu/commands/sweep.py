@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from ..errors import InvalidInput
@@ -33,6 +34,7 @@ def register(sub) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
                    "needs pip install 'exactrelu[dask]'")
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
+    p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=cmd_sweep)
 
@@ -47,8 +49,12 @@ def cmd_sweep(args) -> int:
     from ..sweep import load_spec, run_sweep
 
     spec = load_spec(args.spec)
-    s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
-                  progress=not args.quiet)
+    previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's SIGTERM stops like Ctrl-C
+    try:
+        s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
+                      progress=not args.quiet)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     c = s.counts
     already = f", {s.skipped} already there" if s.skipped else ""
     print(f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
@@ -58,15 +64,25 @@ def cmd_sweep(args) -> int:
         print(f"interrupted: run again with --resume to continue ({s.total - s.skipped - sum(c.values())} tasks left)",
               file=sys.stderr)
         return 130
+    if args.plot:
+        _write_plots(args.output)
     return 1 if c["failed"] else 0
 
 
-def _plot(args) -> int:
-    from ..sweep.plots import plot_directory
+def _stop(signum, frame):
+    raise KeyboardInterrupt
 
+
+def _plot(args) -> int:
     directory = args.directory or args.output
     if directory is None:
         raise InvalidInput("give the sweep directory: exactrelu sweep plot DIR")
+    _write_plots(directory)
+    return 0
+
+
+def _write_plots(directory) -> None:
+    from ..sweep.plots import plot_directory
+
     for path in plot_directory(directory):
         print(f"wrote {path}")
-    return 0
