@@ -64,12 +64,20 @@ class Instance:
 
     @classmethod
     def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
-        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1."""
+        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
+
+        1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+
+        >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
+        [['1/2'], ['3']]
+        """
         inputs_f = labels_f = None
         if isinstance(inputs, np.ndarray) and inputs.dtype.kind == "f":
             inputs_f = as_float_array(inputs, name="inputs")
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
+        elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):
+            labels = [[y] for y in labels]  # a 1-D sequence of scalars: one output (an empty one stays empty)
         if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
             labels_f = as_float_array(labels, name="labels")
         # float64 inputs are converted to FLINT only if some computation needs the integer matrix
