@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import AssumptionViolated
 from ..network import Activation
 from ._model import Start, best_U, hidden
 
@@ -62,7 +61,8 @@ def paper_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation,
                 bias: bool = False, progress=None) -> Start:
     """Tensor directions (order 2 when m >= k, else 4), projection signs, least-squares U.
 
-    Raises AssumptionViolated when the tensor method does not apply (k > d, rank(labels) < k, ...).
+    The tensor proposer raises AssumptionViolated when it does not apply (k > d, rank(labels) < k,
+    singular input moments).
     """
     from ..propose.tensor import TensorProposer
 
@@ -70,8 +70,6 @@ def paper_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation,
         progress("paper: moment tensor")
     est = TensorProposer(k, activation=activation, random_state=rng).fit(X, Y)
     V = est.V_
-    if not np.all(np.isfinite(V)):
-        raise AssumptionViolated("the moment tensor gave non-finite directions", suggestion="--method gradient")
     if progress is not None:
         progress("paper: signs by projection")
     signs, margins = projection_signs(X, Y, V, activation.degree)
