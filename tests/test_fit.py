@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from exactrelu.certificates.envelope import verify
 from exactrelu.cli import main
-from exactrelu.errors import AssumptionViolated, CertificateInvalid, InvalidInput
+from exactrelu.errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.fit import METHODS, fit, register_method
 from exactrelu.fit.fpt import fpt_start
@@ -223,3 +223,33 @@ def test_fit_command(capsys, tmp_path, noisy):
     assert main(["fit", str(path), "-k", "0", "-o", str(w)]) == 2
     assert main(["fit", str(path), "-k", "2", "--method", "paper", "--bias", "-o", str(w)]) == 2
     assert "without hidden biases" in capsys.readouterr().err
+
+
+def test_certify_weights_on_float_rounded_labels_gives_a_residual_certificate(capsys, tmp_path):
+    from exactrelu.certificates import checker
+    from exactrelu.recover.weights import certify_weights
+    from exactrelu.weights_file import write_weights
+
+    inst = planted(d=5, k=2, m=3, n=300, seed=6, weights="dyadic")
+    rounded = Instance.from_arrays(inst.float_inputs(), inst.planted.predict(inst.float_inputs()))
+    ip, wp, cp = tmp_path / "i.json", tmp_path / "w.json", tmp_path / "c.json"
+    write_instance(rounded, ip)
+    write_weights(inst.planted, wp)
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(cp)]) == 0
+    out = capsys.readouterr().out
+    assert "no exact certificate" in out and "residual certificate of the given weights" in out
+    cert = json.loads(cp.read_text())
+    assert cert["claim"] == "residual" and 0 < Fraction(cert["squared_error"]) < Fraction(1, 10**20)
+    assert checker.check_files(str(cp), str(ip)).startswith("residual")
+    assert main(["certify", str(ip), "--weights", str(wp), "--as-given", "-o", str(tmp_path / "x.json")]) == 1
+    assert not (tmp_path / "x.json").exists()
+    res = certify_weights(rounded, inst.planted.U, inst.planted.V, as_given=True, residual_fallback=True, check=False)
+    assert res.how == "residual of the given weights" and res.checked is None
+    # weights with hidden biases (a fit with --bias): certified as given, or their residual; no recovery from them
+    biased = planted(d=3, k=2, m=2, n=200, seed=1, bias=1.0, noise="gaussian:0.05")
+    fitted = fit(biased, 2, bias=True, method="gradient", certificate=False)
+    res = certify_weights(biased, fitted.network.U, fitted.network.V, b=fitted.network.b, residual_fallback=True)
+    assert res.certificate["claim"] == "residual" and "b" in res.certificate
+    assert Fraction(res.certificate["squared_error"]) == fitted.squared_error
+    with pytest.raises(NotRealizable, match="do not reproduce the labels exactly"):
+        certify_weights(biased, fitted.network.U, fitted.network.V, b=fitted.network.b.to_float()[:, 0])
