@@ -22,6 +22,7 @@ PROPOSERS: dict[str, str] = {
     "gradient": "exactrelu.propose.gradient:GradientProposer",
     "tensor": "exactrelu.propose.tensor:TensorProposer",
     "ica": "exactrelu.propose.ica:ICAProposer",
+    "hermite": "exactrelu.propose.hermite:HermiteProposer",
 }
 
 __all__ = ["PROPOSERS", "make_proposer", "proposer_names"]
