@@ -40,12 +40,12 @@ def linear_units(Z: np.ndarray, r: np.ndarray, radius: float | None = None) -> t
     """Units (V rows unit norm, b, a) computing the truncated affine fit of ``r``: two units, or one constant unit.
 
     ``w . x + c = |w| relu(v . x + c/|w|) - |w| relu(-v . x - c/|w|)`` with v = w / |w|; when w is
-    zero the constant c is the unit with V = 0, b = 1, a = c.
+    zero (up to rounding) the constant c is the unit with V = 0, b = 1, a = c.
     """
     w, c = affine_fit(Z, r, radius)
     rho = float(np.linalg.norm(w))
     d = Z.shape[1]
-    if rho == 0.0:
+    if rho <= 1e-9 * abs(c):  # no linear part beyond rounding: a constant
         return np.zeros((1, d)), np.array([1.0]), np.array([c])
     v = w / rho
     return np.stack([v, -v]), np.array([c / rho, -c / rho]), np.array([rho, -rho])

@@ -5,7 +5,7 @@ u_i^(x)t in f_t is ``lam_t = alpha_i g_t(beta_i)`` (:func:`~.hermite_estimators.
 lam_2 = alpha phi(beta), lam_3 = -alpha beta phi(beta), lam_4 = alpha (beta^2 - 1) phi(beta).
 So beta = -lam_3 / lam_2 (lam_2 never vanishes) and lam_4 / lam_2 = beta^2 - 1 says it again;
 :func:`unit_parameters` fits beta to all three coefficients, weighted by their standard errors
-(a one-dimensional grid, then a bounded refinement), and alpha in closed form. Without biases
+(a one-dimensional grid, then Gauss-Newton), and alpha in closed form. Without biases
 (beta = 0) alpha is the weighted least-squares fit to lam_2 and lam_4.
 
 >>> beta = np.array([0.0, 1.0, -0.7]); alpha = np.array([1.0, -2.0, 0.5])
@@ -18,7 +18,7 @@ True
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import least_squares
 
 from .hermite_estimators import hermite_coefficient
 
@@ -51,12 +51,12 @@ def unit_parameters(lam2, lam3, lam4, sigmas=(1.0, 1.0, 1.0), bias: bool = True)
         return alpha, np.zeros(k)
     res, _ = _profile(_GRID[:, None], lam[None, :, :], w)
     beta = _GRID[np.argmin(res, axis=0)]
-    for i in range(k):
-        lo, hi = beta[i] - 0.02, beta[i] + 0.02
-        opt = minimize_scalar(lambda bb: float(_profile(np.array([bb]), lam[i][None], w)[0][0]),
-                              bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
-        beta[i] = opt.x
     _, alpha = _profile(beta, lam, w)
+    sw = np.sqrt(w)
+    for i in range(k):  # Gauss-Newton on (alpha, beta) from the grid point, near the noise-free optimum
+        fun = lambda p, i=i: sw * (lam[i] - p[0] * np.array([hermite_coefficient(t, p[1]) for t in (2, 3, 4)]))  # noqa: E731
+        opt = least_squares(fun, [alpha[i], beta[i]], xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        alpha[i], beta[i] = opt.x
     return alpha, beta
 
 

@@ -41,6 +41,7 @@ MODULES = [
     "exactrelu.theorems.homogeneity_symmetry",
     "exactrelu.theorems.uniqueness_lemma",
     "exactrelu.theorems.sign_ambiguity",
+    "exactrelu.theorems.sign_identifiability",
 ]
 
 
