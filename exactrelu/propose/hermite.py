@@ -38,6 +38,7 @@ import numpy as np
 
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation, Network
+from ._base import Proposer
 from ._common import as_generator, check_data, check_k
 from .hermite_decompose import decompose, fit_weights
 from .hermite_estimators import (check_gaussian, contraction, hermite_coefficient, low_order, projected_tensor,
@@ -49,7 +50,7 @@ from .hermite_signs import resolve_signs
 __all__ = ["HermiteProposer", "propose_hermite", "network_parameter_error"]
 
 
-class HermiteProposer:
+class HermiteProposer(Proposer):
     """Learn (U, V, b) of ``relu(inputs @ V.T + b) @ U.T`` from Gaussian inputs by Hermite tensors.
 
     Parameters
