@@ -7,7 +7,7 @@ import pytest
 from exactrelu.cli import main
 from exactrelu.errors import InvalidInput
 from exactrelu.sweep import parse_spec, run_sweep
-from exactrelu.sweep.plots import plot_directory, rate_points, time_points, wilson
+from exactrelu.sweep.plots import metric_points, plot_directory, rate_points, time_points, wilson
 
 
 def row(status, n, d=4, outcome="realizes", seconds=1.0, generate=0.25):
@@ -64,6 +64,22 @@ def test_hardness_figures_use_density_and_variables(tmp_path):
     run_sweep(spec, tmp_path / "h", workers=1)
     names = sorted(p.name for p in plot_directory(tmp_path / "h"))
     assert names == ["rate_vs_density.pdf", "rate_vs_density.png", "time_vs_vars.pdf", "time_vs_vars.png"]
+
+
+def test_fit_sweep_plots_error_against_noise(tmp_path):
+    pytest.importorskip("matplotlib")
+    spec = parse_spec('[sweep]\ntask = "fit"\nseeds = 2\n[grid]\nd = 4\nk = 2\nn = 200\n'
+                      'noise_scale = [0.001, 0.1]\n[options]\nmethod = "tensor"\n')
+    run_sweep(spec, tmp_path / "f", workers=1)
+    assert sorted(p.name for p in plot_directory(tmp_path / "f")) == ["error_vs_noise_scale.pdf", "error_vs_noise_scale.png"]
+
+
+def test_metric_points_take_certified_rows():
+    rows = [dict(row("certified", 10), params={"noise_scale": s}, metrics={"relative_error": e})
+            for s, e in ((0.1, 0.2), (0.1, 0.4), (0.01, 0.03))]
+    rows.append(dict(row("failed", 10), params={"noise_scale": 0.1}, metrics={"relative_error": 9.0}))
+    pts = metric_points(rows, "noise_scale", [], "relative_error")[()]
+    assert [(p[0], p[1], p[4]) for p in pts] == [(0.01, 0.03, 1), (0.1, pytest.approx(0.3), 2)]
 
 
 def test_plot_refusals(tmp_path, capsys):

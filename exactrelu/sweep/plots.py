@@ -4,7 +4,9 @@
   ``realizable``) against n (or the clause density), one curve per other varying parameter, with 95%
   Wilson score intervals;
 * **time**: seconds per certified task (median, quartile band) against the size (n, or the number of
-  variables), on log axes.
+  variables), on log axes;
+* **error**: for approximate fits, the certified relative error (median, quartile band) against the
+  noise scale, with the error against the noiseless labels dashed beside it.
 
 Figures go to DIR/plots/ as PNG and PDF, titled from the spec's ``name`` and labelled with units and the
 number of seeds per point.
@@ -28,7 +30,7 @@ from ..errors import InvalidInput
 from .results import SPEC, read_rows
 from .spec import Spec, parse_spec
 
-__all__ = ["wilson", "plot_directory", "rate_points", "time_points", "standard_figures"]
+__all__ = ["wilson", "plot_directory", "rate_points", "time_points", "metric_points", "standard_figures"]
 
 _Z95 = 1.959963984540054
 PLOTS = "plots"
@@ -93,6 +95,20 @@ def time_points(rows: list[dict], x: str, keys: list[str]) -> dict[tuple, list[t
     return out
 
 
+def metric_points(rows: list[dict], x: str, keys: list[str], metric: str) -> dict[tuple, list[tuple]]:
+    """Per curve: ``(x, median, first quartile, third quartile, count)`` of ``metric`` over certified rows."""
+    out = {}
+    good = [r for r in rows if r["status"] == "certified" and r.get("metrics", {}).get(metric) is not None]
+    for label, by_x in _series(good, x, keys).items():
+        pts = []
+        for xv, group in sorted(by_x.items()):
+            v = sorted(float(r["metrics"][metric]) for r in group)
+            q = statistics.quantiles(v, n=4, method="inclusive") if len(v) > 1 else [v[0], v[0], v[0]]
+            pts.append((xv, statistics.median(v), q[0], q[2], len(v)))
+        out[label] = pts
+    return out
+
+
 def _axis(varying: list[str], first: str, second: str) -> str | None:
     for key in (first, second):
         if key in varying:
@@ -100,7 +116,7 @@ def _axis(varying: list[str], first: str, second: str) -> str | None:
     return None
 
 
-_XLABEL = {"n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
+_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
            "clauses": "clauses", "d": "input dimension d", "k": "hidden units k"}
 
 
@@ -118,6 +134,9 @@ def standard_figures(spec: Spec, rows: list[dict]) -> list[tuple[str, object]]:
     x = _axis(varying, task.size, task.rate_x)
     if x is not None:
         figures.append((f"time_vs_{x}", _time_figure(spec, rows, x, [k for k in varying if k != x])))
+    if task.error is not None and "noise_scale" in varying:
+        keys = [k for k in varying if k != "noise_scale"]
+        figures.append(("error_vs_noise_scale", _error_figure(spec, rows, "noise_scale", keys, task.error)))
     return figures
 
 
@@ -157,6 +176,23 @@ def _time_figure(spec: Spec, rows: list[dict], x: str, keys: list[str]):
     _titles(fig, ax, spec, f"time to a checked certificate against {x}")
     _ticks(ax, sorted({r["params"][x] for r in rows if x in r["params"]}))
     ax.legend(fontsize=8, title=f"{len(spec.seeds)} seeds per point; solver and independent check", title_fontsize=8)
+    return fig
+
+
+def _error_figure(spec: Spec, rows: list[dict], x: str, keys: list[str], metric: str):
+    fig, ax = _figure()
+    for label, pts in metric_points(rows, x, keys, metric).items():
+        xs = [p[0] for p in pts]
+        line, = ax.plot(xs, [p[1] for p in pts], marker="o", label=_label(label))
+        ax.fill_between(xs, [p[2] for p in pts], [p[3] for p in pts], color=line.get_color(), alpha=0.2)
+        clean = metric_points(rows, x, keys, f"clean_{metric}").get(label)
+        if clean:
+            ax.plot([p[0] for p in clean], [p[1] for p in clean], ls="--", marker=".", color=line.get_color())
+    _log_x(ax, rows, x)
+    ax.set_yscale("log")
+    ax.set(xlabel=_XLABEL.get(x, x), ylabel="relative error ||f(X) - Y|| / ||Y|| (median; band: quartiles)")
+    _titles(fig, ax, spec, "certified residual against the noise (dashed: against the noiseless labels)")
+    ax.legend(fontsize=8, title=f"{len(spec.seeds)} seeds per point; exact residuals, checked", title_fontsize=8)
     return fig
 
 

@@ -5,9 +5,8 @@ objects do not pickle, and a Dask worker may be on another machine), runs the ta
 independent checker on the task's certificate: a row says ``certified`` only if the checker accepted
 it here. It never raises for anything the task does: every outcome is a row.
 
->>> row = run_task({"id": "x", "task": "recover", "module": "exactrelu.sweep.tasks",
-...                 "params": {"d": 3, "k": 2, "m": 2, "n": 40, "activation": "relu", "inputs": "gaussian",
-...                            "weights": "integer", "weight_bound": 3, "init": "auto"}, "seed": 0})
+>>> params = get_task("recover").fill({"d": 3, "k": 2, "n": 40}, "example")  # every parameter, defaults filled in
+>>> row = run_task({"id": "x", "task": "recover", "module": "exactrelu.sweep.tasks", "params": params, "seed": 0})
 >>> row["status"], row["outcome"], row["checker"]
 ('certified', 'realizes', 'realizes: 40 samples x 2 outputs equal exactly (k=2, d=3, activation degree 1)')
 """
