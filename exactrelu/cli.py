@@ -21,6 +21,7 @@ REGISTRARS = [
     "exactrelu.hardness.commands:register",
     "exactrelu.commands.certify:register",
     "exactrelu.commands.fit:register",
+    "exactrelu.commands.sweep:register",
 ]
 
 
