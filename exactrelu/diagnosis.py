@@ -109,4 +109,4 @@ def explain_failure(instance: Instance, k: int, activation: Activation | None = 
     return (f"The labels are reproduced exactly by {k} units with hidden biases, f(inputs @ V.T + b) @ U.T == labels "
             f"on all {instance.n * instance.m} entries (exact recovery on the inputs with a constant coordinate "
             f"appended; b = {_short(b)} up to the positive scale of each unit): recovery without biases cannot "
-            "represent them.")
+            "represent them; ask for them (recover(..., bias=True)).")

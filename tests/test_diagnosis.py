@@ -3,7 +3,6 @@
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 from exactrelu.cli import main
 from exactrelu.diagnosis import constant_in_label_span, explain_failure, with_constant_input
@@ -83,7 +82,12 @@ def test_certify_appends_the_diagnosis(tmp_path, capsys):
     ip = write_instance(inst, tmp_path / "b.json")
     w = tmp_path / "w.npz"
     np.savez(w, U=inst.planted.U.to_float(), V=inst.planted.V.to_float())  # the biases left out
-    assert main(["certify", str(ip), "--weights", str(w)]) == 1
-    assert "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in capsys.readouterr().err
+    # no exact certificate: the given weights' residual certificate, and the structure of the data
+    assert main(["certify", str(ip), "--weights", str(w), "-o", str(tmp_path / "c.json")]) == 0
+    out = capsys.readouterr().out
+    assert "residual certificate of the given weights" in out
+    assert "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in out
     assert main(["certify", str(ip), "--weights", str(w), "--as-given"]) == 1
     assert "Diagnosis" not in capsys.readouterr().err
+    assert main(["recover", str(ip), "-k", "3", "--json"]) == 1
+    assert "bias=True" in capsys.readouterr().out

@@ -8,12 +8,14 @@ temporary folder:
   is a doctest (its printed results are compared, with ``...`` matching anything); any other
   block is executed, and its assertions are its checks.
 * ````console```` blocks: lines starting with ``$ `` are commands. Lines after a command, up to
-  the next ``$``, are its expected output (stdout then stderr; ``...`` matches anything; blank-
-  insensitive). ````bash````, ````sh```` and ````shell```` blocks: every line is a command, no output.
+  the next ``$``, are its expected output: stdout then stderr, or either alone (so progress lines on
+  stderr may be left out); ``...`` matches anything; blank-insensitive. ````bash````, ````sh```` and ````shell```` blocks: every line is a command, no output.
 * A command is ``exactrelu ...`` (run in-process through :func:`exactrelu.cli.main`) or
   ``python ...`` / ``python3 ...`` (run with this interpreter). It must exit 0 unless its trailing
   comment says ``exit N`` (for example ``# no network: exit 1``). Anything else (``pip``, pipes,
   ``&&``) cannot run here.
+* A block whose info string names a file, ```` ```toml file=phase.toml ````, is not run: its text is
+  written to that file (in the page's folder), for the commands after it.
 * Opt-out: the line ``<!-- docs-test: skip REASON -->`` directly before a block (blank lines
   allowed between) skips it; the reason is required and shown in the test report. Use it only for
   what cannot run in CI (installing packages, long benchmarks), never to hide a broken example.
@@ -49,6 +51,7 @@ class Block:
     line: int  # 1-based line of the opening fence
     text: str
     skip: str | None  # the reason, when the block is opted out
+    file: str | None = None  # the block's text is this file's content
 
 
 def blocks(path: Path) -> list[Block]:
@@ -63,12 +66,14 @@ def blocks(path: Path) -> list[Block]:
             if not marker:
                 raise AssertionError(f"{path.name}:{i + 1}: a docs-test skip marker needs a reason")
         elif line.startswith("```"):
-            lang, start, body = line[3:].strip().split(" ")[0].lower(), i, []
+            words = line[3:].split()
+            lang, start, body = (words[0].lower() if words else ""), i, []
+            named = [w[5:] for w in words[1:] if w.startswith("file=")]
             i += 1
             while i < len(lines) and not lines[i].startswith("```"):
                 body.append(lines[i])
                 i += 1
-            out.append(Block(lang, start + 1, "\n".join(body) + "\n", marker))
+            out.append(Block(lang, start + 1, "\n".join(body) + "\n", marker, named[0] if named else None))
             marker = None
         elif line.strip():
             marker = None  # a marker applies to the next block only, with nothing but blank lines between
@@ -99,6 +104,12 @@ def commands(block: Block) -> list[tuple[str, list[str]]]:
 
 
 def run_command(line: str, where: str) -> tuple[int, str]:
+    """Run one documented command; (exit code, stdout + stderr). See :func:`run_command_streams`."""
+    code, out, err = run_command_streams(line, where)
+    return code, out + err
+
+
+def run_command_streams(line: str, where: str) -> tuple[int, str, str]:
     comment = line.split(" #", 1)[1] if " #" in line else ""
     m = EXIT.search(comment)
     expected = int(m.group(1)) if m else 0
@@ -114,16 +125,16 @@ def run_command(line: str, where: str) -> tuple[int, str]:
                 code = main(argv[1:])
             except SystemExit as exc:  # argparse usage errors and --help
                 code = exc.code if isinstance(exc.code, int) else 1
-        output = buf_out.getvalue() + buf_err.getvalue()
+        out, err = buf_out.getvalue(), buf_err.getvalue()
     elif argv[0] in ("python", "python3"):
         proc = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, timeout=600)
-        code, output = proc.returncode, proc.stdout + proc.stderr
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
     else:
         raise AssertionError(f"{where}: `{line}` cannot run in the docs test (only exactrelu and python commands); "
                              "mark the block <!-- docs-test: skip REASON --> if it cannot run in CI")
     if code != expected:
-        raise AssertionError(f"{where}: `{line}` exited {code}, the docs say {expected}\n{output}")
-    return code, output
+        raise AssertionError(f"{where}: `{line}` exited {code}, the docs say {expected}\n{out}{err}")
+    return code, out, err
 
 
 def run_python(block: Block, namespace: dict, where: str) -> None:
@@ -144,10 +155,17 @@ def run_page(page: Path) -> list[str]:
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     skipped = []
     for block in blocks(page):
+        where = f"{name}:{block.line}"
+        if block.file is not None and block.skip is None:
+            target = Path(block.file)
+            if target.is_absolute() or ".." in target.parts:
+                raise AssertionError(f"{where}: file={block.file} must be a relative path inside the page's folder")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.text, encoding="utf-8")
+            continue
         kind = RUN.get(block.lang)
         if kind is None:
             continue
-        where = f"{name}:{block.line}"
         if block.skip is not None:
             skipped.append(f"{where} ({block.skip})")
             continue
@@ -155,10 +173,12 @@ def run_page(page: Path) -> list[str]:
             run_python(block, namespace, where)
             continue
         for line, expected in commands(Block(kind if kind == "shell" else "console", block.line, block.text, None)):
-            _, output = run_command(line, where)
+            _, out, err = run_command_streams(line, where)
             want = "\n".join(expected).strip()
-            if want and not doctest.OutputChecker().check_output(want + "\n", output, FLAGS):
-                raise AssertionError(f"{where}: `{line}` printed\n{output}\nwhere the docs show\n{want}")
+            checker = doctest.OutputChecker()
+            # what a terminal shows: stdout and stderr; progress lines on stderr may be left out of the docs
+            if want and not any(checker.check_output(want + "\n", got, FLAGS) for got in (out + err, out, err)):
+                raise AssertionError(f"{where}: `{line}` printed\n{out}{err}\nwhere the docs show\n{want}")
     return skipped
 
 
@@ -215,4 +235,10 @@ def test_the_harness_compares_outputs_and_shares_the_python_namespace(tmp_path, 
         run_page(page)
     page.write_text("```python\nassert 1 + 1 == 3\n```\n", encoding="utf-8")
     with pytest.raises(AssertionError):
+        run_page(page)
+    page.write_text("```toml file=sub/x.toml\n[a]\nb = 1\n```\n```python\nassert open('sub/x.toml').read() == "
+                    "'[a]\\nb = 1\\n'\n```\n", encoding="utf-8")
+    assert run_page(page) == [] and (tmp_path / "sub" / "x.toml").exists()
+    page.write_text("```toml file=../escape.toml\nx = 1\n```\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="relative path inside"):
         run_page(page)

@@ -16,7 +16,9 @@ def register(sub) -> None:
                     "are certified as given. Otherwise their exact residual is reported and, unless --as-given, "
                     "exact recovery from the labels runs with their first layer as proposal: the certificate is "
                     "then about the recovered weights, and the output says how far they are from the given ones. "
-                    "Exit 1 with the exact residual when no certificate can be given.")
+                    "When no exact certificate can be given (float-rounded or noisy labels), the exact residual of "
+                    "the given weights is written as a residual certificate (exit 0; with --as-given: exit 1, "
+                    "nothing written).")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("--weights", required=True, help="weights file: exactrelu.weights JSON (or any JSON with rational "
                    "rows U, V, b, e.g. a certificate), .npz with U, V (b), .safetensors, or a PyTorch state dict (.pt)")
@@ -34,7 +36,7 @@ def _num(x) -> str:
 
 def cmd_certify(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..errors import InvalidInput, NotRealizable
+    from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
     from ..recover.weights import certify_weights
@@ -45,39 +47,47 @@ def cmd_certify(args) -> int:
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
     given = read_weights(args.weights, activation=act or inst.activation)
-    try:
-        res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
-                              check=not args.no_check)
-    except NotRealizable as exc:
-        if args.as_given:
-            raise
-        from .core import explained
-
-        raise explained(exc, inst, given.k, act, args.seed) from None
+    res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
+                          check=not args.no_check, residual_fallback=not args.as_given)
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     r, k = res.given_residual, res.network.k
-    record = {"certified": "given weights" if res.how == "as given" else "weights recovered from the labels",
+    certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",
+                 "residual of the given weights": "residual of the given weights"}[res.how]
+    record = {"certified": certified,
               "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
               "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
                                  "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
                                  "relative_error": r.relative(), "worst": r.worst},
               "units_from_given_first_layer": res.from_given,
               "distance_to_given": res.distance.to_json() if res.distance else None, "checked": res.checked}
+    not_exact = (f"the weights in {args.weights} are not exact on this instance: {r.n_failing} of {r.n_entries} label "
+                 f"entries differ; exact squared error {_num(r.squared_error)} (relative {r.relative():.3g}), largest "
+                 f"difference {_num(r.max_abs_error)} at sample {r.worst[0]}, output {r.worst[1]}" if r.n_failing else "")
     if res.how == "as given":
         bias = ", hidden biases included" if res.given.has_bias else ""
         lines = [f"certified as given: the weights in {args.weights} reproduce all {r.n_entries} label entries "
                  f"exactly ({k} units{bias})"]
+    elif res.how == "residual of the given weights":
+        from ..diagnosis import explain_failure
+
+        lines = [not_exact, "no exact certificate: no exact weights were found from the labels either",
+                 "residual certificate of the given weights: their exact squared and largest error (how good the "
+                 "fit is, not that it is exact or optimal)"]
+        record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
+        if record["diagnosis"]:
+            lines.append(f"Diagnosis: {record['diagnosis']}")
     else:
-        searched = k - res.from_given
-        found = (f"{res.from_given} of its {k} units were found from the given first layer used as a float proposal "
-                 "(it only chooses samples; the exact step finds whichever unit they isolate)"
-                 + (f", {searched} by blind search" if searched else ""))
+        if res.from_given is None:
+            found = f"the given weights were the float proposal of the {res.route} route"
+        else:
+            searched = k - res.from_given
+            found = (f"{res.from_given} of its {k} units were found from the given first layer used as a float "
+                     "proposal (it only chooses samples; the exact step finds whichever unit they isolate)"
+                     + (f", {searched} by blind search" if searched else ""))
         dist = res.distance
         lines = [
-            f"the weights in {args.weights} are not exact on this instance: {r.n_failing} of {r.n_entries} label "
-            f"entries differ; exact squared error {_num(r.squared_error)} (relative {r.relative():.3g}), largest "
-            f"difference {_num(r.max_abs_error)} at sample {r.worst[0]}, output {r.worst[1]}",
+            not_exact,
             f"certified instead: a network recovered exactly from the labels, not the given weights; {found}",
             f"distance from the given weights (units matched, each rescaled to the given unit's scale: the same "
             f"function): largest entry difference "
@@ -86,6 +96,6 @@ def cmd_certify(args) -> int:
         ]
     if res.checked:
         lines.append(f"independent checker: {res.checked}")
-    about = "the given weights" if res.how == "as given" else "the recovered weights"
+    about = "the recovered weights" if res.how == "recovered from the labels" else "the given weights"
     lines.append(f"certificate ({res.certificate['claim']}, about {about}) written to {out}")
     return emit(args, record, lines)

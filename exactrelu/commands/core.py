@@ -37,7 +37,10 @@ def register(sub) -> None:
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
-    p.add_argument("--no-planted", action="store_true", help="leave the planted weights out of the file")
+    p.add_argument("--noise", metavar="KIND:SCALE",
+                   help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
+                        "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
+    p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     json_command(p, "generate", cmd_generate)
 
@@ -72,6 +75,13 @@ def _bias_scale(text: str) -> float:
     if not (math.isfinite(s) and s > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return s
+
+
+def _frobenius(M) -> float:
+    """||M||_F of an exact matrix, as a float for display."""
+    import numpy as np
+
+    return float(np.linalg.norm(M.to_float()))
 
 
 def _activation(text):
@@ -132,14 +142,18 @@ def cmd_generate(args) -> int:
 
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
-                   input_bits=args.input_bits, bias=args.bias)
+                   input_bits=args.input_bits, bias=args.bias, noise=args.noise)
     out = Path(args.output)
     if out.suffix not in (".json", ".npz"):
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
     write_instance(inst, out, include_planted=not args.no_planted)
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
+    if inst.noise_model is not None:
+        bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
     record = {"instance": str(out), "n": inst.n, "d": inst.d, "m": inst.m, "k": args.k,
-              "activation": inst.activation.to_json(), "bias": args.bias, "seed": args.seed}
+              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed}
+    if inst.noise_model is not None:
+        record["noise_frobenius"] = _frobenius(inst.noise)
     return emit(args, record, f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, "
                               f"activation {inst.activation}{bias}")
 
@@ -160,7 +174,7 @@ def cmd_recover(args) -> int:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
                       check=not args.no_check, progress=progress)
     except (NotRealizable, AssumptionViolated) as exc:
-        raise explained(exc, inst, args.k, act, args.seed) from None
+        raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
     finally:
         if progress is not None:
             progress.close()
@@ -181,13 +195,15 @@ def cmd_recover(args) -> int:
     return emit(args, record, lines)
 
 
-def explained(exc, inst, k: int, act, seed) -> Exception:
+def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:
     """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.diagnosis` finds one."""
     from ..diagnosis import explain_failure
 
     hint = explain_failure(inst, k, act, random_state=seed)
     if hint is None:
         return exc
+    if bias_option and "hidden biases" in hint:
+        hint += " On the command line: --bias."
     text = str(exc).rstrip()
     text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis: {hint}"
     return type(exc)(text, evidence=exc.evidence)  # AssumptionViolated's suggestion is already in its text

@@ -28,6 +28,7 @@ from ..network import RELU, Activation
 from ._base import Proposer
 from .auto import AutoProposer, propose_auto
 from .gradient import GradientProposer, propose_gradient
+from .hermite import HermiteProposer
 from .ica import ICAProposer, propose_ica
 from .search import SearchProposer, propose_search
 from .tensor import TensorProposer, propose_tensor
@@ -39,10 +40,11 @@ PROPOSERS: dict[str, type] = {
     "gradient": GradientProposer,
     "tensor": TensorProposer,
     "ica": ICAProposer,
+    "hermite": HermiteProposer,
 }
 
 __all__ = ["PROPOSERS", "Proposer", "AutoProposer", "SearchProposer", "GradientProposer", "TensorProposer",
-           "ICAProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
+           "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
            "propose_search", "propose_gradient", "propose_tensor", "propose_ica"]
 
 

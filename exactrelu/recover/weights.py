@@ -1,6 +1,6 @@
 """Certify weights that came from elsewhere (a trained model, an ``.npz``, a weights file).
 
-Two outcomes, never a third, and the result says which:
+Two outcomes, and a third only when asked for; the result says which:
 
 * the given weights, read exactly (a float32 or float64 is a dyadic rational), reproduce every
   label exactly: **they** are certified, as they are (``how == "as given"``);
@@ -9,7 +9,10 @@ Two outcomes, never a third, and the result says which:
   as its float proposal. What is certified is then the recovered network, not the given one;
   the result says how many of its units the given first layer pointed at (the others were found
   by blind search, so a network unrelated to the given one can be certified) and how far the
-  recovered weights are from the given ones.
+  recovered weights are from the given ones;
+* with ``residual_fallback=True`` (what ``exactrelu certify`` does), when no exact certificate can
+  be given (float-rounded or noisy labels), the exact residual of the given weights is written as a
+  ``residual`` certificate instead: how good the given fit is, exactly, not that it is exact.
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=5, k=3, m=3, n=200, seed=0)
@@ -115,13 +118,15 @@ def _unit_rows(A: np.ndarray) -> np.ndarray:
 class WeightsCertificate:
     """Outcome of :func:`certify_weights`.
 
-    how : ``"as given"`` (the given network is certified) or ``"recovered from the labels"`` (a
-        network recovered exactly from the labels is certified; the given one is not).
-    network : the certified network (exact). certificate : its ``realizes`` certificate.
+    how : ``"as given"`` (the given network is certified), ``"recovered from the labels"`` (a
+        network recovered exactly from the labels is certified; the given one is not) or
+        ``"residual of the given weights"`` (``residual_fallback``: the given network's exact residual).
+    network : the certified network (exact). certificate : its ``realizes`` (or ``residual``) certificate.
     given : the given network, read exactly. given_residual : its exact :class:`~exactrelu.residual.Residual`.
     from_given : units of the certified network found from the rows of the given first layer, used as a
-        float proposal (k when as given); the others were found by blind search. A proposal row only
-        chooses samples: the exact step finds whichever unit they isolate, even from unrelated weights.
+        float proposal (k when as given; None when the route keeps no record per unit); the others
+        were found by blind search. A proposal row only chooses samples: the exact step finds
+        whichever unit they isolate, even from unrelated weights.
     distance : :class:`Distance` of the certified weights from the given ones (None when as given).
     checked : the independent checker's summary (None when not run).
     """
@@ -131,9 +136,10 @@ class WeightsCertificate:
     certificate: dict
     given: Network
     given_residual: Residual
-    from_given: int
+    from_given: int | None
     distance: Distance | None
     checked: str | None
+    route: str | None = None
 
 
 def _as_network(weights, V, b, activation: Activation) -> Network:
@@ -151,8 +157,19 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     return Network(exact(weights, "U"), exact(V, "V"), activation, bq)
 
 
+def _residual_outcome(instance: Instance, given: Network, res: Residual, reason: str, check: bool) -> WeightsCertificate:
+    """The ``residual`` certificate of the given weights (no exact certificate could be given)."""
+    from ..certificates.envelope import residual_certificate
+
+    cert = residual_certificate(instance, given, residual=res, sha256=instance_sha256(instance),
+                                proposer="given weights", no_exact_certificate=reason)
+    summary = verify(cert, instance) if check else None
+    return WeightsCertificate("residual of the given weights", given, cert, given, res, None, None, summary)
+
+
 def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: Activation | None = None,
-                    as_given: bool = False, random_state=0, check: bool = True) -> WeightsCertificate:
+                    as_given: bool = False, random_state=0, check: bool = True,
+                    residual_fallback: bool = False) -> WeightsCertificate:
     """Certify the given network on ``instance``, or one recovered from the labels; see the module doc.
 
     Parameters
@@ -162,15 +179,21 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
         or the output weights U (m x k; then ``V`` (k x d) and optionally ``b`` (k) follow), float
         arrays read exactly or exact :class:`~exactrelu.exact.QMatrix`.
     activation : default the network's when a Network is given, else the instance's, else ReLU.
-    as_given : certify the given weights or raise; no recovery.
+    as_given : certify the given weights or raise (or, with ``residual_fallback``, give their residual); no
+        recovery.
     random_state : seed of the search for units the given first layer does not point at.
     check : run the independent checker on the certificate.
+    residual_fallback : when no exact certificate can be given, return the given weights' ``residual``
+        certificate instead of raising.
+
+    Recovery from the labels asks for hidden biases (``recover(..., bias=True)``) when the given
+    weights have some.
 
     Raises
     ------
     InvalidInput : shapes do not fit the instance.
     NotRealizable : the given weights are not exact and ``as_given``, or recovery from the labels
-        fails; ``evidence`` carries the exact residual of the given weights.
+        fails (and not ``residual_fallback``); ``evidence`` carries the exact residual of the given weights.
     """
     act = activation or (weights.activation if isinstance(weights, Network) else None) or instance.activation or RELU
     given = _as_network(weights, V, b, act)
@@ -189,17 +212,21 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     evidence = {"n_failing": res.n_failing, "n_entries": res.n_entries, "squared_error": str(res.squared_error),
                 "max_abs_error": str(res.max_abs_error), "worst": res.worst, "first": res.first}
     if as_given:
+        if residual_fallback:
+            return _residual_outcome(instance, given, res, f"not exact: {where}", check)
         raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}", evidence=evidence)
     try:
-        rec = recover(instance, k=given.k, activation=act, init=given.V.to_float(), random_state=random_state,
-                      check=check)
+        rec = recover(instance, k=given.k, activation=act, init=given, bias=given.has_bias,
+                      random_state=random_state, check=check)
     except ExactReluError as exc:
+        if residual_fallback:
+            return _residual_outcome(instance, given, res, f"not exact ({where}); recovery failed: {exc}", check)
         raise NotRealizable(f"the given weights do not reproduce the labels exactly ({where}), and exact recovery "
                             f"from the labels with their first layer as proposal failed: {exc}",
                             evidence={"given": evidence, "recovery": getattr(exc, "evidence", {})}) from None
-    from_given = sum(1 for u in rec.units if u.source == "weights")
+    from_given = sum(1 for u in rec.units if u.source != "search") if rec.units else None
     return WeightsCertificate("recovered from the labels", rec.network, rec.certificate, given, res, from_given,
-                              weights_distance(rec.network, given), rec.checked)
+                              weights_distance(rec.network, given), rec.checked, rec.route)
 
 
 def _short(x: Fraction) -> str:
