@@ -21,6 +21,9 @@ def test_wilson_interval_known_values():
     assert math.isclose(lo, 0.2366, abs_tol=1e-4) and math.isclose(hi, 0.7634, abs_tol=1e-4)
     assert wilson(0, 5)[0] == 0.0 and wilson(5, 5)[1] == 1.0
     assert wilson(0, 5)[1] > 0 and wilson(5, 5)[0] < 1  # never a zero-width interval at the ends
+    for n in range(1, 60):  # the ends are exact (rounding left 1 - 1e-16 at n = 10, and 5e-17 for 0 of 3)
+        assert wilson(n, n)[1] == 1.0 and wilson(0, n)[0] == 0.0
+        assert all(lo <= k / n <= hi for k in range(n + 1) for lo, hi in [wilson(k, n)])
 
 
 def test_rate_points_count_certified_and_outcomes():

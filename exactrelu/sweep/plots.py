@@ -44,7 +44,10 @@ def wilson(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at the ends the interval is exactly [0, .] and [., 1]; rounding would leave them 1e-16 away
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == trials else min(1.0, centre + half)
+    return lo, hi
 
 
 def _series(rows: list[dict], x: str, keys: list[str]) -> dict[tuple, dict[float, list[dict]]]:
@@ -156,7 +159,7 @@ def _rate_figure(spec: Spec, rows: list[dict], x: str, keys: list[str]):
         dodge = 1.012 ** (i - (len(curves) - 1) / 2)  # so that coinciding points and bars stay visible
         xs = [p[0] * dodge for p in pts]
         ys = [p[1] / p[2] if p[2] else math.nan for p in pts]
-        err = [[y - p[3] for y, p in zip(ys, pts)], [p[4] - y for y, p in zip(ys, pts)]]
+        err = [[max(0.0, y - p[3]) for y, p in zip(ys, pts)], [max(0.0, p[4] - y) for y, p in zip(ys, pts)]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=_label(label))
     _log_x(ax, rows, x)
     ax.set(xlabel=_XLABEL.get(x, x), ylabel=f"fraction {what}", ylim=(-0.03, 1.03))
