@@ -33,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
+    p.add_argument("--corrupt", type=_fraction_01, metavar="P",
+                   help="add arbitrary values to a random share P of the label entries (sparse corruption)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     p.set_defaults(func=cmd_generate)
@@ -45,6 +47,12 @@ def register(sub) -> None:
     p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
+    p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
+    p.add_argument("--sparse-noise", action="store_true",
+                   help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
+    p.add_argument("--route", default="auto", choices=["auto", "rowspan", "linearized", "sparse-columns",
+                                                       "sparse-corruption"],
+                   help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.set_defaults(func=cmd_recover)
@@ -67,6 +75,19 @@ def _bias_scale(text: str) -> float:
     if not (math.isfinite(s) and s > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return s
+
+
+def _fraction_01(text: str) -> float:
+    """argparse type of --corrupt: a number in [0, 1]."""
+    import argparse
+
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= p <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return p
 
 
 def _activation(text):
@@ -120,12 +141,17 @@ def cmd_generate(args) -> int:
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias)
+    if args.corrupt:
+        from ..corruption import corrupt
+
+        inst = corrupt(inst, args.corrupt, seed=args.seed)
     out = Path(args.output)
     if out.suffix not in (".json", ".npz"):
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
     write_instance(inst, out, include_planted=not args.no_planted)
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
-    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}")
+    bad = f", {len(inst.meta['corrupted'])} corrupted label entries" if args.corrupt else ""
+    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}{bad}")
     return 0
 
 
@@ -142,16 +168,21 @@ def cmd_recover(args) -> int:
 
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
-        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
-                      check=not args.no_check, progress=progress)
+        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
+                      sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress)
     finally:
         if progress is not None:
             progress.close()
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
-    tries = f", {res.tries} search tries" if res.tries else ""
+    tries = f", {res.tries} {'gradient starts' if res.route == 'linearized' else 'search tries'}" if res.tries else ""
     print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
-          f"(proposal {res.proposer}{tries})")
+          f"(route {res.route}, proposal {res.proposer}{tries})")
+    if res.except_entries is not None:
+        print(f"corrupted entries: {len(res.except_entries)} of {inst.n * inst.m}, listed in the certificate "
+              "(the network differs from the labels exactly there)")
+    for a in res.attempts:
+        print(f"route {a['route']} gave no certificate first: {a.get('error', '')}")
     if res.checked:
         print(f"independent checker: {res.checked}")
     if inst.planted is not None and inst.planted.k == args.k:

@@ -111,8 +111,10 @@ class _Search:
         self.log: list[dict] = []
         self.tries = 0
         self.best: tuple[float, dict] | None = None
+        self.bias = False
 
     def run(self, init, bias: bool) -> tuple[list[list[int]], str]:
+        self.bias = bias
         if not (isinstance(init, str) and init == "auto"):
             t0 = self.T.start()
             V0, _, name = run_proposer(init, self.k, self.act, self.random_state, self.Xf, self.Yf, self.lift.D, bias)
@@ -191,7 +193,8 @@ class _Search:
         return ProposalFailed(
             f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearised route "
             f"({self.tries} gradient starts; best: {info['reason']}). The labels may be noisy or rounded, or the "
-            f"network not of this form; try another init (e.g. init='hermite' for biased Gaussian data).",
+            f"network not of this form; try another init (e.g. init='hermite' for biased Gaussian data)."
+            + ("" if self.bias else " If the network has hidden biases, pass bias=True (--bias)."),
             evidence=evidence)
 
 

@@ -51,11 +51,12 @@ __all__ = ["recover_rowspan"]
 
 def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
                     init: Any = "auto", random_state=0, check: bool = True,
-                    progress: Callable[[str], None] | None = None) -> RecoveryResult:
+                    progress: Callable[[str], None] | None = None, certificate: bool = True) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly by the row-span route.
 
     Parameters are those of :func:`exactrelu.recover.exact.recover`; ``inst`` is an Instance and ``k``
-    a valid positive integer (the front door checks both).
+    a valid positive integer (the front door checks both). ``certificate=False`` skips the certificate
+    (for callers that certify another claim, e.g. the sparse-corruption route): ``certificate`` is then {}.
 
     Raises
     ------
@@ -84,8 +85,11 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
     Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
-                                 random_state=random_state, check=check, timer=T)
+    if certificate:
+        net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
+                                     random_state=random_state, check=check, timer=T)
+    else:
+        net, cert, summary = Network(Uq, V, act, b).canonical(), {}, None
     return RecoveryResult(net, cert, T.t, finder.tries, "+".join(sources), k, [c.record for c in cands], summary,
                           inst.n * inst.m, route="rowspan")
 
