@@ -228,8 +228,10 @@ class _ExactStep:
         for i in range(self.lift.k):
             block = [[Fraction(int(num[i * q + a, r])) for r in range(m)] for a in range(q)]
             if all(x == 0 for row in block for x in row):
-                W.append([0] * self.lift.D)  # the unit contributes nothing: a dead unit
-                continue
+                raise _Rejected({"reason": f"unit {i} contributes nothing on the chosen samples (zero coefficients): "
+                                 f"fewer than k = {self.lift.k} units explain the labels, and a dead unit's weights "
+                                 "are not determined by the data", "assumption": True, "unit": i,
+                                 "suggestion": f"k = {self.lift.k - 1}"})
             w = self.lift.read_weights(block)
             if w is None:
                 raise _Rejected({"reason": f"the exact coefficient block of unit {i} is not of one unit's form "
@@ -240,15 +242,11 @@ class _ExactStep:
         return W
 
     def output(self, W: list[list[int]]) -> tuple[QMatrix, QMatrix]:
-        """(U, V) with U f(V X) == labels verified on every entry; dead units kept as zeros."""
+        """(U, V) with U f(V X) == labels verified on every entry."""
         if self._out is not None and self._out[0] == W:
             return self._out[1]
-        live = [i for i, w in enumerate(W) if any(w)]
-        F = self.act.apply_fmpz_mat(self.XT.times([W[i] for i in live]))
-        Ulive = solve_output(F, self.A, self.inst, self.act, int(self.work.inputs.den)).to_fractions()
-        cols = {i: t for t, i in enumerate(live)}
-        U = [[row[cols[i]] if i in cols else Fraction(0) for i in range(len(W))] for row in Ulive]
-        out = (QMatrix.from_rows(U, name="U"), QMatrix(flint.fmpz_mat(W), 1))
+        F = self.act.apply_fmpz_mat(self.XT.times(W))
+        out = (solve_output(F, self.A, self.inst, self.act, int(self.work.inputs.den)), QMatrix(flint.fmpz_mat(W), 1))
         self._out = (W, out)
         return out
 

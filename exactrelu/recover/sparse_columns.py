@@ -13,7 +13,8 @@ directions of their own. The route:
 3. takes the first k groups that verify as the units, computes F = f(W X) exactly on every sample,
    solves U on k columns and verifies ``U F == labels`` on every entry (the shared final steps).
 
-Each unit needs D samples where it alone is active; the paper shows poly(d) kappa^O(k) samples suffice
+If fewer than k units already reproduce every label, the route refuses and names the smaller k (the
+other units would be dead on the data). Each unit needs D samples where it alone is active; the paper shows poly(d) kappa^O(k) samples suffice
 for Gaussian inputs (kappa the condition number of V), so this route is for small k. With m = 1 every
 column is a scalar: it works only when k = 1, or k = 2 with outputs of opposite signs.
 
@@ -68,7 +69,8 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
     Raises
     ------
     AssumptionViolated : fewer than k label directions occur on enough samples with verified weights
-        (a unit is never alone active on D samples, or two columns of U are positive multiples).
+        (a unit is never alone active on D samples, or two columns of U are positive multiples), or fewer
+        than k units already reproduce every label (the others are not determined: a smaller k is named).
     NotRealizable : the units found do not reproduce every label (evidence: where).
     """
     say = progress or (lambda msg: None)
@@ -95,10 +97,8 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
             raise _too_few(units, rejected, groups, k, D, inst.m) from None
         raise
     T.add("output", t0)
-    if len(units) < k:  # the units found reproduce every label: the others are dead (zero) units
-        say(f"sparse-columns: {len(units)} units reproduce every label; {k - len(units)} dead units added")
-        Uq = QMatrix.from_rows([row + [0] * (k - len(units)) for row in Uq.to_fractions()], name="U")
-        W = W + [[0] * D for _ in range(k - len(units))]
+    if len(units) < k:  # the units found reproduce every label: the others are not determined by the data
+        raise _fewer(len(units), k)
     Vq = QMatrix(flint.fmpz_mat(W), 1)
     V, b = split_bias(Vq) if bias else (Vq, None)
     net, cert, summary = certify(inst, Network(Uq, V, act, b), route="sparse-columns", proposer="none",
@@ -180,6 +180,14 @@ def _consensus(c: Candidate, Xf: np.ndarray, act, D: int, rng, tries: int = 3000
             if len(best) > 0.9 * len(idx):
                 break
     return [int(j) for j in idx[best]]
+
+
+def _fewer(r: int, k: int) -> AssumptionViolated:
+    """Labels reproduced exactly by r < k units: the other k - r are dead on the data, not determined."""
+    return AssumptionViolated(
+        f"the labels are reproduced exactly by {r} < k = {k} units: the other {k - r} would be dead on every "
+        "sample (zero output weights or never active), so their weights are not determined by the data",
+        evidence={"units_needed": r, "k": k}, suggestion=f"k = {r}")
 
 
 def _too_few(units, rejected, groups, k: int, D: int, m: int) -> AssumptionViolated:
