@@ -69,7 +69,8 @@ def corrupt(instance: Instance, fraction: float = 0.0, *, seed=0, scale: float =
         raise InvalidInput("one non-zero value per corrupted entry is needed")
     labels = _added(instance.labels, dict(zip(entries, values)))
     meta = dict(instance.meta, corrupted=[list(e) for e in entries], corruption_fraction=len(entries) / (n * m))
-    return Instance(instance.inputs, labels, instance.activation, instance.planted, instance.inputs_float, None, meta)
+    return Instance(instance.inputs, labels, instance.activation, instance.planted, instance.inputs_float, None, meta,
+                    clean_labels=instance.labels)
 
 
 def _added(Y: QMatrix, add: dict[tuple[int, int], Fraction]) -> QMatrix:

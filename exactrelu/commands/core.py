@@ -35,7 +35,10 @@ def register(sub) -> None:
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
     p.add_argument("--corrupt", type=_fraction_01, metavar="P",
                    help="add arbitrary values to a random share P of the label entries (sparse corruption)")
-    p.add_argument("--no-planted", action="store_true", help="leave the planted weights out of the file")
+    p.add_argument("--noise", metavar="KIND:SCALE",
+                   help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
+                        "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
+    p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     p.set_defaults(func=cmd_generate)
 
@@ -90,6 +93,13 @@ def _fraction_01(text: str) -> float:
     return p
 
 
+def _frobenius(M) -> float:
+    """||M||_F of an exact matrix, as a float for display."""
+    import numpy as np
+
+    return float(np.linalg.norm(M.to_float()))
+
+
 def _activation(text):
     from ..network import Activation
 
@@ -140,7 +150,7 @@ def cmd_generate(args) -> int:
 
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
-                   input_bits=args.input_bits, bias=args.bias)
+                   input_bits=args.input_bits, bias=args.bias, noise=args.noise)
     if args.corrupt:
         from ..corruption import corrupt
 
@@ -150,6 +160,8 @@ def cmd_generate(args) -> int:
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
     write_instance(inst, out, include_planted=not args.no_planted)
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
+    if inst.noise_model is not None:
+        bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
     bad = f", {len(inst.meta['corrupted'])} corrupted label entries" if args.corrupt else ""
     print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}{bad}")
     return 0
