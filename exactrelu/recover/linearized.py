@@ -46,7 +46,7 @@ from ..network import RELU, Activation, Network
 from ..propose.gradient import GradientProposer
 from ..propose.search import normalize_rows
 from .data import InputProducts, RowView, augmented, float_view
-from .finish import certify, solve_output, split_bias
+from .finish import certify, check_identifiable, solve_output, split_bias
 from .lift import Lift, refine
 from .proposal import run_proposer
 from .result import RecoveryResult, Timer
@@ -247,6 +247,7 @@ class _ExactStep:
             return self._out[1]
         F = self.act.apply_fmpz_mat(self.XT.times(W))
         out = (solve_output(F, self.A, self.inst, self.act, int(self.work.inputs.den)), QMatrix(flint.fmpz_mat(W), 1))
+        check_identifiable(F, out[0], self.lift.q)  # the labels hold; is this the only split?
         self._out = (W, out)
         return out
 

@@ -38,7 +38,7 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from .data import InputProducts, RowView, augmented
-from .finish import certify, rank_of, solve_output, split_bias
+from .finish import certify, check_identifiable, rank_of, solve_output, split_bias
 from .result import RecoveryResult, Timer, UnitRecord
 from .steps import Candidate, primitive_weights, solve_weights
 
@@ -97,6 +97,7 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
             raise _too_few(units, rejected, groups, k, D, inst.m) from None
         raise
     T.add("output", t0)
+    check_identifiable(F, Uq, D)
     if len(units) < k:  # the units found reproduce every label: the others are not determined by the data
         raise _fewer(len(units), k)
     Vq = QMatrix(flint.fmpz_mat(W), 1)
