@@ -124,7 +124,7 @@ def _auto(inst: Instance, init, kw: dict) -> RecoveryResult:
                             "(rank(U f(V X + b)) <= k). The labels may be noisy or rounded, or k too small.",
                             evidence={"rank": r, "k": k})
     if r == 0:
-        raise AssumptionViolated(f"the labels are all zero: any network with U = 0 realises them, and no unit's "
+        raise AssumptionViolated("the labels are all zero: any network with U = 0 realises them, and no unit's "
                                  "weights are determined", evidence={"rank": 0, "k": k})
     if r == k:
         return recover_rowspan(inst, init=init, **kw)

@@ -41,10 +41,10 @@ import numpy as np
 from scipy.linalg import qr
 
 from ..certificates.envelope import instance_sha256, realizes_except_certificate, verify
-from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import RELU, Activation
+from ..network import RELU, Activation, Network
 from ..propose.search import normalize_rows
 from ..residual import exact_residual
 from .result import RecoveryResult, Timer
@@ -95,12 +95,70 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
     except ExactReluError as exc:
         raise type(exc)(f"sparse-corruption: on the {len(kept)} decoded samples with corrected labels: {exc}",
                         evidence=getattr(exc, "evidence", {})) from None
-    return _certify(inst, res, T, random_state, check, len(kept))
-
-
-def _certify(inst, res, T, random_state, check, n_kept) -> RecoveryResult:
     t0 = T.start()
-    net = res.network
+    net = _refit_outputs(inst, res.network, rng)
+    T.add("output rows", t0)
+    return _certify(inst, res, net, T, random_state, check, len(kept))
+
+
+def _refit_outputs(inst: Instance, net, rng):
+    """Each output row of U again, by exact maximum agreement with the original labels over all samples.
+
+    The hidden layer F = f(V X + b) is known exactly; for output r the true row agrees with the labels
+    wherever that output is clean, while a row fitted to a captured consensus (step 1 can be captured
+    when rows of U are proportional on a subset of units) agrees only where some unit is inactive. Rows
+    are proposed from k samples of a float consensus and counted exactly; the most agreeing row is kept.
+    """
+    F = net.hidden_exact(inst.inputs)
+    Fnum, Fden, L = F.num, int(F.den), int(inst.labels.den)
+    Ff, Yf = F.to_float().T, inst.float_labels()
+    n, k = Ff.shape
+    Ycols = inst.labels.num.transpose()
+    rows = []
+    for r, current in enumerate(net.U.to_fractions()):
+        cands = [current] + [[x * Fraction(Fden, L) for x in u] for u in _row_candidates(Ff, Yf[:, r], Fnum, Ycols, r, k, rng)]
+        rows.append(max(cands, key=lambda u: _agreement(u, Fnum, Fden, Ycols, r, L)))
+    return Network(QMatrix.from_rows(rows, name="U"), net.V, net.activation, net.b).canonical()
+
+
+def _row_candidates(Ff, y, Fnum, Ycols, r, k, rng, tries: int = 300) -> list[list[Fraction]]:
+    """Exact rows u with ``Fnum^T u = label numerators`` on k samples of the largest float consensus."""
+    n = Ff.shape[0]
+    scale = float(np.abs(y).max()) or 1.0
+    best = np.zeros(0, dtype=int)
+    for _ in range(tries):
+        pick = rng.choice(n, size=k, replace=False)
+        if np.linalg.cond(Ff[pick]) > 1e8:
+            continue
+        u = np.linalg.solve(Ff[pick], y[pick])
+        inl = np.flatnonzero(np.abs(Ff @ u - y) <= 1e-9 * scale)
+        if len(inl) > len(best) and _spread(Ff[inl], k):
+            best = inl
+    out = []
+    for _ in range(4 if len(best) >= k else 0):
+        pick = [int(j) for j in rng.choice(best, size=k, replace=False)]
+        M = flint.fmpz_mat([[Fnum[i, j] for i in range(k)] for j in pick])
+        try:
+            num, den = M.solve(flint.fmpz_mat([[Ycols[r, j]] for j in pick])).numer_denom()
+        except ZeroDivisionError:
+            continue
+        out.append([Fraction(int(num[i, 0]), int(den)) for i in range(k)])  # Fnum u = label numerators
+    return out
+
+
+def _agreement(u, Fnum, Fden, Ycols, r, L) -> int:
+    """Samples where sum_i u_i F_ij / Fden == labels_jr exactly."""
+    den = 1
+    for x in u:
+        den = den * Fraction(x).denominator // math.gcd(den, Fraction(x).denominator)
+    un = flint.fmpz_mat([[int(Fraction(x) * den) for x in u]])
+    P = (un * Fnum).entries()
+    Y = [Ycols[r, j] for j in range(Fnum.ncols())]
+    return sum(1 for p, y in zip(P, Y) if p * L == y * den * Fden)
+
+
+def _certify(inst, res, net, T, random_state, check, n_kept) -> RecoveryResult:
+    t0 = T.start()
     resid = exact_residual(net, inst, max_listed=None)
     seed = random_state if isinstance(random_state, int) else None
     cert = realizes_except_certificate(inst, net, resid.failing, sha256=instance_sha256(inst), seed=seed,

@@ -26,7 +26,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
