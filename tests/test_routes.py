@@ -179,6 +179,11 @@ def test_sparse_columns_parallel_columns_refused():
         recover(inst, k=3, route="sparse-columns")
 
 
+def test_sparse_columns_too_few_samples():
+    with pytest.raises(AssumptionViolated, match="found 0 of 3"):
+        recover(planted(4, 3, 2, 25, seed=0, bias=1.0), k=3, bias=True, route="sparse-columns")
+
+
 def test_sparse_columns_scalar_output_is_refused_specifically():
     inst = planted(3, 3, 1, 500, seed=0)
     with pytest.raises(AssumptionViolated, match="m = 1"):

@@ -86,6 +86,8 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
     say(f"sparse-columns: {len(groups)} label directions, largest groups {[len(g) for _, g in groups[:k + 2]]}")
     units, rejected = _units(groups, Ynum, work, act, k, D, random_state)
     T.add("units", t0)
+    if not units:
+        raise _too_few(units, rejected, groups, k, D, inst.m)
     t0 = T.start()
     W = [c.v for c in units]
     F = act.apply_fmpz_mat(InputProducts(work.inputs).times(W))
