@@ -42,7 +42,7 @@ from fractions import Fraction
 
 from ..errors import ExactReluError
 from .clusters import clusters, compile_cluster, singletons
-from .proof import Deadline, lrat_core, lrat_solver, refute, solve_until, trace
+from .proof import Deadline, ProofFormatError, lrat_core, lrat_solver, refute, solve_until, trace
 from .rows import Rows, decide_rows
 from .store import LemmaStore
 
@@ -219,7 +219,11 @@ def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseRes
     try:
         if proof == "drup":
             return _drup_case(store, deadline, stats)
-        core = lrat_core(*data) if data is not None else refute(store.clauses, deadline)
+        try:
+            core = lrat_core(*data) if data is not None else None
+        except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
+            core = None
+        core = core or refute(store.clauses, deadline)
     except Deadline:
         raise RoundLimit("ran out of its time limit") from None
     t1 = time.monotonic()
