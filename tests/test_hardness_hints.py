@@ -13,7 +13,8 @@ from exactrelu.certificates.trusted.common import CheckFailed
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.hardness import NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
-from exactrelu.hardness.decide import _Search, decide
+from exactrelu.hardness.decide import decide
+from exactrelu.hardness.tree import _Search
 from exactrelu.hardness.proof import ProofFormatError, drup_refute, lrat_core, numbered, refute
 from exactrelu.hardness.rows import Rows
 from exactrelu.hardness.trim import drup_core, parse_binary_drup

@@ -147,6 +147,15 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
     return None, new
 
 
+def _active(R: Rows, model) -> dict:
+    """A solver model as ``{(j, i): active}``."""
+    truth = bytearray(R.n * R.k + 1)
+    for v in model:
+        if 0 < v <= R.n * R.k:
+            truth[v] = 1
+    return {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
+
+
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
                symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
@@ -191,12 +200,7 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
             if not found:
                 break
             t = time.monotonic()
-            truth = bytearray(R.n * R.k + 1)
-            for v in sat.get_model():
-                if 0 < v <= R.n * R.k:
-                    truth[v] = 1
-            active = {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
-            point, new = _refute_model(R, store, lazy, cache, active, method, stats)
+            point, new = _refute_model(R, store, lazy, cache, _active(R, sat.get_model()), method, stats)
             stats["lemma_seconds"] += time.monotonic() - t
             if point is not None:
                 V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
