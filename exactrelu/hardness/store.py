@@ -88,7 +88,7 @@ class LemmaStore:
                 self.clauses.append(list(c))
                 self.origin.append(("symmetry", t))
 
-    def case(self, core: Core, *, deletions: bool = True) -> dict:
+    def case(self, core: Core, *, deletions: bool = False) -> dict:
         """The certificate case (without ``U``) for a refutation of :attr:`clauses`: used lemmas only."""
         used = [self.origin[p] for p in core.inputs]
         at = {o: p for p, o in enumerate(self.origin)}
