@@ -44,6 +44,7 @@ MODULES = [
     "exactrelu.theorems.uniqueness_lemma",
     "exactrelu.theorems.sign_ambiguity",
     "exactrelu.theorems.hardness_gadget",
+    "exactrelu.theorems.sign_identifiability",
 ]
 
 
