@@ -27,6 +27,7 @@ from .errors import InvalidInput
 from .exact.linalg import rank_mod_p
 from .exact.matrix import QMatrix, as_float_array, float_strings
 from .network import RELU, Activation, Network
+from .noise import NoiseModel, add_exact, parse_noise, subtract_exact
 
 __all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]
 
@@ -45,6 +46,8 @@ class Instance:
     labels_float: np.ndarray | None = field(default=None, repr=False)
     meta: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
+    clean_labels: QMatrix | None = field(default=None, repr=False)
+    noise_model: NoiseModel | None = None
 
     def __post_init__(self):
         if self.inputs.shape[0] != self.labels.shape[0]:
@@ -55,15 +58,26 @@ class Instance:
         if self.planted is not None:
             if self.planted.d != self.d or self.planted.m != self.m:
                 raise InvalidInput(f"planted network has d={self.planted.d}, m={self.planted.m}; the data have d={self.d}, m={self.m}")
+        if self.clean_labels is not None and self.clean_labels.shape != self.labels.shape:
+            raise InvalidInput(f"clean labels are {self.clean_labels.shape[0]} x {self.clean_labels.shape[1]}; "
+                               f"the labels are {self.n} x {self.m}")
 
     @classmethod
     def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
-        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1."""
+        """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
+
+        1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+
+        >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
+        [['1/2'], ['3']]
+        """
         inputs_f = labels_f = None
         if isinstance(inputs, np.ndarray) and inputs.dtype.kind == "f":
             inputs_f = as_float_array(inputs, name="inputs")
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
+        elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):
+            labels = [[y] for y in labels]  # a 1-D sequence of scalars: one output (an empty one stays empty)
         if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
             labels_f = as_float_array(labels, name="labels")
         # float64 inputs are converted to FLINT only if some computation needs the integer matrix
@@ -82,6 +96,11 @@ class Instance:
     @property
     def m(self) -> int:
         return self.labels.shape[1]
+
+    @property
+    def noise(self) -> QMatrix | None:
+        """The planted label noise ``labels - clean_labels`` (exact), or None when no clean labels are known."""
+        return None if self.clean_labels is None else subtract_exact(self.labels, self.clean_labels)
 
     def float_inputs(self) -> np.ndarray:
         if self.inputs_float is None:
@@ -184,6 +203,7 @@ def planted(
     weight_bound: int = 3,
     input_bits: int | None = None,
     bias=None,
+    noise=None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -200,6 +220,11 @@ def planted(
     bias : hidden biases b, so that ``labels = f(inputs @ V.T + b) @ U.T``: None (no biases), a
         positive number s (each b_i drawn uniformly in [-s, s] and rounded to a multiple of 1/4, an
         exact dyadic), or a sequence of k rationals taken exactly.
+    noise : label noise (:mod:`exactrelu.noise`): None, ``"KIND:SCALE"`` (e.g. ``"gaussian:0.05"``),
+        a (kind, scale) pair or a :class:`~exactrelu.noise.NoiseModel`. It is drawn after everything
+        else from the same generator (the same seed gives the same inputs and weights with or without
+        noise), as float64 taken exactly; ``clean_labels`` keeps the noiseless labels and
+        :attr:`Instance.noise` is exactly the drawn matrix.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
     non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
@@ -210,6 +235,7 @@ def planted(
             raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
     if weight_bound < 1:
         raise InvalidInput("weight_bound must be at least 1")
+    model = None if noise is None else parse_noise(noise)  # bad noise fails before any work
     rng = _rng(seed)
     X = _draw_inputs(rng, n, d, inputs, covariance)
     if input_bits is not None:
@@ -241,7 +267,11 @@ def planted(
             "inputs": inputs, "weights": weights}
     if bias is not None:
         meta["bias"] = bias if isinstance(bias, (int, float)) else "given"
-    return Instance(Xq, Y, activation, net, X, None, meta)
+    if model is None:
+        return Instance(Xq, Y, activation, net, X, None, meta)
+    E = QMatrix.from_numpy(model.draw(rng, (n, m)), name="noise")
+    meta["noise"] = str(model)
+    return Instance(Xq, add_exact(Y, E), activation, net, X, None, meta, clean_labels=Y, noise_model=model)
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -274,6 +304,10 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
         obj["planted"] = {"U": instance.planted.U.to_strings(), "V": instance.planted.V.to_strings()}
         if instance.planted.has_bias:
             obj["planted"]["b"] = instance.planted.to_json()["b"]
+    if include_planted and instance.clean_labels is not None:
+        obj.setdefault("planted", {})["clean_labels"] = instance.clean_labels.to_strings()
+        if instance.noise_model is not None:
+            obj["planted"]["noise"] = instance.noise_model.to_json()
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, separators=(",", ":"))
         fh.write("\n")
@@ -333,7 +367,28 @@ def _read_json(path: Path) -> Instance:
     X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
     Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
     act = Activation.from_json(obj["activation"]) if "activation" in obj else None
-    net = None
+    net = clean = model = None
     if "planted" in obj:
-        net = Network.from_json(obj["planted"], act or RELU)
-    return Instance(X, Y, act, net)
+        net, clean, model = _read_planted(path, obj["planted"], act)
+    return Instance(X, Y, act, net, clean_labels=clean, noise_model=model)
+
+
+_PLANTED_FIELDS = {"U", "V", "b", "clean_labels", "noise"}
+
+
+def _read_planted(path: Path, pl, act) -> tuple[Network | None, QMatrix | None, NoiseModel | None]:
+    """The planted record: network (U, V, b), clean labels and noise model, each optional but strict."""
+    if not isinstance(pl, dict):
+        raise InvalidInput(f"{path}: 'planted' must be an object")
+    unknown = set(pl) - _PLANTED_FIELDS
+    if unknown:
+        raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in 'planted' (known: {sorted(_PLANTED_FIELDS)})")
+    net = Network.from_json(pl, act or RELU) if ("U" in pl or "V" in pl) else None
+    clean = None
+    if "clean_labels" in pl:
+        rows = pl["clean_labels"]
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise InvalidInput(f"{path}: 'planted.clean_labels' must be a non-empty list of rows")
+        clean = QMatrix.from_rows(rows, name=f"{path.name}: planted.clean_labels")
+    model = NoiseModel.from_json(pl["noise"]) if "noise" in pl else None
+    return net, clean, model

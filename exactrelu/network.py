@@ -202,10 +202,9 @@ class Network:
         if not self.has_bias:
             return QMatrix(P, den)
         bd = int(self.b.den)
-        shift = [int(x) * den for x in self.b.num.entries()]  # (b_i * bd) * den: b_i over the common den * bd
-        n, vals = P.ncols(), P.entries()
-        out = [vals[i * n + j] * bd + shift[i] for i in range(P.nrows()) for j in range(n)]
-        return QMatrix(flint.fmpz_mat(P.nrows(), n, out), den * bd)
+        shift = flint.fmpz_mat(P.nrows(), 1, [int(x) * den for x in self.b.num.entries()])  # b_i * bd * den
+        ones = flint.fmpz_mat(1, P.ncols(), [1] * P.ncols())
+        return QMatrix(P * bd + shift * ones, den * bd)  # FLINT products: no Python loop over k * n entries
 
     def hidden_exact(self, inputs: QMatrix) -> QMatrix:
         """``f(V X + b 1^T)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
+
 from .errors import InvalidInput
 from .instances import Instance
 from .network import Network
@@ -85,20 +87,35 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int = 10
     R = P.num * a - instance.labels.num * b  # (prediction - labels) * a * b, integers
     m = R.ncols()
     den = a * b
-    ents = [int(v) for v in R.entries()]
-    sq = sum(v * v for v in ents)
-    lab = sum(int(v) ** 2 for v in instance.labels.num.entries())
-    bad = [i for i, v in enumerate(ents) if v]
-    worst = max(bad, key=lambda i: abs(ents[i])) if bad else None
-    listed = bad if max_listed is None else bad[:max_listed]
+    sq = _trace_gram(R)  # sum of squares in FLINT (C), not a Python loop over n * m integers
+    lab = _trace_gram(instance.labels.num)
+    ents = R.entries()
+    # float(v) == 0 exactly when v == 0, and float() is monotone on integers: the mask of failing
+    # entries is exact, and the exact largest |v| is among those whose float equals the float max
+    mag = np.abs(np.array([float(v) for v in ents], dtype=np.float64)) if ents else np.zeros(0)
+    bad_idx = np.flatnonzero(mag)
+    n_bad = int(bad_idx.size)
+    worst = None
+    if n_bad:
+        top = np.flatnonzero(mag == mag[bad_idx].max())
+        worst = int(max(top.tolist(), key=lambda i: abs(int(ents[i]))))
+    listed = bad_idx.tolist() if max_listed is None else bad_idx[:max_listed].tolist()
     return Residual(
-        squared_error=Fraction(int(sq), den * den),
-        max_abs_error=Fraction(abs(ents[worst]), den) if bad else Fraction(0),
-        label_norm_sq=Fraction(int(lab), a * a),
-        n_failing=len(bad),
+        squared_error=Fraction(sq, den * den),
+        max_abs_error=Fraction(abs(int(ents[worst])), den) if n_bad else Fraction(0),
+        label_norm_sq=Fraction(lab, a * a),
+        n_failing=n_bad,
         n_entries=len(ents),
-        worst=divmod(worst, m) if bad else None,
-        first=divmod(bad[0], m) if bad else None,
-        failing=[divmod(i, m) for i in listed],
-        complete=len(listed) == len(bad),
+        worst=divmod(worst, m) if n_bad else None,
+        first=divmod(int(bad_idx[0]), m) if n_bad else None,
+        failing=[divmod(int(i), m) for i in listed],
+        complete=len(listed) == n_bad,
     )
+
+
+def _trace_gram(M) -> int:
+    """``sum of squares`` of the entries of an integer matrix: trace(M^T M), computed by FLINT."""
+    if M.nrows() == 0 or M.ncols() == 0:
+        return 0
+    G = M.transpose() * M
+    return sum(int(G[i, i]) for i in range(G.nrows()))

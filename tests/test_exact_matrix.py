@@ -160,3 +160,18 @@ def test_lazy_matrix_converts_on_demand():
     assert L.to_strings() == QMatrix.from_numpy(a).to_strings() and L._num is None
     assert np.array_equal(L.to_float(), a)
     assert L == QMatrix.from_numpy(a) and L._num is not None
+
+
+def test_repr_shows_exact_entries_and_reads_only_what_it_shows():
+    import numpy as np
+
+    assert repr(QMatrix.from_rows([["-1/3", "2"]])) == "QMatrix([[-1/3, 2]])"
+    lazy = QMatrix.from_numpy(np.full((1000, 50), 0.1), lazy=True)
+    text = repr(lazy)
+    assert lazy._num is None  # the float matrix was not converted to FLINT for its repr
+    assert text.startswith("QMatrix([[3602879701896397/36028797018963968, ") and text.endswith("shape=(1000, 50))")
+    assert text.count("...") == 1 + 6  # one row ellipsis, one column ellipsis in each of the 6 rows shown
+    assert repr(QMatrix(flint.fmpz_mat(0, 4), 1)) == "QMatrix([], shape=(0, 4))"
+    assert repr(QMatrix(flint.fmpz_mat(2, 0), 1)) == "QMatrix([[], []], shape=(2, 0))"
+    big = repr(QMatrix.from_rows([[Fraction(-(10**60), 7)]]))
+    assert "(62 digits)" in big and big.startswith("QMatrix([[-1000000000000000") and big.endswith("/7]])")

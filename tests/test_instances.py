@@ -119,6 +119,24 @@ def test_malformed_npz(tmp_path):
         read_instance(tmp_path / "missing.json")
 
 
+def test_one_dimensional_label_lists_work_like_one_dimensional_arrays():
+    from fractions import Fraction
+
+    from exactrelu.recover.exact import recover
+
+    inst = planted(d=3, k=1, m=1, n=40, seed=4)
+    X = inst.float_inputs()
+    column = [row[0] for row in inst.labels.to_fractions()]
+    for labels in (column, tuple(column), [str(y) for y in column]):
+        other = Instance.from_arrays(X, labels)
+        assert other.m == 1 and other.labels == inst.labels
+    floats = [float(y) for y in column]  # rounded, but the same numbers either way
+    assert Instance.from_arrays(X, floats).labels == Instance.from_arrays(X, np.array(floats)).labels
+    res = recover(X, column, k=1)
+    assert res.network.equivalent(inst.planted)
+    assert Instance.from_arrays([[1, 2]], [Fraction(1, 3)]).labels.to_strings() == [["1/3"]]
+
+
 def test_planted_biases_scale_and_exact_values(tmp_path):
     inst = planted(d=3, k=3, m=3, n=60, seed=2, bias=1.5)
     b = inst.planted.b_fractions()

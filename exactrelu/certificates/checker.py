@@ -26,8 +26,9 @@ Claims known (every other claim is rejected):
     no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
     activation patterns with a Farkas vector (or a proved lemma) at every leaf, or lemmas (each a
-    Farkas vector) and a DRUP refutation of their clauses, replayed here by unit propagation
-    (docs/certificates.md).
+    Farkas vector, or a template proved once and instantiated on clusters with equal data) and a
+    refutation of their clauses: hinted (LRAT-style, checked in one linear pass) or DRUP (replayed
+    by unit propagation) (docs/certificates.md).
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``
@@ -52,7 +53,7 @@ __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "lo
 FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
-TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py",
+TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
                  "trusted/refutation.py", "trusted/rup.py", "trusted/lp.py")
 
 CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, "residual": check_residual,

@@ -53,7 +53,20 @@ def float_strings(a: np.ndarray) -> list[list[str]]:
 
 
 def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
-    """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput."""
+    """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
+
+    Complex arrays are refused (converting them would drop the imaginary part), and so are sparse
+    matrices (pass a dense array).
+
+    >>> as_float_array(np.array([1 + 2j]), ndim=1)
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
+    """
+    if type(a).__module__.startswith("scipy.sparse"):
+        raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
+    if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":
+        raise InvalidInput(f"Complex data not supported: {name} has dtype {a.dtype}; only real numbers are accepted")
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -63,7 +76,8 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{name} has a non-finite entry {arr[idx]!r} at index {idx}: exact arithmetic needs finite values")
+        what = "NaN" if np.isnan(arr[idx]) else "an infinity"
+        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite values")
     return arr
 
 
@@ -362,6 +376,45 @@ class QMatrix:
             return self
         return QMatrix(flint.fmpz_mat(self.num.nrows(), self.num.ncols(), [int(x) // g for x in self.num.entries()]), int(self.den) // g)
 
+    def _entry_string(self, i: int, j: int) -> str:
+        if self._num is None:
+            p, q = float(self._float[i, j]).as_integer_ratio()
+        else:
+            p, q = int(self._num[i, j]), int(self.den)
+        return format_rational(Fraction(p, q))
+
     def __repr__(self) -> str:
+        """The entries as exact rationals, like NumPy: large (and empty) matrices also show their shape.
+
+        Reads only the entries it shows (a lazy float matrix is not converted), and shortens an
+        entry of more than 40 characters to its first and last digits.
+
+        >>> QMatrix.from_rows([[1, "1/2"], [-3, 0]])
+        QMatrix([[1, 1/2], [-3, 0]])
+        >>> QMatrix.identity(9)  # doctest: +NORMALIZE_WHITESPACE
+        QMatrix([[1, 0, 0, ..., 0, 0, 0], [0, 1, 0, ..., 0, 0, 0], [0, 0, 1, ..., 0, 0, 0], ...,
+                 [0, 0, 0, ..., 1, 0, 0], [0, 0, 0, ..., 0, 1, 0], [0, 0, 0, ..., 0, 0, 1]], shape=(9, 9))
+        >>> QMatrix.from_rows([[10**50 + 1]])
+        QMatrix([[10000000000000000...(51 digits)...00000000000000001]])
+        """
         r, c = self.shape
-        return f"QMatrix(shape=({r}, {c}), den={self.den})"
+        edge, limit = 3, 6
+
+        def picks(size: int) -> list[int | None]:
+            return list(range(size)) if size <= limit else [*range(edge), None, *range(size - edge, size)]
+
+        def entry(i: int, j: int) -> str:
+            text = self._entry_string(i, j)
+            if len(text) <= 40:
+                return text
+            return f"{text[:17]}...({sum(ch.isdigit() for ch in text)} digits)...{text[-17:]}"
+
+        rows = []
+        for i in picks(r):
+            if i is None:
+                rows.append("...")
+                continue
+            rows.append("[" + ", ".join("..." if j is None else entry(i, j) for j in picks(c)) + "]")
+        body = "[" + ", ".join(rows) + "]"
+        small = 0 < r <= limit and 0 < c <= limit
+        return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"

@@ -38,7 +38,8 @@ import numpy as np
 
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation, Network
-from ._common import as_generator, check_data, check_k
+from ._base import Proposer
+from ._common import as_generator, check_activation, check_int
 from .hermite_decompose import decompose, fit_weights
 from .hermite_estimators import (check_gaussian, contraction, hermite_coefficient, low_order, projected_tensor,
                                  whitening)
@@ -49,7 +50,7 @@ from .hermite_signs import resolve_signs
 __all__ = ["HermiteProposer", "propose_hermite", "network_parameter_error"]
 
 
-class HermiteProposer:
+class HermiteProposer(Proposer):
     """Learn (U, V, b) of ``relu(inputs @ V.T + b) @ U.T`` from Gaussian inputs by Hermite tensors.
 
     Parameters
@@ -78,7 +79,7 @@ class HermiteProposer:
         linear stage. gaussian_ : the Gaussianity check. n_units_ : k'.
     """
 
-    def __init__(self, k: int, *, bias: bool = True, activation: Activation = RELU, random_state=None,
+    def __init__(self, k: int, *, bias: bool = True, activation: Activation | str = "relu", random_state=None,
                  whiten: bool = True, polish: bool = True, n_draws: int = 8, refine: int = 0,
                  large_bias="auto", bias_threshold: float = 3.0, check_inputs: bool = True):
         self.k = k
@@ -95,33 +96,35 @@ class HermiteProposer:
 
     # -- validation -----------------------------------------------------------------------------
     def _validate(self, inputs, labels):
-        k = check_k(self.k)
-        if self.activation != RELU:
-            raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {self.activation}")
-        if not isinstance(self.bias, bool):
+        act = self.activation_ = check_activation(self.activation)
+        if act != RELU:
+            raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {act}")
+        if not isinstance(self.bias, (bool, np.bool_)):
             raise InvalidInput(f"bias must be True or False, got {self.bias!r}")
         if self.large_bias not in ("auto", False):
             raise InvalidInput(f"large_bias must be 'auto' or False, got {self.large_bias!r}")
-        if isinstance(self.refine, bool) or not isinstance(self.refine, (int, np.integer)) or self.refine < 0:
-            raise InvalidInput(f"refine must be a non-negative integer, got {self.refine!r}")
-        if isinstance(self.n_draws, bool) or not isinstance(self.n_draws, (int, np.integer)) or self.n_draws < 1:
-            raise InvalidInput(f"n_draws must be a positive integer, got {self.n_draws!r}")
-        if not (isinstance(self.bias_threshold, (int, float)) and self.bias_threshold > 0):
-            raise InvalidInput(f"bias_threshold must be a positive number, got {self.bias_threshold!r}")
-        X, Y = check_data(inputs, labels, k)
+        check_int("refine", self.refine, 0)
+        check_int("n_draws", self.n_draws, 1)
+        for name in ("whiten", "polish", "check_inputs"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise InvalidInput(f"{name} must be True or False, got {getattr(self, name)!r}")
+        thr = self.bias_threshold
+        if isinstance(thr, bool) or not isinstance(thr, (int, float, np.floating)) or not np.isfinite(thr) or thr <= 0:
+            raise InvalidInput(f"bias_threshold must be a finite number > 0, got {thr!r}")
+        k, X, Y = self._check_fit_data(inputs, labels)
         n, d = X.shape
         if k > d:
             raise AssumptionViolated(f"the full-rank Hermite algorithm needs k <= d (k = {k}, d = {d})",
                                      evidence={"k": k, "d": d},
                                      suggestion="exactrelu.propose.hermite_overcomplete (k <= d^2/4, small d)")
-        if n < 10 * (d + 1):
-            raise InvalidInput(f"need at least 10 (d + 1) = {10 * (d + 1)} samples for the Hermite estimators, got {n}")
+        if n <= d:
+            raise InvalidInput(f"the Hermite estimators need more samples than input dimensions: got {n} sample(s) for d = {d}")
         return k, X, Y, as_generator(self.random_state)
 
     # -- fit --------------------------------------------------------------------------------------
-    def fit(self, inputs, labels) -> "HermiteProposer":
-        """Fit to float ``inputs`` (n x d, Gaussian) and ``labels`` (n x m); returns self."""
-        k, X, Y, rng = self._validate(inputs, labels)
+    def fit(self, X, y) -> "HermiteProposer":
+        """Fit to float inputs ``X`` (n x d, Gaussian) and labels ``y`` (n x m, or n for one output); returns self."""
+        k, X, Y, rng = self._validate(X, y)
         n, d = X.shape
         L, Linv = whitening(X) if self.whiten else (np.eye(d), np.eye(d))
         Z = X @ Linv.T
@@ -201,7 +204,7 @@ class HermiteProposer:
     def _large_units(self, lam2, beta, s2):
         if self.large_bias is False:
             return np.zeros(len(beta), dtype=bool)
-        return (np.abs(beta) > self.bias_threshold) | (np.abs(lam2) < 4.0 * s2)
+        return (np.abs(beta) > self.bias_threshold) | (np.abs(lam2) < 2.0 * s2)
 
     def _large_bias_stage(self, Z, Y, Uw, beta, A, large):
         if not large.any():
@@ -227,7 +230,7 @@ class HermiteProposer:
         self.n_units_ = V.shape[0]
 
     # -- results ----------------------------------------------------------------------------------
-    def predict(self, inputs) -> np.ndarray:
+    def evaluate(self, inputs) -> np.ndarray:
         """Float predictions (n x m) of the learned network."""
         X = np.asarray(inputs, dtype=np.float64)
         return np.maximum(X @ self.V_.T + self.b_, 0.0) @ self.U_.T
