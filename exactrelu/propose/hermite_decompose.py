@@ -125,11 +125,15 @@ def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 50, tol: float = 1e-12
         B = np.einsum("abs,ai,si->bi", T, A, C) @ np.linalg.pinv((A.T @ A) * (C.T @ C))
         C = np.einsum("abs,ai,bi->si", T, A, B) @ np.linalg.pinv((A.T @ A) * (B.T @ B))
         res = float(np.linalg.norm(np.einsum("ai,bi,si->abs", A, B, C) - T))
-        if prev - res <= tol * max(prev, 1e-300):
+        if not np.isfinite(res) or prev - res <= tol * max(prev, 1e-300):
             break
         prev = res
-    An = A / np.linalg.norm(A, axis=0)
-    Bn = B / np.linalg.norm(B, axis=0)
+    na, nb = np.linalg.norm(A, axis=0), np.linalg.norm(B, axis=0)
+    if not (np.all(np.isfinite(na)) and np.all(np.isfinite(nb)) and na.min() > 0 and nb.min() > 0):
+        C, _ = fit_weights(T, B0)  # the sweeps broke down (a component vanished): keep the start
+        return B0.copy(), C, sweeps
+    An = A / na
+    Bn = B / nb
     Bs = An + np.sign(np.sum(An * Bn, axis=0)) * Bn
     Bs /= np.linalg.norm(Bs, axis=0)
     C, _ = fit_weights(T, Bs)
