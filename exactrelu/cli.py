@@ -20,6 +20,8 @@ REGISTRARS = [
     "exactrelu.commands.prove:register",
     "exactrelu.hardness.commands:register",
     "exactrelu.commands.certify:register",
+    "exactrelu.commands.fit:register",
+    "exactrelu.commands.sweep:register",
 ]
 
 

@@ -126,7 +126,7 @@ def test_empty_matrices():
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=5), elements=finite), st.data())
 def test_row_view_rebuilds_rows_exactly(a, data):
     """The recovery's row access (from the float64 source when exact) agrees with the FLINT matrix."""
-    from exactrelu.recover.exact import _RowView
+    from exactrelu.recover.data import RowView as _RowView
 
     Q = QMatrix.from_numpy(a)
     idx = data.draw(st.lists(st.integers(0, a.shape[0] - 1), min_size=1, max_size=4))

@@ -373,3 +373,29 @@ def test_order_four_tensor_proposer_at_20_5_5_with_2e4_samples():
     inst = planted(20, 5, 5, 20000, seed=0)  # before the joint decomposition: 1.7 rad here; 20/20 seeds certify now
     est = TensorProposer(5, random_state=0, order=4).fit(inst.float_inputs(), inst.float_labels())
     assert angular_errors(est.V_, inst.planted.V.to_float()).max() < 0.3
+
+
+# -- exactrelu fit --method hermite ------------------------------------------------------------------
+
+def test_fit_method_hermite_on_the_command_line(tmp_path):
+    from exactrelu.cli import main
+    from exactrelu.instances import write_instance
+    from exactrelu.weights_file import read_weights
+
+    inst = planted_biased(6, 2, 30000, seed=4, special=(0, 1))
+    path = write_instance(inst, tmp_path / "i.json")
+    out = tmp_path / "w.json"
+    assert main(["fit", str(path), "-k", "2", "--bias", "--method", "hermite", "-o", str(out)]) == 0
+    net = read_weights(out)
+    assert net.k == 2 and net.has_bias
+    err = network_parameter_error(net.V.to_float(), np.array([float(x) for x in net.b_fractions()]),
+                                  net.U.to_float(), inst.planted)
+    assert err < 0.2
+
+
+def test_fit_method_hermite_may_return_two_linear_units_for_large_biases():
+    from exactrelu.fit import fit
+
+    inst = planted_biased(6, 3, 30000, seed=1, special=(0, 6, -6))
+    res = fit(inst, 3, bias=True, method="hermite", check=False)
+    assert res.method == "hermite" and 3 <= res.network.k <= 5 and res.residual.relative() < 0.1

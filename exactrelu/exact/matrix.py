@@ -85,7 +85,7 @@ def _float_or_inf(f: Fraction) -> float:
     try:
         return float(f)
     except OverflowError:
-        return math.copysign(math.inf, f)
+        return math.inf if f > 0 else -math.inf  # copysign(inf, f) would convert f again, and overflow
 
 
 def _convert_scaled(arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat:

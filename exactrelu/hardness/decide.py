@@ -347,7 +347,9 @@ def _sample_order(X) -> list[int]:
 # -- the public function ---------------------------------------------------------------------------
 
 def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
-    return Q.to_fractions()
+    """Rows of Fractions (one shared zero: the reduction's instances are sparse)."""
+    d, zero = int(Q.den), Fraction(0)
+    return [[Fraction(int(x), d) if x else zero for x in row] for row in Q.num.tolist()]
 
 
 ENGINES = ("auto", "lazy", "tree")

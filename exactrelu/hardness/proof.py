@@ -118,8 +118,11 @@ def lrat_core(data: bytes, order: list) -> Core:
     if b"d" in text:
         raise ProofFormatError("unexpected 'd' in the trace")
     expected = text.count(b" ") + text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
-    arr = np.fromstring(text, dtype=np.int64, sep=" ") if text else np.zeros(0, np.int64)
-    if len(arr) != expected:
+    try:
+        arr = np.fromstring(text, dtype=np.int64, sep=" ") if text else np.zeros(0, np.int64)
+    except ValueError:
+        arr = None
+    if arr is None or len(arr) != expected:
         raise ProofFormatError("the trace is not whitespace-separated integers")
     toks = arr.tolist()
     zeros = np.flatnonzero(arr == 0).tolist()
@@ -128,6 +131,8 @@ def lrat_core(data: bytes, order: list) -> Core:
     pos = zi = 0
     try:
         while pos < len(toks):
+            if zeros[zi] == pos:  # a line numbered 0 (CaDiCaL deletes tautologies before any step)
+                zi += 1
             if toks[pos + 1] == _SENT:
                 pos = zeros[zi] + 1
                 zi += 1

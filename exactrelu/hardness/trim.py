@@ -44,6 +44,8 @@ def parse_binary_drup(data: bytes) -> list:
     body[starts] = False
     body[ends] = False
     idx = np.flatnonzero(body)
+    if not len(idx):
+        return [(m == 100, []) for m in b[starts].tolist()]
     byte = b[idx].astype(np.int64)
     last = (byte & 0x80) == 0  # the last byte of a literal
     lit_no = np.concatenate(([0], np.cumsum(last)[:-1]))

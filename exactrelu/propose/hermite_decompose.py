@@ -109,7 +109,7 @@ def jennrich_pencil(T: np.ndarray, k: int, rng: np.random.Generator, reference=N
     return cands[0][1], len(cands)
 
 
-def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 50, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
+def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 200, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
     """ALS for T[a, b, s] ~ sum_i A[a, i] B[b, i] C[s, i] from A = B = B0; returns (B symmetrised, C, sweeps).
 
     Each sweep solves the three linear least-squares problems in closed form (normal equations
@@ -141,7 +141,7 @@ def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 50, tol: float = 1e-12
 
 
 def decompose(T: np.ndarray, k: int, rng: np.random.Generator, reference=None, target=None,
-              n_draws: int = 8, polish: bool = True, n_sweeps: int = 50, n_polish: int = 3) -> Decomposition:
+              n_draws: int = 8, polish: bool = True, n_sweeps: int = 200, n_polish: int = 3) -> Decomposition:
     """Jennrich's pencil, then the ALS polish of the ``n_polish`` best draws; the best final fit wins.
 
     Polishing several starts costs little (the tensors are k x k x q) and guards against a draw

@@ -43,8 +43,8 @@ MODULES = [
     "exactrelu.theorems.homogeneity_symmetry",
     "exactrelu.theorems.uniqueness_lemma",
     "exactrelu.theorems.sign_ambiguity",
-    "exactrelu.theorems.sign_identifiability",
     "exactrelu.theorems.hardness_gadget",
+    "exactrelu.theorems.sign_identifiability",
 ]
 
 

@@ -6,8 +6,8 @@ implicitly: the input clauses 1..C in order, then each added step the next numbe
 
 ``steps`` is a list of
 
-* ``[l1, ..., lk, 0, h1, ..., hm]``: add the clause ``(l1 or ... or lk)`` (literals +-1..nvars,
-  no literal twice, no complementary pair; ``k = 0`` is the empty clause). Assume every
+* ``[l1, ..., lk, 0, h1, ..., hm]``: add the clause ``(l1 or ... or lk)`` (literals +-1..nvars;
+  ``k = 0`` is the empty clause). Assume every
   ``l`` false; then each hint ``h`` (a number of an earlier clause, not deleted) must, in order,
   be *unit* (every literal false but one, which is unassigned and becomes true) until the last
   hint, which must be *falsified* (every literal false). That is a unit-propagation derivation
@@ -64,11 +64,11 @@ def check_hinted(clauses, steps, nvars: int) -> int:
 
 
 def _literals(c, nvars, what) -> list:
+    """``c`` if it is a list of literals in range. A repeated literal or a complementary pair needs no
+    rejection: a tautology holds whatever its hints, and a repeated literal only keeps a clause
+    from ever being unit."""
     if not (isinstance(c, list) and all(type(x) is int and 0 < abs(x) <= nvars for x in c)):
         raise CheckFailed(f"malformed {what} {c!r} (literals +-1..{nvars})")
-    s = set(c)
-    if len(s) != len(c) or any(-x in s for x in c):
-        raise CheckFailed(f"{what} repeats a literal or is a tautology")
     return c
 
 

@@ -124,12 +124,15 @@ def check_residual(cert: dict, instance: dict) -> str:
         raise CheckFailed("residual needs 'squared_error'")
     stated = parse_rational(cert["squared_error"])
     stated_max = parse_rational(cert["max_abs_error"]) if "max_abs_error" in cert else None
-    total, largest = Fraction(0), Fraction(0)
+    sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
+    big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
     for _, _, p, q in _differences(X, Y, U, V, b, c):
         if p:
-            e = Fraction(p, q)
-            total += e * e
-            largest = max(largest, abs(e))
+            sums[q] = sums.get(q, 0) + p * p
+            if abs(p) * big_q > big_p * q:
+                big_p, big_q = abs(p), q
+    total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
+    largest = Fraction(big_p, big_q)
     if total != stated:
         raise CheckFailed(f"squared_error is {stated}, but the exact sum of squared differences is {total}")
     if stated_max is not None and stated_max != largest:

@@ -54,9 +54,9 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
     _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
                         "provenance"})
     Xp, Yp = _bound_instance(cert, instance, "not-realizable")
-    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
-    d = len(X[0])
-    X = [[(t, v) for t, v in enumerate(row) if v] for row in X]  # sparse rows
+    Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
+    d = len(Xp[0][0])
+    X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
     if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
