@@ -399,3 +399,17 @@ def test_fit_method_hermite_may_return_two_linear_units_for_large_biases():
     inst = planted_biased(6, 3, 30000, seed=1, special=(0, 6, -6))
     res = fit(inst, 3, bias=True, method="hermite", check=False)
     assert res.method == "hermite" and 3 <= res.network.k <= 5 and res.residual.relative() < 0.1
+
+
+# -- exact from approximate ---------------------------------------------------------------------------
+
+def test_recover_bias_init_hermite_certifies_biased_networks():
+    """``recover --bias --init hermite`` end to end (row-span route on [x, 1] while m >= k; the pattern-linearised
+    route for m = 1 is issue 10's and is exercised by benchmarks/bench_hermite.py --part exact once on main)."""
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.recover.exact import recover
+
+    inst = planted_biased(6, 3, 20000, seed=0, m=3)
+    res = recover(inst, k=3, bias=True, init="hermite", random_state=0)
+    assert res.network.equivalent(inst.planted) and res.certificate["claim"] == "realizes" and "b" in res.certificate
+    verify(res.certificate, inst)  # the independent checker; raises CertificateInvalid otherwise
