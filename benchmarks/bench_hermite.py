@@ -211,9 +211,9 @@ def part_overcomplete(seeds, ns, out):
     from exactrelu.propose.hermite_overcomplete import fit_overcomplete
 
     rows = []
-    print("\n## Overcomplete (l = 2), smoothed rows: largest row angle and bias error\n")
-    print("| d,k | n | seeds | median max angle (rad) | median max bias error | median s |")
-    print("|---|---|---|---|---|---|")
+    print("\n## Overcomplete (l = 2), smoothed rows: units recovered (angle and bias error < 0.1), medians per unit\n")
+    print("| d,k | n | seeds | units recovered | median unit angle (rad) | median bias error | median s |")
+    print("|---|---|---|---|---|---|---|")
     for d, k in [(5, 6), (6, 9)]:
         for n in ns:
             angs, berr, times = [], [], []
@@ -231,13 +231,15 @@ def part_overcomplete(seeds, ns, out):
                 from scipy.optimize import linear_sum_assignment
 
                 C = res.U @ U.T
-                rr, cc = linear_sum_assignment(-C)
-                angs.append(float(np.arccos(np.clip(C[rr, cc], -1, 1)).max()))
-                berr.append(float(np.abs(res.beta[rr] - beta[cc]).max()))
+                rr, cc = linear_sum_assignment(-C)  # signs count
+                angs += np.arccos(np.clip(C[rr, cc], -1, 1)).tolist()
+                berr += np.abs(res.beta[rr] - beta[cc]).tolist()
+            good = int(np.sum((np.array(angs) < 0.1) & (np.array(berr) < 0.1)))
             r = {"d": d, "k": k, "n": n, "seeds": seeds, "angle": float(np.median(angs)), "bias_err": float(np.median(berr)),
-                 "median_s": float(np.median(times)), "angles": angs}
+                 "units_good": good, "units": len(angs), "median_s": float(np.median(times)), "angles": angs}
             rows.append(r)
-            print(f"| {d},{k} | {n:.0e} | {seeds} | {r['angle']:.3g} | {r['bias_err']:.3g} | {r['median_s']:.1f} |", flush=True)
+            print(f"| {d},{k} | {n:.0e} | {seeds} | {good}/{len(angs)} | {r['angle']:.3g} | {r['bias_err']:.3g} | "
+                  f"{r['median_s']:.1f} |", flush=True)
     out["overcomplete"] = rows
 
 
