@@ -114,45 +114,15 @@ def part_exact(ns, seeds, out):
 
 
 def torch_train(X, Y, k, seed, target=1e-12, cap=60.0):
-    """Full-batch float64 Linear(d,k) + bias -> ReLU -> Linear(k,1): Adam to 1e-3, then L-BFGS to ``target``."""
-    import torch
+    """bench_proposers' PyTorch training (Adam to 1e-3, then L-BFGS to ``target``) with a first-layer bias.
 
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    Xt, Yt = torch.from_numpy(X), torch.from_numpy(Y)
-    model = torch.nn.Sequential(torch.nn.Linear(X.shape[1], k, bias=True), torch.nn.ReLU(),
-                                torch.nn.Linear(k, Y.shape[1], bias=False)).double()
-    ynorm = torch.linalg.norm(Yt)
+    Returns (seconds, relative error).
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_proposers import torch_train as train
 
-    def rel():
-        with torch.no_grad():
-            return float(torch.linalg.norm(model(Xt) - Yt) / ynorm)
-
-    t0 = time.perf_counter()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    for step in range(5000):
-        opt.zero_grad()
-        loss = ((model(Xt) - Yt) ** 2).mean()
-        loss.backward()
-        opt.step()
-        if step % 50 == 0 and (rel() < 1e-3 or time.perf_counter() - t0 > cap):
-            break
-
-    def closure():
-        opt.zero_grad()
-        loss = ((model(Xt) - Yt) ** 2).sum() / ynorm**2
-        loss.backward()
-        return loss
-
-    err, stalls = rel(), 0
-    while err > target and time.perf_counter() - t0 < cap and stalls < 3:
-        opt = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=100, history_size=50, tolerance_grad=0,
-                                tolerance_change=0, line_search_fn="strong_wolfe")
-        before = err
-        opt.step(closure)
-        err = rel()
-        stalls = stalls + 1 if not err < before * 0.5 else 0
-    return time.perf_counter() - t0, err
+    seconds, err, _ = train(X, Y, k, seed, target=target, cap=cap, bias=True)
+    return seconds, err
 
 
 def part_torch(seeds, n, out):
