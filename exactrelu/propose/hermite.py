@@ -132,7 +132,7 @@ class HermiteProposer(Proposer):
         g = self._combination(Y, rng)
         y = Y @ g
         lo = low_order(Z, y)
-        P, T, sig, y3 = self._tensors(Z, y, lo, k, rng)
+        P, T, sig = self._tensors(Z, y, lo, k, rng)
         dec = decompose(T, k, rng, reference=np.eye(T.shape[2])[0], n_draws=self.n_draws, polish=self.polish)
         lam2, lam3, lam4 = slice_coefficients(dec.B, dec.C, k, self.bias)
         lam2, lam3, lam4 = lam2 * sig[0], lam3 * sig[1], lam4 * sig[2]
@@ -140,7 +140,7 @@ class HermiteProposer(Proposer):
         Uw = (P @ dec.B).T  # k x d unit rows, whitened
         choice = resolve_signs(Uw, alpha, beta, lo.f0, lo.f1, np.sqrt(lo.second / n))
         Uw, beta = Uw * choice.signs[:, None], beta * choice.signs
-        A = self._output_weights(Z, Y, P, dec.B, beta, y3 is not None)  # m x k
+        A = self._output_weights(Z, Y, P, dec.B, beta)  # m x k
         self.signs_, self.sign_margin_, self.sign_choices_ = choice.signs, choice.margin, choice.survivors
         self.coefficients_ = np.stack([lam2, lam3, lam4])
         self.residual_, self.span_ = dec.residual, P
@@ -164,7 +164,7 @@ class HermiteProposer(Proposer):
         return g / np.linalg.norm(g)
 
     def _tensors(self, Z, y, lo, k, rng):
-        """Span P (d x k), the slice tensor T (k x k x q, each block / its noise), the noise levels, y - deg<=2."""
+        """Span P (d x k), the slice tensor T (k x k x q, each block divided by its noise) and the noise levels."""
         n, d = Z.shape
         s2 = np.sqrt(lo.second / n)
         y3 = y - lo.degree2_part(Z)
@@ -187,9 +187,9 @@ class HermiteProposer(Proposer):
         s4 = np.sqrt(float(y4 @ y4) / n / n)
         T4 = _sym4(projected_tensor(Zp, y4, 4))
         slices.append((T4 / s4).reshape(k, k, k * k))
-        return P, np.concatenate(slices, axis=2), np.array([s2, s3, s4]), (y3 if self.bias else None)
+        return P, np.concatenate(slices, axis=2), np.array([s2, s3, s4])
 
-    def _output_weights(self, Z, Y, P, B, beta, _biased):
+    def _output_weights(self, Z, Y, P, B, beta):
         """U (m x k): each output's f_2 in the span, fitted on the unit components, divided by phi(beta)."""
         n = Z.shape[0]
         Zp = Z @ P
