@@ -1,4 +1,4 @@
-"""Instances: planted generators and the JSON / .npz instance files of DESIGN.md.
+"""Instances: planted generators and the JSON / .npz instance files of docs/design.md.
 
 An :class:`Instance` holds ``inputs`` (n x d) and ``labels`` (n x m) as exact
 :class:`~exactrelu.exact.QMatrix`, optionally the activation and the planted network.
@@ -315,7 +315,7 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
 
 
 def read_instance(path: str | os.PathLike) -> Instance:
-    """Read a JSON or ``.npz`` instance (DESIGN.md); malformed files raise InvalidInput."""
+    """Read a JSON or ``.npz`` instance (docs/design.md); malformed files raise InvalidInput."""
     path = Path(path)
     if not path.exists():
         raise InvalidInput(f"no such instance file: {path}")

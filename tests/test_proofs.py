@@ -252,11 +252,15 @@ def test_cli_prove_selected_and_write(tmp_path, capsys):
 
 def test_cli_prove_json_and_list(capsys):
     assert main(["prove", "sign_ambiguity", "--json"]) == 0
-    recs = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)
+    recs = out["claims"]
     assert [r["name"] for r in recs] == ["sign_ambiguity"] and recs[0]["passed"]
+    assert out["ok"] and out["proved"] == out["total"] == 1 and out["command"] == "prove"
     assert main(["prove", "--list"]) == 0
     listing = capsys.readouterr().out
     assert all(n in listing for n in NAMES)
+    assert main(["prove", "--list", "--json"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)["claims"]] == [n for n, _ in discover(True)]
 
 
 def test_cli_prove_failure_exit_1(extra_proofs, capsys):

@@ -6,9 +6,11 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
+DIMENSIONS = {"d": "input dimension", "k": "hidden units", "m": "outputs", "n": "samples"}
 
 
 def register(sub) -> None:
@@ -18,18 +20,20 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the planted instance (default 0)")
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     for name, default in DEMO.items():
-        p.add_argument(f"-{name}", type=int, default=default, help=f"{name} (default {default})")
+        p.add_argument(f"-{name}", type=int, default=default, help=f"{DIMENSIONS[name]} (default {default})")
     p.add_argument("-o", "--output", help="also write the certificate here")
-    p.set_defaults(func=cmd_demo)
+    json_command(p, "demo", cmd_demo)
 
-    p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)")
-    for name in ("d", "k", "m", "n"):
-        p.add_argument(f"-{name}", type=int, required=True)
+    p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)",
+                       description="Draw inputs, plant a network and write the instance with its exact labels.")
+    for name, what in DIMENSIONS.items():
+        p.add_argument(f"-{name}", type=int, required=True, help=what)
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     p.add_argument("--inputs", default="gaussian", help="gaussian (default), uniform, laplace, rademacher-mixture, integer")
     p.add_argument("--weights", default="integer", help="integer (default) or dyadic")
-    p.add_argument("--weight-bound", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--weight-bound", type=int, default=3, metavar="B",
+                   help="planted weights drawn from [-B, B] (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the planted weights (default 0)")
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
@@ -38,7 +42,7 @@ def register(sub) -> None:
                         "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
-    p.set_defaults(func=cmd_generate)
+    json_command(p, "generate", cmd_generate)
 
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
     p.add_argument("instance", help="instance file (.json or .npz)")
@@ -50,12 +54,13 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
-    p.set_defaults(func=cmd_recover)
+    json_command(p, "recover", cmd_recover)
 
-    p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)")
-    p.add_argument("certificate")
-    p.add_argument("instance", nargs="?", help="the instance the certificate is about")
-    p.set_defaults(func=cmd_check)
+    p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
+                       description="Verify a certificate with the independent standard-library checker.")
+    p.add_argument("certificate", help="the certificate file (JSON)")
+    p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
+    json_command(p, "check", cmd_check)
 
 
 def _bias_scale(text: str) -> float:
@@ -102,26 +107,34 @@ def cmd_demo(args) -> int:
     from ..recover.exact import recover
 
     act = _activation(args.activation)
-    print(f"exactrelu demo: planted network d={args.d}, k={args.k}, m={args.m}, n={args.n}, activation {act}, seed {args.seed}")
+    if not args.json:  # say what is being done before the work starts
+        print(f"exactrelu demo: planted network d={args.d}, k={args.k}, m={args.m}, n={args.n}, activation {act}, "
+              f"seed {args.seed}", flush=True)
     t0 = time.perf_counter()
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=act, seed=args.seed)
     t_gen = time.perf_counter() - t0
-    print(f"  inputs N(0, I) as float64 (taken exactly), integer weights, labels computed exactly ({t_gen:.2f} s)")
     res = recover(inst, k=args.k, activation=act, random_state=args.seed)
     err = res.network.parameter_error(inst.planted)
-    print("phases:")
-    print(_table(_timing_rows(res.timings)))
-    print("result:")
-    print(_table([
-        ("proposal", res.proposer + (f" ({res.tries} random subsets tried)" if res.tries else "")),
-        ("label entries verified equal", f"{res.entries_verified} of {inst.n * inst.m} (exact rational arithmetic)"),
-        ("independent checker", res.checked or "skipped"),
-        ("parameter error vs planted", f"{err} (canonical form, exact)"),
-    ]))
     if args.output:
         write_certificate(res.certificate, args.output)
-        print(f"certificate written to {args.output}")
-    return 0 if err == 0 else 1
+    lines = [
+        f"  inputs N(0, I) as float64 (taken exactly), integer weights, labels computed exactly ({t_gen:.2f} s)",
+        "phases:", _table(_timing_rows(res.timings)), "result:",
+        _table([
+            ("proposal", res.proposer + (f" ({res.tries} random subsets tried)" if res.tries else "")),
+            ("label entries verified equal", f"{res.entries_verified} of {inst.n * inst.m} (exact rational arithmetic)"),
+            ("independent checker", res.checked or "skipped"),
+            ("parameter error vs planted", f"{err} (canonical form, exact)"),
+        ]),
+    ]
+    if args.output:
+        lines.append(f"certificate written to {args.output}")
+    record = {"instance": {"d": args.d, "k": args.k, "m": args.m, "n": args.n, "activation": act.to_json(),
+                           "seed": args.seed},
+              "proposer": res.proposer, "tries": res.tries, "entries_verified": res.entries_verified,
+              "n_entries": inst.n * inst.m, "checked": res.checked, "parameter_error": str(err),
+              "timings": res.timings, "certificate": args.output}
+    return emit(args, record, lines, ok=err == 0)
 
 
 def cmd_generate(args) -> int:
@@ -137,8 +150,12 @@ def cmd_generate(args) -> int:
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
     if inst.noise_model is not None:
         bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
-    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}")
-    return 0
+    record = {"instance": str(out), "n": inst.n, "d": inst.d, "m": inst.m, "k": args.k,
+              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed}
+    if inst.noise_model is not None:
+        record["noise_frobenius"] = _frobenius(inst.noise)
+    return emit(args, record, f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, "
+                              f"activation {inst.activation}{bias}")
 
 
 def cmd_recover(args) -> int:
@@ -156,21 +173,40 @@ def cmd_recover(args) -> int:
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
                       check=not args.no_check, progress=progress)
+    except (NotRealizable, AssumptionViolated) as exc:
+        raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
     finally:
         if progress is not None:
             progress.close()
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     tries = f", {res.tries} search tries" if res.tries else ""
-    print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
-          f"(proposal {res.proposer}{tries})")
+    lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
+             f"(proposal {res.proposer}{tries})"]
+    record = {"claim": res.certificate["claim"], "certificate": str(out), "k": args.k,
+              "entries_verified": res.entries_verified, "proposer": res.proposer, "tries": res.tries,
+              "checked": res.checked, "timings": res.timings}
     if res.checked:
-        print(f"independent checker: {res.checked}")
+        lines.append(f"independent checker: {res.checked}")
     if inst.planted is not None and inst.planted.k == args.k:
-        print(f"parameter error vs planted (canonical form): {res.network.parameter_error(inst.planted)}")
-    print(_table(_timing_rows(res.timings)))
-    print(f"certificate written to {out}")
-    return 0
+        record["parameter_error"] = str(res.network.parameter_error(inst.planted))
+        lines.append(f"parameter error vs planted (canonical form): {record['parameter_error']}")
+    lines += [_table(_timing_rows(res.timings)), f"certificate written to {out}"]
+    return emit(args, record, lines)
+
+
+def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:
+    """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.diagnosis` finds one."""
+    from ..diagnosis import explain_failure
+
+    hint = explain_failure(inst, k, act, random_state=seed)
+    if hint is None:
+        return exc
+    if bias_option and "hidden biases" in hint:
+        hint += " On the command line: --bias."
+    text = str(exc).rstrip()
+    text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis: {hint}"
+    return type(exc)(text, evidence=exc.evidence)  # AssumptionViolated's suggestion is already in its text
 
 
 def cmd_check(args) -> int:
@@ -181,7 +217,5 @@ def cmd_check(args) -> int:
     except checker.UnreadableInput as exc:
         raise InvalidInput(str(exc)) from None
     except checker.CheckFailed as exc:
-        print(f"INVALID: {exc}")
-        return 1
-    print(f"VALID: {summary}")
-    return 0
+        return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
+    return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from ..errors import InvalidInput
+from ._report import emit, json_command
 
 __all__ = ["register"]
 
@@ -34,7 +35,7 @@ def register(sub) -> None:
                    "needs pip install 'exactrelu[dask]'")
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
-    p.set_defaults(func=cmd_sweep)
+    json_command(p, "sweep", cmd_sweep)
 
 
 def cmd_sweep(args) -> int:
@@ -51,14 +52,18 @@ def cmd_sweep(args) -> int:
                   progress=not args.quiet)
     c = s.counts
     already = f", {s.skipped} already there" if s.skipped else ""
-    print(f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
-          f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}")
-    print(f"table: {s.directory / 'results.csv'}")
+    code = 130 if s.interrupted else (1 if c["failed"] else 0)
+    record = {"task": spec.task, "counts": dict(c), "skipped": s.skipped, "total": s.total, "seconds": s.seconds,
+              "executor": s.executor, "directory": str(s.directory), "table": str(s.directory / "results.csv"),
+              "interrupted": bool(s.interrupted)}
+    code = emit(args, record, [
+        f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
+        f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}",
+        f"table: {s.directory / 'results.csv'}"], ok=code == 0, code=code)
     if s.interrupted:
         print(f"interrupted: run again with --resume to continue ({s.total - s.skipped - sum(c.values())} tasks left)",
               file=sys.stderr)
-        return 130
-    return 1 if c["failed"] else 0
+    return code
 
 
 def _plot(args) -> int:
@@ -67,6 +72,5 @@ def _plot(args) -> int:
     directory = args.directory or args.output
     if directory is None:
         raise InvalidInput("give the sweep directory: exactrelu sweep plot DIR")
-    for path in plot_directory(directory):
-        print(f"wrote {path}")
-    return 0
+    paths = [str(path) for path in plot_directory(directory)]
+    return emit(args, {"figures": paths}, [f"wrote {path}" for path in paths])

@@ -115,7 +115,7 @@ def parsed_instance(inputs, labels):
 
 
 def instance_sha256(inputs, labels) -> str:
-    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+    """SHA-256 of the canonical instance text (docs/design.md, "Certificates")."""
     return parsed_instance(inputs, labels)[2]
 
 
