@@ -51,7 +51,7 @@ def register(sub) -> None:
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
-    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, "
+    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, hermite, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
     p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -33,6 +34,10 @@ def register(sub) -> None:
     p.add_argument("--progress", action="store_true", help="progress bars on stderr")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
+    p.add_argument("--workers", type=int, help="decide the enumeration's LPs (extreme rays, faces) on N local "
+                   "worker processes; same answer and certificates")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="decide them on the Dask cluster at ADDRESS instead "
+                   "(pip install 'exactrelu[dask]')")
     json_command(p, "solve", cmd_solve)
 
 
@@ -102,8 +107,15 @@ def cmd_solve(args) -> int:
 
     inst = read_instance(args.instance)
     t0 = time.perf_counter()
+    backend = executor = None
+    if args.workers is not None or args.scheduler is not None:
+        from ..sweep.executors import Backend
+
+        backend = Backend(workers=args.workers, scheduler=args.scheduler)
+        executor = backend.make()
     try:
-        res = solve(inst, args.k, progress=args.progress, try_recovery=not args.enumerate_only)
+        res = solve(inst, args.k, progress=args.progress, try_recovery=not args.enumerate_only, executor=executor,
+                    workers=backend.workers if backend else 2)
     except NotRealizable as exc:
         if args.evidence:
             ev = dict(exc.evidence)
@@ -111,6 +123,9 @@ def cmd_solve(args) -> int:
             obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
             Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
         raise
+    finally:
+        if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
+            backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
     out = Path(args.output) if args.output else Path(str(args.instance) + ".worstcase.cert.json")
     write_certificate(res.certificate, out)
     seconds = time.perf_counter() - t0

@@ -145,7 +145,7 @@ def _rank(cs: list[tuple[int, ...]]) -> int:
 
 
 def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
-          try_recovery: bool = True) -> WorstCaseResult:
+          try_recovery: bool = True, executor=None, workers: int = 2) -> WorstCaseResult:
     """Find a k-unit ReLU network realising the labels exactly, or prove that none exists.
 
     Parameters
@@ -158,6 +158,8 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         (:func:`exactrelu.recover.exact.recover`, polynomial; its certificate holds for any inputs) and
         enumerate the cone's rays only if it does not certify. The enumeration grows like n^O(k)
         (thousands of rays at k = 8, n = 200); the recovery handles generic inputs at k = 20 in seconds.
+    executor, workers : decide the extreme rays' LPs on this ``concurrent.futures`` executor, ``workers``
+        wide (:mod:`exactrelu.recover.worstcase_parallel`); the answer and certificates are the same.
 
     Returns
     -------
@@ -206,25 +208,27 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
             return WorstCaseResult(res.network, res.certificate, res.checked, r, reports)
     units: list[tuple[tuple[int, ...], list[Fraction]]] = []  # (c, v)
     if r > 0:
+        from .worstcase_parallel import ray_decisions
+
         rays = extreme_rays(B)
         bar = _Progress(len(rays), progress, "extreme rays")
-        for ray in rays:
+        decisions = ray_decisions(X, rays, keep=keep_certificates, executor=executor, workers=workers)
+        for ray, (status, point, certs) in zip(rays, decisions):
             bar(1)
-            res = _unit_lp(X, ray.w, ray.support)
-            certs = [res.certificate()] if keep_certificates else []
-            if res.status == "infeasible":
+            if status == "infeasible":
                 reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
                                              "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
             elif _rank([c for c, _ in units] + [ray.c]) > len(units):
-                units.append((ray.c, res.point))
+                units.append((ray.c, point))
                 reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
             else:
                 reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
             if len(units) == r:
                 break
+        decisions.close()  # stop the parallel decisions still in flight
         bar.close()
         if len(units) < r:
-            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates)
+            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, executor, workers)
     if len(units) < r:
         if r == k:
             raise NotRealizable(
@@ -245,36 +249,21 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     return WorstCaseResult(net, cert, summary, r, reports)
 
 
-def _search_faces(X, B, rays, r, units, reports, progress, keep):
+def _search_faces(X, B, rays, r, units, reports, progress, keep, executor=None, workers=2):
     """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
+    from .worstcase_parallel import face_decisions
+
     supports = [s for s in nonnegative_patterns(B, rays=rays) if s]
     ray_support = {rr.support for rr in rays}
-    faces = [s for s in supports if s not in ray_support]
+    faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
     bar = _Progress(len(faces), progress, "faces")
     changed = True
     final: dict[tuple[int, ...], PatternReport] = {}
     while changed and len(units) < r:
         changed = False
-        for S in faces:
+        decisions = face_decisions(X, faces, [c for c, _ in units], r, keep=keep, executor=executor, workers=workers)
+        for S, found, certs in decisions:
             bar(1)
-            Sset = set(S)
-            members = [rr for rr in rays if set(rr.support) <= Sset]
-            certs = []
-            found = None
-            for a in _annihilator([c for c, _ in units], r):
-                for sign in (1, -1):
-                    res = _face_lp(X, members, S, a, sign)
-                    if keep:
-                        certs.append(res.certificate())
-                    if res.status == "feasible":
-                        lam = res.point[: len(members)]
-                        c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
-                        den = math.lcm(*(x.denominator for x in c))
-                        ci = tuple(int(x * den) for x in c)
-                        found = (ci, [v * den for v in res.point[len(members):]])
-                        break
-                if found:
-                    break
             if found:
                 units.append(found)
                 final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
@@ -285,8 +274,25 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep):
                 final[S] = PatternReport(S, "face", "refuted",
                                          f"every realisable row of this face lies in the span of the {len(units)} units so far "
                                          "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+        decisions.close()  # stop the parallel decisions still in flight
     bar.close()
     reports.extend(final.values())
+
+
+def _face_decision(X, members, S, annihilators, r, keep):
+    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
+    certs = []
+    for a in annihilators:
+        for sign in (1, -1):
+            res = _face_lp(X, members, S, a, sign)
+            if keep:
+                certs.append(res.certificate())
+            if res.status == "feasible":
+                lam = res.point[: len(members)]
+                c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
+                den = math.lcm(*(x.denominator for x in c))
+                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
+    return None, certs
 
 
 def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:
