@@ -28,6 +28,7 @@ THOROUGH_PARAMS = {
     "biased_relu_hermite": {"max_integrated": 8},
     "homogeneity_symmetry": {"trials": 300},
     "uniqueness_lemma": {"trials": 400},
+    "augmented_position": {"trials": 200},
     "sign_ambiguity": {"trials": 300},
 }
 NAMES = [m.rsplit(".", 1)[1] for m in MODULES]

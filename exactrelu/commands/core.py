@@ -37,6 +37,8 @@ def register(sub) -> None:
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
+    p.add_argument("--corrupt", type=_fraction_01, metavar="P",
+                   help="add arbitrary values to a random share P of the label entries (sparse corruption)")
     p.add_argument("--noise", metavar="KIND:SCALE",
                    help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
                         "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
@@ -49,9 +51,15 @@ def register(sub) -> None:
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
-    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, "
+    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, hermite, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
+    p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
+    p.add_argument("--sparse-noise", action="store_true",
+                   help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
+    p.add_argument("--route", default="auto", choices=["auto", "rowspan", "linearized", "sparse-columns",
+                                                       "sparse-corruption"],
+                   help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     json_command(p, "recover", cmd_recover)
@@ -75,6 +83,19 @@ def _bias_scale(text: str) -> float:
     if not (math.isfinite(s) and s > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return s
+
+
+def _fraction_01(text: str) -> float:
+    """argparse type of --corrupt: a number in [0, 1]."""
+    import argparse
+
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= p <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return p
 
 
 def _frobenius(M) -> float:
@@ -143,6 +164,10 @@ def cmd_generate(args) -> int:
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias, noise=args.noise)
+    if args.corrupt:
+        from ..corruption import corrupt
+
+        inst = corrupt(inst, args.corrupt, seed=args.seed)
     out = Path(args.output)
     if out.suffix not in (".json", ".npz"):
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
@@ -150,12 +175,14 @@ def cmd_generate(args) -> int:
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
     if inst.noise_model is not None:
         bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
+    bad = f", {len(inst.meta['corrupted'])} corrupted label entries" if args.corrupt else ""
     record = {"instance": str(out), "n": inst.n, "d": inst.d, "m": inst.m, "k": args.k,
-              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed}
+              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed,
+              "corrupted_entries": len(inst.meta["corrupted"]) if args.corrupt else 0}
     if inst.noise_model is not None:
         record["noise_frobenius"] = _frobenius(inst.noise)
     return emit(args, record, f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, "
-                              f"activation {inst.activation}{bias}")
+                              f"activation {inst.activation}{bias}{bad}")
 
 
 def cmd_recover(args) -> int:
@@ -171,21 +198,29 @@ def cmd_recover(args) -> int:
 
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
-        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
-                      check=not args.no_check, progress=progress)
+        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
+                      sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress)
     except (NotRealizable, AssumptionViolated) as exc:
+        if args.bias or args.sparse_noise or args.route != "auto":
+            raise
         raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
     finally:
         if progress is not None:
             progress.close()
     out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
-    tries = f", {res.tries} search tries" if res.tries else ""
+    tries = f", {res.tries} {'gradient starts' if res.route == 'linearized' else 'search tries'}" if res.tries else ""
     lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
-             f"(proposal {res.proposer}{tries})"]
-    record = {"claim": res.certificate["claim"], "certificate": str(out), "k": args.k,
+             f"(route {res.route}, proposal {res.proposer}{tries})"]
+    record = {"claim": res.certificate["claim"], "certificate": str(out), "k": args.k, "route": res.route,
               "entries_verified": res.entries_verified, "proposer": res.proposer, "tries": res.tries,
-              "checked": res.checked, "timings": res.timings}
+              "checked": res.checked, "timings": res.timings, "attempts": res.attempts}
+    if res.except_entries is not None:
+        record["corrupted_entries"] = len(res.except_entries)
+        lines.append(f"corrupted entries: {len(res.except_entries)} of {inst.n * inst.m}, listed in the certificate "
+                     "(the network differs from the labels exactly there)")
+    for a in res.attempts:
+        lines.append(f"route {a['route']} gave no certificate first: {a.get('error', '')}")
     if res.checked:
         lines.append(f"independent checker: {res.checked}")
     if inst.planted is not None and inst.planted.k == args.k:

@@ -28,7 +28,7 @@ from ..network import RELU, Activation
 from ._base import Proposer
 from .auto import AutoProposer, propose_auto
 from .gradient import GradientProposer, propose_gradient
-from .hermite import HermiteProposer
+from .hermite import HermiteProposer, propose_hermite
 from .ica import ICAProposer, propose_ica
 from .search import SearchProposer, propose_search
 from .tensor import TensorProposer, propose_tensor
@@ -45,7 +45,7 @@ PROPOSERS: dict[str, type] = {
 
 __all__ = ["PROPOSERS", "Proposer", "AutoProposer", "SearchProposer", "GradientProposer", "TensorProposer",
            "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
-           "propose_search", "propose_gradient", "propose_tensor", "propose_ica"]
+           "propose_search", "propose_gradient", "propose_tensor", "propose_ica", "propose_hermite"]
 
 
 def proposer_names() -> list[str]:
