@@ -413,3 +413,30 @@ def test_recover_bias_init_hermite_certifies_biased_networks():
     res = recover(inst, k=3, bias=True, init="hermite", random_state=0)
     assert res.network.equivalent(inst.planted) and res.certificate["claim"] == "realizes" and "b" in res.certificate
     verify(res.certificate, inst)  # the independent checker; raises CertificateInvalid otherwise
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_biased_one_output_networks_are_certified_from_hermite(seed):
+    """m = 1 with biases exactly 0, 1, -1: the Hermite proposal feeds the pattern-linearised route."""
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.recover.exact import recover
+
+    inst = planted_biased(10, 3, 10000, seed=seed)
+    res = recover(inst, k=3, bias=True, init="hermite", random_state=seed)
+    assert res.network.equivalent(inst.planted) and res.certificate["claim"] == "realizes"
+    assert res.proposer == "hermite" and [str(x) for x in res.network.b_fractions()] != ["0"] * 3
+    verify(res.certificate, inst)  # the independent checker; raises CertificateInvalid otherwise
+
+
+def test_recover_bias_init_hermite_on_the_command_line(tmp_path):
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.cli import main
+    from exactrelu.instances import write_instance
+
+    inst = planted_biased(8, 2, 8000, seed=5, special=(0, 1))
+    path = write_instance(inst, tmp_path / "i.json")
+    cert = tmp_path / "c.json"
+    assert main(["recover", str(path), "-k", "2", "--bias", "--init", "hermite", "-o", str(cert)]) == 0
+    import json
+
+    verify(json.loads(cert.read_text()), inst)
