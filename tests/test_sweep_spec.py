@@ -108,6 +108,7 @@ BAD = [
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise_scale = 0.1\n", "give both noise (the kind) and noise_scale"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise = 'pink'\nnoise_scale = 0.1\n", "[grid] noise: expected one of"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nroute = 'magic'\n", "[grid] route: expected one of 'auto'"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\ncorrupt = 1.5\n", "[grid] corrupt: expected a number between 0 and 1"),
     ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\n', "needs a value for 'noise_scale'"),
     ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\nnoise_scale = 0.1\n[options]\nmethod = "exact"\n',
      "[options] method: expected one of 'auto'"),

@@ -142,6 +142,15 @@ def test_recover_learns_planted_biases_and_refuses_noisy_labels():
     assert noisy["status"] == "refused" and noisy["reason"].startswith(("NotRealizable", "ProposalFailed"))
 
 
+def test_sparse_corruption_rows():
+    row = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05, sparse_noise=True))
+    assert (row["status"], row["outcome"], row["metrics"]["route"]) == ("certified", "realizes-except", "sparse-corruption")
+    assert row["metrics"]["excepted"] == 60 and row["metrics"]["except_is_corrupted"] is True
+    assert row["checker"].startswith("realizes-except: 300 samples x 4 outputs")
+    plain = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05))
+    assert plain["status"] == "refused" and plain["reason"].startswith("NotRealizable: rank(labels) = 4 > k = 2")
+
+
 def test_biased_planted_instances():
     t = get_task("recover")
     inst = planted_instance(t.fill({"d": 3, "k": 2, "n": 20, "bias": 2}, "test"), 1)

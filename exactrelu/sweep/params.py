@@ -114,6 +114,7 @@ PARAMS: dict[str, Param] = {
     "bias": Param(_number(0, 1e6), "hidden biases drawn in [-s, s] (quarters); 0: none"),
     "noise": Param(_noise, "label noise kind (exactrelu.noise: gaussian, rademacher, uniform, laplace, ...)"),
     "noise_scale": Param(_number(0, 1e12), "standard deviation of the label noise"),
+    "corrupt": Param(_number(0, 1), "share of the label entries corrupted (exactrelu.corruption); 0: none"),
     # random formulas (exactrelu.hardness.generators)
     "vars": Param(_integer(3, 100_000), "variables of the random formula"),
     "clauses": Param(_integer(0, 1_000_000), "clauses of the random formula"),
@@ -124,6 +125,7 @@ PARAMS: dict[str, Param] = {
     "init": Param(_choice("auto", "search", "gradient", "tensor", "ica"), "float proposal of exact recovery"),
     "route": Param(_route, "recover: the exact route (exactrelu.recover.exact.ROUTES)"),
     "learn_bias": Param(boolean, "recover, fit: learn hidden biases b too"),
+    "sparse_noise": Param(boolean, "recover: labels may have corrupted entries; certify realizes-except"),
     "refine": Param(boolean, "fit: run the refinement after the start method (default: as the method says)"),
     "try_recovery": Param(boolean, "solve: try row-span recovery before the enumeration"),
     "output_weights": Param(_choice("given", "unknown"), "decide: the planted U is given, or unknown (m = 1)"),

@@ -24,7 +24,7 @@ __all__ = ["planted_instance"]
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
            "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None, "noise": None,
-           "noise_scale": None}
+           "noise_scale": None, "corrupt": None}
 
 
 def planted_instance(p: dict, seed: int):
@@ -33,9 +33,14 @@ def planted_instance(p: dict, seed: int):
     from ..network import Activation
 
     noise = (p["noise"], p["noise_scale"]) if "noise" in p else None
-    return planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
+    inst = planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
                    inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
                    input_bits=p.get("input_bits"), bias=p.get("bias") or None, noise=noise)
+    if p.get("corrupt"):
+        from ..corruption import corrupt
+
+        inst = corrupt(inst, p["corrupt"], seed=seed)  # as exactrelu generate --corrupt P --seed SEED
+    return inst
 
 
 def _generated(p: dict, seed: int):
@@ -52,17 +57,22 @@ def _planted_metrics(network, inst) -> dict:
             "parameter_error": str(network.parameter_error(inst.planted))}
 
 
-@task("recover", params=PLANTED, options={"init": "auto", "route": "auto", "learn_bias": False},
+@task("recover", params=PLANTED, options={"init": "auto", "route": "auto", "learn_bias": False, "sparse_noise": False},
       doc="exact recovery (exactrelu.recover.exact.recover) of a planted network")
 def recover_task(p: dict, seed: int) -> Outcome:
     from ..recover.exact import recover
 
     inst, t_gen = _generated(p, seed)
-    res = recover(inst, k=p["k"], init=p["init"], route=p["route"], bias=p["learn_bias"], random_state=seed,
-                  check=False)
+    res = recover(inst, k=p["k"], init=p["init"], route=p["route"], bias=p["learn_bias"], sparse_noise=p["sparse_noise"],
+                  random_state=seed, check=False)
     metrics = {"route": res.route, "rank": res.rank, "tries": res.tries, **_planted_metrics(res.network, inst)}
-    return Outcome("realizes", res.certificate, inst, method=res.proposer, timings={"generate": t_gen, **res.timings},
-                   metrics=metrics)
+    if "except" in res.certificate:  # realizes-except: the entries it names against those corrupted
+        metrics["excepted"] = len(res.certificate["except"])
+        if "corrupted" in inst.meta:
+            metrics["except_is_corrupted"] = ([tuple(e) for e in res.certificate["except"]]
+                                              == [tuple(e) for e in inst.meta["corrupted"]])
+    return Outcome(res.certificate["claim"], res.certificate, inst, method=res.proposer,
+                   timings={"generate": t_gen, **res.timings}, metrics=metrics)
 
 
 _FIT_METHOD = Param(lambda v, where: _fit_method(v, where), "fit: the start method (exactrelu.fit.METHODS, or auto)")
