@@ -10,8 +10,10 @@ corrupted one generically does not, but its clean coordinates still do. The rout
    This is the exact basis B (m x k) of col(U) with ``B[R0] = I``.
 2. **Decoding.** For each sample, a set T of k outputs whose entries are clean (float screen over a few
    candidate sets), then exactly ``y' = B B[T]^-1 y[T]`` and the outputs where ``y'`` equals the label.
-   A sample is kept, with labels y', when they agree on more than (m + k - 1)/2 outputs: no other vector
-   of the span can then agree on as many (any k rows of B independent), so y' is the only candidate.
+   A sample is kept, with labels y', when they agree on more than (m + z)/2 outputs, z the largest number
+   of rows of B in one hyperplane of Q^k (k - 1 when any k rows are independent; more when U has zero or
+   parallel rows): two different span vectors agree with each other only on such a set, so no other
+   vector of the span can agree with the labels on as many outputs, and y' is the only candidate.
 3. **Noiseless recovery** on the kept samples with the corrected labels (the row-span route, with
    ``bias`` and ``init`` as given).
 4. **Certificate** ``realizes-except`` on the *original* labels: the network is evaluated exactly on
@@ -32,6 +34,7 @@ A corruption of any size (1e-30 included) is found, since agreement is exact equ
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Any, Callable
@@ -78,10 +81,8 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
     Yf = normalize_rows(inst.float_labels())
     t0 = T.add("conversion", t0)
-    B, R0 = _span(Ynum, Yf, k, rng)
-    t0 = T.add("span", t0)
-    kept, labels = _decode(Ynum, Yf, B, R0, k, rng)
-    T.add("decoding", t0)
+    B, R0, kept, labels = _span_and_decode(Ynum, Yf, k, rng)
+    T.add("span and decoding", t0)
     say(f"sparse-corruption: {len(kept)} of {n} samples decoded")
     if len(kept) < k:
         raise AssumptionViolated(f"only {len(kept)} of {n} samples could be decoded (too many corrupted outputs each)",
@@ -176,33 +177,83 @@ def _certify(inst, res, net, T, random_state, check, n_kept) -> RecoveryResult:
 
 # -- 1. the span -------------------------------------------------------------------------------
 
-def _span(Ynum, Yf, k: int, rng) -> tuple[list[list], list[int]]:
-    """Exact basis B (m rows of k Fractions, B[R0] = I) of the labels' clean span, and R0."""
-    m = Yf.shape[1]
+def _span_and_decode(Ynum, Yf, k: int, rng, tries: int = 8):
+    """(B, R0, kept, labels): the span whose decoding keeps the most samples, over a few base sets R0.
+
+    The base R0 must hold k outputs whose rows of U are independent; pivoted QR of the corrupted labels
+    can pick two outputs with parallel rows of U (corruptions make them look independent), and the span
+    is then wrong. So R0 is drawn again (QR of random subsets of samples, then random k-subsets) until
+    the decoding keeps most samples; the candidate that keeps the most is used. Only which samples to
+    solve on depends on this choice: the final claim is checked entry by entry.
+    """
+    n, m = Yf.shape
     nz = np.flatnonzero(np.abs(Yf).max(axis=1) > 0)
     if len(nz) < k:
         raise AssumptionViolated(f"only {len(nz)} non-zero label vectors: the span of U cannot be found",
                                  evidence={"nonzero": len(nz)})
     S = nz if len(nz) <= 4000 else np.sort(rng.choice(nz, size=4000, replace=False))
-    R0 = sorted(int(r) for r in qr(Yf[S], pivoting=True, mode="r")[1][:k])
+    best, seen, last = None, set(), None
+    for t in range(tries):
+        if t == 0:
+            R0 = qr(Yf[S], pivoting=True, mode="r")[1][:k]
+        elif t < tries // 2:
+            sub = rng.choice(S, size=min(len(S), max(4 * k, 40)), replace=False)
+            R0 = qr(Yf[sub], pivoting=True, mode="r")[1][:k]
+        else:
+            R0 = rng.choice(m, size=k, replace=False)
+        R0 = sorted(int(r) for r in R0)
+        if tuple(R0) in seen:
+            continue
+        seen.add(tuple(R0))
+        try:
+            B = _span(Ynum, Yf, S, R0, k, rng)
+        except AssumptionViolated as exc:
+            last = exc
+            continue
+        kept, labels = _decode(Ynum, Yf, B, R0, k, rng)
+        if best is None or len(kept) > len(best[2]):
+            best = (B, R0, kept, labels)
+        if len(best[2]) >= n / 2:
+            break
+    if best is None:
+        raise last
+    return best
+
+
+def _span(Ynum, Yf, S, R0, k: int, rng) -> list[list]:
+    """Exact basis B (m rows of k Fractions, B[R0] = I) of the labels' clean span, for the base R0."""
+    m = Yf.shape[1]
     B = [[int(R0.index(r) == t) for t in range(k)] if r in R0 else None for r in range(m)]
     for r in range(m):
         if B[r] is None:
             B[r] = _beta(Ynum, Yf, S, R0, r, k, rng)
-    return B, R0
+    return B
 
 
 def _beta(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
     """beta_r exactly: float consensus on random k-subsets of samples, then exact solves, the best kept.
 
     Samples whose labels vanish on R0 carry no information on beta_r (and would agree with any
-    candidate): they are left out. A consensus must span all k dimensions (:func:`_spread`): where
+    candidate), and samples with y_r = 0 agree with beta = 0 whatever y[R0] holds: both are left out. A consensus must span all k dimensions (:func:`_spread`): where
     two rows of U are proportional on some units, a wrong relation holds on every sample at which
     only those units are active, and at high corruption such sets can outnumber the true one. Of a dozen exact solves on k consensus samples, the one exactly
     satisfied by the most consensus samples is kept (k samples from two units' common subspace give a
     wrong beta that still holds on part of the consensus).
     """
+    # samples whose labels vanish on R0, or on r, satisfy a relation that needs fewer clean outputs
+    # (beta = 0 holds wherever y_r = 0, whatever y[R0] is) and would capture the consensus: left out
     S = S[np.abs(Yf[S][:, R0]).max(axis=1) > 0]
+    zero = float(np.mean(Yf[S, r] == 0)) if len(S) else 0.0
+    try:
+        return _beta_nonzero(Ynum, Yf, S[Yf[S, r] != 0], R0, r, k, rng)
+    except AssumptionViolated:
+        if zero > 0.5:  # no relation holds where y_r != 0, and y_r = 0 on most samples: a zero row of U
+            return [Fraction(0)] * k
+        raise
+
+
+def _beta_nonzero(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
+    """beta_r from the samples ``S`` (all with y_r != 0): consensus, then exact solves."""
     Z, t = Yf[S][:, R0], Yf[S, r]
     best, tries, need = np.zeros(0, dtype=int), 0, 50
     while tries < need and tries < 5000 and len(S) >= k:
@@ -252,7 +303,7 @@ def _spread(Z: np.ndarray, k: int) -> bool:
 def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
     """(kept samples, their corrected label numerators over a common denominator) -- see step 2."""
     n, m = Yf.shape
-    need = (m + k - 1) // 2 + 1
+    need = (m + _max_in_hyperplane(B, k)) // 2 + 1
     Bf = np.array([[float(x) for x in row] for row in B])
     todo = np.arange(n)
     chosen: dict[tuple[int, ...], list[int]] = {}
@@ -260,10 +311,9 @@ def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
     for T in sets:
         if not len(todo):
             break
-        try:
-            P = Bf @ np.linalg.inv(Bf[list(T)])
-        except np.linalg.LinAlgError:
-            continue
+        if _singular(B, T):
+            continue  # these k outputs do not determine the hidden values (exactly)
+        P = Bf @ np.linalg.inv(Bf[list(T)])
         Yt = Yf[todo]
         agree = (np.abs(Yt[:, list(T)] @ P.T - Yt) <= 1e-9).sum(axis=1)
         ok = agree >= need
@@ -274,6 +324,54 @@ def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
     for T, js in chosen.items():
         _exact_group(Ynum, B, T, js, need, kept, labels)
     return sorted(kept), labels
+
+
+def _max_in_hyperplane(B, k: int, limit: int = 20000) -> int:
+    """z: the largest number of rows of B (m x k) inside one hyperplane through 0 of Q^k, exactly.
+
+    Two span vectors B h and B h' (h != h') are equal exactly at the rows r with B_r (h - h') = 0: rows in
+    the hyperplane orthogonal to h - h'. Each hyperplane holding z rows is spanned by k - 1 of them, so
+    the (k - 1)-subsets of distinct row directions are enumerated (at most ``limit``; beyond that the
+    generic value for distinct directions is used, which only weakens the decoding, never the certificate:
+    the final claim is checked entry by entry).
+    """
+    zero = sum(1 for row in B if all(x == 0 for x in row))
+    if k == 1:
+        return zero
+    dirs: dict[tuple, int] = {}  # primitive integer direction (sign fixed) -> number of rows
+    for row in B:
+        if all(x == 0 for x in row):
+            continue
+        den = math.lcm(*(Fraction(x).denominator for x in row))
+        ints = [int(Fraction(x) * den) for x in row]
+        g = math.gcd(*ints)
+        ints = [v // g for v in ints]
+        if next(v for v in ints if v) < 0:
+            ints = [-v for v in ints]
+        dirs[tuple(ints)] = dirs.get(tuple(ints), 0) + 1
+    keys = list(dirs)
+    if len(keys) < k - 1:
+        return zero + sum(dirs.values())
+    if math.comb(len(keys), k - 1) > limit:
+        return zero + (k - 2) + max(dirs.values())  # heuristic: the most repeated direction plus generic others
+    best = 0
+    for S in itertools.combinations(keys, k - 1):
+        M = [list(v) for v in S]
+        normal = [(-1) ** i * _det([row[:i] + row[i + 1:] for row in M]) for i in range(k)]
+        if not any(normal):
+            continue  # the k - 1 directions span less than a hyperplane
+        best = max(best, sum(c for v, c in dirs.items() if sum(a * b for a, b in zip(v, normal)) == 0))
+    return zero + best
+
+
+def _det(M: list[list[int]]) -> int:
+    return int(flint.fmpz_mat(M).det()) if M else 1
+
+
+def _singular(B, T) -> bool:
+    """B[T] (k x k, exact) is singular."""
+    rows = [[Fraction(B[t][c]) for c in range(len(T))] for t in T]
+    return flint.fmpq_mat(len(T), len(T), [flint.fmpq(x.numerator, x.denominator) for r in rows for x in r]).det() == 0
 
 
 def _exact_group(Ynum, B, T, js, need, kept, labels) -> None:
