@@ -165,8 +165,11 @@ def test_a_killed_worker_loses_no_row_and_duplicates_none(tmp_path):
 
 
 def test_ctrl_c_then_resume_completes_every_row_once(tmp_path):
-    (tmp_path / "s.toml").write_text(SLOW)
-    spec = parse_spec(SLOW)
+    # 60 tasks (several seconds of work): the interrupt after 3 rows cannot arrive after the last one, even
+    # when this process is starved on a loaded machine (with 16 tasks it sometimes did, and the run exited 0)
+    slow = SLOW.replace("seeds = 8", "seeds = 30")
+    (tmp_path / "s.toml").write_text(slow)
+    spec = parse_spec(slow)
     out = tmp_path / "out"
     proc = _start(tmp_path / "s.toml", "-o", out, "--workers", "2")
     _wait_rows(out, 3, proc)
