@@ -199,7 +199,7 @@ def test_cli_unrealisable_writes_evidence(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["patterns"], "exactly one of"),
-    (["patterns", "--basis", "missing.json"], "cannot read basis"),
+    (["patterns", "--basis", "missing.json"], "no such basis file"),
     (["patterns", "--basis", "BAD"], "expected a list of rows"),
 ])
 def test_cli_bad_input(tmp_path, capsys, argv, message):

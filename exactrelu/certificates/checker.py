@@ -10,7 +10,8 @@ Usage::
 
     python -m exactrelu.certificates.checker CERT.json INSTANCE.(json|npz)
 
-Exit status: 0 the certificate holds, 1 it does not, 2 the files cannot be read.
+Exit status: 0 the certificate holds, 1 it does not, 2 the files cannot be read or are over a size
+limit (docs/limits.md: each limit is raised with an environment variable ``EXACTRELU_MAX_<NAME>``).
 
 Claims known (every other claim is rejected):
 
@@ -33,10 +34,9 @@ Claims known (every other claim is rejected):
 
 from __future__ import annotations
 
-import json
 import sys
 
-from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational
+from .trusted.common import CheckFailed, UnreadableInput, _json, canonical, parse_rational
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
 from .trusted.realizes import check_realizes
@@ -68,13 +68,13 @@ def check(cert: dict, instance: dict | None) -> str:
 
 
 def check_files(cert_path: str, instance_path: str | None) -> str:
+    """Read both files (an unreadable one raises UnreadableInput) and verify the certificate."""
     try:
-        with open(cert_path, encoding="utf-8") as fh:
-            cert = json.load(fh)
+        with open(cert_path, "rb") as fh:
+            raw = fh.read()
     except OSError as exc:
         raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckFailed(f"{cert_path}: not valid JSON ({exc})") from None
+    cert = _json(raw, cert_path)
     instance = load_instance(instance_path) if instance_path is not None else None
     return check(cert, instance)
 
@@ -89,6 +89,9 @@ def main(argv=None) -> int:
         summary = check_files(argv[0], argv[1] if len(argv) == 2 else None)
     except UnreadableInput as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as exc:
+        print(f"error: out of memory or nesting depth reading the files ({type(exc).__name__})", file=sys.stderr)
         return 2
     except CheckFailed as exc:
         print(f"INVALID: {exc}")

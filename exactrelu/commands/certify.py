@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pathlib import Path
-
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -34,6 +32,9 @@ def cmd_certify(args) -> int:
     from ..propose.torch_weights import load_exact_weights, load_weights
     from ..recover.weights import certify_weights
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
@@ -42,7 +43,6 @@ def cmd_certify(args) -> int:
     U, V = exact if exact is not None else load_weights(args.weights)
     res = certify_weights(inst, U, V, activation=act, as_given=args.as_given, random_state=args.seed,
                           check=not args.no_check)
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     if res.given_residual is None:
         print(f"certified as given: the weights of {args.weights} reproduce all {inst.n * inst.m} label entries exactly")

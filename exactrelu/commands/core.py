@@ -117,6 +117,9 @@ def cmd_recover(args) -> int:
     from ..instances import read_instance
     from ..recover.exact import recover
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
@@ -130,7 +133,6 @@ def cmd_recover(args) -> int:
     finally:
         if progress is not None:
             progress.close()
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     tries = f", {res.tries} search tries" if res.tries else ""
     print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "

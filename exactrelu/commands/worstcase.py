@@ -42,10 +42,9 @@ def _basis(args):
     if (args.instance is None) == (args.basis is None):
         raise InvalidInput("give exactly one of an instance file or --basis FILE")
     if args.basis:
-        try:
-            obj = json.loads(Path(args.basis).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InvalidInput(f"cannot read basis {args.basis}: {exc}") from None
+        from ..files import read_json
+
+        obj = read_json(args.basis, what="basis file")
         rows = obj.get("basis") if isinstance(obj, dict) else obj
         if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
             raise InvalidInput(f"{args.basis}: expected a list of rows, or {{\"basis\": [rows]}}")
@@ -88,6 +87,9 @@ def cmd_solve(args) -> int:
     from ..instances import read_instance
     from ..recover.worstcase import solve
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
     t0 = time.perf_counter()
     try:
@@ -99,7 +101,6 @@ def cmd_solve(args) -> int:
             obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
             Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
         raise
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".worstcase.cert.json")
     write_certificate(res.certificate, out)
     print(f"VALID: {res.summary}")
     if res.patterns and res.patterns[-1].kind == "row-span-recovery":

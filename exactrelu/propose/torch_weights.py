@@ -84,21 +84,16 @@ def _torch_state(path: Path) -> dict:
 def load_exact_weights(path: str | os.PathLike):
     """(U, V) as exact QMatrix from a JSON file with ``"U"`` and ``"V"`` rows of rationals (for example a
     ``realizes`` certificate, or ``{"U": [["1/3", ...]], "V": [...]}``); None if the file is not JSON."""
-    import json
-
     from ..exact.matrix import QMatrix
+    from ..files import read_bytes
 
     path = Path(path)
-    if not path.exists():
-        raise InvalidInput(f"no such weights file: {path}")
-    with open(path, "rb") as fh:
-        head = fh.read(64).lstrip()
+    head = read_bytes(path, what="weights file")[:64].lstrip()
     if not head.startswith(b"{"):
         return None
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    from ..files import read_json
+
+    obj = read_json(path, what="weights file")
     if not isinstance(obj, dict) or "U" not in obj or "V" not in obj:
         raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
     return QMatrix.from_rows(obj["U"], name=f"{path.name}: U"), QMatrix.from_rows(obj["V"], name=f"{path.name}: V")

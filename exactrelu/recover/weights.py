@@ -28,7 +28,7 @@ import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import ExactReluError, InvalidInput, NotRealizable
-from ..exact.matrix import QMatrix, as_float_array
+from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from .exact import recover
@@ -89,8 +89,8 @@ def certify_weights(instance: Instance, U, V, *, activation: Activation | None =
         recovery from them fails; ``evidence`` carries the exact residual of the given weights.
     """
     act = activation or instance.activation or RELU
-    Uq = U if isinstance(U, QMatrix) else QMatrix.from_numpy(as_float_array(U, name="U"), name="U")
-    Vq = V if isinstance(V, QMatrix) else QMatrix.from_numpy(as_float_array(V, name="V"), name="V")
+    Uq = QMatrix.coerce(U, name="U")  # exactly as given: floats exactly, Fractions and strings exactly
+    Vq = QMatrix.coerce(V, name="V")
     U, V = Uq.to_float(), Vq.to_float()  # shapes, and the float proposal if recovery is needed
     if V.shape[1] != instance.d:
         raise InvalidInput(f"V is {V.shape[0]} x {V.shape[1]} but the inputs have d = {instance.d} columns")
