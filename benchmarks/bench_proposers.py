@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from exactrelu.recover import exact as exact_mod  # noqa: E402  (exactrelu.recover is also the function)
+from exactrelu.recover import rowspan as rowspan_mod  # noqa: E402
 from exactrelu.errors import ExactReluError, ProposalFailed  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
 from exactrelu.propose._common import angular_errors  # noqa: E402
@@ -149,7 +149,7 @@ def part_success(sizes, ns, seeds, out):
     import matplotlib.pyplot as plt
 
     rows = []
-    exact_mod.SearchProposer = _NoSearch  # a proposal's misses count as failures here
+    rowspan_mod.SearchProposer = _NoSearch  # a proposal's misses count as failures here
     try:
         for (d, k, m) in sizes:
             for n in ns:
@@ -180,7 +180,7 @@ def part_success(sizes, ns, seeds, out):
                     ang = "-" if r["max_angle_median"] is None else f"{r['max_angle_median']:.3g}"
                     print(f"| {d},{k},{m} | {n} | {name} | {succ}/{seeds} | {ang} | {r['median_s']:.2f} |", flush=True)
     finally:
-        exact_mod.SearchProposer = SearchProposer
+        rowspan_mod.SearchProposer = SearchProposer
     out["success"] = rows
     fig, axes = plt.subplots(2, len(sizes), figsize=(4.5 * len(sizes), 7), squeeze=False)
     for j, (d, k, m) in enumerate(sizes):

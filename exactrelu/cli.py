@@ -21,6 +21,8 @@ REGISTRARS = [
     "exactrelu.commands.prove:register",
     "exactrelu.hardness.commands:register",
     "exactrelu.commands.certify:register",
+    "exactrelu.commands.fit:register",
+    "exactrelu.commands.sweep:register",
 ]
 
 
@@ -48,13 +50,16 @@ OUTPUT_ARGS = ("output", "evidence", "formula_out", "instance_out", "certificate
 
 
 def _check_outputs(args) -> None:
-    """Refuse an output path that cannot be written *before* the work (not after minutes of it)."""
+    """Refuse an output path that cannot be written *before* the work (not after minutes of it).
+
+    Some commands write a directory (``sweep -o DIR``): here only the place is checked; commands
+    that write one file check that it is not a directory themselves."""
     from .files import writable
 
     for name in OUTPUT_ARGS:
         value = getattr(args, name, None)
         if isinstance(value, str) and value:
-            writable(value)
+            writable(value, directory_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,11 +61,14 @@ def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:
         raise InvalidInput(f"{where}: unknown fields {extra[:5]} (known: {sorted(allowed)})")
 
 
-def writable(path: str | os.PathLike) -> Path:
-    """``path`` as a Path after checking that a file can be written there (before any long work)."""
+def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
+    """``path`` as a Path after checking that a file (or, with ``directory_ok``, a directory) can be
+    written there, before any long work."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
+    if path.is_dir() and directory_ok:
+        parent = path
+    elif path.is_dir():
         raise InvalidInput(f"cannot write {path}: it is a directory")
     if not parent.is_dir():
         raise InvalidInput(f"cannot write {path}: the directory {parent} does not exist")

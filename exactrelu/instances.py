@@ -28,6 +28,7 @@ from .npz import read_npz_instance
 from .exact.linalg import rank_mod_p
 from .exact.matrix import QMatrix, as_float_array
 from .network import RELU, Activation, Network
+from .noise import NoiseModel, add_exact, parse_noise, subtract_exact
 
 __all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]
 
@@ -46,6 +47,8 @@ class Instance:
     labels_float: np.ndarray | None = field(default=None, repr=False)
     meta: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
+    clean_labels: QMatrix | None = field(default=None, repr=False)
+    noise_model: NoiseModel | None = None
 
     def __post_init__(self):
         if self.inputs.shape[0] != self.labels.shape[0]:
@@ -56,16 +59,25 @@ class Instance:
         if self.planted is not None:
             if self.planted.d != self.d or self.planted.m != self.m:
                 raise InvalidInput(f"planted network has d={self.planted.d}, m={self.planted.m}; the data have d={self.d}, m={self.m}")
+        if self.clean_labels is not None and self.clean_labels.shape != self.labels.shape:
+            raise InvalidInput(f"clean labels are {self.clean_labels.shape[0]} x {self.clean_labels.shape[1]}; "
+                               f"the labels are {self.n} x {self.m}")
 
     @classmethod
     def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
         """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
 
-        Float arrays that float64 holds exactly (float16/32/64) keep a float64 view; anything else
-        (long doubles beyond float64, Fractions, strings) is converted entry by entry, exactly.
+        1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+        Float arrays are converted exactly (float16/32/64 keep a float64 view; long doubles beyond
+        float64 go entry by entry); complex arrays are refused.
+
+        >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
+        [['1/2'], ['3']]
         """
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
+        elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):
+            labels = [[y] for y in labels]  # a 1-D sequence of scalars: one output (an empty one stays empty)
         shapes = [np.shape(a) if isinstance(a, np.ndarray) else None for a in (inputs, labels)]
         if all(sh is not None and len(sh) == 2 for sh in shapes):
             check_entries(shapes[0][0], shapes[0][1], shapes[1][1])
@@ -85,6 +97,11 @@ class Instance:
     @property
     def m(self) -> int:
         return self.labels.shape[1]
+
+    @property
+    def noise(self) -> QMatrix | None:
+        """The planted label noise ``labels - clean_labels`` (exact), or None when no clean labels are known."""
+        return None if self.clean_labels is None else subtract_exact(self.labels, self.clean_labels)
 
     def float_inputs(self) -> np.ndarray:
         """The inputs as float64, for proposals and display only (rounded when they are not dyadic)."""
@@ -172,6 +189,21 @@ def _draw_weights(rng, shape, kind, bound):
     return W
 
 
+def _draw_bias(rng, k: int, bias) -> QMatrix | None:
+    """The planted bias column: None, a scale s > 0 (uniform in [-s, s], quarters), or k exact values."""
+    if bias is None:
+        return None
+    if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
+        s = float(bias)
+        if not (np.isfinite(s) and 0 < s <= 1e6):
+            raise InvalidInput(f"bias scale must be a positive number (at most 1e6), got {bias!r}")
+        b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
+        return QMatrix.from_numpy(b, name="bias")
+    if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:
+        return QMatrix.coerce([[x] for x in bias], name="bias")
+    raise InvalidInput(f"bias must be None, a positive scale, or k = {k} rationals; got {bias!r}")
+
+
 def planted(
     d: int,
     k: int,
@@ -185,6 +217,8 @@ def planted(
     weights: str = "integer",
     weight_bound: int = 3,
     input_bits: int | None = None,
+    bias=None,
+    noise=None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -198,6 +232,14 @@ def planted(
     weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
     input_bits : if set, inputs are rounded to multiples of ``2**-input_bits`` before use, so that
         the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
+    bias : hidden biases b, so that ``labels = f(inputs @ V.T + b) @ U.T``: None (no biases), a
+        positive number s (each b_i drawn uniformly in [-s, s] and rounded to a multiple of 1/4, an
+        exact dyadic), or a sequence of k rationals taken exactly.
+    noise : label noise (:mod:`exactrelu.noise`): None, ``"KIND:SCALE"`` (e.g. ``"gaussian:0.05"``),
+        a (kind, scale) pair or a :class:`~exactrelu.noise.NoiseModel`. It is drawn after everything
+        else from the same generator (the same seed gives the same inputs and weights with or without
+        noise), as float64 taken exactly; ``clean_labels`` keeps the noiseless labels and
+        :attr:`Instance.noise` is exactly the drawn matrix.
 
     U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
     non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
@@ -211,6 +253,7 @@ def planted(
     check_entries(int(n), int(d), int(m), "the planted instance")
     if k > limit("units"):
         raise over("units", f"k = {k} hidden units")
+    model = None if noise is None else parse_noise(noise)  # bad noise fails before any work
     rng = _rng(seed)
     X = _draw_inputs(rng, n, d, inputs, covariance)
     if input_bits is not None:
@@ -235,12 +278,18 @@ def planted(
         Uq = QMatrix.from_numpy(U)
         if m < k or rank_mod_p(Uq.num) == k:
             break
-    net = Network(Uq, QMatrix.from_numpy(V), activation)
+    net = Network(Uq, QMatrix.from_numpy(V), activation, _draw_bias(rng, k, bias))
     Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)
     meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
             "inputs": inputs, "weights": weights}
-    return Instance(Xq, Y, activation, net, X, None, meta)
+    if bias is not None:
+        meta["bias"] = bias if isinstance(bias, (int, float)) else "given"
+    if model is None:
+        return Instance(Xq, Y, activation, net, X, None, meta)
+    E = QMatrix.from_numpy(model.draw(rng, (n, m)), name="noise")
+    meta["noise"] = str(model)
+    return Instance(Xq, add_exact(Y, E), activation, net, X, None, meta, clean_labels=Y, noise_model=model)
 
 
 # -- files ------------------------------------------------------------------------------------
@@ -273,6 +322,12 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
         obj["activation"] = instance.activation.to_json()
     if include_planted and instance.planted is not None:
         obj["planted"] = {"U": instance.planted.U.to_strings(), "V": instance.planted.V.to_strings()}
+        if instance.planted.has_bias:
+            obj["planted"]["b"] = instance.planted.to_json()["b"]
+    if include_planted and instance.clean_labels is not None:
+        obj.setdefault("planted", {})["clean_labels"] = instance.clean_labels.to_strings()
+        if instance.noise_model is not None:
+            obj["planted"]["noise"] = instance.noise_model.to_json()
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, separators=(",", ":"))
         fh.write("\n")
@@ -318,7 +373,28 @@ def _read_json(path: Path, raw: bytes) -> Instance:
     X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
     Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
     act = Activation.from_json(obj["activation"]) if "activation" in obj else None
-    net = None
+    net = clean = model = None
     if "planted" in obj:
-        net = Network.from_json(obj["planted"], act or RELU)
-    return Instance(X, Y, act, net)
+        net, clean, model = _read_planted(path, obj["planted"], act)
+    return Instance(X, Y, act, net, clean_labels=clean, noise_model=model)
+
+
+_PLANTED_FIELDS = {"U", "V", "b", "clean_labels", "noise"}
+
+
+def _read_planted(path: Path, pl, act) -> tuple[Network | None, QMatrix | None, NoiseModel | None]:
+    """The planted record: network (U, V, b), clean labels and noise model, each optional but strict."""
+    if not isinstance(pl, dict):
+        raise InvalidInput(f"{path}: 'planted' must be an object")
+    unknown = set(pl) - _PLANTED_FIELDS
+    if unknown:
+        raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in 'planted' (known: {sorted(_PLANTED_FIELDS)})")
+    net = Network.from_json(pl, act or RELU) if ("U" in pl or "V" in pl) else None
+    clean = None
+    if "clean_labels" in pl:
+        rows = pl["clean_labels"]
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise InvalidInput(f"{path}: 'planted.clean_labels' must be a non-empty list of rows")
+        clean = QMatrix.from_rows(rows, name=f"{path.name}: planted.clean_labels")
+    model = NoiseModel.from_json(pl["noise"]) if "noise" in pl else None
+    return net, clean, model

@@ -82,7 +82,7 @@ def check_entries(n: int, d: int, m: int, what: str = "the instance") -> None:
     exactrelu.errors.InvalidInput: the instance (1000000000 x (10 + 1) entries) is over the limit entries=...
     """
     if n < 1 or d < 1 or m < 1:
-        raise InvalidInput(f"{what} has shape n={n}, d={d}, m={m}: every side needs at least one entry")
+        raise InvalidInput(f"{what} is empty: shape n={n}, d={d}, m={m} (every side needs at least one entry)")
     if n * (d + m) > limit("entries"):
         raise over("entries", f"{what} ({n} x ({d} + {m}) entries)")
 

@@ -1,12 +1,13 @@
-"""The model: ``labels = f(inputs @ V.T) @ U.T`` with U (m x k), V (k x d).
+"""The model: ``labels = f(inputs @ V.T + b) @ U.T`` with U (m x k), V (k x d), hidden biases b (k).
 
 The activation ``f`` is the ReLU ``max(t, 0)`` or the rectified power ``t**c`` for t > 0
 (0 otherwise), c a positive integer. Both are positively homogeneous of degree c (ReLU: 1),
-so ``U f(V x) = (U D**-c) f(D V x)`` for a positive diagonal D, and units can be permuted.
-:meth:`Network.canonical` picks one representative per class (DESIGN.md): each row of V is
-scaled so that its first non-zero entry is +1 or -1, the scale moves into U's column, and
-units are sorted by the rows of V. A dead unit (zero row of V or zero column of U) computes 0 and
-is written with both zero.
+so ``U f(V x + b) = (U D**-c) f(D V x + D b)`` for a positive diagonal D, and units can be
+permuted. :meth:`Network.canonical` picks one representative per class (docs/design.md): each
+unit's (V_i, b_i) is scaled so that the first non-zero entry of V_i is +1 or -1, the scale moves
+into U's column, and units are sorted by (V_i, b_i). A unit with V_i = 0 is a constant,
+``U[:, i] f(b_i)``: it is written with b_i = 1 when b_i > 0. A dead unit (zero column of U, or
+V_i = 0 and b_i <= 0) computes 0 and is written all zero. ``b = None`` means no biases (zero).
 
 >>> net = Network.from_rows(U=[[1, 2]], V=[[2, 0], [-1, 1]])
 >>> X = QMatrix.from_rows([[1, 1], [-1, 3]])
@@ -17,6 +18,11 @@ is written with both zero.
 ([[Fraction(-1, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]], [[Fraction(2, 1), Fraction(2, 1)]])
 >>> can.equivalent(net)
 True
+>>> biased = Network.from_rows(U=[[1, 2]], V=[[2, 0], [-1, 1]], b=[-1, "1/2"])
+>>> biased.evaluate_exact(X).to_fractions()
+[[Fraction(2, 1)], [Fraction(9, 1)]]
+>>> biased.canonical().b_fractions()
+[Fraction(1, 2), Fraction(-1, 2)]
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import numpy as np
 from .errors import InvalidInput
 from .limits import limit, over
 from .exact.matrix import QMatrix, as_float_array, int_times_dyadic
-from .exact.rationals import to_fraction
+
 
 __all__ = ["Activation", "RELU", "Network"]
 
@@ -126,24 +132,45 @@ class Activation:
 RELU = Activation.relu()
 
 
+def _bias_column(b, k: int) -> QMatrix | None:
+    """``b`` (None, k rationals, a k-vector array or a k x 1 QMatrix) as a k x 1 QMatrix, or None."""
+    if b is None:
+        return None
+    if isinstance(b, QMatrix):
+        col = b
+    elif isinstance(b, np.ndarray):
+        col = QMatrix.from_numpy(as_float_array(b.reshape(-1, 1), name="b"), name="b") if b.size else None
+    elif not isinstance(b, (list, tuple)):
+        raise InvalidInput(f"b must be a list of k = {k} rationals, got {type(b).__name__}")
+    else:
+        col = QMatrix.coerce([[x] for x in b], name="b") if len(b) else None
+    if col is None or col.shape != (k, 1):
+        raise InvalidInput(f"b must have k = {k} entries, got shape {None if col is None else col.shape}")
+    return col
+
+
 @dataclass(frozen=True, eq=False)
 class Network:
-    """Weights ``U`` (m x k) and ``V`` (k x d), exact, and an activation."""
+    """Weights ``U`` (m x k) and ``V`` (k x d), hidden biases ``b`` (k x 1, or None for zero), exact, and an activation."""
 
     U: QMatrix
     V: QMatrix
     activation: Activation = RELU
+    b: QMatrix | None = None
 
     def __post_init__(self):
         if not isinstance(self.U, QMatrix) or not isinstance(self.V, QMatrix):
             raise InvalidInput("Network weights must be QMatrix; use Network.from_rows or Network.from_arrays")
         if self.U.shape[1] != self.V.shape[0]:
             raise InvalidInput(f"U has {self.U.shape[1]} columns but V has {self.V.shape[0]} rows (both must be k)")
+        if self.b is not None and (not isinstance(self.b, QMatrix) or self.b.shape != (self.V.shape[0], 1)):
+            raise InvalidInput(f"b must be a {self.V.shape[0]} x 1 QMatrix or None; use Network.from_rows(..., b=[...])")
 
     @classmethod
-    def from_rows(cls, U, V, activation: Activation = RELU) -> "Network":
-        """Build from nested rows of rationals (ints, Fractions, floats taken exactly, strings)."""
-        return cls(QMatrix.coerce(U, name="U"), QMatrix.coerce(V, name="V"), activation)
+    def from_rows(cls, U, V, activation: Activation = RELU, b=None) -> "Network":
+        """Build from nested rows of rationals (ints, Fractions, floats taken exactly, strings); ``b``: k of them."""
+        Uq, Vq = QMatrix.coerce(U, name="U"), QMatrix.coerce(V, name="V")
+        return cls(Uq, Vq, activation, _bias_column(b, Vq.shape[0]))
 
     from_arrays = from_rows
 
@@ -159,19 +186,38 @@ class Network:
     def m(self) -> int:
         return self.U.shape[0]
 
-    def hidden_exact(self, inputs: QMatrix) -> QMatrix:
-        """``f(V X)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
+    @property
+    def has_bias(self) -> bool:
+        """True when some hidden bias is non-zero."""
+        return self.b is not None and any(x != 0 for x in self.b.num.entries())
+
+    def b_fractions(self) -> list[Fraction]:
+        """The hidden biases as k Fractions (zeros when ``b`` is None)."""
+        return [Fraction(0)] * self.k if self.b is None else [r[0] for r in self.b.to_fractions()]
+
+    def pre_activations_exact(self, inputs: QMatrix) -> QMatrix:
+        """``V X + b 1^T`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
         if inputs.shape[1] != self.d:
             raise InvalidInput(f"inputs have {inputs.shape[1]} columns, the network expects d = {self.d}")
         src = inputs.float_source
         P = int_times_dyadic(self.V.num.tolist(), *src) if src is not None else None
         if P is None:
             P = self.V.num * inputs.num.transpose()
-        c = self.activation.degree
-        return QMatrix(self.activation.apply_fmpz_mat(P), (int(self.V.den) * int(inputs.den)) ** c)
+        den = int(self.V.den) * int(inputs.den)
+        if not self.has_bias:
+            return QMatrix(P, den)
+        bd = int(self.b.den)
+        shift = flint.fmpz_mat(P.nrows(), 1, [int(x) * den for x in self.b.num.entries()])  # b_i * bd * den
+        ones = flint.fmpz_mat(1, P.ncols(), [1] * P.ncols())
+        return QMatrix(P * bd + shift * ones, den * bd)  # FLINT products: no Python loop over k * n entries
+
+    def hidden_exact(self, inputs: QMatrix) -> QMatrix:
+        """``f(V X + b 1^T)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
+        P = self.pre_activations_exact(inputs)
+        return QMatrix(self.activation.apply_fmpz_mat(P.num), int(P.den) ** self.activation.degree)
 
     def evaluate_exact(self, inputs) -> QMatrix:
-        """Labels ``f(inputs @ V.T) @ U.T`` (n x m), exactly."""
+        """Labels ``f(inputs @ V.T + b) @ U.T`` (n x m), exactly."""
         X = QMatrix.coerce(inputs, name="inputs")
         W = self.hidden_exact(X)
         return QMatrix((self.U.num * W.num).transpose(), int(self.U.den) * int(W.den))
@@ -179,56 +225,70 @@ class Network:
     def predict(self, inputs) -> np.ndarray:
         """Labels in floating point (for display and proposals, never for claims)."""
         X = as_float_array(inputs, name="inputs")
-        return self.activation.apply_float(X @ self.V.to_float().T) @ self.U.to_float().T
+        pre = X @ self.V.to_float().T
+        if self.has_bias:
+            pre = pre + self.b.to_float()[:, 0]
+        return self.activation.apply_float(pre) @ self.U.to_float().T
 
     def canonical(self) -> "Network":
         """The canonical representative of the class of networks computing the same function."""
         c = self.activation.degree
-        V = self.V.to_fractions()
-        U = self.U.to_fractions()
+        V, U, b = self.V.to_fractions(), self.U.to_fractions(), self.b_fractions()
+        zero_v, zero_u = [Fraction(0)] * self.d, [Fraction(0)] * self.m
         units = []
         for i, row in enumerate(V):
             col = [U[r][i] for r in range(len(U))]
-            if all(x == 0 for x in row) or all(x == 0 for x in col):  # a dead unit computes 0: zero it all
-                units.append(([Fraction(0)] * len(row), [Fraction(0)] * len(col)))
+            if all(x == 0 for x in col) or (all(x == 0 for x in row) and b[i] <= 0):
+                units.append((zero_v, Fraction(0), zero_u))  # a dead unit computes 0: zero it all
                 continue
-            s = next(abs(x) for x in row if x != 0)
-            units.append(([x / s for x in row], [x * s**c for x in col]))
-        units.sort(key=lambda u: (u[0], u[1]))
+            s = next((abs(x) for x in row if x != 0), b[i])  # V_i = 0: a constant unit, scaled to b_i = 1
+            units.append(([x / s for x in row], b[i] / s, [x * s**c for x in col]))
+        units.sort(key=lambda u: (u[0], u[1], u[2]))
         k, m = len(units), len(U)
-        Vc = [u[0] for u in units]
-        Uc = [[units[i][1][r] for i in range(k)] for r in range(m)]
-        return Network(QMatrix.from_fractions([x for r in Uc for x in r], m, k),
-                       QMatrix.from_fractions([x for r in Vc for x in r], k, self.d), self.activation)
+        Uc = [units[i][2][r] for r in range(m) for i in range(k)]
+        Vc = [x for u in units for x in u[0]]
+        bc = QMatrix.from_fractions([u[1] for u in units], k, 1) if any(u[1] != 0 for u in units) else None
+        return Network(QMatrix.from_fractions(Uc, m, k), QMatrix.from_fractions(Vc, k, self.d), self.activation, bc)
 
     def equivalent(self, other: "Network") -> bool:
-        """True when both have equal canonical forms (exactly)."""
+        """True when both have equal canonical forms (exactly); biases included (None equals zero)."""
         if self.activation.degree != other.activation.degree or self.U.shape != other.U.shape or self.V.shape != other.V.shape:
             return False
         a, b = self.canonical(), other.canonical()
-        return a.U == b.U and a.V == b.V
+        return a.U == b.U and a.V == b.V and a.b_fractions() == b.b_fractions()
 
     def parameter_error(self, other: "Network") -> Fraction:
-        """Largest absolute entry difference between the canonical forms (exact)."""
+        """Largest absolute entry difference between the canonical forms (exact; biases included)."""
         a, b = self.canonical(), other.canonical()
         if a.U.shape != b.U.shape or a.V.shape != b.V.shape:
             raise InvalidInput(f"cannot compare networks of shapes {a.U.shape},{a.V.shape} and {b.U.shape},{b.V.shape}")
         err = Fraction(0)
-        for A, B in ((a.U, b.U), (a.V, b.V)):
-            for ra, rb in zip(A.to_fractions(), B.to_fractions()):
+        pairs = ((a.U.to_fractions(), b.U.to_fractions()), (a.V.to_fractions(), b.V.to_fractions()),
+                 ([a.b_fractions()], [b.b_fractions()]))
+        for A, B in pairs:
+            for ra, rb in zip(A, B):
                 for x, y in zip(ra, rb):
                     err = max(err, abs(x - y))
         return err
 
     def to_json(self) -> dict:
-        return {"U": self.U.to_strings(), "V": self.V.to_strings(), "activation": self.activation.to_json()}
+        """``{"U", "V", "activation"}`` with rational strings, plus ``"b"`` when some bias is non-zero."""
+        out = {"U": self.U.to_strings(), "V": self.V.to_strings(), "activation": self.activation.to_json()}
+        if self.has_bias:
+            out["b"] = [r[0] for r in self.b.to_strings()]
+        return out
 
     @classmethod
     def from_json(cls, obj: dict, activation: Activation | None = None) -> "Network":
+        """Read ``{"U", "V"}`` with optional ``"b"`` and ``"activation"``; entries are exact rationals."""
         if not isinstance(obj, dict) or "U" not in obj or "V" not in obj:
             raise InvalidInput("a network needs 'U' and 'V'")
         act = Activation.from_json(obj["activation"]) if "activation" in obj else (activation or RELU)
-        return cls.from_rows(obj["U"], obj["V"], act)
+        b = obj.get("b")
+        if b is not None and not isinstance(b, list):
+            raise InvalidInput(f"'b' must be a list of k rationals, got {type(b).__name__}")
+        return cls.from_rows(obj["U"], obj["V"], act, b)
 
     def __repr__(self) -> str:
-        return f"Network(m={self.m}, k={self.k}, d={self.d}, activation={self.activation})"
+        bias = ", biased" if self.has_bias else ""
+        return f"Network(m={self.m}, k={self.k}, d={self.d}, activation={self.activation}{bias})"

@@ -136,19 +136,34 @@ def _cells_by_lines(normals: list[tuple[int, ...]], k: int, progress=None) -> It
 
 
 class _Progress:
-    """tqdm if installed, else a tiny counter line on stderr; silent when disabled."""
+    """tqdm if installed, else :class:`exactrelu.progress.LineProgress` lines on stderr; silent when disabled.
 
-    def __init__(self, total: int, enabled: bool, desc: str):
-        self.bar = None
+    Either way the display is finished (cleared or ended by a newline) on :meth:`close`, so that
+    the next output starts on its own line.
+
+    >>> import io
+    >>> bar = _Progress(2, True, "rays", stream=io.StringIO(), use_tqdm=False)
+    >>> bar(1); bar(1); bar.close()
+    >>> bar.line.stream.getvalue()
+    '  .. rays: 2/2\\n'
+    """
+
+    def __init__(self, total: int, enabled: bool, desc: str, *, stream=None, use_tqdm: bool = True):
+        from .progress import LineProgress
+
+        self.bar = self.line = None
         self.enabled = enabled
         self.total, self.done, self.desc = total, 0, desc
-        if enabled:
-            try:
-                from tqdm import tqdm
+        if not enabled:
+            return
+        try:
+            if not use_tqdm:
+                raise ImportError("tqdm not wanted")
+            from tqdm import tqdm
 
-                self.bar = tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
-            except ImportError:  # pragma: no cover - tqdm is present in the dev environment
-                self.bar = None
+            self.bar = tqdm(total=total, desc=desc, file=stream or sys.stderr, leave=False)
+        except ImportError:
+            self.line = LineProgress(stream)
 
     def __call__(self, step: int) -> None:
         if not self.enabled:
@@ -156,12 +171,14 @@ class _Progress:
         self.done += step
         if self.bar is not None:
             self.bar.update(step)
-        elif self.done % 1000 == 0 or self.done == self.total:  # pragma: no cover - see above
-            print(f"\r{self.desc}: {self.done}/{self.total}", end="", file=sys.stderr)
+        elif self.done % 1000 == 0 or self.done == self.total:
+            self.line(f"{self.desc}: {self.done}/{self.total}")
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+        if self.line is not None:
+            self.line.close()
 
 
 def sign_patterns(B, *, progress: bool = False) -> Iterator[tuple[int, ...]]:

@@ -5,9 +5,12 @@ weights unknown (u in {1, 0, -1}^2 after positive rescaling, units permuted) eve
 is refuted. Clause lemma: the realisations of a single-clause instance are exactly V = [s, -s]
 with s an NAE solution. CNF -> NAE: truth tables of the clause translation.
 
+Source: Bakshi, Jayaram, Woodruff (COLT 2019), NP-hardness when rank(A) < k.
+
 Every case is an exact LP: closed cases carry Farkas vectors checked by the independent
 checker's rule, open cases have equations of full column rank (a unique exact solution).
-The code is exactrelu/hardness/lemmas.py. Run:
+The code is exactrelu/hardness/lemmas.py; the claim is exactrelu/theorems/hardness_gadget.py
+(installed with the package, so `exactrelu prove hardness_gadget` runs the same proof). Run:
 
     python proofs/hardness_gadget.py [--all-clauses] [--out DIR] [--no-write]
 
@@ -23,19 +26,9 @@ from pathlib import Path
 if __name__ == "__main__":  # run from a checkout without installing the package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from exactrelu.hardness.lemmas import prove_all  # noqa: E402
+from exactrelu.theorems.hardness_gadget import CLAIM, SOURCE, prove  # noqa: E402
 
-# The protocol of exactrelu.theorems.registry, so that `exactrelu prove` (run from the checkout) lists it.
-CLAIM = ("NAE-3SAT <-> two-unit ReLU reduction (k = 2, m = 1): gadget lemma with U given and unknown, "
-         "clause lemma, CNF -> NAE translation")
-SOURCE = "Bakshi, Jayaram, Woodruff, COLT 2019 (NP-hardness when rank(A) < k); exactrelu/hardness/lemmas.py"
-
-
-def prove(all_clauses: bool = False) -> dict:
-    """Every lemma, by exact case analysis; ``passed`` is True when all hold."""
-    record = prove_all(all_clauses)
-    record["passed"] = record["proved"]
-    return record
+__all__ = ["CLAIM", "SOURCE", "prove"]
 
 
 def main(argv=None) -> int:

@@ -126,7 +126,7 @@ def test_empty_matrices():
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=5), elements=finite), st.data())
 def test_row_view_rebuilds_rows_exactly(a, data):
     """The recovery's row access (from the float64 source when exact) agrees with the FLINT matrix."""
-    from exactrelu.recover.exact import _RowView
+    from exactrelu.recover.data import RowView as _RowView
 
     Q = QMatrix.from_numpy(a)
     idx = data.draw(st.lists(st.integers(0, a.shape[0] - 1), min_size=1, max_size=4))
@@ -160,3 +160,18 @@ def test_lazy_matrix_converts_on_demand():
     assert L.to_strings() == QMatrix.from_numpy(a).to_strings() and L._num is None
     assert np.array_equal(L.to_float(), a)
     assert L == QMatrix.from_numpy(a) and L._num is not None
+
+
+def test_repr_shows_exact_entries_and_reads_only_what_it_shows():
+    import numpy as np
+
+    assert repr(QMatrix.from_rows([["-1/3", "2"]])) == "QMatrix([[-1/3, 2]])"
+    lazy = QMatrix.from_numpy(np.full((1000, 50), 0.1), lazy=True)
+    text = repr(lazy)
+    assert lazy._num is None  # the float matrix was not converted to FLINT for its repr
+    assert text.startswith("QMatrix([[3602879701896397/36028797018963968, ") and text.endswith("shape=(1000, 50))")
+    assert text.count("...") == 1 + 6  # one row ellipsis, one column ellipsis in each of the 6 rows shown
+    assert repr(QMatrix(flint.fmpz_mat(0, 4), 1)) == "QMatrix([], shape=(0, 4))"
+    assert repr(QMatrix(flint.fmpz_mat(2, 0), 1)) == "QMatrix([[], []], shape=(2, 0))"
+    big = repr(QMatrix.from_rows([[Fraction(-(10**60), 7)]]))
+    assert "(62 digits)" in big and big.startswith("QMatrix([[-1000000000000000") and big.endswith("/7]])")

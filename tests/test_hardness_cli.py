@@ -39,14 +39,17 @@ def test_random_and_decide(tmp_path, capsys):
     assert json.loads((t / "d.json").read_text())["claim"] == "realizes"
     assert checker.main([str(t / "d.json"), str(t / "r.json")]) == 0
     capsys.readouterr()
-    # an unsatisfiable formula: a DRUP-backed not-realizable certificate, progress on stderr with -v
+    # an unsatisfiable formula: a hinted not-realizable certificate (or DRUP), progress on stderr with -v
     (t / "u.cnf").write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
     assert main(["hardness", "from-cnf", str(t / "u.cnf"), "-o", str(t / "u.json")]) == 0
     assert main(["hardness", "decide", str(t / "u.json"), "-v", "-o", str(t / "n.json")]) == 0
     out = capsys.readouterr()
     assert "not-realizable" in out.out and "solver rounds" in out.out and "decide: case 6" in out.err
-    assert all("rup" in c for c in json.loads((t / "n.json").read_text())["cases"])
+    assert all("lrat" in c for c in json.loads((t / "n.json").read_text())["cases"])
     assert checker.main([str(t / "n.json"), str(t / "u.json")]) == 0
+    assert main(["hardness", "decide", str(t / "u.json"), "--proof", "drup", "-o", str(t / "n1.json")]) == 0
+    assert all("rup" in c for c in json.loads((t / "n1.json").read_text())["cases"])
+    assert checker.main([str(t / "n1.json"), str(t / "u.json")]) == 0
     assert main(["hardness", "decide", str(t / "u.json"), "--engine", "tree", "-o", str(t / "n2.json")]) == 0
     assert "nodes" in capsys.readouterr().out
     assert main(["hardness", "decode", str(t / "r.cnf"), str(t / "d.json")]) == 0

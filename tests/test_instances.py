@@ -1,4 +1,5 @@
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -116,3 +117,52 @@ def test_malformed_npz(tmp_path):
         read_instance(tmp_path / "t.npz")
     with pytest.raises(InvalidInput, match="no such"):
         read_instance(tmp_path / "missing.json")
+
+
+def test_one_dimensional_label_lists_work_like_one_dimensional_arrays():
+    from fractions import Fraction
+
+    from exactrelu.recover.exact import recover
+
+    inst = planted(d=3, k=1, m=1, n=40, seed=4)
+    X = inst.float_inputs()
+    column = [row[0] for row in inst.labels.to_fractions()]
+    for labels in (column, tuple(column), [str(y) for y in column]):
+        other = Instance.from_arrays(X, labels)
+        assert other.m == 1 and other.labels == inst.labels
+    floats = [float(y) for y in column]  # rounded, but the same numbers either way
+    assert Instance.from_arrays(X, floats).labels == Instance.from_arrays(X, np.array(floats)).labels
+    res = recover(X, column, k=1)
+    assert res.network.equivalent(inst.planted)
+    assert Instance.from_arrays([[1, 2]], [Fraction(1, 3)]).labels.to_strings() == [["1/3"]]
+
+
+def test_planted_biases_scale_and_exact_values(tmp_path):
+    inst = planted(d=3, k=3, m=3, n=60, seed=2, bias=1.5)
+    b = inst.planted.b_fractions()
+    assert inst.planted.has_bias and all(abs(x) <= 1.5 and (4 * x).denominator == 1 for x in b)
+    assert inst.planted.evaluate_exact(inst.inputs) == inst.labels
+    assert np.allclose(inst.planted.predict(inst.float_inputs()), inst.float_labels())
+    assert planted(d=3, k=3, m=3, n=60, seed=2, bias=1.5).planted.equivalent(inst.planted)  # reproducible
+    given = planted(d=2, k=2, m=2, n=20, seed=0, bias=["1/3", -1])
+    assert given.planted.b_fractions() == [Fraction(1, 3), -1]  # exact, never rounded
+    back = read_instance(write_instance(given, tmp_path / "b.json"))
+    assert back.planted.equivalent(given.planted) and back.planted.b_fractions() == [Fraction(1, 3), -1]
+    assert "b" not in json.loads(write_instance(planted(d=2, k=1, m=1, n=5), tmp_path / "p.json").read_text())["planted"]
+    for bad in (0, -1.0, float("inf"), float("nan"), [1], "1", True):
+        with pytest.raises(InvalidInput, match="bias"):
+            planted(d=2, k=2, m=2, n=5, bias=bad)
+
+
+def test_generate_with_biases(tmp_path, capsys):
+    from exactrelu.cli import main
+
+    out = tmp_path / "b.json"
+    assert main(["generate", "-d", "3", "-k", "2", "-m", "2", "-n", "30", "--bias", "2", "-o", str(out)]) == 0
+    assert "hidden biases in [-2, 2]" in capsys.readouterr().out
+    inst = read_instance(out)
+    assert inst.planted.has_bias and inst.planted.evaluate_exact(inst.inputs) == inst.labels
+    for bad in ("0", "-1", "inf", "x"):
+        with pytest.raises(SystemExit) as exc:
+            main(["generate", "-d", "3", "-k", "2", "-m", "2", "-n", "30", "--bias", bad, "-o", str(out)])
+        assert exc.value.code == 2

@@ -93,3 +93,83 @@ def test_network_shape_errors():
     with pytest.raises(InvalidInput):
         Network.from_json({"U": [[1]]})
     assert Network.from_json(net.to_json()).equivalent(net)
+
+
+# -- hidden biases -------------------------------------------------------------------------
+
+@st.composite
+def biased_networks(draw, max_k=4, max_d=4, max_m=3):
+    net, U, V, c = draw(networks(max_k, max_d, max_m))
+    b = [draw(small) for _ in range(net.k)]
+    return Network.from_rows(U, V, net.activation, b=b), U, V, b, c
+
+
+@given(biased_networks(), st.data())
+def test_biased_evaluation_matches_definition(netUVbc, data):
+    net, U, V, b, c = netUVbc
+    X = [[data.draw(small) for _ in range(net.d)] for _ in range(3)]
+    Xq = QMatrix.from_rows(X)
+    Y = net.evaluate_exact(Xq).to_fractions()
+    for j, x in enumerate(X):
+        for r in range(net.m):
+            ref = sum(U[r][i] * f_ref(sum(V[i][t] * x[t] for t in range(net.d)) + b[i], c) for i in range(net.k))
+            assert Y[j][r] == ref
+    pred = net.predict(np.array([[float(v) for v in x] for x in X]))
+    assert np.allclose(pred, [[float(v) for v in row] for row in Y], rtol=1e-9, atol=1e-9)
+
+
+@given(biased_networks(), st.data())
+def test_biased_canonical_form_is_invariant(netUVbc, data):
+    """(V_i, b_i) scale together; the canonical form is a class invariant and computes the same function."""
+    net, U, V, b, c = netUVbc
+    k = net.k
+    scales = [data.draw(st.fractions(min_value=Fraction(1, 10), max_value=10)) for _ in range(k)]
+    perm = data.draw(st.permutations(range(k)))
+    V2 = [[V[p][t] * scales[p] for t in range(net.d)] for p in perm]
+    b2 = [b[p] * scales[p] for p in perm]
+    U2 = [[U[r][p] / scales[p] ** c for p in perm] for r in range(net.m)]
+    net2 = Network.from_rows(U2, V2, net.activation, b=b2)
+    assert net.equivalent(net2) and net.parameter_error(net2) == 0
+    X = QMatrix.from_rows([[data.draw(small) for _ in range(net.d)] for _ in range(4)])
+    assert net.evaluate_exact(X) == net2.evaluate_exact(X) == net.canonical().evaluate_exact(X)
+    assert Network.from_json(net.to_json()).equivalent(net)
+
+
+def test_bias_distinguishes_and_none_means_zero():
+    plain = Network.from_rows([[1, 1]], [[1, 0], [0, 1]])
+    zero = Network.from_rows([[1, 1]], [[1, 0], [0, 1]], b=[0, 0])
+    shifted = Network.from_rows([[1, 1]], [[1, 0], [0, 1]], b=[0, "1/3"])
+    assert plain.equivalent(zero) and not zero.has_bias and zero.b_fractions() == [0, 0]
+    assert not plain.equivalent(shifted) and plain.parameter_error(shifted) == Fraction(1, 3)
+    assert "b" not in zero.to_json() and shifted.to_json()["b"] == ["0", "1/3"]
+    assert repr(shifted).endswith("biased)")
+    X = QMatrix.from_rows([["1/3", "-1/3"]])  # non-dyadic inputs stay exact: 1/3 + relu(-1/3 + 1/3) = 1/3
+    assert shifted.evaluate_exact(X).to_fractions() == [[Fraction(1, 3)]]
+
+
+def test_constant_and_dead_units_in_canonical_form():
+    # V_i = 0: a constant unit U[:, i] f(b_i); b_i > 0 is scaled to 1, b_i <= 0 is dead
+    const = Network.from_rows([[3, 5]], [[0, 0], [1, 0]], b=[2, -1])
+    can = const.canonical()
+    assert can.V.to_fractions() == [[0, 0], [1, 0]] and can.b_fractions() == [1, -1]
+    assert can.U.to_fractions() == [[6, 5]]
+    assert const.equivalent(Network.from_rows([[6, 5]], [[0, 0], [1, 0]], b=[1, -1]))
+    dead = Network.from_rows([[3, 5]], [[0, 0], [1, 0]], b=[-2, -1]).canonical()
+    assert dead.U.to_fractions() == [[0, 5]] and dead.b_fractions() == [0, -1]
+    X = QMatrix.from_rows([[4, 1], [-4, 2]])
+    assert const.evaluate_exact(X) == can.evaluate_exact(X)
+    power = Network.from_rows([[1]], [[0, 0]], Activation.power(2), b=[3]).canonical()
+    assert power.b_fractions() == [1] and power.U.to_fractions() == [[9]]
+
+
+def test_bias_errors():
+    for bad in ([1], [1, 2, 3], "12", 5, {"a": 1}, np.zeros((3,)), []):
+        with pytest.raises(InvalidInput, match="b must"):
+            Network.from_rows([[1, 1]], [[1, 0], [0, 1]], b=bad)
+    with pytest.raises(InvalidInput, match="b must"):
+        Network(QMatrix.from_rows([[1]]), QMatrix.from_rows([[1]]), RELU, QMatrix.from_rows([[1, 2]]))
+    with pytest.raises(InvalidInput, match="'b'"):
+        Network.from_json({"U": [[1]], "V": [[1]], "b": "1"})
+    with pytest.raises(InvalidInput):
+        Network.from_rows([[1]], [[1]], b=[float("nan")])
+    assert Network.from_rows([[1]], [[1]], b=np.array([0.25])).b_fractions() == [Fraction(1, 4)]

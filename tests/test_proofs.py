@@ -206,6 +206,13 @@ def test_discover_extra_proof_files(extra_proofs):
     assert names[: len(NAMES)] == NAMES and names[len(NAMES):] == ["extra_bad", "extra_ok"]
 
 
+def test_installed_package_runs_the_same_claims_as_the_checkout():
+    """Every proofs/*.py of the checkout is a package theorem: `exactrelu prove --all` is the same installed."""
+    scripts = sorted(p.stem for p in (ROOT / "proofs").glob("*.py") if not p.stem.startswith("_"))
+    assert sorted(NAMES) == scripts
+    assert [n for n, _ in discover(None)] == [n for n, _ in discover(True)] == NAMES
+
+
 def test_discover_checkout_and_missing_folder(tmp_path):
     assert [n for n, _ in discover(True)][: len(NAMES)] == NAMES
     with pytest.raises(InvalidInput, match="no proofs folder"):

@@ -139,7 +139,8 @@ def test_gradient_invalid_parameters():
     with pytest.raises(InvalidInput, match="k"):
         GradientProposer(0).fit(X, Y)
     with pytest.raises(InvalidInput, match="activation"):
-        GradientProposer(2, activation="relu").fit(X, Y)
+        GradientProposer(2, activation="tanh").fit(X, Y)
+    assert GradientProposer(2, activation="relu", random_state=0).fit(X, Y).activation_ == RELU  # text is parsed
     with pytest.raises(InvalidInput, match="non-finite"):
         GradientProposer(2).fit(np.full((5, 2), np.nan), np.ones((5, 1)))
 
@@ -236,8 +237,12 @@ def test_registry_names_and_errors(tmp_path):
     np.savez(p, U=np.ones((2, 3)), V=np.ones((3, 4)))
     wf = make_proposer(str(p), 3)
     assert isinstance(wf, WeightsFile) and wf.fit() is wf and wf.V_.shape == (3, 4)
-    with pytest.raises(InvalidInput, match="k = 2"):
-        make_proposer(str(p), 2)
+    with pytest.raises(InvalidInput, match="k = 2"):  # the file is read in fit, as the estimator contract says
+        make_proposer(str(p), 2).fit()
+    with pytest.raises(InvalidInput, match="the inputs have d = 5"):
+        make_proposer(str(p), 3).fit(np.zeros((10, 5)))
+    with pytest.raises(InvalidInput, match="no such weights file"):
+        WeightsFile(str(tmp_path / "missing.npz")).fit()
 
 
 def test_auto_picks_search_for_few_units_and_tensor_or_gradient_beyond():

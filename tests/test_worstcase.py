@@ -209,3 +209,16 @@ def test_cli_bad_input(tmp_path, capsys, argv, message):
         argv = [a if a != "BAD" else str(bad) for a in argv]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_progress_ends_its_line_before_the_result(tmp_path, capsys, monkeypatch):
+    """Without tqdm the progress display is lines on stderr, finished before the result is printed."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # `from tqdm import tqdm` raises ImportError
+    path = write_instance(planted(d=3, k=2, m=2, n=30, seed=2), tmp_path / "i.json")
+    assert main(["solve", str(path), "-k", "2", "-o", str(tmp_path / "c.json"), "--enumerate-only",
+                 "--progress"]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("VALID: realizes")
+    assert "extreme rays: 2/2" in out.err and out.err.endswith("\n") and "\r" not in out.err

@@ -16,15 +16,20 @@ limit (docs/limits.md: each limit is raised with an environment variable ``EXACT
 Claims known (every other claim is rejected):
 
 ``realizes``
-    for every sample j and output r, ``sum_i U[r][i] f(V[i] . x_j) == labels[j][r]``,
-    f = ReLU or the rectified power t^c (DESIGN.md, "Certificates").
+    for every sample j and output r, ``sum_i U[r][i] f(V[i] . x_j + b[i]) == labels[j][r]``,
+    f = ReLU or the rectified power t^c; no ``b`` means b = 0 (docs/certificates.md).
+``realizes-except``
+    as ``realizes`` at every entry (j, r) not listed in ``except``, and different at every listed one.
+``residual``
+    ``squared_error`` (and ``max_abs_error``) of the network on the instance, stated exactly.
 
 ``not-realizable``
     no real weights give ``sum_i U[r][i] relu(V[i] . x_j) == labels[j][r]``: for U given, or for
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
     activation patterns with a Farkas vector (or a proved lemma) at every leaf, or lemmas (each a
-    Farkas vector) and a DRUP refutation of their clauses, replayed here by unit propagation
-    (docs/certificates.md).
+    Farkas vector, or a template proved once and instantiated on clusters with equal data) and a
+    refutation of their clauses: hinted (LRAT-style, checked in one linear pass) or DRUP (replayed
+    by unit propagation) (docs/certificates.md).
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``
@@ -39,7 +44,7 @@ import sys
 from .trusted.common import CheckFailed, UnreadableInput, _json, canonical, parse_rational
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
-from .trusted.realizes import check_realizes
+from .trusted.realizes import check_realizes, check_realizes_except, check_residual
 from .trusted.refutation import check_not_realizable
 
 __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "load_instance", "instance_sha256",
@@ -48,11 +53,11 @@ __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "lo
 FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
-TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py",
+TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
                  "trusted/refutation.py", "trusted/rup.py", "trusted/lp.py")
 
-CLAIMS = {"realizes": check_realizes, "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible,
-          "not-realizable": check_not_realizable}
+CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, "residual": check_residual,
+          "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": check_not_realizable}
 
 
 def check(cert: dict, instance: dict | None) -> str:

@@ -22,10 +22,12 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import CertificateInvalid, InvalidInput
+from ..exact.rationals import format_rational
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["instance_sha256", "realizes_certificate", "write_certificate", "read_certificate", "verify", "provenance"]
+__all__ = ["instance_sha256", "realizes_certificate", "realizes_except_certificate", "residual_certificate",
+           "write_certificate", "read_certificate", "verify", "provenance"]
 
 FORMAT = "exactrelu.certificate"
 
@@ -47,18 +49,70 @@ def provenance(**extra) -> dict:
     return out
 
 
-def realizes_certificate(instance: Instance, network: Network, *, sha256: str | None = None, **prov) -> dict:
-    """The ``realizes`` certificate for ``network`` on ``instance`` (not verified here: see :func:`verify`)."""
-    return {
+def _network_fields(instance: Instance, network: Network, claim: str, sha256: str | None) -> dict:
+    cert = {
         "format": FORMAT,
         "version": 1,
-        "claim": "realizes",
+        "claim": claim,
         "instance_sha256": sha256 or instance_sha256(instance),
         "activation": (network.activation or RELU).to_json(),
         "U": network.U.to_strings(),
         "V": network.V.to_strings(),
-        "provenance": provenance(**prov),
     }
+    if network.has_bias:
+        cert["b"] = [r[0] for r in network.b.to_strings()]
+    return cert
+
+
+def realizes_certificate(instance: Instance, network: Network, *, sha256: str | None = None, **prov) -> dict:
+    """The ``realizes`` certificate for ``network`` on ``instance`` (not verified here: see :func:`verify`).
+
+    The field ``"b"`` is written only when the network has a non-zero hidden bias.
+    """
+    return {**_network_fields(instance, network, "realizes", sha256), "provenance": provenance(**prov)}
+
+
+def realizes_except_certificate(instance: Instance, network: Network, except_entries, *, sha256: str | None = None,
+                                **prov) -> dict:
+    """``realizes-except``: ``network`` reproduces every label but the listed (sample, output) entries.
+
+    ``except_entries`` is any iterable of (j, r) pairs; it is written sorted and without duplicates.
+    Not verified here (see :func:`verify`): the claim holds only if the list is exactly the set of
+    entries where the network differs from the labels.
+
+    >>> from exactrelu.instances import planted
+    >>> inst = planted(d=3, k=2, m=3, n=30, seed=0)
+    >>> cert = realizes_except_certificate(inst, inst.planted, [])
+    >>> verify(cert, inst).startswith("realizes-except")
+    True
+    """
+    entries = sorted({(int(j), int(r)) for j, r in except_entries})
+    return {**_network_fields(instance, network, "realizes-except", sha256), "except": [list(e) for e in entries],
+            "provenance": provenance(**prov)}
+
+
+def residual_certificate(instance: Instance, network: Network, *, max_abs: bool = True, residual=None,
+                         sha256: str | None = None, **prov) -> dict:
+    """``residual``: the exact squared error (and largest absolute error) of ``network`` on ``instance``.
+
+    ``residual`` may pass an :class:`~exactrelu.residual.Residual` already computed for this pair.
+    The claim states how good the fit is, not that it is optimal.
+
+    >>> from exactrelu.instances import planted
+    >>> inst = planted(d=3, k=2, m=2, n=30, seed=0)
+    >>> cert = residual_certificate(inst, inst.planted)
+    >>> cert["squared_error"], cert["max_abs_error"]
+    ('0', '0')
+    """
+    from ..residual import exact_residual
+
+    res = residual if residual is not None else exact_residual(network, instance, max_listed=0)
+    cert = _network_fields(instance, network, "residual", sha256)
+    cert["squared_error"] = format_rational(res.squared_error)
+    if max_abs:
+        cert["max_abs_error"] = format_rational(res.max_abs_error)
+    cert["provenance"] = provenance(**prov)
+    return cert
 
 
 def write_certificate(cert: dict, path: str | os.PathLike) -> Path:

@@ -11,8 +11,9 @@ def register(sub) -> None:
         description="Read weights U (m x k), V (k x d) from an .npz or a PyTorch state dict of "
                     "Linear(d,k,bias=False) -> ReLU -> Linear(k,m,bias=False) (loaded with weights_only=True). "
                     "If they reproduce the labels exactly they are certified as given; otherwise their first layer "
-                    "is a proposal for exact recovery (unless --as-given). Exit 1 with the exact residual when no "
-                    "certificate can be given.")
+                    "is a proposal for exact recovery (unless --as-given). When no exact certificate can be given "
+                    "(float-rounded or noisy labels), the exact residual of the given weights is written as a "
+                    "residual certificate (exit 0; with --as-given: exit 1, nothing written).")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("--weights", required=True, help=".npz with arrays U and V, JSON with rational rows U and V "
                    "(e.g. a certificate), or a PyTorch state-dict file (.pt)")
@@ -29,8 +30,8 @@ def cmd_certify(args) -> int:
     from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
-    from ..propose.torch_weights import load_exact_weights, load_weights
     from ..recover.weights import certify_weights
+    from ..weights_file import read_weights
 
     from ..files import writable
 
@@ -39,13 +40,21 @@ def cmd_certify(args) -> int:
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    exact = load_exact_weights(args.weights)  # JSON rows of rationals (e.g. a certificate), read exactly
-    U, V = exact if exact is not None else load_weights(args.weights)
-    res = certify_weights(inst, U, V, activation=act, as_given=args.as_given, random_state=args.seed,
-                          check=not args.no_check)
+    # exact: JSON rationals, floats taken exactly, hidden biases; a file naming another activation is refused
+    given = read_weights(args.weights, activation=act or inst.activation)
+    res = certify_weights(inst, given.U, given.V, b=given.b, activation=given.activation,
+                          as_given=args.as_given, random_state=args.seed, check=not args.no_check,
+                          residual_fallback=not args.as_given)
     write_certificate(res.certificate, out)
     if res.given_residual is None:
         print(f"certified as given: the weights of {args.weights} reproduce all {inst.n * inst.m} label entries exactly")
+    elif res.certificate["claim"] == "residual":
+        r, c = res.given_residual, res.certificate
+        print(f"no exact certificate: the given weights are not exact ({r['n_failing']} of {r['n_entries']} entries "
+              f"differ) and no exact weights were found from them")
+        print(f"residual certificate of the given weights: squared error {float(Fraction(c['squared_error'])):.6g}, "
+              f"largest |error| {float(Fraction(c['max_abs_error'])):.3g} (exact rationals in the certificate; "
+              "how good the fit is, not that it is exact or optimal)")
     else:
         r = res.given_residual
         print(f"the given weights are not exact ({r['n_failing']} of {r['n_entries']} entries differ, largest "

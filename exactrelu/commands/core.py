@@ -31,7 +31,12 @@ def register(sub) -> None:
     p.add_argument("--weight-bound", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
-    p.add_argument("--no-planted", action="store_true", help="leave the planted weights out of the file")
+    p.add_argument("--bias", type=_bias_scale, metavar="S",
+                   help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
+    p.add_argument("--noise", metavar="KIND:SCALE",
+                   help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
+                        "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
+    p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     p.set_defaults(func=cmd_generate)
 
@@ -51,6 +56,27 @@ def register(sub) -> None:
     p.add_argument("certificate")
     p.add_argument("instance", nargs="?", help="the instance the certificate is about")
     p.set_defaults(func=cmd_check)
+
+
+def _bias_scale(text: str) -> float:
+    """argparse type of --bias: a positive finite number."""
+    import argparse
+    import math
+
+    try:
+        s = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(s) and s > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return s
+
+
+def _frobenius(M) -> float:
+    """||M||_F of an exact matrix, as a float for display."""
+    import numpy as np
+
+    return float(np.linalg.norm(M.to_float()))
 
 
 def _activation(text):
@@ -103,12 +129,15 @@ def cmd_generate(args) -> int:
 
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
-                   input_bits=args.input_bits)
+                   input_bits=args.input_bits, bias=args.bias, noise=args.noise)
     out = Path(args.output)
     if out.suffix not in (".json", ".npz"):
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
     write_instance(inst, out, include_planted=not args.no_planted)
-    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}")
+    bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
+    if inst.noise_model is not None:
+        bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
+    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}")
     return 0
 
 

@@ -56,7 +56,7 @@ def _exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:
     """``raw`` as float64 when that is exact (float16/32/64, long doubles that fit), None for long doubles
     that do not fit; complex arrays raise (their imaginary part would be dropped)."""
     if raw.dtype.kind == "c":
-        raise InvalidInput(f"{name} is complex ({raw.dtype}); weights and data must be real numbers")
+        raise InvalidInput(f"Complex data not supported: {name} has dtype {raw.dtype}; only real numbers are accepted")
     if raw.dtype.kind != "f" or raw.dtype.itemsize <= 8:
         return raw  # float16 and float32 widen exactly
     with np.errstate(over="ignore"):
@@ -67,10 +67,19 @@ def _exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:
 def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
 
-    Values float64 cannot hold exactly are refused, never rounded silently: complex arrays, and
-    long doubles (``np.longdouble``) with more precision than float64 (convert those exactly with
-    :meth:`QMatrix.from_numpy`).
+    Values float64 cannot hold exactly are refused, never rounded silently: complex arrays (converting
+    them would drop the imaginary part), long doubles (``np.longdouble``) with more precision than
+    float64 (convert those exactly with :meth:`QMatrix.from_numpy`), and sparse matrices (pass a dense array).
+
+    >>> as_float_array(np.array([1 + 2j]), ndim=1)
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
     """
+    if type(a).__module__.startswith("scipy.sparse"):
+        raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
+    if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":
+        raise InvalidInput(f"Complex data not supported: {name} has dtype {a.dtype}; only real numbers are accepted")
     if isinstance(a, np.ndarray):
         fit = _exact_float64(a, name)
         if fit is None:
@@ -86,7 +95,8 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InvalidInput(f"{name} has a non-finite entry {arr[idx]!r} at index {idx}: exact arithmetic needs finite values")
+        what = "NaN" if np.isnan(arr[idx]) else "an infinity"
+        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite values")
     return arr
 
 
@@ -94,7 +104,7 @@ def _float_or_inf(f: Fraction) -> float:
     try:
         return float(f)
     except OverflowError:
-        return math.copysign(math.inf, f)
+        return math.inf if f > 0 else -math.inf  # copysign(inf, f) would convert f again, and overflow
 
 
 def _convert_scaled(arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat:
@@ -394,6 +404,45 @@ class QMatrix:
             return self
         return QMatrix(flint.fmpz_mat(self.num.nrows(), self.num.ncols(), [int(x) // g for x in self.num.entries()]), int(self.den) // g)
 
+    def _entry_string(self, i: int, j: int) -> str:
+        if self._num is None:
+            p, q = float(self._float[i, j]).as_integer_ratio()
+        else:
+            p, q = int(self._num[i, j]), int(self.den)
+        return format_rational(Fraction(p, q))
+
     def __repr__(self) -> str:
+        """The entries as exact rationals, like NumPy: large (and empty) matrices also show their shape.
+
+        Reads only the entries it shows (a lazy float matrix is not converted), and shortens an
+        entry of more than 40 characters to its first and last digits.
+
+        >>> QMatrix.from_rows([[1, "1/2"], [-3, 0]])
+        QMatrix([[1, 1/2], [-3, 0]])
+        >>> QMatrix.identity(9)  # doctest: +NORMALIZE_WHITESPACE
+        QMatrix([[1, 0, 0, ..., 0, 0, 0], [0, 1, 0, ..., 0, 0, 0], [0, 0, 1, ..., 0, 0, 0], ...,
+                 [0, 0, 0, ..., 1, 0, 0], [0, 0, 0, ..., 0, 1, 0], [0, 0, 0, ..., 0, 0, 1]], shape=(9, 9))
+        >>> QMatrix.from_rows([[10**50 + 1]])
+        QMatrix([[10000000000000000...(51 digits)...00000000000000001]])
+        """
         r, c = self.shape
-        return f"QMatrix(shape=({r}, {c}), den={self.den})"
+        edge, limit = 3, 6
+
+        def picks(size: int) -> list[int | None]:
+            return list(range(size)) if size <= limit else [*range(edge), None, *range(size - edge, size)]
+
+        def entry(i: int, j: int) -> str:
+            text = self._entry_string(i, j)
+            if len(text) <= 40:
+                return text
+            return f"{text[:17]}...({sum(ch.isdigit() for ch in text)} digits)...{text[-17:]}"
+
+        rows = []
+        for i in picks(r):
+            if i is None:
+                rows.append("...")
+                continue
+            rows.append("[" + ", ".join("..." if j is None else entry(i, j) for j in picks(c)) + "]")
+        body = "[" + ", ".join(rows) + "]"
+        small = 0 < r <= limit and 0 < c <= limit
+        return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"

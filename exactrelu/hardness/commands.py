@@ -119,7 +119,7 @@ def _decide(args) -> int:
         bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
     try:
         res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
-                     time_limit=args.time_limit, progress=show if bar is not None else None)
+                     time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof)
     finally:
         if bar is not None:
             bar.close()
@@ -172,7 +172,9 @@ def register(sub) -> None:
     p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
     p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
     p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
-                   help="lazy: SAT solver + exact LP lemmas, DRUP refutation (default); tree: case-tree search")
+                   help="lazy: SAT solver + exact LP lemmas, hinted refutation (default); tree: case-tree search")
+    p.add_argument("--proof", choices=("lrat", "drup"), default="lrat",
+                   help="lazy engine's refutation: lrat (hinted, trimmed, checked in linear time; default) or drup")
     p.add_argument("--max-nodes", type=int, default=None, help="budget: tree nodes, or solver rounds (lazy)")
     p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")

@@ -57,6 +57,7 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
 from ..exact.rationals import format_rational
+from .rows import Rows
 
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
 
@@ -106,7 +107,8 @@ class _Search:
     def __init__(self, X, Y, U, *, method, max_nodes, collect_all=False):
         self.X, self.Y, self.U = X, Y, U
         self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
-        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
+        self.rows = Rows(X, Y, U)
+        self.rel = self.rows.rel
         self.pos = {i: p for p, i in enumerate(self.rel)}
         self.nv = len(self.rel) * self.d
         self.method, self.max_nodes, self.collect_all = method, max_nodes, collect_all
@@ -144,40 +146,33 @@ class _Search:
         return eqs, ubs
 
     def _int_coeffs(self, row):
-        """(integer coefficients, integer rhs, scale): the row multiplied by ``scale`` > 0."""
+        """(integer coefficients, integer rhs, scale, support): the row times ``scale`` > 0, dense.
+
+        The rows themselves come from :class:`~exactrelu.hardness.rows.Rows`, shared with the lazy
+        engine; here they are laid out densely over the variables of the relevant units.
+        """
         hit = self.rowdata.get(row)
         if hit is not None:
             return hit
         kind, j, x = row
         if kind == "sign":
-            active = self.decided[(j, x)][0]
-            key = (kind, j, x, active)
+            key = (kind, j, x, self.decided[(j, x)][0])
         else:
-            key = (kind, j, x, tuple(self.decided[(j, i)][0] for i in self.rel if self.U[x][i] != 0))
+            key = (kind, j, x, tuple(self.decided[(j, i)][0] for i in self.rows.units(x)))
         hit = self.cache.get(key)
         if hit is None:
-            c, b = self._coeffs(row)
-            scale = math.lcm(b.denominator, *(a.denominator for a in c))
-            ci = [int(a * scale) for a in c]
-            hit = (ci, int(b * scale), scale, frozenset(t for t, a in enumerate(ci) if a))
+            (_, coefs, rhs, _), scale = self.rows.sign_row(j, x, key[3]) if kind == "sign" else self.rows.eq_row(j, x, key[3])
+            ci = [0] * self.nv
+            for (i, t), a in coefs.items():
+                ci[self.pos[i] * self.d + t] = a
+            hit = (ci, rhs, scale, frozenset(t for t, a in enumerate(ci) if a))
             self.cache[key] = hit
         return hit
 
     def _coeffs(self, row):
-        kind, j, x = row
-        c = [Fraction(0)] * self.nv
-        if kind == "eq":
-            for i in self.rel:
-                if self.U[x][i] != 0 and self.decided[(j, i)][0]:
-                    o = self.pos[i] * self.d
-                    for t, xt in enumerate(self.X[j]):
-                        c[o + t] += self.U[x][i] * xt
-            return c, self.Y[j][x]
-        active = self.decided[(j, x)][0]
-        o = self.pos[x] * self.d
-        for t, xt in enumerate(self.X[j]):
-            c[o + t] = -xt if active else xt
-        return c, Fraction(0)
+        """The row as it reads in the certificate: (rational coefficients, rational rhs)."""
+        ci, rhs, scale, _ = self._int_coeffs(row)
+        return [Fraction(a) / scale for a in ci], Fraction(rhs) / scale
 
     def _deps(self, row):
         kind, j, x = row
@@ -352,14 +347,17 @@ def _sample_order(X) -> list[int]:
 # -- the public function ---------------------------------------------------------------------------
 
 def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
-    return Q.to_fractions()
+    """Rows of Fractions (one shared zero: the reduction's instances are sparse)."""
+    d, zero = int(Q.den), Fraction(0)
+    return [[Fraction(int(x), d) if x else zero for x in row] for row in Q.num.tolist()]
 
 
 ENGINES = ("auto", "lazy", "tree")
 
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
-           max_nodes: int | None = None, time_limit: float | None = None, progress=None) -> Decision:
+           max_nodes: int | None = None, time_limit: float | None = None, progress=None,
+           proof: str = "lrat") -> Decision:
     """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
 
     Parameters
@@ -377,6 +375,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit). The SAT
         solver is interrupted when it passes; a certificate already found is still checked.
     progress : optional callable receiving a statistics dict while the lazy engine runs.
+    proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
+        the default) or ``"drup"`` (the solver's whole DRUP proof, replayed by unit propagation).
 
     Returns
     -------
@@ -391,6 +391,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         raise InvalidInput(f"unknown engine {engine!r}; choose from {ENGINES}")
     if engine == "auto":
         engine = "lazy"
+    if proof not in ("lrat", "drup"):
+        raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
     X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
@@ -415,17 +417,14 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         for number, Uc in enumerate(cases, 1):
             if engine == "lazy":
                 shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
-                out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, shown)
+                out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, shown, proof)
                 if out.status == "realizable":
                     net = Network(QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0])),
                                   QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), instance.d), RELU)
                     cert = realizes_certificate(instance, net, decided_by="exactrelu.hardness.decide")
                     _checked(cert, instance, stats)
                     return Decision("realizable", cert, net, stats)
-                case = {"U": [[format_rational(x) for x in row] for row in Uc], "lemmas": out.lemmas, "rup": out.rup}
-                if out.symmetry:
-                    case["symmetry"] = out.symmetry
-                refuted.append(case)
+                refuted.append({"U": [[format_rational(x) for x in row] for row in Uc], **out.case})
                 continue
             s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
             s.deadline = None if time_limit is None else start + time_limit
@@ -466,18 +465,19 @@ def _checked(cert, instance, stats) -> None:
     stats["check_seconds"] = time.monotonic() - t
 
 
-def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress):
+def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):
     """One output-weight case by the lazy engine; statistics are added into ``stats``."""
     from .lazy import RoundLimit, solve_case
 
     deadline = None if time_limit is None else start + time_limit
     budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
     try:
-        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress)
+        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
     except RoundLimit as exc:
         raise SearchLimit(f"the search {exc} without deciding") from None
-    for key in ("rounds", "lps", "lemmas"):
-        stats[key] = stats.get(key, 0) + out.stats.get(key, 0)
+    for key, v in out.stats.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            stats[key] = stats.get(key, 0) + v
     return out
 
 

@@ -5,20 +5,21 @@ the pair (sample j, unit i) says "unit i is active on sample j" (``v_i . x_j >= 
 "inactive" (``v_i . x_j <= 0``). Every V falls in the region of at least one full assignment, and
 inside a region the instance's equations are linear in V. So:
 
-1. **Eager lemmas.** Every sample alone: each of its 2^k activation patterns is an exact LP; the
-   infeasible ones become clauses (a sample with label 1 and U = [1, 1] cannot have both units
-   inactive). Samples with the same data share one LP.
-2. **Lazy lemmas.** A SAT solver (CaDiCaL through python-sat) proposes a full assignment. Small
-   *clusters* -- the samples whose support lies in one sample's support -- are checked first
-   (clusters with equal data share a cache), then the whole system. A refuted system yields a
-   Farkas vector; the literals its rows depend on form a lemma, whose negation is a clause
-   handed back to the solver. Exact constraint propagation (equations with one unknown fix it)
-   runs before every LP and explains each violated row by back-substitution, so one model
-   usually yields many small lemmas at once.
+1. **Eager lemmas** (:mod:`exactrelu.hardness.clusters`). Every small cluster of samples (and
+   every other sample alone) is compiled: each of its activation patterns is an exact LP, and the
+   refuted ones become clauses before the search. Clusters with the same data share one
+   compilation: its lemmas are *templates*, instantiated on every cluster of that shape.
+2. **Lazy lemmas.** A SAT solver (CaDiCaL through python-sat) proposes a full assignment. The
+   clusters left uncompiled are checked first (clusters with equal data share a cache), then the
+   whole system. A refuted system yields a Farkas vector; the literals its rows depend on form a
+   lemma, whose negation is a clause handed back to the solver. Exact constraint propagation
+   (equations with one unknown fix it) runs before every LP and explains each violated row by
+   back-substitution, so one model usually yields many small lemmas at once.
 3. **Answer.** A model whose whole system is feasible gives exact weights (``realizes``). An
-   unsatisfiable clause set is re-solved once by a proof-logging solver: its DRUP proof, with
-   the lemmas (each with its Farkas vector), is the ``not-realizable`` certificate the stdlib
-   checker replays by unit propagation (docs/certificates.md).
+   unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.hardness.proof`): the
+   solver's LRAT trace, walked back from the empty clause so that only the lemmas and steps it
+   uses go into the ``not-realizable`` certificate, which the stdlib checker verifies in one
+   linear pass (docs/certificates.md). ``proof="drup"`` writes the older, unhinted DRUP case.
 
 Symmetry: units whose output-weight columns are equal can be permuted without changing the
 network, so on one chosen sample they are taken sorted, active first; the certificate states
@@ -35,365 +36,25 @@ this and the checker verifies the columns are equal.
 
 from __future__ import annotations
 
-import heapq
-import itertools
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import flint
-
 from ..errors import ExactReluError
-from ..exact.lp import feasible
-from ..exact.matrix import QMatrix
-from ..exact.rationals import format_rational
+from .clusters import clusters, compile_cluster, singletons
+from .proof import Deadline, lrat_core, lrat_solver, refute, solve_until, trace
+from .rows import Rows, decide_rows
+from .store import LemmaStore
 
-__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit"]
+__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]
 
-#: clusters: supports of at most this many coordinates, with at most this many samples
-CLUSTER_SUPPORT = 6
-CLUSTER_SAMPLES = 40
-#: cores taken from one propagation pass (each violated row gives one)
-MAX_CORES = 256
 #: clusters with at most this many literals (samples x units) are compiled before the search,
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
-#: with a time limit, the SAT solver runs in slices of this many conflicts
-CONFLICT_SLICE = 20000
+#: the refutations :func:`solve_case` writes: hinted and trimmed (LRAT), or the solver's whole DRUP proof
+PROOFS = ("lrat", "drup")
 
-
-# -- one exact system: propagation, then an LP on what is left ------------------------------------
-
-def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES):
-    """Decide ``{v : rows}`` exactly; explain infeasibility by Farkas vectors.
-
-    ``rows`` is a list of ``(tag, coefs, rhs, is_eq)``: ``coefs`` maps a variable key to an
-    integer, ``rhs`` is an integer, and the row reads ``coefs . v == rhs`` (``is_eq``) or
-    ``coefs . v <= rhs``. Returns ``(point, [])`` with ``point`` a dict key -> Fraction satisfying
-    every row (keys not present are 0), or ``(None, cores)``: each core a list of ``(tag, y)``
-    with ``y`` a rational multiplier (``y >= 0`` on inequalities) such that the combination reads
-    ``0 <= negative`` (or ``0 == non-zero``).
-
-    Equations with one unknown left fix it (exactly) and every row whose unknowns are all fixed
-    is checked; a violated row is explained by substituting back the equations that fixed its
-    variables, so it is its own small core. What propagation leaves is one exact LP.
-
-    >>> decide_rows([("a", {"x": 1}, 1, True), ("b", {"x": 1}, 0, False)])[1]
-    [[('a', Fraction(-1, 1)), ('b', Fraction(1, 1))]]
-    >>> decide_rows([("a", {"x": 1, "y": 1}, 1, True), ("b", {"x": -1}, 0, False)])[0]
-    {'x': Fraction(0, 1), 'y': Fraction(1, 1)}
-    """
-    nrows = len(rows)
-    left = [len(r[1]) for r in rows]
-    rows_of: dict = {}
-    for ri, (_, coefs, _, _) in enumerate(rows):
-        for key in coefs:
-            rows_of.setdefault(key, []).append(ri)
-    val: dict = {}
-    fixed_by: dict = {}  # key -> (rank in fixing order, row index)
-    queue = [ri for ri in range(nrows) if left[ri] == 0 or (left[ri] == 1 and rows[ri][3])]
-    violated: list[tuple[int, int]] = []
-    checked = bytearray(nrows)
-
-    def check(ri):
-        if checked[ri]:
-            return
-        checked[ri] = 1
-        _, coefs, rhs, is_eq = rows[ri]
-        s = sum(a * val[key] for key, a in coefs.items()) - rhs
-        if (s != 0) if is_eq else (s > 0):
-            violated.append((ri, 1 if s > 0 else -1))
-
-    qi = 0
-    while qi < len(queue) and len(violated) < max_cores:
-        ri = queue[qi]
-        qi += 1
-        if left[ri] == 0:
-            check(ri)
-            continue
-        if left[ri] != 1 or checked[ri]:
-            continue
-        _, coefs, rhs, _ = rows[ri]
-        unknown = [key for key in coefs if key not in val]
-        if len(unknown) != 1:  # pragma: no cover - left[] counts the unknowns
-            continue
-        key = unknown[0]
-        num = rhs - sum(a * val[t] for t, a in coefs.items() if t != key)
-        a = coefs[key]
-        if type(num) is int and num % a == 0:  # stay in machine-friendly ints while they suffice
-            val[key] = num // a
-        else:
-            val[key] = Fraction(num) / a
-        fixed_by[key] = (len(fixed_by), ri)
-        checked[ri] = 1
-        for rj in rows_of[key]:
-            left[rj] -= 1
-            if left[rj] == 0:
-                check(rj)
-            elif left[rj] == 1 and rows[rj][3]:
-                queue.append(rj)
-    if violated:
-        return None, [_explain(rows, {ri: Fraction(sign)}, fixed_by) for ri, sign in violated]
-    residual = [ri for ri in range(nrows) if left[ri] > 0]
-    point = dict(val)
-    if not residual:
-        return point, []
-    cols = sorted({key for ri in residual for key in rows[ri][1] if key not in val}, key=repr)
-    index = {key: c for c, key in enumerate(cols)}
-    blocks = {True: ([], [], []), False: ([], [], [])}  # entries, rhs, (row, scale)
-    for ri in residual:
-        _, coefs, rhs, is_eq = rows[ri]
-        b = Fraction(rhs) - sum(a * val[key] for key, a in coefs.items() if key in val)
-        den = b.denominator
-        line = [0] * len(cols)
-        for key, a in coefs.items():
-            if key not in val:
-                line[index[key]] = a * den
-        ent, rh, meta = blocks[is_eq]
-        ent.extend(line)
-        rh.append(b.numerator)
-        meta.append((ri, den))
-    mats = {}
-    for is_eq, (ent, rh, meta) in blocks.items():
-        if meta:
-            mats[is_eq] = (QMatrix(flint.fmpz_mat(len(meta), len(cols), ent), 1), QMatrix(flint.fmpz_mat(len(meta), 1, rh), 1))
-        else:
-            mats[is_eq] = (None, None)
-    res = feasible(*mats[True], *mats[False], nvars=len(cols), method="exact" if len(cols) <= 8 else method)
-    if res.status == "feasible":
-        for key, v in zip(cols, res.point):
-            point[key] = v
-        return point, []
-    ye, yu = res.farkas
-    lam: dict = {}
-    for ys, (_, _, meta) in ((ye, blocks[True]), (yu, blocks[False])):
-        for y, (ri, den) in zip(ys, meta):
-            if y != 0:
-                lam[ri] = y * den
-    return None, [_explain(rows, lam, fixed_by)]
-
-
-def _explain(rows, lam: dict, fixed_by: dict):
-    """Cancel the fixed variables of a combination by the equations that fixed them (newest first)."""
-    lam = dict(lam)
-    g: dict = {}
-    for ri, y in lam.items():
-        for key, a in rows[ri][1].items():
-            g[key] = g.get(key, 0) + y * a
-    heap = [(-fixed_by[key][0], key) for key, a in g.items() if a != 0 and key in fixed_by]
-    heapq.heapify(heap)
-    seen = set()
-    while heap:
-        _, key = heapq.heappop(heap)
-        if key in seen:
-            continue
-        seen.add(key)
-        a = g.get(key, 0)
-        if a == 0:
-            continue
-        _, e = fixed_by[key]
-        coefs = rows[e][1]
-        alpha = -Fraction(a) / coefs[key]
-        lam[e] = lam.get(e, 0) + alpha
-        for t, c in coefs.items():
-            g[t] = g.get(t, 0) + alpha * c
-            if t != key and g[t] != 0 and t in fixed_by and t not in seen:
-                heapq.heappush(heap, (-fixed_by[t][0], t))
-    assert all(a == 0 for a in g.values()), "back-substitution left a variable"  # noqa: S101
-    return [(rows[ri][0], Fraction(y)) for ri, y in sorted(lam.items()) if y != 0]
-
-
-# -- the instance's rows ----------------------------------------------------------------------------
-
-class _Rows:
-    """The rows of the instance for one output-weight matrix U, as integer sparse rows."""
-
-    def __init__(self, X, Y, U):
-        self.X, self.Y, self.U = X, Y, U
-        self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
-        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
-        self.supp = [tuple(t for t in range(self.d) if X[j][t] != 0) for j in range(self.n)]
-        self.xint = []
-        for j in range(self.n):
-            s = math.lcm(*(X[j][t].denominator for t in self.supp[j])) if self.supp[j] else 1
-            self.xint.append((s, {t: int(X[j][t] * s) for t in self.supp[j]}))
-        self.cache: dict = {}
-
-    def lit(self, j: int, i: int) -> int:
-        return j * self.k + i + 1
-
-    def units(self, r: int):
-        return [i for i in self.rel if self.U[r][i] != 0]
-
-    def sign_row(self, j, i, active):
-        """``-x_j . v_i <= 0`` (active) or ``x_j . v_i <= 0``, times the integer scale of x_j."""
-        key = ("sign", j, i, active)
-        hit = self.cache.get(key)
-        if hit is None:
-            s, xi = self.xint[j]
-            c = -1 if active else 1
-            hit = (("sign", j, i), {(i, t): c * a for t, a in xi.items()}, 0, False), Fraction(s)
-            self.cache[key] = hit
-        return hit
-
-    def eq_row(self, j, r, acts):
-        """``sum over active units i of U[r][i] x_j . v_i == Y[j][r]``, scaled to integers."""
-        key = ("eq", j, r, acts)
-        hit = self.cache.get(key)
-        if hit is None:
-            coefs = {}
-            for i, a in zip(self.units(r), acts):
-                if a:
-                    for t in self.supp[j]:
-                        coefs[(i, t)] = self.U[r][i] * self.X[j][t]
-            y = self.Y[j][r]
-            scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
-            hit = (("eq", j, r), {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), True), Fraction(scale)
-            self.cache[key] = hit
-        return hit
-
-    def rows(self, samples, active):
-        """The rows of ``samples`` under ``active[(j, i)]``, with each row's scale (row = scale x original)."""
-        rows, scales = [], {}
-        for j in samples:
-            for i in self.rel:
-                row, s = self.sign_row(j, i, active[(j, i)])
-                rows.append(row)
-                scales[row[0]] = s
-            for r in range(self.m):
-                row, s = self.eq_row(j, r, tuple(active[(j, i)] for i in self.units(r)))
-                rows.append(row)
-                scales[row[0]] = s
-        return rows, scales
-
-    def lemma(self, core, scales, active):
-        """A core on integer rows -> (assumed literals, Farkas rows on the original rows)."""
-        assume = {}
-        farkas = []
-        for tag, y in core:
-            kind, j, x = tag
-            farkas.append([kind, j, x, format_rational(y * scales[tag])])
-            for i in ([x] if kind == "sign" else self.units(x)):
-                assume[(j, i)] = active[(j, i)]
-        return sorted(assume.items()), farkas
-
-
-# -- clusters -----------------------------------------------------------------------------------------
-
-@dataclass
-class _Cluster:
-    members: list  # sample indices, in canonical order
-    shape: int  # id of the data up to relabelling (clusters with equal shape share LP answers)
-
-
-def _clusters(R: _Rows) -> list[_Cluster]:
-    """Samples whose support lies inside one sample's support (small supports only)."""
-    by_supp: dict = {}
-    for j, s in enumerate(R.supp):
-        by_supp.setdefault(s, []).append(j)
-    shapes: dict = {}
-    out = []
-    for S in by_supp:
-        if not (0 < len(S) <= CLUSTER_SUPPORT):
-            continue
-        members = []
-        for size in range(len(S) + 1):
-            for sub in itertools.combinations(S, size):
-                members += by_supp.get(sub, [])
-        if len(members) > CLUSTER_SAMPLES or (len(members) == R.n and R.n > 1):
-            continue
-        pos = {t: p for p, t in enumerate(S)}
-        data = {j: (tuple(sorted((pos[t], R.X[j][t]) for t in R.supp[j])), tuple(R.Y[j])) for j in members}
-        members.sort(key=lambda j: (data[j], j))
-        key = (len(S), tuple(data[j] for j in members))
-        out.append(_Cluster(members, shapes.setdefault(key, len(shapes))))
-    return out
-
-
-def _singletons(R: _Rows, covered: set) -> list[_Cluster]:
-    """Each sample not inside a cluster, alone (samples with equal data share a shape)."""
-    shapes: dict = {}
-    out = []
-    for j in range(R.n):
-        if j not in covered:
-            key = (tuple(R.X[j][t] for t in R.supp[j]), len(R.supp[j]), tuple(R.Y[j]))
-            out.append(_Cluster([j], shapes.setdefault(key, -1 - len(shapes))))
-    return out
-
-
-def _compile(R: _Rows, members: list, method: str, stats: dict, max_nodes: int):
-    """Every activation pattern of a few samples, by a small exact case tree with backjumping.
-
-    Returns the refutations found at its leaves, each ``(core, assumed)`` by member position:
-    ``core`` a list of ``((kind, position, index), y)`` on original rows, ``assumed`` the literal
-    values ``{(position, unit): active}`` its rows depend on. Every infeasible pattern of the
-    samples contains one of them. Returns None past ``max_nodes`` nodes (the cluster stays lazy).
-    """
-    pos = {j: p for p, j in enumerate(members)}
-    # samples with small supports first: their equations fix coordinates the larger ones then reuse
-    order = [(j, i) for j in sorted(members, key=lambda j: (len(R.supp[j]), pos[j])) for i in R.rel]
-    assign: dict = {}
-    out: list = []
-    nodes = [0]
-
-    def new_rows(j, i):
-        rows = [R.sign_row(j, i, assign[(j, i)])]
-        for r in range(R.m):
-            us = R.units(r)
-            if i in us and all((j, u) in assign for u in us):
-                rows.append(R.eq_row(j, r, tuple(assign[(j, u)] for u in us)))
-        return rows
-
-    def holds(point, rows):
-        for (_, coefs, rhs, is_eq), _ in rows:
-            lhs = sum(a * point.get(key, 0) for key, a in coefs.items())
-            if (lhs != rhs) if is_eq else (lhs > rhs):
-                return False
-        return True
-
-    def dfs(depth, point, rows):
-        nodes[0] += 1
-        if nodes[0] > max_nodes:
-            raise _TooBig
-        if point is None:
-            stats["lps"] += 1
-            point, cores = decide_rows([row for row, _ in rows], method=method)
-            if point is None:
-                scales = {row[0]: sc for row, sc in rows}
-                core = min(cores, key=len)
-                used = {(t[1], t[2]) if t[0] == "sign" else None for t, _ in core} - {None}
-                used |= {(t[1], u) for t, _ in core if t[0] == "eq" for u in R.units(t[2])}
-                out.append(([((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core],
-                            {(pos[j], i): assign[(j, i)] for j, i in used}))
-                return used
-        if depth == len(order):
-            return None
-        j, i = order[depth]
-        conflict: set | None = set()
-        for a in (True, False):
-            assign[(j, i)] = a
-            add = new_rows(j, i)
-            res = dfs(depth + 1, point if holds(point, add) else None, rows + add)
-            del assign[(j, i)]
-            if res is not None and (j, i) not in res:
-                return res  # the sibling falls to the same refutation
-            conflict = None if res is None or conflict is None else conflict | (res - {(j, i)})
-        return conflict
-
-    try:
-        dfs(0, {}, [])
-    except _TooBig:
-        return None
-    return out
-
-
-class _TooBig(Exception):
-    pass
-
-
-# -- the CEGAR loop ----------------------------------------------------------------------------------
 
 @dataclass
 class CaseResult:
@@ -401,9 +62,7 @@ class CaseResult:
 
     status: str  # "realizable" | "not-realizable"
     V: list | None = None  # k x d Fractions (realizable)
-    lemmas: list = field(default_factory=list)  # [{"assume": ..., "tree": [{"farkas": ...}]}]
-    symmetry: dict | None = None
-    rup: list = field(default_factory=list)  # DRUP steps: [lits...] or ["d", lits...]
+    case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
 
 
@@ -411,7 +70,7 @@ class RoundLimit(ExactReluError):
     """The lazy search met its round or time limit (:func:`decide` turns it into ``SearchLimit``)."""
 
 
-def _symmetry(R: _Rows):
+def _symmetry(R: Rows):
     """Classes of units with equal output-weight columns (size >= 2), and a sample to sort them on."""
     cols: dict = {}
     for i in R.rel:
@@ -425,38 +84,13 @@ def _symmetry(R: _Rows):
     return {"sample": j0, "classes": classes}
 
 
-def _symmetry_clauses(R: _Rows, sym) -> list[list[int]]:
+def _symmetry_clauses(R: Rows, sym) -> list[list[int]]:
     j0 = sym["sample"]
     return [[R.lit(j0, a), -R.lit(j0, b)] for cls in sym["classes"] for a, b in zip(cls, cls[1:])]
 
 
-def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, solver: str = "cadical195",
-               max_rounds: int | None = None, symmetry: bool = True, progress=None) -> CaseResult:
-    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
-
-    Raises :class:`RoundLimit` when ``deadline`` (a ``time.monotonic()`` value) passes or after
-    ``max_rounds`` solver rounds. See the module docstring for the method.
-    """
-    from pysat.solvers import Solver
-
-    R = _Rows(X, Y, U)
-    stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0}
-    lemmas: list = []
-    seen: set = set()
-    clauses: list[list[int]] = []
-
-    def add(core, scales, active):
-        assume, farkas = R.lemma(core, scales, active)
-        clause = tuple(sorted(-R.lit(j, i) if a else R.lit(j, i) for (j, i), a in assume))
-        if clause in seen:
-            return None
-        seen.add(clause)
-        lemmas.append({"assume": [[j, i, a] for (j, i), a in assume], "tree": [{"farkas": farkas}]})
-        clauses.append(list(clause))
-        return list(clause)
-
-    # 1. eager: every activation pattern of each small cluster (and of each other sample alone),
-    #    once per shape; their refutations are clauses before the solver starts
+def _eager(R: Rows, store: LemmaStore, method: str, stats: dict) -> list:
+    """Compile every small cluster (once per shape) into template lemmas; return the clusters left lazy."""
     compiled: dict = {}
     lazy: list = []
     covered: set = set()
@@ -464,129 +98,173 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     def eager(c):
         if c.shape not in compiled:
             small = len(c.members) * len(R.rel) <= EAGER_LITERALS
-            compiled[c.shape] = _compile(R, c.members, method, stats, EAGER_NODES) if small else None
+            compiled[c.shape] = compile_cluster(R, c.members, method, stats, EAGER_NODES) if small else None
         done = compiled[c.shape]
         if done is None:
             lazy.append(c)
             return
         covered.update(c.members)
-        for core, assumed in done:
-            moved = [((t[0], c.members[t[1]], t[2]), y) for t, y in core]
-            add(moved, _ones(moved), {(c.members[p], i): a for (p, i), a in assumed.items()})
+        store.instance(c.shape, done, c.members, c.coords)
 
-    for c in _clusters(R):
+    for c in clusters(R):
         eager(c)
-    for c in _singletons(R, covered):
+    for c in singletons(R, covered):
         eager(c)
-    clusters = [c for c in lazy if len(c.members) > 1]
-    stats["clusters"] = len(clusters)
     stats["shapes_compiled"] = sum(v is not None for v in compiled.values())
+    return [c for c in lazy if len(c.members) > 1]
+
+
+def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: dict, method: str, stats: dict):
+    """New clauses refuting the solver's model ``active`` (clusters first, then the whole system), or a point."""
+    new = []
+    for c in lazy:
+        key = (c.shape, tuple(active[(j, i)] for j in c.members for i in R.rel))
+        res = cache.get(key)
+        if res is None:
+            rows, scales = R.rows(c.members, active)
+            stats["lps"] += 1
+            _, cores = decide_rows(rows, method=method)
+            pos = {j: p for p, j in enumerate(c.members)}
+            # stored by position and on original rows (multiplier x scale)
+            res = cache[key] = [[((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core] for core in cores]
+        else:
+            stats["cluster_hits"] += 1
+        for core in res:
+            moved = [((t[0], c.members[t[1]], t[2]), y) for t, y in core]
+            cl = store.plain(moved, {tag: Fraction(1) for tag, _ in moved}, active)
+            if cl is not None:
+                new.append(cl)
+    if new:
+        return None, new
+    rows, scales = R.rows(range(R.n), active)
+    stats["lps"] += 1
+    point, cores = decide_rows(rows, method=method)
+    if point is not None:
+        return point, []
+    new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
+    if not new:  # pragma: no cover - a refuted model always yields a clause it violates
+        raise AssertionError("a refutation gave no new clause")
+    return None, new
+
+
+def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
+               symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
+    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
+
+    Raises :class:`RoundLimit` when ``deadline`` (a ``time.monotonic()`` value) passes or after
+    ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
+    ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
+    models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
+    and ``write_seconds`` (the certificate case). See the module docstring for the method.
+    """
+    from pysat.solvers import Solver
+
+    t0 = time.monotonic()
+    R = Rows(X, Y, U)
+    stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
+    store = LemmaStore(R)
+    lazy = _eager(R, store, method, stats)
+    stats["clusters"] = len(lazy)
     sym = _symmetry(R) if symmetry else None
-    sym_clauses = _symmetry_clauses(R, sym) if sym else []
+    if sym:
+        store.add_symmetry(sym, _symmetry_clauses(R, sym))
+    stats["lemma_seconds"] = time.monotonic() - t0
+    traced = lrat_solver(store.clauses) if proof == "lrat" and all(store.clauses) else None
+    fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
     cache: dict = {}
-    with Solver(name=solver, bootstrap_with=clauses + sym_clauses) as sat:
+    with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise RoundLimit("ran out of its time limit")
             if max_rounds is not None and stats["rounds"] >= max_rounds:
                 raise RoundLimit(f"used its {max_rounds} solver rounds")
             stats["rounds"] += 1
-            stats["lemmas"] = len(lemmas)
+            stats["lemmas"] = len(store.clauses)
             if progress is not None:
                 progress(stats)
-            if not _solve(sat, deadline):
+            t = time.monotonic()
+            try:
+                found = solve_until(sat, deadline)
+            except Deadline:
+                raise RoundLimit("ran out of its time limit") from None
+            stats["solve_seconds"] += time.monotonic() - t
+            if not found:
                 break
-            model = sat.get_model()
+            t = time.monotonic()
             truth = bytearray(R.n * R.k + 1)
-            for v in model:
+            for v in sat.get_model():
                 if 0 < v <= R.n * R.k:
                     truth[v] = 1
             active = {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
-            new = []
-            for c in clusters:
-                pattern = tuple(active[(j, i)] for j in c.members for i in R.rel)
-                key = (c.shape, pattern)
-                res = cache.get(key)
-                if res is None:
-                    rows, scales = R.rows(c.members, active)
-                    stats["lps"] += 1
-                    _, cores = decide_rows(rows, method=method)
-                    pos = {j: p for p, j in enumerate(c.members)}
-                    # stored by position and on original rows (multiplier x scale)
-                    res = [[((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core] for core in cores]
-                    cache[key] = res
-                else:
-                    stats["cluster_hits"] += 1
-                for core in res:
-                    moved = [((t[0], c.members[t[1]], t[2]), y) for t, y in core]
-                    cl = add(moved, _ones(moved), active)
-                    if cl is not None:
-                        new.append(cl)
-            if not new:
-                rows, scales = R.rows(range(R.n), active)
-                stats["lps"] += 1
-                point, cores = decide_rows(rows, method=method)
-                if point is not None:
-                    V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
-                         for i in range(R.k)]
-                    stats["lemmas"] = len(lemmas)
-                    return CaseResult("realizable", V=V, stats=stats)
-                for core in cores:
-                    cl = add(core, scales, active)
-                    if cl is not None:
-                        new.append(cl)
-                if not new:  # pragma: no cover - a refuted model always yields a clause it violates
-                    raise AssertionError("a refutation gave no new clause")
+            point, new = _refute_model(R, store, lazy, cache, active, method, stats)
+            stats["lemma_seconds"] += time.monotonic() - t
+            if point is not None:
+                V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
+                     for i in range(R.k)]
+                stats["lemmas"] = len(store.clauses)
+                return CaseResult("realizable", V=V, stats=stats)
+            fresh = False
             for cl in new:
                 sat.add_clause(cl)
-    stats["lemmas"] = len(lemmas)
+        data = (trace(sat), sat.order) if fresh else None
+    stats["lemmas"] = len(store.clauses)
     if deadline is not None and time.monotonic() > deadline:
         raise RoundLimit("ran out of its time limit")
-    # all lemmas go into the certificate: trimming them to an unsatisfiable core (MiniSat with one
-    # selector per lemma) cost 72 s at N = 250 and made the proof no cheaper to replay
-    rup = _proof(clauses + sym_clauses, deadline)
-    stats["proof_steps"] = len(rup)
-    return CaseResult("not-realizable", lemmas=lemmas, symmetry=sym, rup=rup, stats=stats)
+    return _refutation(store, proof, data, deadline, stats)
 
 
-def _ones(core):
-    return {tag: Fraction(1) for tag, _ in core}
+def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:
+    """The not-realizable case: a trimmed hinted refutation (or the solver's DRUP proof)."""
+    t = time.monotonic()
+    try:
+        if proof == "drup":
+            return _drup_case(store, deadline, stats)
+        core = lrat_core(*data) if data is not None else refute(store.clauses, deadline)
+    except Deadline:
+        raise RoundLimit("ran out of its time limit") from None
+    t1 = time.monotonic()
+    stats["trim_seconds"] = t1 - t
+    stats.update(core.stats)
+    case = store.case(core)
+    stats["write_seconds"] = time.monotonic() - t1
+    stats["proof_steps"] = len(case["lrat"])
+    return CaseResult("not-realizable", case=case, stats=stats)
 
 
-def _solve(sat, deadline) -> bool:
-    """``sat.solve()``, in slices of conflicts until ``deadline`` (then :class:`RoundLimit`).
-
-    CaDiCaL cannot be interrupted through python-sat, but it keeps what it learnt between
-    budget-limited calls, so slicing costs little.
-    """
-    if deadline is None:
-        return sat.solve()
-    while True:
-        if time.monotonic() > deadline:
-            raise RoundLimit("ran out of its time limit")
-        sat.conf_budget(CONFLICT_SLICE)
-        res = sat.solve_limited()
-        if res is not None:
-            return res
-
-
-def _proof(clauses, deadline=None) -> list:
-    """A DRUP refutation of ``clauses`` from a proof-logging solver, as lists of ints."""
+def _drup_case(store: LemmaStore, deadline, stats) -> CaseResult:
+    """Every lemma as a plain lemma, and the solver's whole DRUP proof (the certificates of version 0.1)."""
     from pysat.solvers import Solver
 
+    lemmas = []
+    for p, o in enumerate(store.origin):
+        if o[0] == "plain":
+            lemmas.append(store.lemmas[o[1]])
+        elif o[0] == "template":
+            members = store.templates[o[1]]["instances"][o[2]][0]
+            local = store.templates[o[1]]["lemmas"][o[3]]
+            lemmas.append({"assume": [[members[p_], i, a] for p_, i, a in local["assume"]],
+                           "tree": [{"farkas": [[kind, members[p_], x, y] for kind, p_, x, y in local["tree"][0]["farkas"]]}]})
+    clauses = [c for c, o in zip(store.clauses, store.origin) if o[0] != "symmetry"]
+    clauses += store.symmetry_clauses
+    t = time.monotonic()
     with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
-        if _solve(s, deadline):  # pragma: no cover
+        if solve_until(s, deadline):  # pragma: no cover
             raise AssertionError("the lemma clauses are satisfiable")
-        lines = s.get_proof() or []
-    out = []
-    for line in lines:
-        parts = line.split()
-        if not parts:
-            continue
-        if parts[0] == "d":
-            out.append(["d", *map(int, parts[1:-1])])
-        else:
-            out.append(list(map(int, parts[:-1])))
+        data = trace(s)
+    rup = _drup_steps(data)
+    stats["trim_seconds"] = time.monotonic() - t
+    stats["proof_steps"] = len(rup)
+    case = {"lemmas": lemmas, "rup": rup}
+    if store.symmetry:
+        case["symmetry"] = store.symmetry
+    return CaseResult("not-realizable", case=case, stats=stats)
+
+
+def _drup_steps(data: bytes) -> list:
+    """A binary DRUP trace (python-sat's) as steps ``[lits...]`` / ``["d", lits...]``, ending in ``[]``."""
+    from .trim import parse_binary_drup
+
+    out = [(["d", *lits] if deleted else lits) for deleted, lits in parse_binary_drup(data)]
     if not out or out[-1] != []:
         out.append([])
     return out

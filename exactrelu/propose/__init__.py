@@ -1,30 +1,51 @@
 """Floating-point proposers: approximate weights V that the exact step confirms or refuses.
 
-A proposer is a scikit-learn style estimator: ``Proposer(k, activation=..., random_state=...)``,
-``fit(inputs, labels) -> self``, proposed weights in ``V_`` (rows = units, k x d float64).
-:data:`PROPOSERS` maps the names accepted by ``recover(init=...)`` and ``exactrelu recover --init``
-to estimator classes.
+Every proposer is a scikit-learn estimator (:class:`~exactrelu.propose._base.Proposer`):
+``Proposer(k, activation=..., random_state=..., **params)`` stores its parameters untouched,
+``fit(inputs, labels)`` validates them, learns and returns ``self``; the proposed weights are in
+``V_`` (rows = units, k x d float64) and every learned attribute ends in ``_``. ``get_params`` /
+``set_params`` make ``sklearn.base.clone`` and parameter searches work (scikit-learn itself is
+not needed). :data:`PROPOSERS` maps the names accepted by ``recover(init=...)`` and ``exactrelu
+recover --init`` to the classes; each class has a functional twin (``propose_gradient``, ...).
+
+>>> import numpy as np
+>>> from exactrelu.propose import SearchProposer
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=4, k=2, m=2, n=200, seed=3)
+>>> est = SearchProposer(2, random_state=0).fit(inst.float_inputs(), inst.float_labels())
+>>> est.V_.shape, est.n_features_in_
+((2, 4), 4)
 """
 
 from __future__ import annotations
 
-import importlib
+import os
 
 import numpy as np
 
 from ..errors import InvalidInput
 from ..network import RELU, Activation
+from ._base import Proposer
+from .auto import AutoProposer, propose_auto
+from .gradient import GradientProposer, propose_gradient
+from .hermite import HermiteProposer
+from .ica import ICAProposer, propose_ica
+from .search import SearchProposer, propose_search
+from .tensor import TensorProposer, propose_tensor
 
-#: name -> "module:Class"; entries are imported on demand (optional dependencies stay optional).
-PROPOSERS: dict[str, str] = {
-    "auto": "exactrelu.propose.auto:AutoProposer",
-    "search": "exactrelu.propose.search:SearchProposer",
-    "gradient": "exactrelu.propose.gradient:GradientProposer",
-    "tensor": "exactrelu.propose.tensor:TensorProposer",
-    "ica": "exactrelu.propose.ica:ICAProposer",
+#: name -> proposer class, for ``recover(init=NAME)`` and ``exactrelu recover --init NAME``.
+PROPOSERS: dict[str, type] = {
+    "auto": AutoProposer,
+    "search": SearchProposer,
+    "gradient": GradientProposer,
+    "tensor": TensorProposer,
+    "ica": ICAProposer,
+    "hermite": HermiteProposer,
 }
 
-__all__ = ["PROPOSERS", "make_proposer", "proposer_names"]
+__all__ = ["PROPOSERS", "Proposer", "AutoProposer", "SearchProposer", "GradientProposer", "TensorProposer",
+           "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
+           "propose_search", "propose_gradient", "propose_tensor", "propose_ica"]
 
 
 def proposer_names() -> list[str]:
@@ -32,44 +53,58 @@ def proposer_names() -> list[str]:
 
 
 def make_proposer(init, k: int, *, activation: Activation = RELU, random_state=None):
-    """Return an (unfitted) estimator for a proposer name, or ``init`` itself if it is an estimator."""
+    """Return an (unfitted) estimator for a proposer name or a weights file, or ``init`` itself if it is an estimator.
+
+    >>> make_proposer("gradient", 3, random_state=0)
+    GradientProposer(k=3, random_state=0)
+    """
     if isinstance(init, str) and init not in PROPOSERS and _looks_like_file(init):
         return WeightsFile(init, k, activation=activation, random_state=random_state)
     if isinstance(init, str):
         if init not in PROPOSERS:
             raise InvalidInput(f"unknown proposer {init!r}; choose from {proposer_names()}, a weights file "
                                "(.npz with U, V or a PyTorch state dict), or pass weights")
-        mod, cls = PROPOSERS[init].split(":")
-        return getattr(importlib.import_module(mod), cls)(k, activation=activation, random_state=random_state)
+        return PROPOSERS[init](k, activation=activation, random_state=random_state)
     if hasattr(init, "fit") or hasattr(init, "V_"):
         return init
     raise InvalidInput(f"init must be a proposer name, an estimator with fit/V_, or a k x d array; got {type(init).__name__}")
 
 
 def _looks_like_file(text: str) -> bool:
-    import os
-
     return os.path.sep in text or "." in text or os.path.exists(text)
 
 
-class WeightsFile:
-    """A proposal read from a file: ``.npz`` with arrays U, V, or a PyTorch state dict (see torch_weights).
+class WeightsFile(Proposer):
+    """A proposal read from a weights file: ``.npz`` with arrays U, V, JSON rows, or a PyTorch state dict.
 
-    Already "fitted" on construction: ``V_`` holds the file's first-layer weights (k x d).
+    ``fit`` reads the file (the data are only used to check the dimensions): ``V_`` holds its
+    first-layer weights (k x d) and ``U_`` its output weights.
+
+    Parameters
+    ----------
+    path : the weights file.
+    k : expected number of hidden units (None: whatever the file holds).
+    activation, random_state : accepted for the common signature; unused.
     """
 
-    def __init__(self, path: str, k: int | None = None, *, activation: Activation = RELU, random_state=None):
-        from .torch_weights import load_weights
-
+    def __init__(self, path: str, k: int | None = None, *, activation: Activation | str = "relu", random_state=None):
         self.path = path
         self.k = k
         self.activation = activation
         self.random_state = random_state
-        self.U_, self.V_ = load_weights(path)
-        if k is not None and self.V_.shape[0] != k:
-            raise InvalidInput(f"{path}: the weights have {self.V_.shape[0]} hidden units, but k = {k}")
 
-    def fit(self, inputs=None, labels=None) -> "WeightsFile":
+    def fit(self, X=None, y=None) -> "WeightsFile":
+        """Read the file; with inputs ``X``, check that its first layer has their d columns. Returns self."""
+        from .torch_weights import load_weights
+
+        U, V = load_weights(self.path)
+        if self.k is not None and V.shape[0] != self.k:
+            raise InvalidInput(f"{self.path}: the weights have {V.shape[0]} hidden units, but k = {self.k}")
+        if X is not None and np.ndim(X) == 2 and np.shape(X)[1] != V.shape[1]:
+            raise InvalidInput(f"{self.path}: the first layer has {V.shape[1]} columns but the inputs have "
+                               f"d = {np.shape(X)[1]}")
+        self.U_, self.V_ = U, V
+        self.n_features_in_ = V.shape[1]
         return self
 
 

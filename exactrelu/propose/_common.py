@@ -41,6 +41,8 @@ __all__ = [
     "angular_errors",
     "as_generator",
     "hermite_constants",
+    "check_int",
+    "check_number",
 ]
 
 
@@ -59,19 +61,44 @@ def check_k(k) -> int:
     return int(k)
 
 
+def check_int(name: str, value, minimum: int = 1, *, none_ok: bool = False) -> int | None:
+    """A parameter that must be an integer >= ``minimum`` (or None when ``none_ok``); InvalidInput otherwise."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
+        raise InvalidInput(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_number(name: str, value, *, minimum: float = 0.0, strict: bool = True) -> float:
+    """A parameter that must be a finite real number > ``minimum`` (>= with ``strict=False``)."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if ok:
+        v = float(value)
+        ok = np.isfinite(v) and (v > minimum if strict else v >= minimum)
+    if not ok:
+        raise InvalidInput(f"{name} must be a finite number {'>' if strict else '>='} {minimum}, got {value!r}")
+    return float(value)
+
+
 def check_activation(activation) -> Activation:
+    """An :class:`~exactrelu.network.Activation`, or its text ``"relu"`` / ``"power:C"``, as an Activation."""
+    if isinstance(activation, str):
+        return Activation.parse(activation)
     if not isinstance(activation, Activation):
-        raise InvalidInput(f"activation must be an exactrelu Activation (RELU or Activation.power(c)), got {activation!r}")
+        raise InvalidInput(f"activation must be 'relu', 'power:C' or an exactrelu Activation, got {activation!r}")
     return activation
 
 
 def check_data(inputs, labels, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Validate float data (n x d inputs, n x m labels; 1-D labels mean m = 1)."""
     X = as_float_array(inputs, name="inputs")
-    Y = np.asarray(labels, dtype=np.float64) if not isinstance(labels, np.ndarray) else labels
-    if isinstance(Y, np.ndarray) and Y.ndim == 1:
+    Y = labels if isinstance(labels, np.ndarray) else as_float_array(labels, name="labels", ndim=np.ndim(labels))
+    if Y.ndim == 1:
         Y = Y[:, None]
     Y = as_float_array(Y, name="labels")
+    if X.shape[1] == 0:
+        raise InvalidInput(f"inputs have 0 feature(s) (shape=({X.shape[0]}, 0)) while a minimum of 1 is required.")
     if X.shape[0] != Y.shape[0]:
         raise InvalidInput(f"inputs have {X.shape[0]} samples (rows) but labels have {Y.shape[0]}")
     if X.shape[0] < k:

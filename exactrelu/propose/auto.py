@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import ExactReluError
 from ..network import RELU, Activation
-from ._common import as_generator, check_activation, check_data, check_k, label_basis, normalised_rows, screen_unit
+from ._base import Proposer
+from ._common import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_unit
 from .gradient import GradientProposer
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer
@@ -34,7 +35,7 @@ from .tensor import TensorProposer
 __all__ = ["AutoProposer", "propose_auto"]
 
 
-class AutoProposer:
+class AutoProposer(Proposer):
     """Pick a proposer by measurement (see the module docstring); fall back to search.
 
     Parameters
@@ -51,16 +52,17 @@ class AutoProposer:
     failures_ : list of (proposer, message) for the proposers that raised.
     """
 
-    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, search_below: float = 20.0):
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, search_below: float = 20.0):
         self.k = k
         self.activation = activation
         self.random_state = random_state
         self.search_below = search_below
 
-    def fit(self, inputs, labels) -> "AutoProposer":
-        k = check_k(self.k)
-        act = check_activation(self.activation)
-        X, Y = check_data(inputs, labels, k)
+    def fit(self, X, y) -> "AutoProposer":
+        """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
+        act = self.activation_ = check_activation(self.activation)
+        check_number("search_below", self.search_below, strict=False)
+        k, X, Y = self._check_fit_data(X, y)
         n, d = X.shape
         self.failures_ = []
         if expected_tries(k) <= self.search_below:
@@ -98,7 +100,7 @@ class AutoProposer:
         return self
 
     def _search(self, X, Y, label) -> "AutoProposer":
-        S = SearchProposer(self.k, activation=self.activation, random_state=self.random_state).fit(X, Y)
+        S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state).fit(X, Y)
         self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
         self.n_tries_ = S.n_tries_
         return self

@@ -29,7 +29,8 @@ from scipy.optimize import minimize
 
 from ..errors import InvalidInput
 from ..network import RELU, Activation
-from ._common import (as_generator, check_activation, check_data, check_k, label_basis, normalised_rows,
+from ._base import Proposer
+from ._common import (as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
                       screen_unit)
 
 __all__ = ["GradientProposer", "propose_gradient"]
@@ -39,7 +40,7 @@ class _Stop(Exception):
     pass
 
 
-class GradientProposer:
+class GradientProposer(Proposer):
     """Propose V (k x d) by variable-projection L-BFGS with early stopping by the float screen.
 
     Parameters
@@ -65,7 +66,7 @@ class GradientProposer:
     n_restarts_ : starts used. stopped_early_ : True when every unit passed the screen.
     """
 
-    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, n_restarts: int = 8,
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, n_restarts: int = 8,
                  max_iter: int = 400, screen_every: int = 5, patience: int = 60, extra: int = 3, ridge: float = 1e-12,
                  init=None):
         self.k = k
@@ -94,7 +95,7 @@ class GradientProposer:
         kf = fixed.shape[0]
         V = np.vstack([fixed, theta.reshape(-1, d)]) if kf else theta.reshape(-1, d)
         H = X @ V.T
-        c = self.activation.degree
+        c = self.activation_.degree
         P = np.maximum(H, 0.0)
         A = P if c == 1 else P**c
         U = self._inner_U(A, Y)
@@ -106,15 +107,14 @@ class GradientProposer:
 
     # -- fitting ---------------------------------------------------------------------------
 
-    def fit(self, inputs, labels) -> "GradientProposer":
-        """Fit to float ``inputs`` (n x d) and ``labels`` (n x m); returns self."""
-        k = check_k(self.k)
-        check_activation(self.activation)
+    def fit(self, X, y) -> "GradientProposer":
+        """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
+        self.activation_ = check_activation(self.activation)
         for name in ("n_restarts", "max_iter", "screen_every", "patience"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
-        X, Y = check_data(inputs, labels, k)
+            check_int(name, getattr(self, name), 1)
+        check_int("extra", self.extra, 0)
+        check_number("ridge", self.ridge, strict=False)
+        k, X, Y = self._check_fit_data(X, y)
         rng = as_generator(self.random_state)
         n, d = X.shape
         ynorm = float(np.sum(Y * Y))
@@ -137,7 +137,7 @@ class GradientProposer:
             for i, v in enumerate(V):
                 if i in done:
                     continue
-                s = screen_unit(Q, Xn, v, k, self.extra, X=X, degree=self.activation.degree)
+                s = screen_unit(Q, Xn, v, k, self.extra, X=X, degree=self.activation_.degree)
                 if not s.ok:
                     continue
                 y = s.activations / np.linalg.norm(s.activations)
@@ -231,7 +231,7 @@ class GradientProposer:
                 V[j] = v / (np.linalg.norm(v) or 1.0)
                 j += 1
         self.V_ = V
-        P = np.maximum(X @ V.T, 0.0) ** self.activation.degree
+        P = np.maximum(X @ V.T, 0.0) ** self.activation_.degree
         self.U_ = self._inner_U(P, Y)
         R = P @ self.U_.T - Y
         self.loss_ = float(np.sum(R * R)) * scale

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
-from ._common import as_generator, check_activation, check_data, check_k
+from ._base import Proposer
+from ._common import as_generator, check_activation, check_int, check_number
 
 __all__ = ["ICAProposer", "propose_ica"]
 
@@ -42,7 +43,7 @@ def _fastica():
     return FastICA
 
 
-class ICAProposer:
+class ICAProposer(Proposer):
     """Propose V (k x d) by FastICA of the labels (orthonormal V, Gaussian inputs).
 
     Parameters
@@ -58,7 +59,7 @@ class ICAProposer:
         (positive for rectified units). n_iter_ : FastICA iterations.
     """
 
-    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, max_iter: int = 400,
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, max_iter: int = 400,
                  tol: float = 1e-6):
         self.k = k
         self.activation = activation
@@ -66,11 +67,12 @@ class ICAProposer:
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, inputs, labels) -> "ICAProposer":
-        """Fit to float ``inputs`` (n x d) and ``labels`` (n x m); returns self."""
-        k = check_k(self.k)
-        check_activation(self.activation)
-        X, Y = check_data(inputs, labels, k)
+    def fit(self, X, y) -> "ICAProposer":
+        """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
+        self.activation_ = check_activation(self.activation)
+        check_int("max_iter", self.max_iter, 1)
+        check_number("tol", self.tol)
+        k, X, Y = self._check_fit_data(X, y)
         if Y.shape[1] < k:
             raise AssumptionViolated(f"ICA of the labels needs m >= k outputs (m = {Y.shape[1]}, k = {k})",
                                      evidence={"m": Y.shape[1], "k": k}, suggestion="init='gradient'")

@@ -25,8 +25,9 @@ import math
 import numpy as np
 
 from ..errors import InvalidInput, ProposalFailed
-from ..exact.matrix import as_float_array
 from ..network import RELU, Activation
+from ._base import Proposer
+from ._common import as_generator, check_activation, check_int, check_number
 
 __all__ = ["SearchProposer", "propose_search", "expected_tries", "normalize_rows"]
 
@@ -52,7 +53,7 @@ def expected_tries(k: int) -> float:
     return 2.0 ** (k - 1) * sum(1.0 / i for i in range(1, k + 1))
 
 
-class SearchProposer:
+class SearchProposer(Proposer):
     """Propose V by random search over (k-1)-subsets of samples, screened in floating point.
 
     Parameters
@@ -72,7 +73,7 @@ class SearchProposer:
     n_tries_ : subsets tried.  n_found_ : distinct units found.
     """
 
-    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, max_tries: int | None = None,
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, max_tries: int | None = None,
                  tol: float = 1e-7, exclude=None, progress=None):
         self.k = k
         self.activation = activation
@@ -82,17 +83,20 @@ class SearchProposer:
         self.exclude = exclude
         self.progress = progress
 
-    def fit(self, inputs, labels) -> "SearchProposer":
-        X = as_float_array(inputs, name="inputs")
-        Y = as_float_array(labels, name="labels")
-        k = int(self.k)
+    def fit(self, X, y) -> "SearchProposer":
+        """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
+        self.activation_ = check_activation(self.activation)
+        max_tries = check_int("max_tries", self.max_tries, 1, none_ok=True)
+        check_number("tol", self.tol)
+        if self.progress is not None and not callable(self.progress):
+            raise InvalidInput(f"progress must be None or a callable, got {self.progress!r}")
+        k, X, Y = self._check_fit_data(X, y)
         n, d = X.shape
-        if Y.shape[0] != n:
-            raise InvalidInput(f"inputs have {n} samples, labels {Y.shape[0]}")
-        if k < 1:
-            raise InvalidInput("k must be at least 1")
-        rng = self.random_state if isinstance(self.random_state, np.random.Generator) else np.random.default_rng(self.random_state)
-        max_tries = self.max_tries or max(2000, int(40 * expected_tries(k)))
+        exclude = [np.asarray(mask, dtype=bool) for mask in (self.exclude if self.exclude is not None else [])]
+        if any(mask.shape != (n,) for mask in exclude):
+            raise InvalidInput(f"exclude must be a list of boolean masks of length n = {n}")
+        rng = as_generator(self.random_state)
+        max_tries = max_tries or max(2000, int(40 * expected_tries(k)))
         # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
         Yn = normalize_rows(Y)
         ynorm = row_norms(Y)
@@ -101,7 +105,7 @@ class SearchProposer:
             raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
                                  evidence={"singular_values": s[: k + 1].tolist()})
         Q = Q[:, :k]
-        found: list[np.ndarray] = [np.asarray(m, bool) for m in (self.exclude or [])]
+        found: list[np.ndarray] = exclude
         n_excluded = len(found)
         ys: list[np.ndarray] = []
         tries = 0
@@ -144,7 +148,7 @@ class SearchProposer:
                 f"search found no unit in {tries} tries: no vector of the labels' row span vanishing on a random "
                 f"{k - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} units",
                 evidence={"tries": tries})
-        c = self.activation.degree
+        c = self.activation_.degree
         V = np.zeros((len(ys), d))
         for i, (mask, y) in enumerate(zip(self.supports_, ys)):
             idx = np.flatnonzero(mask)

@@ -47,7 +47,8 @@ import numpy as np
 
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
-from ._common import as_generator, check_activation, check_data, check_k, hermite_constants
+from ._base import Proposer
+from ._common import as_generator, check_activation, check_int, hermite_constants
 
 __all__ = ["TensorProposer", "propose_tensor", "jennrich"]
 
@@ -94,7 +95,7 @@ def jennrich(T: np.ndarray, k: int, rng: np.random.Generator, n_draws: int = 8) 
     return best
 
 
-class TensorProposer:
+class TensorProposer(Proposer):
     """Propose V (k x d) from Hermite moment tensors of Gaussian inputs.
 
     Parameters
@@ -114,7 +115,7 @@ class TensorProposer:
         (small values: an uncertain sign).
     """
 
-    def __init__(self, k: int, *, activation: Activation = RELU, random_state=None, order="auto",
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, order="auto",
                  whiten: bool = True, n_draws: int = 8):
         self.k = k
         self.activation = activation
@@ -123,16 +124,20 @@ class TensorProposer:
         self.whiten = whiten
         self.n_draws = n_draws
 
-    def fit(self, inputs, labels) -> "TensorProposer":
-        """Fit to float ``inputs`` (n x d) and ``labels`` (n x m); returns self."""
-        k = check_k(self.k)
-        act = check_activation(self.activation)
-        X, Y = check_data(inputs, labels, k)
+    def fit(self, X, y) -> "TensorProposer":
+        """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
+        act = self.activation_ = check_activation(self.activation)
+        if isinstance(self.order, bool) or self.order not in ("auto", 2, 4):
+            raise InvalidInput(f"order must be 'auto', 2 or 4, got {self.order!r}")
+        if not isinstance(self.whiten, (bool, np.bool_)):
+            raise InvalidInput(f"whiten must be True or False, got {self.whiten!r}")
+        check_int("n_draws", self.n_draws, 1)
+        k, X, Y = self._check_fit_data(X, y)
         rng = as_generator(self.random_state)
         n, d = X.shape
         m = Y.shape[1]
-        if self.order not in ("auto", 2, 4):
-            raise InvalidInput(f"order must be 'auto', 2 or 4, got {self.order!r}")
+        if n <= d:
+            raise InvalidInput(f"the moments need more samples than input dimensions: got {n} sample(s) for d = {d}")
         if k > d:
             raise AssumptionViolated(f"k = {k} units cannot have independent rows in dimension d = {d}",
                                      evidence={"k": k, "d": d}, suggestion="init='search' or init='gradient'")

@@ -1,12 +1,15 @@
 """Certify weights that came from elsewhere (a trained PyTorch model, an ``.npz`` of U and V).
 
-Two outcomes, never a third:
+Two outcomes, and a third only when asked for:
 
 * the given weights, read exactly (a float32 or float64 is a dyadic rational), reproduce every
   label exactly: they are certified as they are;
 * they do not: the exact residual is reported (how many entries differ, the largest difference,
   where), and, unless ``as_given=True``, the first layer is used as a *proposal* for exact
-  recovery, which certifies exact weights next to the given ones, or raises with evidence.
+  recovery, which certifies exact weights next to the given ones, or raises with evidence;
+* with ``residual_fallback=True`` (what ``exactrelu certify`` does), when no exact certificate can
+  be given (float-rounded or noisy labels), the exact residual of the given weights is written as a
+  ``residual`` certificate instead: how good the given fit is, exactly, not that it is exact.
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=5, k=3, m=3, n=200, seed=0)
@@ -28,7 +31,7 @@ import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import ExactReluError, InvalidInput, NotRealizable
-from ..exact.matrix import QMatrix
+from ..exact.matrix import QMatrix, as_float_array
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from .exact import recover
@@ -76,17 +79,30 @@ def exact_residual(net: Network, inst: Instance) -> dict:
     return out
 
 
-def certify_weights(instance: Instance, U, V, *, activation: Activation | None = None, as_given: bool = False,
-                    random_state=0, check: bool = True) -> WeightsCertificate:
-    """Certify the network (U, V) on ``instance``, or exact weights found from V; see the module doc.
+def _residual_outcome(instance: Instance, given: Network, res: dict, reason: str, check: bool) -> WeightsCertificate:
+    """The ``residual`` certificate of the given weights (no exact certificate could be given)."""
+    from ..certificates.envelope import residual_certificate
 
-    ``U`` and ``V`` are float arrays (read exactly) or exact :class:`~exactrelu.exact.QMatrix`.
+    cert = residual_certificate(instance, given, sha256=instance_sha256(instance), proposer="given weights",
+                                no_exact_certificate=reason)
+    summary = verify(cert, instance) if check else None
+    return WeightsCertificate("residual of the given weights", given, cert, res, 0.0, summary)
+
+
+def certify_weights(instance: Instance, U, V, *, b=None, activation: Activation | None = None, as_given: bool = False,
+                    random_state=0, check: bool = True, residual_fallback: bool = False) -> WeightsCertificate:
+    """Certify the network (U, V, b) on ``instance``, or exact weights found from V; see the module doc.
+
+    ``U``, ``V`` (and hidden biases ``b``, k x 1) are float arrays (read exactly) or exact
+    :class:`~exactrelu.exact.QMatrix`. Recovery from the first layer handles no biases: weights with
+    non-zero biases are certified as given or (``residual_fallback``) get a residual certificate.
 
     Raises
     ------
     InvalidInput : shapes do not fit the instance.
     NotRealizable : the given weights are not exact and (``as_given``) nothing else is tried, or
-        recovery from them fails; ``evidence`` carries the exact residual of the given weights.
+        recovery from them fails (and not ``residual_fallback``); ``evidence`` carries the exact
+        residual of the given weights.
     """
     act = activation or instance.activation or RELU
     Uq = QMatrix.coerce(U, name="U")  # exactly as given: floats exactly, Fractions and strings exactly
@@ -98,7 +114,9 @@ def certify_weights(instance: Instance, U, V, *, activation: Activation | None =
         raise InvalidInput(f"U is {U.shape[0]} x {U.shape[1]} but the labels have m = {instance.m} columns")
     if U.shape[1] != V.shape[0]:
         raise InvalidInput(f"U has {U.shape[1]} columns but V has {V.shape[0]} rows (both must be k)")
-    given = Network(Uq, Vq, act)
+    bq = None if b is None else (b if isinstance(b, QMatrix) else
+                                 QMatrix.from_numpy(as_float_array(np.reshape(b, (-1, 1)), name="b"), name="b"))
+    given = Network(Uq, Vq, act, bq)
     res = exact_residual(given, instance)
     if res["n_failing"] == 0:
         cert = realizes_certificate(instance, given, sha256=instance_sha256(instance), proposer="given weights")
@@ -106,11 +124,15 @@ def certify_weights(instance: Instance, U, V, *, activation: Activation | None =
         return WeightsCertificate("as given", given, cert, None, 0.0, summary)
     where = (f"{res['n_failing']} of {res['n_entries']} label entries differ; largest residual "
              f"{float(Fraction(res['max_residual'])):.3g} at sample {res['worst'][0]}, output {res['worst'][1]}")
-    if as_given:
+    if as_given or given.has_bias:
+        if residual_fallback:
+            return _residual_outcome(instance, given, res, f"not exact: {where}", check)
         raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}", evidence=res)
     try:
         rec = recover(instance, k=V.shape[0], activation=act, init=V, random_state=random_state, check=check)
     except ExactReluError as exc:
+        if residual_fallback:
+            return _residual_outcome(instance, given, res, f"not exact ({where}); recovery failed: {exc}", check)
         raise NotRealizable(f"the given weights do not reproduce the labels exactly ({where}), and exact recovery "
                             f"from their first layer failed: {exc}", evidence={"given": res, "recovery": getattr(exc, "evidence", {})}) from None
     a, b = rec.network.canonical(), given.canonical()

@@ -65,7 +65,7 @@ def _nonparallel(rows: list[list[Fraction]], row: list[Fraction]) -> bool:
 
 
 @st.composite
-def _networks(draw, k, m, d, activation, weights, identifiable):
+def _networks(draw, k, m, d, activation, weights, identifiable, bias=False):
     k = positive_int(resolve(draw, k), "k")
     lo = k if identifiable else 1
     m = positive_int(resolve(draw, m) if m is not None else draw(st.integers(lo, lo + 2)), "m")
@@ -87,7 +87,13 @@ def _networks(draw, k, m, d, activation, weights, identifiable):
     else:
         Vq = draw(matrices(rows=k, cols=d, elements=elems))
         Uq = draw(matrices(rows=m, cols=k, elements=elems))
-    return Network(Uq, Vq, act)
+    b = None
+    if bias is True or isinstance(bias, st.SearchStrategy):
+        belems = bias.map(to_fraction) if isinstance(bias, st.SearchStrategy) else elems
+        b = draw(matrices(rows=k, cols=1, elements=belems))
+    elif bias is not False:
+        raise InvalidInput(f"bias must be True, False or a strategy of rationals, got {bias!r}")
+    return Network(Uq, Vq, act, b)
 
 
 def networks(
@@ -98,8 +104,9 @@ def networks(
     activation: Activation | st.SearchStrategy[Activation] = activations(),
     weights: st.SearchStrategy | None = None,
     identifiable: bool = False,
+    bias: bool | st.SearchStrategy = False,
 ) -> st.SearchStrategy[Network]:
-    """Two-layer networks ``U f(V x)`` with exact rational weights.
+    """Two-layer networks ``U f(V x + b)`` with exact rational weights.
 
     Parameters
     ----------
@@ -110,6 +117,8 @@ def networks(
     weights : strategy of rational entries (default rationals in [-3, 3], denominators <= 4).
     identifiable : U of full column rank and rows of V non-zero, pairwise non-parallel
         (raises InvalidInput when m < k, or d = 1 < k).
+    bias : False (no hidden biases, ``b = None``), True (biases drawn like the weights) or a
+        strategy of rational entries for b.
 
     >>> from hypothesis import given
     >>> @given(networks(k=2, m=3, d=2, identifiable=True))
@@ -117,7 +126,7 @@ def networks(
     ...     assert (net.m, net.k, net.d) == (3, 2, 2) and net.U.num.rank() == 2
     >>> check()
     """
-    return _networks(k, m, d, activation, weights, identifiable)
+    return _networks(k, m, d, activation, weights, identifiable, bias)
 
 
 @st.composite
@@ -159,8 +168,8 @@ def inputs(
 
 
 @st.composite
-def _planted(draw, k, m, d, n, activation, distribution, weights, identifiable):
-    net = draw(networks(k=k, m=m, d=d, activation=activation, weights=weights, identifiable=identifiable))
+def _planted(draw, k, m, d, n, activation, distribution, weights, identifiable, bias=False):
+    net = draw(networks(k=k, m=m, d=d, activation=activation, weights=weights, identifiable=identifiable, bias=bias))
     if n is None:
         n = draw(st.integers(net.d + net.k, 4 * (net.d + net.k)))
     X = draw(inputs(n=n, d=net.d, distribution=distribution))
@@ -178,12 +187,13 @@ def planted_instances(
     inputs: str | st.SearchStrategy[str] = "gaussian",
     weights: st.SearchStrategy | None = None,
     identifiable: bool = True,
+    bias: bool | st.SearchStrategy = False,
 ) -> st.SearchStrategy[Instance]:
     """Planted instances: a network from :func:`networks`, inputs, and exact labels.
 
     Parameters
     ----------
-    k, m, d, activation, weights, identifiable : as in :func:`networks` (identifiable by default).
+    k, m, d, activation, weights, identifiable, bias : as in :func:`networks` (identifiable by default).
     n : samples (default drawn in [d + k, 4 (d + k)]).
     inputs : input distribution, one of :data:`INPUT_KINDS` (default ``"gaussian"``), or a strategy.
 
@@ -196,4 +206,4 @@ def planted_instances(
     ...     assert inst.labels.shape == (6, inst.m)
     >>> check()
     """
-    return _planted(k, m, d, n, activation, inputs, weights, identifiable)
+    return _planted(k, m, d, n, activation, inputs, weights, identifiable, bias)

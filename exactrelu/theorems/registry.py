@@ -7,7 +7,9 @@ checkout; the top-level ``proofs/*.py`` are thin scripts, one per claim, that re
 A proof written directly as a top-level ``proofs/<name>.py`` (any module following the same
 protocol) is picked up too when ``exactrelu prove`` runs from a checkout (or with
 ``--proofs-dir``), so features can add proofs without touching this file; package theorems are
-listed in :data:`MODULES`.
+listed in :data:`MODULES`. A claim that users rely on belongs in the package: the tests require
+every ``proofs/*.py`` of the checkout to be a package theorem, so that ``exactrelu prove --all``
+runs the same claims installed and from a checkout.
 
 ``prove()`` returns a JSON-serialisable record with at least ``"passed"`` (bool); whatever it
 checked is in the record. A proof that raises counts as failed.
@@ -41,6 +43,8 @@ MODULES = [
     "exactrelu.theorems.homogeneity_symmetry",
     "exactrelu.theorems.uniqueness_lemma",
     "exactrelu.theorems.sign_ambiguity",
+    "exactrelu.theorems.hardness_gadget",
+    "exactrelu.theorems.sign_identifiability",
 ]
 
 

@@ -8,7 +8,8 @@ be audited in one sitting and shares no code with the solver. The entry point is
 ``common``      errors, exact rationals, size limits, field and matrix readers
 ``instance``    instance files (JSON, .npz) and the instance hash
 ``realizes``    ``realizes`` (with hidden biases), ``realizes-except``, ``residual``
-``refutation``  ``not-realizable``: case trees, lemmas, Farkas leaves
+``refutation``  ``not-realizable``: case trees, lemmas, templates, Farkas leaves
 ``rup``         replay of (D)RUP refutations by unit propagation
+``lrat``        check of hinted (LRAT-style) refutations, linear in their size
 ``lp``          ``lp-feasible`` and ``lp-infeasible``
 """

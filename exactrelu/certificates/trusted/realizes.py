@@ -1,4 +1,22 @@
-"""The claim ``realizes``: a network reproduces every label exactly. Standard library only."""
+"""Claims about one network on one instance: ``realizes``, ``realizes-except``, ``residual``.
+
+Standard library only. The network is ``sum_i U[r][i] f(V[i] . x_j + b[i])`` with f the ReLU or
+the rectified power t^c (t^c for t > 0, else 0); a certificate without ``"b"`` means b = 0.
+
+``realizes``
+    every label equals the network's value exactly.
+``realizes-except``
+    the network equals the label at every entry (j, r) not in ``"except"`` and differs from it at
+    every listed entry: the list is exactly the set of entries that differ (sorted, no duplicates).
+``residual``
+    ``"squared_error"`` is exactly ``sum_{j,r} (network_jr - labels_jr)^2`` and, when present,
+    ``"max_abs_error"`` is exactly ``max_{j,r} |network_jr - labels_jr|``. It states how good a fit
+    is, not that it is optimal.
+
+Every comparison is in integers: each unit's (V_i, b_i) is put over one denominator D_i and each
+sample over its own Dx_j, so ``t = Nv_i . Nx_j + Nb_i Dx_j`` decides the sign of the pre-activation
+exactly and ``f(t / (D_i Dx_j)) = f(t) / (D_i Dx_j)^c``.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +24,119 @@ import math
 from fractions import Fraction
 from operator import mul
 
-from .common import CheckFailed, _degree, _matrix, _only_fields
+from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, _vector, parse_rational
 from .instance import _bound_instance
 
+_NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "provenance"}
 
-def check_realizes(cert: dict, instance: dict) -> str:
-    """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
-    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "provenance"})
-    X, Y = _bound_instance(cert, instance, "realizes")
+
+def _network(cert: dict, instance: dict, claim: str, extra: set):
+    """Parse and bind the network of a certificate: (X, Y, U, V, b, c) with X, Y the parsed instance."""
+    _only_fields(cert, _NETWORK_FIELDS | extra)
+    X, Y = _bound_instance(cert, instance, claim)
     c = _degree(cert.get("activation"))
     if instance.get("activation") is not None and _degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
-    n, d, m = len(X), len(X[0][0]), len(Y[0][0])
-    Uraw, Vraw = cert.get("U"), cert.get("V")
+    d, m = len(X[0][0]), len(Y[0][0])
+    Vraw = cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
     k = len(Vraw)
-    U = _matrix(Uraw, m, k, "U")
+    U = _matrix(cert.get("U"), m, k, "U")
     V = _matrix(Vraw, k, d, "V")
-    # integer form: V_i = Nv_i / Dv_i ; U_ri / Dv_i^c = Na_ri / Du_r ; x_j = Nx_j / Dx_j
-    Dv = [math.lcm(*(f.denominator for f in row)) for row in V]
-    Nv = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(V, Dv)]
-    A = [[U[r][i] / Fraction(Dv[i]) ** c for i in range(k)] for r in range(m)]
+    b = _vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
+    return X, Y, U, V, b, c
+
+
+def _differences(X, Y, U, V, b, c):
+    """For every entry (j, r) in order: (j, r, p, q) with network_jr - labels_jr == p / q, q > 0."""
+    k, m = len(V), len(U)
+    # unit i over one denominator: V_i = Nv_i / D_i, b_i = Nb_i / D_i
+    D = [math.lcm(bi.denominator, *(f.denominator for f in row)) for row, bi in zip(V, b)]
+    Nv = [[f.numerator * (Di // f.denominator) for f in row] for row, Di in zip(V, D)]
+    Nb = [bi.numerator * (Di // bi.denominator) for bi, Di in zip(b, D)]
+    # U[r][i] / D_i^c = Na[r][i] / Du[r]
+    A = [[U[r][i] / Fraction(D[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
-    Na = [[f.numerator * (D // f.denominator) for f in row] for row, D in zip(A, Du)]
-    for j in range(n):
-        nums, dens = X[j]
+    Na = [[f.numerator * (Dr // f.denominator) for f in row] for row, Dr in zip(A, Du)]
+    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
         Dx = math.lcm(*dens)
         Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
         h = []
         for i in range(k):
-            t = sum(map(mul, Nv[i], Nx))
+            t = sum(map(mul, Nv[i], Nx)) + Nb[i] * Dx
             h.append(t**c if t > 0 else 0)
         scale = Dx**c
-        ynum, yden = Y[j]
         for r in range(m):
-            if ynum[r] * Du[r] * scale != yden[r] * sum(map(mul, Na[r], h)):
-                raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
-    return f"realizes: {n} samples x {m} outputs equal exactly (k={k}, d={d}, activation degree {c})"
+            S = Du[r] * scale  # network_jr = sum(Na[r] h) / S
+            yield j, r, yden[r] * sum(map(mul, Na[r], h)) - ynum[r] * S, S * yden[r]
 
+
+def _shape(X, Y, U, b, c) -> str:
+    bias = ", hidden biases" if any(b) else ""
+    return f"(k={len(U[0])}, d={len(X[0][0])}, activation degree {c}{bias})"
+
+
+def _approx(f: Fraction) -> str:
+    """A rational for display only (the claim was decided exactly)."""
+    try:
+        return f"{float(f):.6g}"
+    except OverflowError:
+        return "> 1e308"
+
+
+def check_realizes(cert: dict, instance: dict) -> str:
+    """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
+    X, Y, U, V, b, c = _network(cert, instance, "realizes", set())
+    for j, r, p, _ in _differences(X, Y, U, V, b, c):
+        if p:
+            raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
+    return f"realizes: {len(X)} samples x {len(Y[0][0])} outputs equal exactly {_shape(X, Y, U, b, c)}"
+
+
+def check_realizes_except(cert: dict, instance: dict) -> str:
+    """Verify ``realizes-except``: the network differs from the labels exactly at the listed entries."""
+    X, Y, U, V, b, c = _network(cert, instance, "realizes-except", {"except"})
+    listed = cert.get("except")
+    n, m = len(X), len(Y[0][0])
+    if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and _pair(e, n, m) for e in listed):
+        raise CheckFailed(f"except must be a list of [sample, output] pairs with 0 <= sample < {n}, 0 <= output < {m}")
+    entries = [tuple(e) for e in listed]
+    if any(a >= b_ for a, b_ in zip(entries, entries[1:])):
+        raise CheckFailed("except must be sorted, without duplicates")
+    expected = iter(entries + [None])
+    nxt = next(expected)
+    for j, r, p, _ in _differences(X, Y, U, V, b, c):
+        if (j, r) == nxt:
+            if not p:
+                raise CheckFailed(f"sample {j}, output {r} is listed as corrupted but the network reproduces it")
+            nxt = next(expected)
+        elif p:
+            raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label and is not listed")
+    return (f"realizes-except: {len(X)} samples x {m} outputs equal exactly except at the {len(entries)} listed "
+            f"entries, which all differ {_shape(X, Y, U, b, c)}")
+
+
+def check_residual(cert: dict, instance: dict) -> str:
+    """Verify ``residual``: the stated squared error (and largest absolute error) are exact."""
+    X, Y, U, V, b, c = _network(cert, instance, "residual", {"squared_error", "max_abs_error"})
+    if "squared_error" not in cert:
+        raise CheckFailed("residual needs 'squared_error'")
+    stated = parse_rational(cert["squared_error"])
+    stated_max = parse_rational(cert["max_abs_error"]) if "max_abs_error" in cert else None
+    sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
+    big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
+    for _, _, p, q in _differences(X, Y, U, V, b, c):
+        if p:
+            sums[q] = sums.get(q, 0) + p * p
+            if abs(p) * big_q > big_p * q:
+                big_p, big_q = abs(p), q
+    total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
+    largest = Fraction(big_p, big_q)
+    if total != stated:
+        raise CheckFailed(f"squared_error is {stated}, but the exact sum of squared differences is {total}")
+    if stated_max is not None and stated_max != largest:
+        raise CheckFailed(f"max_abs_error is {stated_max}, but the exact largest difference is {largest}")
+    extra = f", largest |error| {_approx(largest)}" if stated_max is not None else ""
+    return (f"residual: {len(X)} samples x {len(Y[0][0])} outputs, squared error {_approx(total)}{extra}, "
+            f"stated exactly {_shape(X, Y, U, b, c)}")

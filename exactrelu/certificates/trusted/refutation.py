@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, limit, over, parse_rational
 from .instance import _bound_instance
+from .lrat import check_hinted
 from .rup import _check_rup
 
 
@@ -54,8 +55,9 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
     _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
                         "provenance"})
     Xp, Yp = _bound_instance(cert, instance, "not-realizable")
-    X, Y = ([[Fraction(p, q) for p, q in zip(*row)] for row in R] for R in (Xp, Yp))
-    X = [[(t, v) for t, v in enumerate(row) if v] for row in X]  # sparse rows
+    Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
+    d = len(Xp[0][0])
+    X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
     if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
@@ -69,35 +71,101 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
     elif mode != "given" or len(cases) != 1:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
-    leaves = steps = 0
-    shapes = ({"U", "tree"}, {"U", "tree", "lemmas"}, {"U", "lemmas", "rup"}, {"U", "lemmas", "rup", "symmetry"})
+    leaves = steps = hinted = 0
+    tree_shapes = ({"U", "tree"}, {"U", "tree", "lemmas"})
     for c, U in zip(cases, Us):
-        if not (isinstance(c, dict) and set(c) in shapes and isinstance(c.get("lemmas", []), list)):
-            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup', optional 'symmetry'}")
+        keys = set(c) if isinstance(c, dict) else set()
+        proof = keys & {"rup", "lrat"}
+        if not (keys in tree_shapes or (len(proof) == 1 and {"U", "lemmas"} <= keys <= {"U", "lemmas", "symmetry", "templates"} | proof)) \
+                or not isinstance(c.get("lemmas", []), list):
+            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup' or 'lrat', "
+                              "optional 'templates', 'symmetry'}")
         proved = []  # assumptions of the lemmas verified so far, in order
         for lemma in c.get("lemmas", []):
-            assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
-            if not isinstance(assume, list) or not all(
-                    isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], len(X), k) for a in assume):
-                raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
-            dec = {(a[0], a[1]): a[2] for a in assume}
-            if len(dec) != len(assume):
-                raise CheckFailed("a lemma assumes the same split twice")
+            dec = _assumed(lemma, len(X), k)
             leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
             proved.append(dec)
         if "tree" in c:
             leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
             continue
         # every full assignment of the literals (j, i) -> active violates a clause: not(lemma assumptions),
-        # plus, under symmetry, "sorted on one sample"; the DRUP steps show that clause set unsatisfiable
-        clauses = [[-(j * k + i + 1) if a else j * k + i + 1 for (j, i), a in dec.items()] for dec in proved]
+        # plus, under symmetry, "sorted on one sample"; the (D)RUP or hinted steps show that clause set unsatisfiable
+        clauses = [_clause(dec, k) for dec in proved]
+        templates = c.get("templates", [])
+        if not isinstance(templates, list):
+            raise CheckFailed("templates must be a list")
+        for tpl in templates:
+            more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
+            clauses += more
+            leaves += n_leaves
         if "symmetry" in c:
             clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
         if len(X) * k > limit("literals"):
-            raise over("literals", f"a DRUP refutation over {len(X)} x {k} activation literals")
-        steps += _check_rup(clauses, c["rup"], len(X) * k)
-    rup = f", {steps} DRUP steps replayed" if steps else ""
+            raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
+        if "rup" in c:
+            steps += _check_rup(clauses, c["rup"], len(X) * k)
+        else:
+            hinted += check_hinted(clauses, c["lrat"], len(X) * k)
+    rup = (f", {steps} DRUP steps replayed" if steps else "") + (f", {hinted} hinted steps checked" if hinted else "")
     return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{rup} (k={k}, {len(X)} samples)"
+
+
+def _assumed(lemma, n, k) -> dict:
+    """The decisions a lemma assumes, ``{(j, i): active}`` (validated)."""
+    assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
+    if not isinstance(assume, list) or not all(
+            isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], n, k) for a in assume):
+        raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
+    dec = {(a[0], a[1]): a[2] for a in assume}
+    if len(dec) != len(assume):
+        raise CheckFailed("a lemma assumes the same split twice")
+    return dec
+
+
+def _clause(dec, k) -> list[int]:
+    """The clause "not all of these decisions": literal j * k + i + 1, positive for active."""
+    return [-(j * k + i + 1) if a else j * k + i + 1 for (j, i), a in dec.items()]
+
+
+def _template_clauses(tpl, X, Y, U, k, d):
+    """The clauses of a template's instances, after proving its lemmas once on the shared data.
+
+    An instance ``[[j_0, j_1, ...], [t_0, t_1, ...]]`` puts sample ``j_p`` at position p and
+    coordinate ``t_q`` at local coordinate q (distinct samples, distinct coordinates). Every
+    instance must give the same local data: the support of ``x_(j_p)`` inside ``{t_q}``, the
+    entries ``x_(j_p)[t_q]`` and the labels of ``j_p`` equal for all instances. A lemma proved on
+    the local data (positions as samples, local coordinates as coordinates) then holds for every
+    instance: its rows are the local rows with ``V[i][q]`` renamed ``V[i][t_q]``, an injective
+    renaming, so its Farkas combination still cancels with the same negative right-hand side.
+    """
+    if not (isinstance(tpl, dict) and set(tpl) == {"lemmas", "instances"} and isinstance(tpl["lemmas"], list)
+            and isinstance(tpl["instances"], list) and tpl["instances"]):
+        raise CheckFailed("a template is {'lemmas': [...], 'instances': [[samples, coordinates], ...]} with instances")
+    local = None
+    members = []
+    for inst in tpl["instances"]:
+        if not (isinstance(inst, list) and len(inst) == 2 and all(isinstance(v, list) for v in inst)
+                and all(_pair([j, 0], len(X), 1) for j in inst[0]) and all(_pair([0, t], 1, d) for t in inst[1])
+                and len(set(inst[0])) == len(inst[0]) and len(set(inst[1])) == len(inst[1])):
+            raise CheckFailed(f"bad template instance {inst!r} (distinct samples and coordinates in range)")
+        js, ts = inst
+        q = {t: p for p, t in enumerate(ts)}
+        if any(t not in q for j in js for t, _ in X[j]):
+            raise CheckFailed(f"template instance {inst!r}: a sample has entries outside its coordinates")
+        data = [(sorted((q[t], v) for t, v in X[j]), Y[j]) for j in js]
+        if local is None:
+            local = data
+        elif data != local:
+            raise CheckFailed(f"template instance {inst!r}: its data differ from the template's")
+        members.append(js)
+    Xl, Yl = [row for row, _ in local], [y for _, y in local]
+    leaves, decs = 0, []
+    for lemma in tpl["lemmas"]:
+        dec = _assumed(lemma, len(Xl), k)
+        leaves += _check_tree(lemma["tree"], dec, [], Xl, Yl, U, k)
+        decs.append(dec)
+    clauses = [_clause({(js[p], i): a for (p, i), a in dec.items()}, k) for js in members for dec in decs]
+    return clauses, leaves
 
 
 def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:

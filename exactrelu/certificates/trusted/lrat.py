@@ -1,0 +1,100 @@
+"""Check of hinted (LRAT-style) refutations, in time linear in the proof. Standard library only.
+
+A hinted refutation of a clause set names, for every clause it adds, the earlier clauses whose
+unit propagation derives it, in order, so that the checker never searches. Clauses are numbered
+implicitly: the input clauses 1..C in order, then each added step the next number.
+
+``steps`` is a list of
+
+* ``[l1, ..., lk, 0, h1, ..., hm]``: add the clause ``(l1 or ... or lk)`` (literals +-1..nvars;
+  ``k = 0`` is the empty clause). Assume every
+  ``l`` false; then each hint ``h`` (a number of an earlier clause, not deleted) must, in order,
+  be *unit* (every literal false but one, which is unassigned and becomes true) until the last
+  hint, which must be *falsified* (every literal false). That is a unit-propagation derivation
+  of a conflict from the negated clause, so the clause follows from the clauses hinted.
+* ``["d", h1, ...]``: delete clauses (numbers of earlier clauses not deleted yet). A deleted
+  clause may not be hinted afterwards.
+
+The proof must derive the empty clause, as its last step. The work is one pass over the steps,
+each hint costing the length of its clause.
+"""
+
+from __future__ import annotations
+
+from .common import CheckFailed
+
+
+def check_hinted(clauses, steps, nvars: int) -> int:
+    """Verify that ``steps`` derive the empty clause from ``clauses``; return the number of added steps.
+
+    >>> check_hinted([[1, 2], [-1, 2], [1, -2], [-1, -2]], [[2, 0, 1, 2], [0, 5, 3, 4]], 2)
+    2
+    """
+    if not isinstance(steps, list) or not steps:
+        raise CheckFailed("a hinted proof must be a non-empty list of steps")
+    db: list = [None]  # db[h] = literals of clause h (None once deleted); number 0 is never a clause
+    for c in clauses:
+        db.append(_literals(c, nvars, "input clause"))
+    val = bytearray(2 * nvars + 1)  # val[lit] == 1: lit is true under the current assumptions
+    last = len(steps) - 1
+    added = 0
+    for number, step in enumerate(steps):
+        if not isinstance(step, list):
+            raise CheckFailed(f"step {number} is not a list")
+        if step[:1] == ["d"]:
+            for h in step[1:]:
+                if type(h) is not int or not 0 < h < len(db) or db[h] is None:
+                    raise CheckFailed(f"step {number} deletes {h!r}, not a live clause")
+                db[h] = None
+            continue
+        try:
+            cut = step.index(0)
+        except ValueError:
+            raise CheckFailed(f"step {number} has no 0 between its literals and its hints") from None
+        lits = _literals(step[:cut], nvars, f"step {number}")
+        if not _conflict(lits, step[cut + 1:], db, val, number):
+            raise CheckFailed(f"step {number}: the hints end without a conflict")
+        db.append(lits)
+        added += 1
+        if not lits:
+            if number != last:
+                raise CheckFailed(f"step {number} derives the empty clause but the proof goes on")
+            return added
+    raise CheckFailed("the hinted proof does not derive the empty clause")
+
+
+def _literals(c, nvars, what) -> list:
+    """``c`` if it is a list of literals in range. A repeated literal or a complementary pair needs no
+    rejection: a tautology holds whatever its hints, and a repeated literal only keeps a clause
+    from ever being unit."""
+    if not (isinstance(c, list) and all(type(x) is int and 0 < abs(x) <= nvars for x in c)):
+        raise CheckFailed(f"malformed {what} {c!r} (literals +-1..{nvars})")
+    return c
+
+
+def _conflict(lits, hints, db, val, number) -> bool:
+    """Assume ``lits`` false, run the hints in order; True iff the last one is falsified."""
+    true = [-x for x in lits]
+    for x in true:
+        val[x] = 1
+    try:
+        end = len(hints) - 1
+        for pos, h in enumerate(hints):
+            if type(h) is not int or not 0 < h < len(db):
+                raise CheckFailed(f"step {number}: hint {h!r} is not an earlier clause")
+            c = db[h]
+            if c is None:
+                raise CheckFailed(f"step {number}: hint {h} is a deleted clause")
+            free = [x for x in c if not val[-x]]
+            if not free:
+                if pos != end:
+                    raise CheckFailed(f"step {number}: hint {h} is a conflict before the last hint")
+                return True
+            if len(free) > 1 or val[free[0]]:
+                raise CheckFailed(f"step {number}: hint {h} is not unit at its place")
+            val[free[0]] = 1
+            true.append(free[0])
+        return False
+    finally:
+        for x in true:
+            val[x] = 0

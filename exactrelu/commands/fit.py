@@ -1,0 +1,92 @@
+"""``exactrelu fit INSTANCE -k K -o WEIGHTS``: approximate weights for noisy labels, exact residual."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    from ..fit import METHODS, method_names
+
+    methods = "; ".join(f"{n}: {e.summary}" for n, e in METHODS.items())
+    p = sub.add_parser(
+        "fit", help="fit weights to noisy labels; write them with their exact residual (a residual certificate)",
+        description="Fit k hidden units to labels that need not be exactly realisable, write the weights "
+                    "(exactrelu.weights, exact rationals) and their exact squared error on the data as a residual "
+                    "certificate, verified by the independent checker. The certificate states how good the fit "
+                    f"is, not that it is optimal. Methods: auto (tensor when k <= d, else gradient); {methods}.")
+    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("-k", type=int, required=True, help="number of hidden units")
+    p.add_argument("--bias", action="store_true", help="also fit hidden biases b")
+    p.add_argument("--method", default="auto", choices=method_names(), help="start method (default auto)")
+    p.add_argument("--no-refine", action="store_true", help="skip the refinement after the start method")
+    p.add_argument("-o", "--output", required=True, help="weights file to write (exactrelu.weights JSON)")
+    p.add_argument("--certificate", help="also write the residual certificate here")
+    p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
+    p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.set_defaults(func=cmd_fit)
+
+
+def _rows(res, inst, args) -> list[tuple[str, str]]:
+    import numpy as np
+
+    r = res.residual
+    rows = [("squared error (exact)", f"{float(r.squared_error):.6g}" + ("" if r.squared_error == 0 else
+                                                                           " (exact rational in the certificate)")),
+            ("||residual||_F / ||labels||_F", f"{r.relative():.4g}"),
+            ("largest |error|", f"{float(r.max_abs_error):.4g}")]
+    if inst.clean_labels is not None:
+        e = float(np.linalg.norm(inst.noise.to_float()))
+        ratio = f"{float(r.squared_error) ** 0.5 / e:.5f}" if e > 0 else "(no noise)"
+        rows.append(("||residual||_F / ||E||_F (planted noise)", ratio))
+    if inst.planted is not None and inst.planted.k == args.k:
+        from ..propose._common import angular_errors
+
+        ang = angular_errors(res.network.V.to_float(), inst.planted.V.to_float()).max()
+        rows.append(("worst row angle vs planted V", f"{float(ang):.3g} rad"))
+    return rows
+
+
+def cmd_fit(args) -> int:
+    from ..certificates.envelope import write_certificate
+    from ..fit import fit
+    from ..instances import read_instance
+    from ..progress import LineProgress
+    from ..weights_file import write_weights
+    from .core import _activation, _table
+
+    inst = read_instance(args.instance)
+    progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
+    try:
+        res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
+                  random_state=args.seed, refine=False if args.no_refine else None,
+                  certificate=True, check=not args.no_check, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    auto = " (auto)" if args.method == "auto" else ""
+    print(f"fit: method {res.method}{auto}, k={args.k}{' with biases' if args.bias else ''}, "
+          f"{inst.n} samples x {inst.m} outputs")
+    if "fallback" in res.info:
+        print(f"  fell back to gradient: {res.info['fallback']}")
+    rows = [(s.name, f"{s.seconds:8.3f} s   relative residual {s.relative:.4g}") for s in res.stages]
+    rows += [(n, f"{t:8.3f} s") for n, t in res.timings.items() if n not in {s.name for s in res.stages}]
+    rows.append(("total", f"{sum(res.timings.values()):8.3f} s"))
+    print("phases:")
+    print(_table(rows))
+    print("residual:")
+    print(_table(_rows(res, inst, args)))
+    if res.realizable:
+        print(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {args.instance} -k {args.k}` "
+              "writes a realizes certificate")
+    if res.checked:
+        print(f"independent checker: {res.checked}")
+    out = write_weights(res.network, args.output, method=res.method, seed=args.seed, command="fit")
+    print(f"weights written to {out}")
+    if args.certificate:
+        write_certificate(res.certificate, args.certificate)
+        print(f"residual certificate written to {args.certificate}")
+    return 0

@@ -1,0 +1,72 @@
+"""``exactrelu sweep SPEC.toml -o DIR [--workers N | --scheduler ADDRESS] [--resume]`` and ``exactrelu sweep plot DIR``.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(); sub = p.add_subparsers()
+>>> register(sub)
+>>> a = p.parse_args(["sweep", "grid.toml", "-o", "out", "--workers", "2"])
+>>> a.spec, a.output, a.workers, a.resume
+('grid.toml', 'out', 2, False)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InvalidInput
+
+__all__ = ["register"]
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="run a grid of experiments from a TOML spec (process pool or Dask); 'sweep plot DIR' for figures",
+        description="Run every task of SPEC.toml (a grid of parameters x seeds) on local worker processes or on a "
+                    "Dask cluster. Each task writes one row to DIR/results.jsonl (and DIR/results.csv); a row is "
+                    "'certified' only after the independent checker accepted its certificate. Exit 0 when every "
+                    "row is certified or refused, 1 when some failed, 130 when interrupted (then --resume). "
+                    "'exactrelu sweep plot DIR' writes the standard figures to DIR/plots/. See docs/sweep.md.")
+    p.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (or 'plot', then DIR)")
+    p.add_argument("directory", nargs="?", metavar="DIR", help=argparse.SUPPRESS)
+    p.add_argument("-o", "--output", metavar="DIR", help="directory for rows, certificates and the table")
+    p.add_argument("--workers", type=int, help="local worker processes (default: the cores available; 1: in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
+                   "needs pip install 'exactrelu[dask]'")
+    p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args) -> int:
+    if args.spec == "plot":
+        return _plot(args)
+    if args.directory is not None:
+        raise InvalidInput(f"unexpected argument {args.directory!r} (the output directory goes after -o)")
+    if not args.output:
+        raise InvalidInput("give the output directory: exactrelu sweep SPEC.toml -o DIR")
+    from ..sweep import load_spec, run_sweep
+
+    spec = load_spec(args.spec)
+    s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
+                  progress=not args.quiet)
+    c = s.counts
+    already = f", {s.skipped} already there" if s.skipped else ""
+    print(f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
+          f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}")
+    print(f"table: {s.directory / 'results.csv'}")
+    if s.interrupted:
+        print(f"interrupted: run again with --resume to continue ({s.total - s.skipped - sum(c.values())} tasks left)",
+              file=sys.stderr)
+        return 130
+    return 1 if c["failed"] else 0
+
+
+def _plot(args) -> int:
+    from ..sweep.plots import plot_directory
+
+    directory = args.directory or args.output
+    if directory is None:
+        raise InvalidInput("give the sweep directory: exactrelu sweep plot DIR")
+    for path in plot_directory(directory):
+        print(f"wrote {path}")
+    return 0

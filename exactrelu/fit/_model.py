@@ -1,0 +1,61 @@
+"""Float helpers shared by the fit methods: a start (U, V, b), its hidden layer, U by least squares.
+
+Floating point only: a fit's weights are turned into exact rationals (exactly, a float64 is a
+dyadic rational) and their residual is computed over Q afterwards, so nothing decided here is
+claimed.
+
+>>> import numpy as np
+>>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]); V = np.array([[1.0, 0.0], [0.0, 1.0]])
+>>> Y = hidden(X, V, None, 1) @ np.array([[2.0, -1.0]]).T
+>>> start = Start(best_U(X, Y, V, None, 1), V, None)
+>>> np.round(start.U, 12).tolist(), round(relative_residual(X, Y, start, 1), 12)
+([[2.0, -1.0]], 0.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Start", "hidden", "best_U", "relative_residual", "normalise"]
+
+
+@dataclass
+class Start:
+    """Float weights U (m x k), V (k x d), b (k,) or None; ``info`` holds method-specific diagnostics."""
+
+    U: np.ndarray
+    V: np.ndarray
+    b: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+def hidden(X: np.ndarray, V: np.ndarray, b: np.ndarray | None, degree: int) -> np.ndarray:
+    """``f(X V^T + b)`` (n x k) in float."""
+    Z = X @ V.T
+    if b is not None:
+        Z += b
+    H = np.maximum(Z, 0.0)
+    return H if degree == 1 else H**degree
+
+
+def best_U(X: np.ndarray, Y: np.ndarray, V: np.ndarray, b: np.ndarray | None, degree: int) -> np.ndarray:
+    """The least-squares U (m x k) for fixed V, b: ``argmin ||f(X V^T + b) U^T - Y||_F``."""
+    H = hidden(X, V, b, degree)
+    return np.linalg.lstsq(H, Y, rcond=None)[0].T
+
+
+def relative_residual(X: np.ndarray, Y: np.ndarray, start: Start, degree: int) -> float:
+    """``||f(X V^T + b) U^T - Y||_F / ||Y||_F`` in float (for progress and stage reports)."""
+    R = hidden(X, start.V, start.b, degree) @ start.U.T - Y
+    ny = float(np.linalg.norm(Y))
+    return float(np.linalg.norm(R)) / ny if ny else float(np.linalg.norm(R))
+
+
+def normalise(start: Start, degree: int) -> Start:
+    """Scale each unit so that ``|V_i| = 1`` (the factor moves into U's column: f is homogeneous)."""
+    s = np.linalg.norm(start.V, axis=1)
+    s = np.where(s > 0, s, 1.0)
+    b = None if start.b is None else start.b / s
+    return Start(start.U * s**degree, start.V / s[:, None], b, start.info)

@@ -1,0 +1,228 @@
+"""``fit``: approximate weights for noisy labels, with their exact residual.
+
+Float proposes (a start method, then refinement), exact disposes: the float weights are read
+exactly as rationals and their residual on the data, ``sum_{j,r} (prediction_jr - labels_jr)^2``,
+is computed over Q and written as a ``residual`` certificate that the independent checker
+re-verifies. The certificate says how good the fit is, not that it is the best fit.
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=6, k=2, m=3, n=3000, seed=0, noise="gaussian:0.05")
+>>> res = fit(inst, k=2, random_state=0)
+>>> res.method, res.certificate["claim"], res.checked.startswith("residual")
+('tensor', 'residual', True)
+>>> noise_sq = sum(x * x for row in inst.noise.to_fractions() for x in row)
+>>> bool(res.squared_error <= noise_sq)  # at the noise floor: below ||E||_F^2 (least squares)
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Activation, Network
+from ..residual import Residual, exact_residual
+from ._model import Start, relative_residual
+from .methods import METHODS, method_names, start_function
+from .refine import refine as lm_refine
+
+__all__ = ["fit", "FitResult", "Stage", "choose_method"]
+
+REALIZABLE_BELOW = 1e-9  # float relative residual under which exact recovery is tried
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a fit: its name, the float relative residual after it, and its time."""
+
+    name: str
+    relative: float
+    seconds: float
+
+
+@dataclass
+class FitResult:
+    """Outcome of :func:`fit`.
+
+    network : the fitted weights, exact (the float weights read exactly). residual : their exact
+    :class:`~exactrelu.residual.Residual` on the data. method : the method run (``auto`` resolved);
+    requested : the method asked for. stages : start and refinement, each with its float relative
+    residual, so the paper's algorithm can be measured alone. timings : seconds per phase.
+    certificate : the ``residual`` certificate (None if not asked); checked : the independent
+    checker's summary (None if not run). realizable : the labels were found exactly realisable
+    (then ``network`` is the exact network recovery certified, and the residual is zero).
+    info : method diagnostics (sign margins, grid sizes, fallbacks).
+    """
+
+    network: Network
+    residual: Residual
+    method: str
+    requested: str
+    stages: list[Stage]
+    timings: dict[str, float]
+    certificate: dict | None = None
+    checked: str | None = None
+    realizable: bool = False
+    info: dict = field(default_factory=dict)
+
+    @property
+    def squared_error(self) -> Fraction:
+        """The exact squared Frobenius error of ``network`` on the data."""
+        return self.residual.squared_error
+
+    @property
+    def relative(self) -> float:
+        """``||prediction - labels||_F / ||labels||_F`` (float, for display)."""
+        return self.residual.relative()
+
+
+def choose_method(n: int, d: int, m: int, k: int, bias: bool) -> str:
+    """``auto``: the tensor route (the paper's algorithm, refined) when its assumptions can hold
+    (k <= d and m >= k, or one output), else the gradient baseline. Biases are fitted in the
+    refinement from the tensor start (its second-order moments keep the directions of biased units)."""
+    return "tensor" if k <= d and (m >= k or m == 1) else "gradient"
+
+
+def _as_instance(data, labels) -> Instance:
+    if isinstance(data, Instance):
+        if labels is not None:
+            raise InvalidInput("pass labels only with an inputs array, not with an Instance")
+        return data
+    if labels is None:
+        raise InvalidInput("fit needs an Instance, or inputs and labels")
+    return Instance.from_arrays(np.asarray(data) if isinstance(data, list) else data, labels)
+
+
+def _validate(inst: Instance, k, method: str, bias: bool, activation: Activation | None) -> Activation:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidInput(f"k (the number of hidden units) must be a positive integer, got {k!r}")
+    if k > 10_000:
+        raise InvalidInput(f"k = {k} hidden units is beyond what fit handles (at most 10000)")
+    if inst.n == 0 or inst.d == 0 or inst.m == 0:
+        raise InvalidInput(f"the instance is empty (n={inst.n}, d={inst.d}, m={inst.m})")
+    if method != "auto" and method not in METHODS:
+        raise InvalidInput(f"unknown fit method {method!r}; choose from {', '.join(method_names())}")
+    if bias and method != "auto" and not METHODS[method].bias:
+        raise InvalidInput(f"method {method!r} fits networks without hidden biases; with --bias use "
+                           f"{', '.join(n for n, e in METHODS.items() if e.bias)} or auto")
+    if activation is not None and inst.activation is not None and activation != inst.activation:
+        raise InvalidInput(f"activation {activation} differs from the instance's activation {inst.activation}")
+    return activation or inst.activation or RELU
+
+
+def _float_data(inst: Instance) -> tuple[np.ndarray, np.ndarray]:
+    X, Y = inst.float_inputs(), inst.float_labels()
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
+        raise InvalidInput("inputs or labels are too large for float64: the float methods cannot fit them")
+    return X, Y
+
+
+def _exact_network(start: Start, act: Activation) -> Network:
+    b = None if start.b is None else QMatrix.from_numpy(start.b.reshape(-1, 1), name="b")
+    return Network(QMatrix.from_numpy(start.U, name="U"), QMatrix.from_numpy(start.V, name="V"), act, b)
+
+
+def _run(X, Y, k, name: str, act, rng, bias, refine, progress, timings, stages, info) -> Start:
+    """Run the start of ``name`` and, if asked, the refinement; fill timings, stages and info."""
+    entry = METHODS[name]
+    t0 = time.perf_counter()
+    start = start_function(name)(X, Y, k, activation=act, rng=rng, bias=bias, progress=progress)
+    label = "paper" if entry.start.endswith("paper:paper_start") else name
+    timings[label] = time.perf_counter() - t0
+    stages.append(Stage(label, relative_residual(X, Y, start, act.degree), timings[label]))
+    info.update(start.info)
+    if refine if refine is not None else entry.refine:
+        t0 = time.perf_counter()
+        start = lm_refine(X, Y, start, degree=act.degree, bias=bias, rng=rng, progress=progress)
+        timings["refine"] = time.perf_counter() - t0
+        stages.append(Stage("refine", relative_residual(X, Y, start, act.degree), timings["refine"]))
+        info["refine_iterations"] = start.info.get("iterations")
+    return start
+
+
+def _try_exact(inst, k, act, start, random_state, check, timings):
+    """Labels that the fit matches to rounding level: try exact recovery from the fitted V."""
+    from ..recover.exact import recover
+
+    t0 = time.perf_counter()
+    try:
+        rec = recover(inst, k=k, activation=act, init=start.V, random_state=random_state, check=check)
+    except ExactReluError:
+        rec = None
+    timings["exact recovery attempt"] = time.perf_counter() - t0
+    return rec
+
+
+def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", activation: Activation | None = None,
+        random_state=0, refine: bool | None = None, certificate: bool = True, check: bool = True,
+        progress: Callable[[str], None] | None = None) -> FitResult:
+    """Fit ``k`` hidden units to (possibly noisy) labels; return weights with their exact residual.
+
+    Parameters
+    ----------
+    data : an :class:`~exactrelu.instances.Instance`, or inputs (n x d) with ``labels`` (n x m).
+    k : number of hidden units. bias : also fit hidden biases b.
+    method : ``"auto"`` (:func:`choose_method`), or a name in :data:`~exactrelu.fit.methods.METHODS`:
+        ``"paper"``, ``"tensor"``, ``"fpt"``, ``"gradient"`` (docs/noisy.md says what each guarantees).
+    refine : run the refinement after the start (default: as the method says; ``paper`` does not).
+    certificate, check : write the ``residual`` certificate, and verify it with the independent checker.
+    progress : callback receiving one-line progress messages.
+
+    Raises
+    ------
+    InvalidInput : k < 1, an empty instance, an unknown method, biases with a method that has none.
+    AssumptionViolated : the method's assumptions fail (``auto`` falls back to ``gradient`` instead).
+    """
+    from ..propose._common import as_generator
+
+    inst = _as_instance(data, labels)
+    act = _validate(inst, k, method, bias, activation)
+    X, Y = _float_data(inst)
+    rng = as_generator(random_state)
+    name = choose_method(inst.n, inst.d, inst.m, k, bias) if method == "auto" else method
+    timings: dict[str, float] = {}
+    stages: list[Stage] = []
+    info: dict = {}
+    try:
+        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+    except AssumptionViolated as exc:
+        if method != "auto" or name == "gradient":
+            raise
+        info["fallback"] = f"{name}: {exc}"
+        name, stages[:] = "gradient", []
+        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+    return _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress)
+
+
+def _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress):
+    from ..certificates.envelope import residual_certificate, verify
+
+    t0 = time.perf_counter()
+    if progress is not None:
+        progress(f"exact residual of {inst.n} x {inst.m} entries")
+    net = _exact_network(start, act)
+    res = exact_residual(net, inst, max_listed=0)
+    timings["exact residual"] = time.perf_counter() - t0
+    realizable = res.squared_error == 0
+    if not realizable and res.relative() < REALIZABLE_BELOW and start.b is None:
+        rec = _try_exact(inst, k, act, start, random_state, check, timings)
+        if rec is not None:
+            net, realizable = rec.network, True
+            res = exact_residual(net, inst, max_listed=0)
+    out = FitResult(net, res, name, method, stages, timings, realizable=realizable, info=info)
+    if certificate:
+        t0 = time.perf_counter()
+        out.certificate = residual_certificate(inst, net, residual=res, method=name, seed=random_state)
+        if check:
+            if progress is not None:
+                progress("independent check of the residual certificate")
+            out.checked = verify(out.certificate, inst)
+        timings["certificate"] = time.perf_counter() - t0
+    return out

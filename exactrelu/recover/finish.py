@@ -1,0 +1,145 @@
+"""The exact steps every route ends with: the label basis, the output layer, the final verification, the certificate.
+
+* :func:`label_rows`: k rows of ``A = labels.T`` independent over Q (modulo a prime), or the exact
+  rank with a specific error (rank > k refutes any k-unit network; rank < k breaks the row-span route);
+* :func:`solve_output`: U from k independent columns of ``F = f(V X)`` (exact integers), then
+  ``U F == A`` verified on **every** entry (:func:`residual_error` locates failures);
+* :func:`certify`: the canonical network, its ``realizes`` certificate (hidden biases in ``b``, the
+  route in the provenance), and the independent checker's verdict.
+
+>>> import flint
+>>> label_rows(flint.fmpz_mat([[1, 2, 3], [2, 4, 6]]), 1)
+[0]
+>>> split_bias(QMatrix.from_rows([[1, 2, 3], [4, 5, 0]]))[1].to_fractions()
+[[Fraction(3, 1)], [Fraction(0, 1)]]
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+
+from ..certificates.envelope import instance_sha256, realizes_certificate, verify
+from ..errors import AssumptionViolated, ExactReluError, NotRealizable, ProposalFailed
+from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import Activation, Network
+
+__all__ = ["label_rows", "solve_output", "residual_error", "no_units", "certify", "split_bias", "rank_of"]
+
+
+def rank_of(A: flint.fmpz_mat) -> int:
+    """Exact rank of an integer matrix: modulo primes first (a lower bound), exactly only if they disagree with min(shape)."""
+    best = 0
+    for p in PRIMES:
+        best = max(best, len(independent_rows(A, p)))
+        if best == min(A.nrows(), A.ncols()):
+            return best
+    return exact_rank(A)
+
+
+def label_rows(A: flint.fmpz_mat, k: int) -> list[int]:
+    """Indices of k rows of A (m x n) independent over Q; errors name the exact rank otherwise."""
+    m = A.nrows()
+    rows = independent_rows(A)
+    if len(rows) > k:
+        raise NotRealizable(
+            f"rank(labels) >= {len(rows)} > k = {k}: no network with {k} hidden units produces these labels "
+            f"(rank(U f(V X + b)) <= k). The labels may be noisy or rounded, or k too small.",
+            evidence={"rank_lower_bound": len(rows), "k": k})
+    if len(rows) == k:
+        return rows
+    r = exact_rank(A)
+    if r < k:
+        raise AssumptionViolated(
+            f"rank(labels) = {r} < k = {k}: the row-span route needs U* of full column rank k "
+            f"(then the row span of the labels is that of f(V* X)).",
+            evidence={"rank": r, "k": k, "m": m},
+            suggestion="route='auto' (the sparse-columns or pattern-linearised routes handle rank(labels) < k), fewer "
+                       "units (k = rank), or the worst-case solver `exactrelu solve`")
+    for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
+        rows = independent_rows(A, p)
+        if len(rows) == k:
+            return rows
+    raise AssumptionViolated(f"rank(labels) = {k} over Q but below k modulo {len(PRIMES)} primes")  # pragma: no cover
+
+
+def solve_output(F: flint.fmpz_mat, A: flint.fmpz_mat, inst: Instance, act: Activation, xden: int) -> QMatrix:
+    """U with ``U f(V X) = A`` on every entry; ``F`` = f(V Xnum) (k x n integers), inputs = Xnum / xden.
+
+    Raises NotRealizable when F has rank < k or when any entry differs (evidence: where and how much).
+    """
+    k, m = F.nrows(), A.nrows()
+    cols = []
+    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+        cols = independent_columns(F, p)
+        if len(cols) == k:
+            break
+    if len(cols) < k:
+        raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
+    Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
+    Asel = flint.fmpz_mat([[A[r, j] for r in range(m)] for j in cols])  # k x m
+    Znum, zden = Fsel.solve(Asel).numer_denom()  # F[:, cols]^T Z = A[:, cols]^T
+    R = Znum.transpose() * F - A * zden
+    if not R.is_zero():
+        raise residual_error(R, zden, inst)
+    return QMatrix(Znum.transpose() * (int(xden) ** act.degree), int(zden) * int(inst.labels.den))
+
+
+def residual_error(R, zden, inst: Instance) -> NotRealizable:
+    """NotRealizable locating the non-zero entries of the scaled residual R (m x n)."""
+    m, n = R.nrows(), R.ncols()
+    bad = [(j, r) for r in range(m) for j in range(n) if R[r, j] != 0]
+    den = int(zden) * int(inst.labels.den)
+    worst = max((abs(Fraction(int(R[r, j]), den)) for j, r in bad[:1000]), default=Fraction(0))
+    return NotRealizable(
+        f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {float(worst):.3g}); "
+        "the labels are not exactly realisable by these units (noise or rounding?)",
+        evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
+
+
+def no_units(k, cands, rejected, tries, detail, d=None, bias=False) -> ExactReluError:
+    """The error when fewer than k units were confirmed: why the proposals were rejected, what to try."""
+    reasons = {}
+    for r in rejected:
+        reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+    msg = (f"found {len(cands)} of {k} units after {tries} search tries; proposals rejected exactly: "
+           + ("; ".join(f"{v} x {k_}" for k_, v in reasons.items()) or "none")
+           + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
+    if not bias:
+        msg += " If the network has hidden biases, pass bias=True (--bias)."
+    if detail:
+        msg += f" Search: {detail}"
+    if d is not None and k > d:
+        msg += (f" Note k = {k} > d = {d}: the recovery theorem assumes V* of full row rank k <= d; "
+                "the worst-case solver `exactrelu solve` makes no such assumption.")
+    evidence = {"found": len(cands), "rejected": rejected[:10], "tries": tries}
+    if any("nullity" in r for r in rejected):
+        return AssumptionViolated(msg, evidence=evidence, suggestion="more samples, or the worst-case solver `exactrelu solve`")
+    if rejected:
+        return NotRealizable("no certificate: " + msg, evidence=evidence)
+    return ProposalFailed("no certificate: " + msg, evidence=evidence)
+
+
+def split_bias(V: QMatrix) -> tuple[QMatrix, QMatrix]:
+    """``[V b]`` (k x (d+1)) -> (V, b as k x 1)."""
+    rows = V.to_fractions()
+    k, d1 = V.shape
+    return (QMatrix.from_fractions([x for r in rows for x in r[:-1]], k, d1 - 1),
+            QMatrix.from_fractions([r[-1] for r in rows], k, 1))
+
+
+def certify(inst: Instance, net: Network, *, route: str, proposer: str, random_state, check: bool, timer) -> tuple:
+    """(canonical network, ``realizes`` certificate, checker summary or None); times 'certificate' and 'independent_check'."""
+    t0 = timer.start()
+    net = net.canonical()
+    seed = random_state if isinstance(random_state, int) else None
+    cert = realizes_certificate(inst, net, sha256=instance_sha256(inst), seed=seed, proposer=proposer, route=route)
+    t0 = timer.add("certificate", t0)
+    summary = None
+    if check:
+        summary = verify(cert, inst)
+        timer.add("independent_check", t0)
+    return net, cert, summary

@@ -1,0 +1,208 @@
+"""The row-span route (Bakshi, Jayaram, Woodruff 2019): rank(labels) = k, any proposal, hidden biases optional.
+
+Papers' orientation inside: X = inputs.T (d x n), A = labels.T (m x n), W = f(V X + b). If U has
+full column rank k then rowspan(A) = rowspan(W). For a set Z of samples where unit i is inactive,
+{y in rowspan(A) : y_Z = 0} = span(W_i) if and only if the other units' rows restricted to Z have
+rank k-1 (exactrelu.theorems.uniqueness_lemma). The route:
+
+1. ``B``: k rows of A independent modulo a prime (so over Q); rank(A) != k is reported.
+2. For each unit of a float proposal, its most confidently inactive samples Z (most negative
+   v . x / |x|): the exact primitive kernel c of B[:, Z]^T gives y = c^T B; y must be one-signed
+   (oriented to be >= 0), and its support is the unit's active set.
+3. V_i exactly from d samples of the support (exact c-th roots of ratios for t^c), then all
+   units at once: F = f(V X) exactly, and every row of F is checked proportional to its y.
+4. U from k independent columns of F; then ``U F == A`` is verified on **every** sample and
+   output. Only then is a certificate written; the independent checker can re-verify it.
+
+With ``bias=True`` the inputs get a constant coordinate 1 and the route recovers ``[V b]``:
+``f(V x + b) = f([V b] [x; 1])``, and the augmented inputs of a continuous distribution are in
+general position (no d+1 on a hyperplane), so every step
+above applies with d+1 in place of d.
+
+Proposals only choose which small exact systems to solve; they never decide anything.
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=4, k=2, m=3, n=300, seed=1, bias=1.0)
+>>> res = recover_rowspan(inst, k=2, bias=True, random_state=0)
+>>> res.network.equivalent(inst.planted), res.route
+(True, 'rowspan')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import flint
+import numpy as np
+
+from ..errors import ProposalFailed
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Activation, Network
+from ..propose.search import SearchProposer, normalize_rows
+from .data import InputProducts, RowView, augmented, float_view, stack_rows
+from .finish import certify, label_rows, no_units, solve_output, split_bias
+from .proposal import run_proposer
+from .result import RecoveryResult, Timer
+from .steps import Candidate, confirm_all, kernel_from_order, oriented, unit_from_order
+
+__all__ = ["recover_rowspan"]
+
+
+def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
+                    init: Any = "auto", random_state=0, check: bool = True,
+                    progress: Callable[[str], None] | None = None) -> RecoveryResult:
+    """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly by the row-span route.
+
+    Parameters are those of :func:`exactrelu.recover.exact.recover`; ``inst`` is an Instance and ``k``
+    a valid positive integer (the front door checks both).
+
+    Raises
+    ------
+    AssumptionViolated : rank(labels) < k, or inputs not in general position for some unit.
+    NotRealizable : the labels are not reproduced exactly (noisy or rounded labels); evidence attached.
+    ProposalFailed : no proposal produced the missing units (nothing is claimed).
+    """
+    T = Timer()
+    t0 = T.start()
+    act = activation or inst.activation or RELU
+    work = augmented(inst) if bias else inst
+    Xf, Yf = float_view(work, act.degree)
+    A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
+    t0 = T.add("conversion", t0)
+    rows = label_rows(A, k)
+    B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
+    T.add("rank", t0)
+    finder = _Finder(B, work, act, k, random_state, Xf, T, progress)
+    sources = finder.run(init, Yf, bias)
+    cands = finder.cands
+
+    t0 = T.start()  # the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
+    Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
+    F = stack_rows([(c.F, c.frow, 1) for c in cands], inst.n)
+    t0 = T.add("hidden", t0)
+    Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
+    T.add("output", t0)
+    V, b = split_bias(Vq) if bias else (Vq, None)
+    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
+                                 random_state=random_state, check=check, timer=T)
+    return RecoveryResult(net, cert, T.t, finder.tries, "+".join(sources), k, [c.record for c in cands], summary,
+                          inst.n * inst.m, route="rowspan")
+
+
+class _Finder:
+    """Proposals -> confirmed units: kernels of the label basis on proposed zeros, batched exact checks."""
+
+    def __init__(self, B, work: Instance, act, k, random_state, Xf, timer, progress):
+        self.B, self.BT, self.work, self.act, self.k = B, RowView(B.transpose()), work, act, k
+        self.n, self.d = work.n, work.d
+        self.Xrows, self.XT = RowView(work.inputs), InputProducts(work.inputs)
+        self.rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
+        self.random_state, self.Xf, self.Xn, self.T = random_state, Xf, normalize_rows(Xf), timer
+        self.say = progress or (lambda msg: None)
+        self.progress = progress
+        self.cands: list[Candidate] = []
+        self.rejected: list[dict] = []
+        self.tries = 0
+
+    def run(self, init, Yf, bias: bool) -> list[str]:
+        """The proposal, then up to three rounds of blind search for missing units; returns the sources used."""
+        t0 = self.T.start()
+        V_prop, est, name = run_proposer(init, self.k, self.act, self.random_state, self.Xf, Yf, self.d, bias,
+                                         self.progress)
+        self.tries += int(getattr(est, "n_tries_", 0) or 0)
+        self.T.add("proposal", t0)
+        sources = [name]
+        self.say(f"proposal '{name}' gave {len(V_prop)} rows")
+        self.take(V_prop, name)
+        rounds = 0
+        while len(self.cands) < self.k and rounds < 3:
+            rounds += 1
+            self.say(f"{len(self.cands)} of {self.k} units confirmed; searching for the rest")
+            self.take(self._search(Yf, rounds, bias), "search")
+            if "search" not in sources:
+                sources.append("search")
+        if len(self.cands) < self.k:
+            raise no_units(self.k, self.cands, self.rejected, self.tries, "", self.d - int(bias), bias)
+        return sources
+
+    def _search(self, Yf, rounds: int, bias: bool) -> np.ndarray:
+        t0 = self.T.start()
+        masks = [np.zeros(self.n, dtype=bool) for _ in self.cands]
+        for mask, c in zip(masks, self.cands):
+            mask[c.positive] = True
+        rs = self.random_state
+        if isinstance(rs, np.random.Generator):
+            seed = rs
+        else:
+            seed = None if rs is None else (int(rs) * 1_000_003 + rounds) & 0xFFFFFFFF
+        sp = SearchProposer(self.k, activation=self.act, random_state=seed, exclude=masks, progress=self.progress)
+        try:
+            sp.fit(self.Xf, Yf)
+        except ProposalFailed as exc:
+            raise no_units(self.k, self.cands, self.rejected, self.tries, str(exc), self.d - int(bias), bias) from None
+        finally:
+            self.tries += int(getattr(sp, "n_tries_", 0))
+            self.T.add("proposal", t0)
+        return sp.V_
+
+    def take(self, V_prop: np.ndarray, source: str) -> None:
+        """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
+        t1 = self.T.start()
+        S = self.Xn @ V_prop.T  # normalised margins, n x rows
+        active = (S > 0).sum(axis=1)
+        rows = range(min(S.shape[1], 2 * self.k))
+        orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), self.k)) for i in rows}
+        new = self._candidates(rows, orders, source)
+        for c in confirm_all(new, self.Xrows, self.XT, self.act, self.d, self.rng, self.rejected):
+            if len(self.cands) < self.k:
+                self.cands.append(c)
+        self.T.add("units", t1)
+
+    def _candidates(self, rows, orders, source) -> list[Candidate]:
+        first = {}
+        for i in rows:  # the preferred order of every row: kernels now, one product C B for all
+            kz = kernel_from_order(self.B, self.BT, orders[i][0], self.k, source)
+            if isinstance(kz, dict):
+                self.rejected.append(kz)
+            else:
+                first[i] = kz
+        Y = flint.fmpz_mat([c for c, _ in first.values()]) * self.B if first else None
+        ents = Y.entries() if first else []
+        where = {i: r for r, i in enumerate(first)}
+        new: list[Candidate] = []
+        n = self.n
+        for i in rows:
+            if len(self.cands) + len(new) == self.k:
+                break
+            cand = None
+            if i in first:
+                r = where[i]
+                cand = oriented(Y, r, ents[r * n:(r + 1) * n], first[i][1], source)
+            if cand is None or isinstance(cand, dict):
+                if cand is not None:
+                    self.rejected.append(cand)
+                for order in orders[i][1:]:  # the other orders, one at a time
+                    cand = unit_from_order(self.B, self.BT, order, self.k, source)
+                    if not isinstance(cand, dict):
+                        break
+                    self.rejected.append(cand)
+            if isinstance(cand, Candidate) and not any(c.positive == cand.positive for c in self.cands + new):
+                new.append(cand)
+        return new
+
+
+def _zero_orders(score: np.ndarray, others_active: np.ndarray, k: int):
+    """Orders in which to use samples as zeros of a unit: most confidently inactive first.
+
+    First preference: among the confidently inactive samples (the most negative quarter, at least
+    4k + 20), those where many *other* proposed units are active, so that no other unit vanishes on
+    all chosen zeros (correlated units would otherwise leave a 2-dimensional kernel). Second: the
+    plain order by margin; third: the confident pool in random order.
+    """
+    order = np.argsort(score, kind="stable")
+    pool = order[: max(4 * k + 20, len(score) // 4)]
+    pool = pool[score[pool] < 0]
+    yield pool[np.lexsort((score[pool], -others_active[pool]))]
+    yield order
+    yield np.random.default_rng(len(score)).permutation(pool)

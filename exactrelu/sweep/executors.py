@@ -1,0 +1,134 @@
+"""Where tasks run: in this process, on a local process pool, or on a Dask cluster.
+
+All three are :class:`concurrent.futures.Executor`: the runner submits :func:`~exactrelu.sweep.worker.run_task`
+with plain values and collects rows, whichever it is. A Dask cluster is reached through
+``dask.distributed.Client(address).get_executor()`` (``pip install 'exactrelu[dask]'``).
+
+>>> from exactrelu.sweep.executors import Backend
+>>> b = Backend(workers=1)
+>>> ex = b.make()
+>>> ex.submit(sum, [1, 2, 3]).result(), b.describe()
+(6, 'serial (in this process)')
+>>> b.close(ex)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+
+from ..errors import InvalidInput
+from .worker import init_worker
+
+__all__ = ["Backend", "SerialExecutor", "default_workers"]
+
+#: Environment given to local worker processes unless already set: one BLAS thread each.
+WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+#: Imported once by the fork server, so that each worker starts with them loaded (the tasks import
+#: SciPy and HiGHS lazily: 0.4 s in each new worker otherwise).
+PRELOAD = ["exactrelu.sweep.tasks", "exactrelu.recover.exact", "exactrelu.recover.worstcase", "exactrelu.hardness.decide",
+           "exactrelu.certificates.checker", "scipy.optimize", "scipy.linalg", "highspy"]
+#: How long to try to reach a Dask scheduler.
+CONNECT_TIMEOUT = "20s"
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class SerialExecutor(cf.Executor):
+    """Runs each call at once, in this process (``--workers 1``: no pickling, no start-up)."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        fut = cf.Future()
+        fut.set_result(fn(*args, **kwargs))  # exceptions propagate: run_task returns every outcome as a row
+        return fut
+
+
+class Backend:
+    """Makes (and remakes, after a worker died) the executor of a run; ``close`` releases it."""
+
+    def __init__(self, *, workers: int | None = None, scheduler: str | None = None):
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise InvalidInput(f"--workers must be a positive integer, got {workers!r}")
+        if scheduler is not None and workers is not None:
+            raise InvalidInput("give --workers or --scheduler, not both (a Dask cluster has its own workers)")
+        self.scheduler = scheduler
+        self.workers = workers or (None if scheduler else default_workers())
+        self._client = None
+
+    @property
+    def restartable(self) -> bool:
+        """A local process pool breaks when one of its processes dies, and is then made anew."""
+        return self.scheduler is None and self.workers > 1
+
+    def make(self) -> cf.Executor:
+        if self.scheduler is not None:
+            return self._dask()
+        if self.workers == 1:
+            return SerialExecutor()
+        try:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(PRELOAD)
+        except ValueError:  # pragma: no cover - platforms without fork
+            ctx = multiprocessing.get_context("spawn")
+        saved = {k: os.environ.get(k) for k in WORKER_ENV}
+        os.environ.update({k: v for k, v in WORKER_ENV.items() if saved[k] is None})
+        try:
+            ex = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker)
+            ex.submit(int).result()  # start the pool now, under this environment
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+        return ex
+
+    def _dask(self) -> cf.Executor:
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise InvalidInput("--scheduler needs Dask: pip install 'exactrelu[dask]'") from None
+        if self._client is None:
+            try:
+                self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise InvalidInput(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
+            self.workers = max(1, sum(self._client.nthreads().values()))
+        return self._client.get_executor(pure=False)
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return f"dask scheduler {self.scheduler} ({self.workers} worker threads)"
+        return "serial (in this process)" if self.workers == 1 else f"process pool ({self.workers} workers)"
+
+    def close(self, ex: cf.Executor | None, *, interrupted: bool = False) -> None:
+        """Shut ``ex`` down; when interrupted, stop running tasks instead of waiting for them."""
+        if isinstance(ex, cf.ProcessPoolExecutor):
+            _terminate(ex) if interrupted else ex.shutdown(wait=True, cancel_futures=True)
+        elif ex is not None:
+            ex.shutdown(wait=not interrupted)
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def _terminate(ex: cf.ProcessPoolExecutor) -> None:
+    """Stop a process pool's workers now (``terminate_workers`` from Python 3.14; before, by hand)."""
+    stop = getattr(ex, "terminate_workers", None)
+    if stop is not None:  # pragma: no cover - Python >= 3.14
+        stop()
+        return
+    procs = list(getattr(ex, "_processes", {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(5)

@@ -1,0 +1,208 @@
+"""Run a sweep: submit every task not yet done, write each row once, survive dead workers and Ctrl-C.
+
+A bounded window of tasks is in flight (twice the workers), so that a dead worker or an interrupt loses
+little. When a local worker process dies, the pool breaks: the rows already returned are kept, the
+tasks that were in flight are submitted again to a new pool, and a task lost ``MAX_ATTEMPTS`` times
+gets a ``failed`` row saying so. (A Dask cluster reschedules a dead worker's tasks itself.) On Ctrl-C
+the workers are stopped, nothing half-done is written, and ``--resume`` continues.
+
+>>> import tempfile
+>>> from exactrelu.sweep.spec import parse_spec
+>>> spec = parse_spec('[sweep]\\ntask = "recover"\\nseeds = 2\\n[grid]\\nd = 3\\nk = 2\\nn = [30, 60]')
+>>> out = tempfile.mkdtemp()
+>>> s = run_sweep(spec, out, workers=1)
+>>> s.counts, s.skipped
+({'certified': 4, 'refused': 0, 'failed': 0}, 0)
+>>> run_sweep(spec, out, workers=1, resume=True).skipped
+4
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import os
+import platform
+import time
+from collections import Counter, deque
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from ..errors import InvalidInput
+from .display import SweepProgress
+from .executors import Backend
+from .results import RUNS, SPEC, TABLE, ResultLog, read_rows, write_table
+from .spec import Spec, SweepTask
+from .worker import run_task
+
+__all__ = ["run_sweep", "SweepSummary", "write_results_table", "MAX_ATTEMPTS"]
+
+#: A task whose worker died this many times gets a ``failed`` row.
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class SweepSummary:
+    """What one call of :func:`run_sweep` did."""
+
+    directory: Path
+    total: int
+    skipped: int
+    counts: dict[str, int] = field(default_factory=dict)
+    interrupted: bool = False
+    restarts: int = 0
+    seconds: float = 0.0
+    executor: str = ""
+
+
+def _payload(t: SweepTask, keep: bool) -> dict:
+    from .registry import get_task
+
+    return {"id": t.id, "task": t.task, "module": get_task(t.task).module, "params": t.params, "seed": t.seed,
+            "keep_certificate": keep}
+
+
+def _prepare(spec: Spec, directory: Path, resume: bool) -> list[dict]:
+    """Check DIR, keep the spec beside the rows, and return the rows already there."""
+    if directory.exists() and not directory.is_dir():
+        raise InvalidInput(f"{directory} exists and is not a directory")
+    done = read_rows(directory, repair=resume)
+    if done and not resume:
+        raise InvalidInput(f"{directory} already holds {len(done)} rows; add --resume to continue, or choose another -o")
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / f".{SPEC}.tmp"
+    tmp.write_text(spec.text, encoding="utf-8")
+    os.replace(tmp, directory / SPEC)
+    return done
+
+
+def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None = None, scheduler: str | None = None,
+              resume: bool = False, progress: bool | SweepProgress = False) -> SweepSummary:
+    """Run every task of ``spec`` not yet in ``directory`` and write DIR/results.jsonl and DIR/results.csv.
+
+    Parameters
+    ----------
+    spec : a checked spec (:func:`~exactrelu.sweep.spec.load_spec`).
+    directory : where rows, certificates and the table go (created if needed).
+    workers : local worker processes (default: the cores available; 1 runs in this process).
+    scheduler : address of a Dask scheduler (``tcp://host:8786``) instead of local workers.
+    resume : continue a sweep in ``directory``, skipping every task that has a row.
+    progress : show the progress line on stderr (or give a :class:`SweepProgress`).
+
+    Returns
+    -------
+    SweepSummary
+        counts of the rows written by this call, by status; ``interrupted`` after Ctrl-C.
+    """
+    directory = Path(directory)
+    backend = Backend(workers=workers, scheduler=scheduler)
+    done = {r["id"] for r in _prepare(spec, directory, resume)}
+    tasks = spec.tasks()
+    todo = deque(_payload(t, spec.certificates) for t in tasks if t.id not in done)
+    summary = SweepSummary(directory, len(tasks), len(tasks) - len(todo))
+    show = progress if isinstance(progress, SweepProgress) else (
+        SweepProgress(len(tasks), skipped=summary.skipped) if progress else None)
+    started, t0 = datetime.now(timezone.utc), time.monotonic()
+    counts: Counter = Counter({s: 0 for s in ("certified", "refused", "failed")})
+    log, ex = ResultLog(directory), None
+    try:
+        ex = backend.make() if todo else None
+        summary.executor = backend.describe() if ex is not None else ""
+        ex = _drive(todo, ex, backend, log, counts, show, summary)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        backend.close(ex, interrupted=summary.interrupted)
+        log.close()
+    summary.counts, summary.seconds = dict(counts), time.monotonic() - t0
+    if show is not None:
+        show(counts, final=True)
+    write_results_table(spec, directory)
+    _record_run(directory, summary, started)
+    return summary
+
+
+def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, show, summary: SweepSummary):
+    """The scheduling loop; returns the executor in use at the end (it may have been remade)."""
+    window = 2 * (backend.workers or 1)
+    inflight: dict[cf.Future, dict] = {}
+    attempts: Counter = Counter()
+    while todo or inflight:
+        while todo and len(inflight) < window:
+            p = todo.popleft()
+            inflight[ex.submit(run_task, p)] = p
+        finished, _ = cf.wait(inflight, timeout=1.0, return_when=cf.FIRST_COMPLETED)
+        lost, broken = [], False
+        for fut in finished:
+            p = inflight.pop(fut)
+            try:
+                row = fut.result()
+            except Exception as exc:  # noqa: BLE001 - the worker, not the task, failed (run_task returns every outcome)
+                lost.append((p, exc))
+                broken = broken or isinstance(exc, BrokenProcessPool)
+                continue
+            row["attempts"] = attempts[p["id"]] + 1
+            log.append(row)
+            counts[row["status"]] += 1
+        if broken and backend.restartable:
+            lost += _collect_broken(inflight, log, counts, attempts)
+            ex.shutdown(wait=False, cancel_futures=True)
+            ex = backend.make()
+            summary.restarts += 1
+            if show is not None:
+                show.note(f"a worker process died; new pool of {backend.workers}, {len(lost)} tasks submitted again")
+        for p, exc in lost:
+            attempts[p["id"]] += 1
+            if attempts[p["id"]] < MAX_ATTEMPTS:
+                todo.appendleft(p)
+            else:
+                log.append(_lost_row(p, exc, attempts[p["id"]]))
+                counts["failed"] += 1
+        if show is not None:
+            show(counts)
+    return ex
+
+
+def _collect_broken(inflight: dict, log: ResultLog, counts: Counter, attempts: Counter) -> list:
+    """After a pool broke: keep the rows it still returned, and list the other tasks as lost."""
+    lost = []
+    for fut in cf.wait(list(inflight)).done:
+        p = inflight.pop(fut)
+        try:
+            row = fut.result()
+        except Exception as exc:  # noqa: BLE001
+            lost.append((p, exc))
+        else:
+            row["attempts"] = attempts[p["id"]] + 1
+            log.append(row)
+            counts[row["status"]] += 1
+    return lost
+
+
+def _lost_row(p: dict, exc: BaseException, attempts: int) -> dict:
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    return {"id": p["id"], "task": p["task"], "seed": p["seed"], "params": p["params"], "status": "failed",
+            "outcome": "", "method": "", "reason": f"the worker running it was lost {attempts} times ({reason})",
+            "timings": {}, "metrics": {}, "checker": "", "worker": "", "seconds": None, "attempts": attempts}
+
+
+def write_results_table(spec: Spec, directory: str | os.PathLike) -> Path:
+    """DIR/results.csv from DIR/results.jsonl: the spec's tasks that have a row, in spec order."""
+    directory = Path(directory)
+    rows = {r["id"]: r for r in read_rows(directory)}
+    ordered = [rows[t.id] for t in spec.tasks() if t.id in rows]
+    return write_table(directory / TABLE, spec.registered.keys(), ordered)
+
+
+def _record_run(directory: Path, s: SweepSummary, started: datetime) -> None:
+    """One line per invocation in DIR/runs.jsonl: where and how it ran (provenance)."""
+    entry = {"started": started.isoformat(timespec="seconds"), "seconds": round(s.seconds, 3),
+             "executor": s.executor, "rows_written": sum(s.counts.values()), "counts": s.counts,
+             "skipped": s.skipped, "interrupted": s.interrupted, "pool_restarts": s.restarts,
+             "exactrelu_version": __version__, "python": platform.python_version(), "host": platform.node()}
+    with open(directory / RUNS, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, sort_keys=True) + "\n")
+

@@ -1,0 +1,135 @@
+"""The built-in sweep tasks: recover, solve, decide, hardness-random.
+
+Each is one function of the grid point ``p`` and the seed, registered with
+:func:`~exactrelu.sweep.registry.task`; it builds its instance from plain values and returns an
+:class:`~exactrelu.sweep.registry.Outcome` whose certificate the worker then checks independently.
+
+>>> from exactrelu.sweep.registry import TASKS
+>>> t = TASKS["recover"]
+>>> out = t.run(t.fill({"d": 4, "k": 2, "n": 60}, "example"), 1)
+>>> out.outcome, out.certificate["claim"], out.metrics["matches_planted"]
+('realizes', 'realizes', True)
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..errors import InvalidInput
+from .registry import REQUIRED, Outcome, Same, task
+
+__all__ = ["planted_instance"]
+
+#: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
+PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
+           "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None}
+
+
+def planted_instance(p: dict, seed: int):
+    """The planted instance of grid point ``p`` (the keys of :data:`PLANTED`) for ``seed``."""
+    from ..instances import planted
+    from ..network import Activation
+
+    return planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
+                   inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
+                   input_bits=p.get("input_bits"), bias=p.get("bias") or None)
+
+
+def _generated(p: dict, seed: int):
+    t0 = time.perf_counter()
+    inst = planted_instance(p, seed)
+    return inst, time.perf_counter() - t0
+
+
+def _planted_metrics(network, inst) -> dict:
+    """How the certified network compares with the planted one (exactly, in canonical form)."""
+    if inst.planted is None or network.k != inst.planted.k:
+        return {}
+    return {"matches_planted": bool(network.equivalent(inst.planted)),
+            "parameter_error": str(network.parameter_error(inst.planted))}
+
+
+@task("recover", params=PLANTED, options={"init": "auto"},
+      doc="exact recovery (exactrelu.recover.exact.recover) of a planted network")
+def recover_task(p: dict, seed: int) -> Outcome:
+    from ..recover.exact import recover
+
+    inst, t_gen = _generated(p, seed)
+    res = recover(inst, k=p["k"], init=p["init"], random_state=seed, check=False)
+    metrics = {"rank": res.rank, "tries": res.tries, **_planted_metrics(res.network, inst)}
+    return Outcome("realizes", res.certificate, inst, method=res.proposer, timings={"generate": t_gen, **res.timings},
+                   metrics=metrics)
+
+
+@task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},
+      doc="the worst-case solver (exactrelu.recover.worstcase.solve) on a planted instance")
+def solve_task(p: dict, seed: int) -> Outcome:
+    from ..recover.worstcase import solve
+
+    inst, t_gen = _generated(p, seed)
+    t0 = time.perf_counter()
+    res = solve(inst, p["k"], keep_certificates=False, try_recovery=p["try_recovery"])
+    route = "row-span-recovery" if res.patterns and res.patterns[-1].kind == "row-span-recovery" else "enumeration"
+    metrics = {"rank": res.rank, "patterns": sum(1 for r in res.patterns if r.kind != "row-span-recovery"),
+               **_planted_metrics(res.network, inst)}
+    return Outcome("realizes", res.certificate, inst, method=route,
+                   timings={"generate": t_gen, "solve": time.perf_counter() - t0}, metrics=metrics)
+
+
+_DECIDE = {"engine": "auto", "method": "auto", "time_limit": None, "max_nodes": None}
+
+
+def _decide(inst, U, k, p, t_gen) -> Outcome:
+    from ..hardness.decide import decide
+
+    t0 = time.perf_counter()
+    res = decide(inst, U=U, k=k, method=p["method"], engine=p["engine"], max_nodes=p.get("max_nodes"),
+                 time_limit=p.get("time_limit"))
+    st = res.stats
+    engine = st.get("engine") or ("lazy" if p["engine"] == "auto" else p["engine"])
+    metrics = {key: st[key] for key in ("rounds", "lemmas", "lps", "nodes", "cases") if key in st}
+    timings = {"generate": t_gen, "decide": time.perf_counter() - t0 - st.get("check_seconds", 0.0),
+               "decide_check": st.get("check_seconds", 0.0)}
+    out = Outcome(res.status, res.certificate, inst, method=engine, timings=timings,
+                  metrics=metrics)
+    return out, res
+
+
+def _one_output(p: dict, where: str) -> None:
+    if p["output_weights"] == "unknown" and p["m"] != 1:
+        raise InvalidInput(f"{where}: output_weights = 'unknown' needs m = 1, got m = {p['m']}")
+
+
+@task("decide", params={**PLANTED, "m": 1, "inputs": "integer"}, options={"output_weights": "unknown", **_DECIDE},
+      rate="realizable", check=_one_output,
+      doc="the exact decision procedure (exactrelu.hardness.decide) on a planted instance")
+def decide_task(p: dict, seed: int) -> Outcome:
+    inst, t_gen = _generated(p, seed)
+    U = inst.planted.U.to_strings() if p["output_weights"] == "given" else None
+    return _decide(inst, U, p["k"], p, t_gen)[0]
+
+
+def _clause_count(p: dict, where: str) -> None:
+    if ("clauses" in p) == ("density" in p):
+        raise InvalidInput(f"{where}: give one of clauses or density")
+
+
+@task("hardness-random", params={"vars": REQUIRED, "clauses": None, "density": None, "formula": "nae",
+                                 "planted_formula": False},
+      options={"output_weights": "given", **_DECIDE}, size="vars", rate_x="density", rate="realizable",
+      check=_clause_count, doc="a random formula reduced to a k = 2 ReLU instance (exactrelu.hardness), decided exactly")
+def hardness_random_task(p: dict, seed: int) -> Outcome:
+    from ..hardness import random_kcnf, random_nae3, reduction_for
+
+    t0 = time.perf_counter()
+    clauses = p["clauses"] if "clauses" in p else round(p["density"] * p["vars"])
+    make = random_nae3 if p["formula"] == "nae" else random_kcnf
+    formula = make(p["vars"], clauses, seed=seed, planted=p["planted_formula"])
+    chain = reduction_for(formula)
+    inst, data = chain.apply(formula)
+    U = [["1", "1"]] if p["output_weights"] == "given" else None
+    out, res = _decide(inst, U, 2, p, time.perf_counter() - t0)
+    out.metrics.update({"clauses": clauses, "n": inst.n, "d": inst.d})
+    if res.network is not None:  # a realising network decodes to a satisfying assignment: check it exactly
+        out.metrics["decoded_satisfies"] = bool(formula.satisfied_by(chain.invert(res.network, data)))
+    return out

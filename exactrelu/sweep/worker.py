@@ -1,0 +1,83 @@
+"""What runs on a worker: one task in, one row out (plain JSON values both ways).
+
+:func:`run_task` is what the executor calls. It receives only strings, ints and dicts of them (FLINT
+objects do not pickle, and a Dask worker may be on another machine), runs the task, then runs the
+independent checker on the task's certificate: a row says ``certified`` only if the checker accepted
+it here. It never raises for anything the task does: every outcome is a row.
+
+>>> row = run_task({"id": "x", "task": "recover", "module": "exactrelu.sweep.tasks",
+...                 "params": {"d": 3, "k": 2, "m": 2, "n": 40, "activation": "relu", "inputs": "gaussian",
+...                            "weights": "integer", "weight_bound": 3, "init": "auto"}, "seed": 0})
+>>> row["status"], row["outcome"], row["checker"]
+('certified', 'realizes', 'realizes: 40 samples x 2 outputs equal exactly (k=2, d=3, activation degree 1)')
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from typing import Any
+
+from ..errors import CertificateInvalid, ExactReluError
+from .registry import get_task
+
+__all__ = ["run_task", "init_worker", "STATUSES"]
+
+#: The status of a row.
+STATUSES = ("certified", "refused", "failed")
+_REASON_CHARS = 500
+
+
+def init_worker() -> None:
+    """Process-pool initialiser: Ctrl-C reaches the parent only, so no task is ever cut half-way."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or "(no message)"
+    text = f"{type(exc).__name__}: {text}"
+    return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 3] + "..."
+
+
+def run_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Run one task and return its row: ``payload`` has ``id``, ``task``, ``module``, ``params``, ``seed``,
+    and optionally ``keep_certificate`` (the certificate then travels back in ``row["certificate"]``)."""
+    t0 = time.perf_counter()
+    row: dict[str, Any] = {"id": payload["id"], "task": payload["task"], "seed": payload["seed"],
+                           "params": payload["params"], "status": "failed", "outcome": "", "method": "", "reason": "",
+                           "timings": {}, "metrics": {}, "checker": "",
+                           "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    try:
+        out = get_task(payload["task"], payload.get("module")).run(dict(payload["params"]), payload["seed"])
+    except ExactReluError as exc:
+        row.update(status="refused", reason=_one_line(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug or a resource error in one task is that row's failure
+        row.update(status="failed", reason=_one_line(exc))
+    else:
+        row.update(outcome=out.outcome, method=out.method, timings=dict(out.timings), metrics=dict(out.metrics))
+        if out.certificate is None:
+            row.update(status="refused", reason=out.reason or "no certificate")
+        else:
+            _check(row, out, payload.get("keep_certificate", False))
+    row["seconds"] = time.perf_counter() - t0
+    return row
+
+
+def _check(row: dict, out, keep: bool) -> None:
+    """The independent checker decides whether the row is certified."""
+    from ..certificates.envelope import verify
+
+    t = time.perf_counter()
+    try:
+        row["checker"] = verify(out.certificate, out.instance)
+    except CertificateInvalid as exc:
+        row.update(status="failed", reason=f"the independent checker rejected the certificate: {_one_line(exc)}")
+    except Exception as exc:  # noqa: BLE001 - e.g. a task that returned no instance
+        row.update(status="failed", reason=f"the certificate could not be checked: {_one_line(exc)}")
+    else:
+        row["status"] = "certified"
+    if keep:  # kept when rejected too: it is the evidence of the failure
+        row["certificate"] = out.certificate
+    row["timings"]["independent_check"] = time.perf_counter() - t
