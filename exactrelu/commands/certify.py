@@ -22,6 +22,7 @@ def register(sub) -> None:
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
     p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.set_defaults(func=cmd_certify)
 
 
@@ -44,7 +45,7 @@ def cmd_certify(args) -> int:
     given = read_weights(args.weights, activation=act or inst.activation)
     res = certify_weights(inst, given.U, given.V, b=given.b, activation=given.activation,
                           as_given=args.as_given, random_state=args.seed, check=not args.no_check,
-                          residual_fallback=not args.as_given)
+                          residual_fallback=not args.as_given, time_limit=args.time_limit)
     write_certificate(res.certificate, out)
     if res.given_residual is None:
         print(f"certified as given: the weights of {args.weights} reproduce all {inst.n * inst.m} label entries exactly")

@@ -50,6 +50,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.set_defaults(func=cmd_recover)
 
     p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)")
@@ -158,7 +159,7 @@ def cmd_recover(args) -> int:
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
-                      check=not args.no_check, progress=progress)
+                      check=not args.no_check, progress=progress, time_limit=args.time_limit)
     finally:
         if progress is not None:
             progress.close()

@@ -27,6 +27,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.set_defaults(func=cmd_fit)
 
 
@@ -63,7 +64,7 @@ def cmd_fit(args) -> int:
     try:
         res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
                   random_state=args.seed, refine=False if args.no_refine else None,
-                  certificate=True, check=not args.no_check, progress=progress)
+                  certificate=True, check=not args.no_check, progress=progress, time_limit=args.time_limit)
     finally:
         if progress is not None:
             progress.close()

@@ -19,17 +19,21 @@ def register(sub) -> None:
     p.add_argument("--basis", help="JSON file with a list of rows (k x n) spanning the subspace, instead of an instance")
     p.add_argument("--nonnegative", action="store_true", help="supports of non-negative vectors (faces of the cone)")
     p.add_argument("--list", action="store_true", help="print every pattern, one per line")
-    p.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.set_defaults(func=cmd_patterns)
 
     p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
-                                   "row span, decide each by exact LP, and certify the network (n^O(k) time).")
+                                   "row span, decide each by exact LP, and certify the network (n^O(k) time). When "
+                                   "no network exists, a not-realizable certificate is written instead (exit 1); "
+                                   "'exactrelu check' verifies either. Networks without hidden biases.")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
-    p.add_argument("--evidence", help="when no network exists, write the per-pattern evidence (JSON) here")
-    p.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
+    p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
     p.set_defaults(func=cmd_solve)
@@ -52,16 +56,29 @@ def _basis(args):
     return read_instance(args.instance).labels.T
 
 
+def _show_progress(args):
+    """A progress line on stderr with --progress, or by default when stderr is a terminal; else None."""
+    import sys
+
+    from ..progress import LineProgress
+
+    return LineProgress() if (args.progress or sys.stderr.isatty()) else None
+
+
 def cmd_patterns(args) -> int:
     from ..patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
 
+    from ..deadline import Deadline
+
+    deadline = Deadline(args.time_limit, what="the patterns were all found")
+    progress = _show_progress(args)
     B = _basis(args)
     rows = integer_basis(B)
     k, n = len(rows), B.shape[1]
     t0 = time.perf_counter()
     if args.nonnegative:
-        rays = extreme_rays(rows)
-        pats = nonnegative_patterns(rows, rays=rays)
+        rays = extreme_rays(rows, deadline=deadline, progress=progress)
+        pats = nonnegative_patterns(rows, rays=rays, deadline=deadline, progress=progress)
         if args.list:
             for s in pats:
                 print(" ".join(map(str, s)) if s else "-")
@@ -69,7 +86,7 @@ def cmd_patterns(args) -> int:
               f"n={n}, k={k}; {time.perf_counter() - t0:.3f} s")
         return 0
     count = 0
-    for s in sign_patterns(rows, progress=args.progress):
+    for s in sign_patterns(rows, progress=progress is not None, deadline=deadline):
         count += 1
         if args.list:
             print("".join("+" if x > 0 else "-" for x in s))
@@ -93,14 +110,21 @@ def cmd_solve(args) -> int:
     inst = read_instance(args.instance)
     t0 = time.perf_counter()
     try:
-        res = solve(inst, args.k, progress=args.progress, try_recovery=not args.enumerate_only)
+        res = solve(inst, args.k, progress=_show_progress(args) is not None, try_recovery=not args.enumerate_only,
+                    time_limit=args.time_limit)
     except NotRealizable as exc:
         if args.evidence:
             ev = dict(exc.evidence)
             ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
             obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
             Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-        raise
+        if exc.certificate is None:  # pragma: no cover - every "no" of solve carries its certificate
+            raise
+        write_certificate(exc.certificate, out)
+        print(f"NOT REALIZABLE (certified): {exc.evidence.get('certificate')}")
+        print(f"{time.perf_counter() - t0:.3f} s; not-realizable certificate: {out} (verify: exactrelu check {out} "
+              f"{args.instance})")
+        return 1
     write_certificate(res.certificate, out)
     print(f"VALID: {res.summary}")
     if res.patterns and res.patterns[-1].kind == "row-span-recovery":

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..deadline import Deadline, with_deadline
+
 from ..errors import InvalidInput
 from ..network import Activation
 from .data import as_instance, check_k
@@ -48,6 +50,7 @@ def recover(
     random_state=0,
     check: bool = True,
     progress: Callable[[str], None] | None = None,
+    time_limit: "float | Deadline | None" = None,
 ) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly, and certify it.
 
@@ -67,10 +70,14 @@ def recover(
     random_state : seed for the proposers.
     check : also run the independent standard-library checker on the certificate.
     progress : optional callback receiving one-line progress messages.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) after which the search stops with
+        :class:`~exactrelu.errors.TimeLimitExceeded` (nothing claimed); checked at every progress step of
+        the proposers and between search rounds. None: no limit.
 
     Raises
     ------
     InvalidInput : malformed data, k, route or init.
+    TimeLimitExceeded : ``time_limit`` passed before a certificate was found.
     AssumptionViolated : an assumption of the route fails (evidence attached), e.g. rank(labels) < k.
     NotRealizable : the labels are not reproduced exactly (noisy or rounded labels); evidence attached.
     ProposalFailed : no proposal produced the missing units (nothing is claimed).
@@ -81,5 +88,8 @@ def recover(
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
     if not isinstance(bias, bool):
         raise InvalidInput(f"bias must be True or False, got {bias!r}")
+    deadline = Deadline.coerce(time_limit)
+    if deadline.seconds is not None:  # every progress message of the proposers also checks the time
+        progress = with_deadline(progress, deadline)
     return recover_rowspan(inst, k=k, activation=activation, bias=bias, init=init, random_state=random_state,
                            check=check, progress=progress)

@@ -30,8 +30,8 @@ import flint
 import numpy as np
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
-from ..errors import ExactReluError, InvalidInput, NotRealizable
-from ..exact.matrix import QMatrix, as_float_array
+from ..errors import ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
+from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from .exact import recover
@@ -90,12 +90,14 @@ def _residual_outcome(instance: Instance, given: Network, res: dict, reason: str
 
 
 def certify_weights(instance: Instance, U, V, *, b=None, activation: Activation | None = None, as_given: bool = False,
-                    random_state=0, check: bool = True, residual_fallback: bool = False) -> WeightsCertificate:
+                    random_state=0, check: bool = True, residual_fallback: bool = False,
+                    time_limit=None) -> WeightsCertificate:
     """Certify the network (U, V, b) on ``instance``, or exact weights found from V; see the module doc.
 
     ``U``, ``V`` (and hidden biases ``b``, k x 1) are float arrays (read exactly) or exact
     :class:`~exactrelu.exact.QMatrix`. Recovery from the first layer handles no biases: weights with
     non-zero biases are certified as given or (``residual_fallback``) get a residual certificate.
+    ``time_limit`` (seconds or a Deadline) bounds the recovery (TimeLimitExceeded, nothing claimed).
 
     Raises
     ------
@@ -114,8 +116,8 @@ def certify_weights(instance: Instance, U, V, *, b=None, activation: Activation 
         raise InvalidInput(f"U is {U.shape[0]} x {U.shape[1]} but the labels have m = {instance.m} columns")
     if U.shape[1] != V.shape[0]:
         raise InvalidInput(f"U has {U.shape[1]} columns but V has {V.shape[0]} rows (both must be k)")
-    bq = None if b is None else (b if isinstance(b, QMatrix) else
-                                 QMatrix.from_numpy(as_float_array(np.reshape(b, (-1, 1)), name="b"), name="b"))
+    bq = None if b is None else (b if isinstance(b, QMatrix) else  # exactly, whatever the form
+                                 QMatrix.coerce([[x] for x in (b.ravel() if isinstance(b, np.ndarray) else b)], name="b"))
     given = Network(Uq, Vq, act, bq)
     res = exact_residual(given, instance)
     if res["n_failing"] == 0:
@@ -129,7 +131,10 @@ def certify_weights(instance: Instance, U, V, *, b=None, activation: Activation 
             return _residual_outcome(instance, given, res, f"not exact: {where}", check)
         raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}", evidence=res)
     try:
-        rec = recover(instance, k=V.shape[0], activation=act, init=V, random_state=random_state, check=check)
+        rec = recover(instance, k=V.shape[0], activation=act, init=V, random_state=random_state, check=check,
+                      time_limit=time_limit)
+    except TimeLimitExceeded:
+        raise
     except ExactReluError as exc:
         if residual_fallback:
             return _residual_outcome(instance, given, res, f"not exact ({where}); recovery failed: {exc}", check)
