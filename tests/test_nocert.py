@@ -150,3 +150,27 @@ def test_certificate_writer_without_span():
     outputs, samples = rank_witness(UNREALISABLE.labels, 2)
     cert = not_realizable_certificate(UNREALISABLE, 1, outputs, samples)
     assert verify(cert, UNREALISABLE).startswith("not-realizable: rank(labels) >= 2 > k = 1")
+
+
+def test_recover_certifies_its_rank_refutation_for_any_activation(tmp_path, capsys):
+    from exactrelu.cli import main
+    from exactrelu.instances import write_instance
+    from exactrelu.network import Activation
+    from exactrelu.recover.exact import recover
+
+    for act in (None, Activation.power(2)):
+        inst = planted(d=3, k=3, m=3, n=40, seed=4, activation=act or Activation.relu())
+        with pytest.raises(NotRealizable, match="certified") as exc:
+            recover(inst, k=2)
+        assert exc.value.certificate["activation"] == (act or Activation.relu()).to_json()
+        assert verify(exc.value.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    path = write_instance(inst, tmp_path / "p.json")
+    assert main(["recover", str(path), "-k", "2", "-o", str(tmp_path / "c.json")]) == 1
+    assert "NOT REALIZABLE (certified)" in capsys.readouterr().out
+    assert main(["check", str(tmp_path / "c.json"), str(path)]) == 0
+    # a span refutation is about the ReLU only
+    with pytest.raises(NotRealizable) as exc:
+        solve(UNREALISABLE, 2, try_recovery=False)
+    bad = dict(exc.value.certificate, activation={"name": "power", "degree": 2})
+    with pytest.raises(CertificateInvalid, match="about the ReLU"):
+        verify(bad, UNREALISABLE)

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotRealizable
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
 
@@ -160,6 +160,13 @@ def cmd_recover(args) -> int:
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
                       check=not args.no_check, progress=progress, time_limit=args.time_limit)
+    except NotRealizable as exc:
+        if exc.certificate is None:
+            raise
+        write_certificate(exc.certificate, out)  # a proved "no" (rank(labels) > k) is a certificate too
+        print(f"NOT REALIZABLE (certified): {exc.evidence.get('certificate')}")
+        print(f"not-realizable certificate written to {out}")
+        return 1
     finally:
         if progress is not None:
             progress.close()

@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 from ..deadline import Deadline, with_deadline
 
-from ..errors import InvalidInput
-from ..network import Activation
+from ..errors import InvalidInput, NotRealizable
+from ..network import RELU, Activation
 from .data import as_instance, check_k
 from .result import RecoveryResult, UnitRecord
 from .rowspan import recover_rowspan
@@ -91,5 +91,21 @@ def recover(
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the proposers also checks the time
         progress = with_deadline(progress, deadline)
-    return recover_rowspan(inst, k=k, activation=activation, bias=bias, init=init, random_state=random_state,
-                           check=check, progress=progress)
+    try:
+        return recover_rowspan(inst, k=k, activation=activation, bias=bias, init=init, random_state=random_state,
+                               check=check, progress=progress)
+    except NotRealizable as exc:
+        if exc.certificate is None and "rank_lower_bound" in exc.evidence:  # a proved "no": certify it
+            raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
+        raise
+
+
+def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
+    """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
+    from ..certificates.envelope import verify
+    from .nocert import not_realizable_certificate, rank_witness
+
+    cert = not_realizable_certificate(inst, k, *rank_witness(inst.labels, k + 1), activation=act, solver="recover")
+    summary = verify(cert, inst)
+    return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
+                         certificate=cert)

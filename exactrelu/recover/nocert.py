@@ -173,13 +173,14 @@ class _Search:
 
 
 def not_realizable_certificate(instance: Instance, k: int, outputs: list[int], samples: list[int],
-                               span: tuple[list, list] | None = None, **prov) -> dict:
+                               span: tuple[list, list] | None = None, *, activation=RELU, **prov) -> dict:
     """The ``not-realizable`` certificate (unknown output weights): the rank witness, and for a k x k
-    witness the span refutation ``(functional, [tree for s = 1, tree for s = -1])``."""
+    witness the span refutation ``(functional, [tree for s = 1, tree for s = -1])`` (ReLU only; a
+    (k+1) x (k+1) witness refutes any ``activation``, hidden biases included)."""
     cert = {
         "format": FORMAT, "version": 1, "claim": "not-realizable",
         "instance_sha256": instance_sha256(instance),
-        "activation": RELU.to_json(), "k": k, "output_weights": "unknown",
+        "activation": activation.to_json(), "k": k, "output_weights": "unknown",
         "rank": {"outputs": list(outputs), "samples": list(samples)},
     }
     if span is not None:

@@ -5,7 +5,8 @@ from the worst-case solver").
 Claim: no real U (m x k) and V (k x d) give ``labels = relu(inputs V^T) U^T`` (no hidden biases).
 
 ``rank``: sample indices J and output indices S (t of each, distinct) with ``det(labels[J][S]) != 0``,
-so rank(labels) >= t. With t = k + 1 that alone refutes every k-unit network (rank <= k).
+so rank(labels) >= t. With t = k + 1 that alone refutes every k-unit network, for the activation
+named (ReLU or t^c) and even with hidden biases: ``rank(f(inputs V^T + b) U^T) <= k``.
 
 ``span`` (t = k): write A_S for the labels' columns S as a k x n matrix and a_j for its column j.
 If a network existed, its hidden rows W_i = relu(V_i . x_j) would span the row space of A_S (which
@@ -53,8 +54,9 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
     """Verify ``not-realizable`` given by a rank witness (and, for rank k, a span refutation)."""
     _only_fields(cert, FIELDS)
     Xp, Yp = _bound_instance(cert, instance, "not-realizable")
-    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
-        raise CheckFailed("not-realizable is a claim about the ReLU")
+    c = _degree(cert.get("activation"))
+    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+        raise CheckFailed("the certificate's activation differs from the instance's")
     k, n, m = cert.get("k"), len(Xp), len(Yp[0][0])
     if type(k) is not int or k < 1 or cert.get("output_weights") != "unknown":
         raise CheckFailed("a rank refutation has a positive integer k and output_weights 'unknown'")
@@ -67,8 +69,10 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
         raise CheckFailed("the rank witness has k + 1 rows (and no span), or k rows and a span refutation")
     if not _nonsingular([[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in J]):
         raise CheckFailed("the rank witness is a singular minor of the labels")
-    if t == k + 1:
+    if t == k + 1:  # rank(f(X V^T + b) U^T) <= k whatever f and b
         return f"not-realizable: rank(labels) >= {t} > k = {k} (a non-zero {t} x {t} minor), any output weights"
+    if c != 1:
+        raise CheckFailed("a span refutation is a claim about the ReLU")
     A = [[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in range(n)]  # a_j, n rows of k
     X = [[(t_, Fraction(p, q)) for t_, (p, q) in enumerate(zip(*row)) if p] for row in Xp]
     span = cert["span"]
