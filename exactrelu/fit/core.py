@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..blas import small_problem_threads
 from ..deadline import Deadline, with_deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
@@ -197,14 +198,15 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     timings: dict[str, float] = {}
     stages: list[Stage] = []
     info: dict = {}
-    try:
-        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
-    except AssumptionViolated as exc:
-        if method != "auto" or name == "gradient":
-            raise
-        info["fallback"] = f"{name}: {exc}"
-        name, stages[:] = "gradient", []
-        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+    with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+        try:
+            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+        except AssumptionViolated as exc:
+            if method != "auto" or name == "gradient":
+                raise
+            info["fallback"] = f"{name}: {exc}"
+            name, stages[:] = "gradient", []
+            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
     return _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..blas import small_problem_threads
 from ..deadline import Deadline, with_deadline
 
 from ..errors import InvalidInput, NotRealizable
@@ -92,8 +93,9 @@ def recover(
     if deadline.seconds is not None:  # every progress message of the proposers also checks the time
         progress = with_deadline(progress, deadline)
     try:
-        return recover_rowspan(inst, k=k, activation=activation, bias=bias, init=init, random_state=random_state,
-                               check=check, progress=progress)
+        with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+            return recover_rowspan(inst, k=k, activation=activation, bias=bias, init=init, random_state=random_state,
+                                   check=check, progress=progress)
     except NotRealizable as exc:
         if exc.certificate is None and "rank_lower_bound" in exc.evidence:  # a proved "no": certify it
             raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
