@@ -347,3 +347,18 @@ def test_complex_and_boolean_arrays_are_refused():
         QMatrix.from_numpy(np.array([[True]]))
     with pytest.raises(InvalidInput):
         to_fraction(1j)
+
+
+def test_hardness_sizes_are_bounded_before_the_reduction(tmp_path, capsys):
+    from exactrelu.hardness.generators import random_nae3
+
+    with pytest.raises(InvalidInput, match="limit variables"):
+        random_nae3(10**8, 5)
+    with pytest.raises(InvalidInput, match="limit entries"):
+        random_nae3(10, 10**8)
+    assert main(["hardness", "random", "--vars", "100000", "--clauses", "5", "-o", str(tmp_path / "x.json")]) == 2
+    assert "the reduction's instance" in capsys.readouterr().err
+    cnf = tmp_path / "big.cnf"
+    cnf.write_text("p cnf 900000 1\n1 2 3 0\n")
+    assert main(["hardness", "from-cnf", str(cnf), "-o", str(tmp_path / "x.json")]) == 2
+    assert "limit entries" in capsys.readouterr().err
