@@ -259,6 +259,11 @@ def _(F):
     return EXE + ["hardness", "from-cnf", str(p), "-o", str(F.path("o.json"))]
 
 
+@case("hardness-random-1e8-variables", "hardness random --vars 10^8 --clauses 5")
+def _(F):
+    return EXE + ["hardness", "random", "--vars", str(10**8), "--clauses", "5", "-o", str(F.path("o.json"))]
+
+
 @case("directory-as-instance/recover", "a directory given as the instance, recover")
 def _(F):
     return EXE + ["recover", str(F.tmp), "-k", "1", "-o", str(F.path("o.json"))]

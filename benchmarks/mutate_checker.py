@@ -43,18 +43,21 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PKG = ROOT / "exactrelu" / "certificates"
 
-#: the tests that exercise each trusted file (all run for checker.py and common.py)
+#: the tests that exercise each trusted file (every checker test for checker.py and common.py), fast killers first
+_ALL = ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_limits.py", "tests/test_npz.py",
+        "tests/test_nocert.py", "tests/test_lp.py", "tests/test_claims_biases_residuals.py", "tests/test_hardness_decide.py",
+        "tests/test_hardness_lazy.py", "tests/test_hardness_hints.py"]
 TESTS = {
-    "checker.py": ["tests/test_certificates.py", "tests/test_limits.py", "tests/test_npz.py", "tests/test_nocert.py"],
-    "trusted/common.py": ["tests/test_certificates.py", "tests/test_limits.py", "tests/test_npz.py", "tests/test_lp.py"],
-    "trusted/instance.py": ["tests/test_certificates.py", "tests/test_npz.py", "tests/test_limits.py", "tests/test_exactness.py"],
+    "checker.py": _ALL,
+    "trusted/common.py": _ALL,  # shared by every claim
+    "trusted/instance.py": _ALL[:5] + ["tests/test_exactness.py"] + _ALL[5:],
     "trusted/realizes.py": ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_claims_biases_residuals.py"],
-    "trusted/refutation.py": ["tests/test_hardness_decide.py", "tests/test_hardness_lazy.py", "tests/test_hardness_hints.py",
-                              "tests/test_limits.py", "tests/test_checker_mutants.py"],
-    "trusted/rup.py": ["tests/test_hardness_lazy.py", "tests/test_limits.py", "tests/test_checker_mutants.py"],
-    "trusted/lrat.py": ["tests/test_hardness_hints.py", "tests/test_hardness_lazy.py"],
-    "trusted/span.py": ["tests/test_nocert.py"],
-    "trusted/lp.py": ["tests/test_lp.py", "tests/test_limits.py"],
+    "trusted/refutation.py": ["tests/test_checker_mutants.py", "tests/test_hardness_decide.py", "tests/test_hardness_lazy.py",
+                              "tests/test_hardness_hints.py", "tests/test_limits.py"],
+    "trusted/rup.py": ["tests/test_checker_mutants.py", "tests/test_hardness_lazy.py", "tests/test_limits.py"],
+    "trusted/lrat.py": ["tests/test_checker_mutants.py", "tests/test_hardness_hints.py", "tests/test_hardness_lazy.py"],
+    "trusted/span.py": ["tests/test_checker_mutants.py", "tests/test_nocert.py"],
+    "trusted/lp.py": ["tests/test_checker_mutants.py", "tests/test_lp.py", "tests/test_limits.py"],
 }
 
 #: slow tests of plumbing (subprocesses, wall-clock limits), not of verdicts: left out of the mutant runs
@@ -178,6 +181,23 @@ def run_tests(workdir: Path, tests: list[str], timeout: float) -> tuple[str, flo
     return ("survived" if p.returncode == 0 else "killed"), time.perf_counter() - t, tail
 
 
+def show(path: Path) -> None:
+    """The survivors of a saved run, each as the line before and after the mutation."""
+    import difflib
+
+    for name, r in json.loads(path.read_text()).items():
+        source = (PKG / name).read_text()
+        base = ast.unparse(ast.parse(source)).splitlines()
+        points = mutation_points(ast.parse(source))
+        for srv in r["survivors"]:
+            for index, kind, line in points:
+                if (line, kind) != (srv["line"], srv["kind"]) or ("index" in srv and srv["index"] != index):
+                    continue
+                new = mutant_source(source, index, kind).splitlines()
+                diff = [d for d in difflib.unified_diff(base, new, lineterm="", n=0) if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+                print(f"{name}:{line} {kind}\n    " + "\n    ".join(diff))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", nargs="*", help="trusted files (as in checker.TRUSTED_FILES); default all")
@@ -185,8 +205,14 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--list", action="store_true", help="count the mutants and exit")
+    ap.add_argument("--rerun", action="store_true",
+                    help="test again only the survivors recorded in --out (after adding tests), updating the scores")
+    ap.add_argument("--show", action="store_true", help="print the diff of every survivor recorded in --out and exit")
     ap.add_argument("--out", default=str(HERE / "results" / "mutate_checker.json"))
     args = ap.parse_args()
+    if args.show:
+        show(Path(args.out))
+        return
     sys.path.insert(0, str(ROOT))
     from exactrelu.certificates.checker import TRUSTED_FILES
 
@@ -198,6 +224,13 @@ def main():
         points = mutation_points(ast.parse(source))
         if args.sample and len(points) > args.sample:
             points = sorted(rng.sample(points, args.sample))
+        previous = None
+        if args.rerun:
+            previous = json.loads(Path(args.out).read_text()).get(name)
+            if previous is None:
+                continue
+            wanted = {(r["line"], r["kind"]) for r in previous["survivors"]}
+            points = [p for p in mutation_points(ast.parse(source)) if (p[2], p[1]) in wanted]
         if args.list:
             print(f"{name}: {len(mutation_points(ast.parse(source)))} mutants")
             continue
@@ -214,11 +247,19 @@ def main():
                 (work / "exactrelu" / "certificates" / name).write_text(mutated)
                 status, secs, tail = run_tests(work, TESTS[name], args.timeout)
                 text = source.splitlines()[line - 1].strip() if line else ""
-                rows.append({"kind": kind, "line": line, "code": text, "status": status, "seconds": round(secs, 2)})
+                rows.append({"index": index, "kind": kind, "line": line, "code": text, "status": status,
+                             "seconds": round(secs, 2)})
                 print(f"{name}:{line:<4} {kind:9s} {status:16s} {secs:6.1f} s  {text[:80]}", flush=True)
             (work / "exactrelu" / "certificates" / name).write_text(source)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        if previous is not None:  # survivors tested again: keep the first run's kills, replace the survivors
+            again = {(r["line"], r["kind"]): r for r in rows}
+            merged = []
+            for r in previous["rows"]:
+                new_r = again.get((r["line"], r["kind"]))
+                merged.append(dict(r, status=new_r["status"], rerun=True) if r["status"] == "survived" and new_r else r)
+            rows = merged
         killed = sum(r["status"].startswith("killed") for r in rows)
         results[name] = {"mutants": len(rows), "killed": killed, "score": round(killed / max(1, len(rows)), 3),
                          "survivors": [r for r in rows if r["status"] == "survived"], "rows": rows}

@@ -84,7 +84,7 @@ def parse_rational(x) -> Fraction:
         p, _, q = x.partition("/")
         if not (_INT.fullmatch(p) and q.isascii() and q.isdigit()):
             raise CheckFailed(f"not a rational: {x[:40]!r}")
-        if len(p) > digits + 1 or len(q) > digits:
+        if len(p.lstrip("+-")) > digits or len(q) > digits:
             raise over("digits", f"the number {x[:20]}...")
         if int(q) == 0:
             raise CheckFailed(f"non-positive denominator in {x[:40]!r}")

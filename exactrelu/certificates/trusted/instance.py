@@ -106,7 +106,7 @@ def entry(x) -> tuple[int, int, str]:
     t = type(x)
     if t is str:
         p, sep, q = x.partition("/")
-        if len(x) <= (_limits.get("digits") or limit("digits")):  # int() below is then cheap
+        if len(x) <= (_limits.get("digits") or limit("digits")):  # int() below is then cheap and within Python's limit
             try:
                 pi = int(p)
                 qi = int(q) if sep else 1
