@@ -1,30 +1,38 @@
-"""Hardness instances: sizes, lift / decode times, and exact decision beside z3.
+"""Hardness instances: sizes, lift / decode times, and certified "not realisable" beside CaDiCaL and z3.
 
-    python benchmarks/bench_hardness.py            # growing sizes, 60 s per instance (long)
-    python benchmarks/bench_hardness.py --quick    # small sizes, 10 s per instance (a few minutes)
+    python benchmarks/bench_hardness.py                 # N = 100, 200, 300, 400 and pigeonhole (long)
+    python benchmarks/bench_hardness.py --quick         # small sizes (a minute)
+    python benchmarks/bench_hardness.py --plot-only     # redraw table and plot from the results
 
 Part 1 (reduction): random 3-CNF with a planted solution, N variables and M = 4.2 N clauses;
 instance size (n, d) of CNF -> NAE-3SAT -> ReLU; time to reduce, to solve the CNF with
 python-sat (Minisat22), to lift the model to exact weights + a checked ``realizes``
 certificate, and to decode the weights back.
 
-Part 2 (decision): random NAE-3SAT at M = 2.1 N clauses (near the threshold: satisfiable and
-unsatisfiable mixed) and planted satisfiable ones; the instance with given U = [1, 1] and with
-U unknown, decided by exactrelu (exact, certified either way) and by z3 (linear real arithmetic
-with if-then-else for the ReLU; unknown output weights as integers in {-1, 0, 1}, which is exact
-by positive homogeneity, with u1 >= u2 to break the unit symmetry). z3's answers are not
-certified. Answers are compared with python-sat on the NAE formula (N <= 250; above, with each
-other). exactrelu's time includes the independent checker, which decide() runs before it answers
-(the "of which checking" column). Each solver runs on each series (kind x U) until it first needs
-more than the budget; the table reports median times, the ratio and the largest N each decided.
-``--tree`` adds the older case-tree engine. Writes benchmarks/results/bench_hardness.json.
+Part 2 (decision), one row per instance, all tools on the same instance in the same run: random
+NAE-3SAT at M = 2.2 N (past the threshold: almost all unsatisfiable) and pigeonhole formulas
+through the CNF chain. Columns:
+
+* **CaDiCaL + proof**: the physical floor. CaDiCaL (python-sat) on the *source* formula (NAE as
+  CNF: each clause and its complement; pigeonhole as it is), logging a proof (DRUP), until it
+  answers; the proof file is read back as bytes.
+* **exactrelu**: ``decide`` on the ReLU instance (U given = [1, 1], or unknown), certified and
+  checked, by phase: lemmas (compiling cluster shapes into template lemmas, checking models),
+  SAT (CaDiCaL on the lemma clauses, logging LRAT), trim (reading the trace, keeping what the
+  empty clause needs), write (the certificate case; JSON text), check (the independent stdlib
+  checker, run by ``decide`` before it answers). ``--drup`` adds the older unhinted DRUP
+  certificate (``proof="drup"``) for comparison.
+* **z3**: linear real arithmetic with if-then-else for the ReLU; unknown output weights as
+  integers in {-1, 0, 1} (exact by positive homogeneity), u1 >= u2; uncertified.
+
+A series (tool x U x family) stops at its first instance over the budget. The machine is shared:
+read the ratios within one row, not the absolute times. Writes benchmarks/results/bench_hardness.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -32,19 +40,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from exactrelu.certificates.envelope import realizes_certificate, verify  # noqa: E402
-from exactrelu.hardness import (NaeToRelu, assignment_from_literals, random_kcnf, random_nae3,  # noqa: E402
+from exactrelu.hardness import (NaeToRelu, assignment_from_literals, pigeonhole, random_kcnf, random_nae3,  # noqa: E402
                                 reduction_for)
 from exactrelu.hardness.decide import SearchLimit, decide  # noqa: E402
-
-
-def nae_sat(f) -> bool:
-    from pysat.solvers import Minisat22
-
-    with Minisat22() as s:
-        for c in f.clauses:
-            s.add_clause(list(c))
-            s.add_clause([-l for l in c])
-        return s.solve()
 
 
 def z3_decide(inst, unknown_u: bool, budget: float):
@@ -70,20 +68,54 @@ def z3_decide(inst, unknown_u: bool, budget: float):
     return "realizable" if res == z3.sat else "not-realizable" if res == z3.unsat else "timeout"
 
 
-def ours(inst, unknown_u: bool, budget: float, engine: str = "lazy"):
-    """Decide and certify (decide() runs the independent checker before returning: included)."""
+def ours(inst, unknown_u: bool, budget: float, proof: str = "lrat"):
+    """Decide and certify; phases from ``decide``'s statistics, plus the certificate's JSON text."""
     try:
         t = time.perf_counter()
-        res = decide(inst, U=None if unknown_u else [[1, 1]], time_limit=budget, engine=engine)
-        if time.perf_counter() - t > budget:  # the proof and its check are not interrupted
-            return "timeout", res.stats
-        return res.status, res.stats
+        res = decide(inst, U=None if unknown_u else [[1, 1]], time_limit=budget, proof=proof)
+        t1 = time.perf_counter()
+        text = json.dumps(res.certificate)
+        total = time.perf_counter() - t
     except SearchLimit:
-        return "timeout", {}
+        return {"status": "timeout"}
+    st = res.stats
+    out = {"status": "timeout" if total > budget else res.status, "seconds": total, "json_seconds": total - (t1 - t),
+           "bytes": len(text)}
+    for key in ("lemma_seconds", "solve_seconds", "trim_seconds", "write_seconds", "check_seconds", "lemmas",
+                "trace_steps", "core_steps", "proof_steps"):
+        if key in st:
+            out[key] = st[key]
+    if res.status == "not-realizable":
+        cases = res.certificate["cases"]
+        out["lemmas_kept"] = sum(len(c["lemmas"]) + sum(len(t["lemmas"]) * len(t["instances"]) for t in c.get("templates", []))
+                                 for c in cases)
+        out["templates"] = sum(len(c.get("templates", [])) for c in cases)
+    return out
 
 
-def ours_tree(inst, unknown_u: bool, budget: float):
-    return ours(inst, unknown_u, budget, engine="tree")
+def ours_drup(inst, unknown_u: bool, budget: float):
+    return ours(inst, unknown_u, budget, proof="drup")
+
+
+def cadical_source(clauses, cap: float):
+    """CaDiCaL with a DRUP proof on the source formula, for at most ``cap`` seconds; the proof read back as bytes."""
+    from pysat.solvers import Solver
+
+    from exactrelu.hardness.proof import Deadline, solve_until
+
+    t = time.perf_counter()
+    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
+        try:
+            sat = solve_until(s, time.monotonic() + cap)
+        except Deadline:
+            return {"status": "timeout", "seconds": time.perf_counter() - t}
+        if not sat:
+            s.solver.prfile.flush()
+            s.solver.prfile.seek(0)
+            size = len(s.solver.prfile.read())
+        else:
+            size = 0
+    return {"status": "realizable" if sat else "not-realizable", "seconds": time.perf_counter() - t, "proof_bytes": size}
 
 
 def timed(fn, *a):
@@ -116,100 +148,123 @@ def part_reduction(sizes):
     return rows
 
 
-SOLVERS = {"exactrelu": ours, "exactrelu-tree": ours_tree, "z3": z3_decide}
+SOLVERS = ("cadical", "exactrelu", "exactrelu-drup", "z3")
 
 
-def part_decision(sizes, seeds, budget, solvers=("exactrelu", "z3")):
-    """Every solver on every instance until it first exceeds the budget on that (kind, U) series."""
-    rows = []
-    alive = {(name, unknown, kind): True for name in solvers for unknown in (False, True) for kind in ("random", "planted")}
+def instances(sizes, seeds, holes):
+    """(family, N, seed, source CNF clauses, ReLU instance) for the decision part."""
     for N in sizes:
-        for kind in ("random", "planted"):
-            for seed in range(seeds):
-                f = random_nae3(N, round(2.1 * N), seed=1000 * N + seed, planted=kind == "planted")
-                truth = None
-                inst = None
-                for unknown in (False, True):
-                    if not any(alive[(name, unknown, kind)] for name in solvers):
-                        continue
-                    if inst is None:  # truth from python-sat where it is quick; planted ones are satisfiable
-                        truth = True if kind == "planted" else nae_sat(f) if N <= 250 else None
-                        inst, _ = NaeToRelu().apply(f)
-                    row = {"N": N, "M": len(f.clauses), "kind": kind, "seed": seed, "U": "unknown" if unknown else "given",
-                           "satisfiable": truth}
-                    for name in solvers:
-                        if not alive[(name, unknown, kind)]:
-                            row[name] = {"status": "skipped"}
-                            continue
-                        out, t = timed(SOLVERS[name], inst, unknown, budget)
-                        status, stats = out if isinstance(out, tuple) else (out, {})
-                        if status != "timeout":
-                            if truth is None:  # the first answer (certified, if exactrelu's) sets it; the rest must agree
-                                truth = row["satisfiable"] = status == "realizable"
-                            assert (status == "realizable") == truth, (name, N, seed, status, truth)
-                        row[name] = {"status": status, "seconds": t}
-                        if "check_seconds" in stats:
-                            row[name]["check_seconds"] = stats["check_seconds"]
-                        print(f"  N={N} {kind} seed={seed} U={row['U']} sat={truth}: {name} {status} {t:.2f} s", flush=True)
-                        if status == "timeout":
-                            alive[(name, unknown, kind)] = False
-                    rows.append(row)
-        if not any(alive.values()):
-            break
+        for seed in range(seeds):
+            f = random_nae3(N, round(2.2 * N), seed=1000 * N + seed)
+            yield "nae", N, seed, [list(c) for c in f.clauses] + [[-x for x in c] for c in f.clauses], NaeToRelu().apply(f)[0]
+    for h in holes:
+        f = pigeonhole(h)
+        yield "pigeonhole", h, 0, [list(c) for c in f.clauses], reduction_for(f).apply(f)[0]
+
+
+def part_decision(sizes, seeds, holes, budget, solvers):
+    """Every tool on every instance until it first exceeds the budget on that (family, U) series."""
+    rows = []
+    alive = {}
+    warm, _ = NaeToRelu().apply(random_nae3(4, 9, seed=0))
+    decide(warm), decide(warm, U=[[1, 1]], proof="drup")  # imports and first-call costs stay out of the table
+    for family, N, seed, cnf, inst in instances(sizes, seeds, holes):
+        source = cadical_source(cnf, 2 * budget)
+        for unknown in (False, True):
+            row = {"family": family, "N": N, "seed": seed, "U": "unknown" if unknown else "given", "n": inst.n, "d": inst.d,
+                   "satisfiable": {"realizable": True, "not-realizable": False}.get(source["status"]), "cadical": source}
+            for name in solvers:
+                if name == "cadical":
+                    continue
+                if not alive.get((name, unknown, family), True):
+                    row[name] = {"status": "skipped"}
+                    continue
+                if name == "z3":
+                    t = time.perf_counter()
+                    out = {"status": z3_decide(inst, unknown, budget)}
+                    out["seconds"] = time.perf_counter() - t
+                else:
+                    out = (ours if name == "exactrelu" else ours_drup)(inst, unknown, budget)
+                if out["status"] != "timeout":
+                    if row["satisfiable"] is None:  # the source solver ran out: the first certified answer sets it
+                        row["satisfiable"] = out["status"] == "realizable"
+                    assert (out["status"] == "realizable") == row["satisfiable"], (name, family, N, seed, out)
+                else:
+                    alive[(name, unknown, family)] = False
+                row[name] = out
+            rows.append(row)
+            print("  " + line(row, solvers), flush=True)
     return rows
 
 
-def summarise(rows, solvers=("exactrelu", "z3")):
-    table = []
-    keys = sorted({(r["N"], r["U"], r["satisfiable"]) for r in rows}, key=lambda t: (t[0], t[1], str(t[2])))
-    for N, U, sat in keys:
-        sel = [r for r in rows if (r["N"], r["U"], r["satisfiable"]) == (N, U, sat)]
-        line = {"N": N, "U": U, "sat": sat, "count": len(sel)}
-        for name in solvers:
-            ts = [r[name]["seconds"] for r in sel if r[name]["status"] not in ("timeout", "skipped")]
-            to = sum(r[name]["status"] == "timeout" for r in sel)
-            sk = sum(r[name]["status"] == "skipped" for r in sel)
-            line[name] = statistics.median(ts) if ts and not to and not sk else None
-            line[name + "_timeouts"] = to
-            checks = [r[name]["check_seconds"] for r in sel if "check_seconds" in r[name]]
-            if checks and line[name] is not None:
-                line[name + "_check"] = statistics.median(checks)
-        if line.get("exactrelu") and line.get("z3"):
-            line["ratio"] = line["exactrelu"] / line["z3"]
-        table.append(line)
-    return table
+def fmt(x, digits=2):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def line(r, solvers) -> str:
+    """One table row (markdown)."""
+    e, c = r.get("exactrelu", {}), r["cadical"]
+    ok = e.get("status") in ("realizable", "not-realizable")
+    get = lambda k: e.get(k) if ok else None  # noqa: E731
+    write = (e.get("write_seconds", 0) + e.get("json_seconds", 0)) if ok else None
+    answer = {True: "sat", False: "unsat", None: "?"}[r["satisfiable"]]
+    floor = fmt(c["seconds"]) if c["status"] != "timeout" else f"> {c['seconds']:.0f}"
+    cells = [r["family"], str(r["N"]), str(r["seed"]), r["U"], answer, floor,
+             fmt(get("seconds")), fmt(get("lemma_seconds")), fmt(get("solve_seconds")), fmt(get("trim_seconds")), fmt(write),
+             fmt(get("check_seconds")),
+             f"{get('check_seconds') / e['seconds']:.0%}" if ok and "check_seconds" in e else "-",
+             f"{e['seconds'] / c['seconds']:.1f}x" if ok and c["status"] != "timeout" else "-"]
+    if "exactrelu-drup" in solvers:
+        d = r.get("exactrelu-drup", {})
+        cells.append(fmt(d.get("seconds")) if d.get("status") in ("realizable", "not-realizable") else d.get("status", "-"))
+    z = r.get("z3", {})
+    cells.append(fmt(z.get("seconds")) if z.get("status") in ("realizable", "not-realizable") else z.get("status", "-"))
+    if ok and "core_steps" in e:
+        cells.append(f"{e['core_steps']}/{e['trace_steps']}, {e.get('lemmas_kept', 0)}/{e['lemmas']}")
+    else:
+        cells.append("-")
+    return "| " + " | ".join(cells) + " |"
+
+
+def print_table(rows, solvers, budget) -> None:
+    print(f"\nPart 2: certified decision beside CaDiCaL on the source formula and z3 (budget {budget:.0f} s; seconds)")
+    head = ["family", "N", "seed", "U", "answer", "CaDiCaL + proof", "exactrelu total", "lemmas", "SAT", "trim", "write",
+            "check", "check share", "exactrelu / CaDiCaL"]
+    head += ["exactrelu DRUP"] if "exactrelu-drup" in solvers else []
+    head += ["z3", "steps kept / traced, lemmas kept / derived"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print(line(r, solvers))
 
 
 def plot(dec, budget, path) -> None:
-    """Seconds per instance against N (log-log), exactrelu vs z3, one panel per U mode."""
+    """Seconds per instance against N: CaDiCaL on the source, exactrelu (and its check), z3; one panel per U."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import matplotlib.ticker
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
-    styles = {"exactrelu": ("tab:blue", "exactrelu (certified + checked)"), "z3": ("tab:red", "z3 (uncertified)"),
-              "exactrelu-tree": ("tab:gray", "exactrelu tree engine")}
+    styles = {"cadical": ("tab:green", "CaDiCaL + proof, source formula"), "exactrelu": ("tab:blue", "exactrelu, certified + checked"),
+              "check": ("tab:cyan", "of which the independent check"), "exactrelu-drup": ("tab:gray", "exactrelu, DRUP certificate"),
+              "z3": ("tab:red", "z3 (uncertified)")}
+    nae = [r for r in dec if r["family"] == "nae"]
     for ax, U in zip(axes, ("given", "unknown")):
         for name, (color, label) in styles.items():
-            for sat, marker in ((False, "x"), (True, "o")):
-                pts = [(r["N"], r[name]["seconds"]) for r in dec if name in r and r["U"] == U and r["satisfiable"] == sat
-                       and r[name]["status"] in ("realizable", "not-realizable")]
-                if pts:
-                    ax.scatter(*zip(*pts), color=color, marker=marker, s=18, alpha=0.8,
-                               label=f"{label}, {'satisfiable' if sat else 'unsatisfiable'}")
+            key = "exactrelu" if name == "check" else name
+            pts = [(r["N"], r[key]["check_seconds" if name == "check" else "seconds"]) for r in nae if r["U"] == U and key in r
+                   and r[key].get("status") in ("realizable", "not-realizable") and (name != "check" or "check_seconds" in r[key])]
+            if pts:
+                ax.scatter(*zip(*pts), color=color, s=20, alpha=0.8, label=label)
         ax.axhline(budget, color="black", lw=0.8, ls="--")
-        ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xlabel("NAE-3SAT variables N (M = 2.1 N clauses)")
+        ax.set_xlabel("NAE-3SAT variables N (M = 2.2 N clauses)")
         ax.set_title(f"U {U}")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds per instance")
     axes[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"Deciding the reduction's ReLU instances (budget {budget:.0f} s, dashed)")
+    fig.suptitle(f"Certified 'not realisable' vs the bare solver (budget {budget:.0f} s, dashed)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -219,45 +274,41 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--skip-reduction", action="store_true", help="only part 2")
     p.add_argument("--skip-decision", action="store_true", help="only part 1")
-    p.add_argument("--tree", action="store_true", help="also the tree engine (engine='tree')")
+    p.add_argument("--drup", action="store_true", help="also exactrelu with the older DRUP certificate")
+    p.add_argument("--sizes", type=int, nargs="+", help="NAE sizes N (default 100 200 300 400)")
+    p.add_argument("--seeds", type=int, default=None, help="instances per N (default 2)")
+    p.add_argument("--holes", type=int, nargs="*", default=None, help="pigeonhole sizes (default 5 6 7)")
+    p.add_argument("--budget", type=float, default=None, help="seconds per instance (default 60)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_hardness.json"))
     p.add_argument("--plot-only", action="store_true", help="redraw the table and plot from --out and stop")
-    p.add_argument("--sizes", type=int, nargs="+", help="decision sizes N (default: the growing list)")
     args = p.parse_args(argv)
     png = Path(args.out).with_suffix(".png")
     if args.plot_only:
         data = json.loads(Path(args.out).read_text())
-        solvers = tuple(n for n in SOLVERS if any(n in r for r in data["decision"]))
-        print_table(summarise(data["decision"], solvers), solvers, data["budget_s"])
+        print_table(data["decision"], data["solvers"], data["budget_s"])
         plot(data["decision"], data["budget_s"], png)
         print(f"plot written to {png}")
         return 0
     if args.quick:
-        red_sizes, dec_sizes, seeds, budget = [10, 50, 200], [4, 8, 16, 32, 64], 2, 10.0
+        red_sizes, sizes, seeds, holes, budget = [10, 50, 200], [20, 50, 100], 1, [4, 5], 10.0
     else:
-        red_sizes, dec_sizes, seeds, budget = [10, 50, 100, 200, 400], [4, 8, 16, 32, 64, 100, 150, 200, 250, 300, 400,
-                                                                          600, 800, 1000, 1500, 2000], 3, 60.0
-    solvers = ("exactrelu", "z3") + (("exactrelu-tree",) if args.tree else ())
-    if args.sizes:
-        dec_sizes = args.sizes
+        red_sizes, sizes, seeds, holes, budget = [10, 50, 100, 200, 400], [100, 200, 300, 400], 2, [5, 6, 7], 60.0
+    sizes = args.sizes or sizes
+    seeds = args.seeds if args.seeds is not None else seeds
+    holes = args.holes if args.holes is not None else holes
+    budget = args.budget or budget
+    solvers = tuple(n for n in SOLVERS if n != "exactrelu-drup" or args.drup)
     red = part_reduction(red_sizes) if not args.skip_reduction else []
     print("Part 1: 3-CNF (planted, M = 4.2 N) -> NAE-3SAT -> ReLU instance; lift = exact weights + checked certificate")
     print(f"{'N':>5} {'M':>5} {'n':>6} {'d':>6} {'reduce s':>9} {'SAT s':>8} {'lift+check s':>13} {'decode s':>9}")
     for r in red:
         print(f"{r['N']:>5} {r['M']:>5} {r['n']:>6} {r['d']:>6} {r['reduce_s']:>9.3f} {r['sat_s']:>8.4f} {r['lift_and_check_s']:>13.3f} {r['decode_s']:>9.3f}")
-    dec = part_decision(dec_sizes, seeds, budget, solvers) if not args.skip_decision else []
-    table = summarise(dec, solvers)
-    print_table(table, solvers, budget)
-    largest = {}
-    for name in solvers:
-        for U in ("given", "unknown"):
-            ok = [r["N"] for r in dec if r["U"] == U and r[name]["status"] in ("realizable", "not-realizable")]
-            largest[f"{name}/{U}"] = max(ok) if ok else None
-    print("\nLargest N decided within the budget:", json.dumps(largest))
+    dec = part_decision(sizes, seeds, holes, budget, solvers) if not args.skip_decision else []
+    print_table(dec, solvers, budget)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"quick": args.quick, "budget_s": budget, "reduction": red, "decision": dec,
-                               "summary": table, "largest": largest}, indent=1) + "\n")
+    out.write_text(json.dumps({"quick": args.quick, "budget_s": budget, "solvers": solvers, "reduction": red,
+                               "decision": dec}, indent=1) + "\n")
     print(f"results written to {out}")
     if dec:
         try:
@@ -266,19 +317,6 @@ def main(argv=None) -> int:
         except ImportError:  # pragma: no cover - matplotlib is in the bench extra
             print("matplotlib not installed: no plot")
     return 0
-
-
-def print_table(table, solvers, budget) -> None:
-    print(f"\nPart 2: NAE-3SAT (M = 2.1 N) instances decided exactly (exactrelu, certified and checked) and by z3;"
-          f" budget {budget:.0f} s; median seconds per instance (-: a timeout or skip in the group)")
-    print("| N | U | satisfiable | instances | " + " | ".join(f"{n} s" for n in solvers)
-          + " | of which checking s | exactrelu / z3 | timeouts " + "/".join(solvers) + " |")
-    print("|---" * (7 + len(solvers)) + "|")
-    fmt = lambda x: f"{x:.3f}" if x is not None else "-"  # noqa: E731
-    for t in table:
-        print(f"| {t['N']} | {t['U']} | {t['sat']} | {t['count']} | " + " | ".join(fmt(t[n]) for n in solvers)
-              + f" | {fmt(t.get('exactrelu_check'))} | {(format(t['ratio'], '.2f') if 'ratio' in t else '-')} | "
-              + "/".join(str(t[n + '_timeouts']) for n in solvers) + " |")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Instances: planted generators and the JSON / .npz instance files of DESIGN.md.
+"""Instances: planted generators and the JSON / .npz instance files of docs/design.md.
 
 An :class:`Instance` holds ``inputs`` (n x d) and ``labels`` (n x m) as exact
 :class:`~exactrelu.exact.QMatrix`, optionally the activation and the planted network.
@@ -334,12 +334,12 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
     return path
 
 
-#: The fields an instance file may have (DESIGN.md); ``provenance`` is free-form and not read.
+#: The fields an instance file may have (docs/design.md); ``provenance`` is free-form and not read.
 INSTANCE_FIELDS = frozenset({"format", "version", "inputs", "labels", "activation", "planted", "provenance"})
 
 
 def read_instance(path: str | os.PathLike) -> Instance:
-    """Read a JSON or ``.npz`` instance (DESIGN.md); malformed or over-limit files raise InvalidInput.
+    """Read a JSON or ``.npz`` instance (docs/design.md); malformed or over-limit files raise InvalidInput.
 
     The rules are the independent checker's (docs/limits.md): exact fields, bounded sizes, the
     strict ``.npz`` reader of :mod:`exactrelu.npz`.

@@ -68,7 +68,7 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None) 
         raise InvalidInput(f"no such weights file: {path}" if not path.exists() else f"{path} is not a file")
     with open(path, "rb") as fh:
         head = fh.read(64).lstrip()
-    if head.startswith(b"{") or head.startswith(b"["):
+    if path.suffix.lower() == ".json" or head.startswith(b"{") or head.startswith(b"["):
         return _from_json_file(path, activation)
     from .propose.torch_weights import load_float_weights  # .npz and state dicts
 

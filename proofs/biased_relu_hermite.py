@@ -1,7 +1,7 @@
 """Claim: Biased ReLU: E[relu(z+b) He_t(z)] = phi(b) He_{t-2}(-b) for t >= 2 (t=0: phi(b)+b Phi(b),
 t=1: Phi(b)); the 4th-order term vanishes exactly at b = +-1.
 
-Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Lemma 3.5 (shared/seeds/002).
+Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Lemma 3.5.
 
 The derivation and the checks are in exactrelu/theorems/biased_relu_hermite.py (installed with the package, so
 `exactrelu prove biased_relu_hermite` runs the same proof). Run alone:

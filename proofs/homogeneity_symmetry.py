@@ -1,7 +1,7 @@
 """Claim: Positive homogeneity and permutation symmetry: U f(V x) = (U D^-c P^T) f(P D V x) for D > 0
 diagonal, P a permutation; equal canonical forms; sign flips are not symmetries.
 
-Source: DESIGN.md (canonical form); Bakshi-Jayaram-Woodruff, COLT 2019 (shared/seeds/000).
+Source: docs/design.md (canonical form); Bakshi-Jayaram-Woodruff, COLT 2019.
 
 The derivation and the checks are in exactrelu/theorems/homogeneity_symmetry.py (installed with the package, so
 `exactrelu prove homogeneity_symmetry` runs the same proof). Run alone:

@@ -1,7 +1,7 @@
 """Claim: Moment-tensor constants E[f(z) He_t(z)], t = 0..4, for f = relu, t^2, t^3 (relu: 1/sqrt(2pi),
 1/2, 1/sqrt(2pi), 0, -1/sqrt(2pi); t^2 has c_4 = 0).
 
-Source: shared/notes/exact-recovery-math.md (Hermite facts); Awasthi-Tang-Vijayaraghavan 2021
+Source: Hermite facts of the moment-tensor proposer (docs/proposers.md); Awasthi-Tang-Vijayaraghavan 2021
 (seeds/002).
 
 The derivation and the checks are in exactrelu/theorems/moment_constants.py (installed with the package, so

@@ -1,7 +1,7 @@
 """Claim: ReLU Hermite coefficients (orthonormal basis): sigma_0 = 1/sqrt(2 pi), sigma_1 = 1/2, sigma_k
 = (-1)^((k-2)/2) (k-3)!!/sqrt(2 pi k!) for even k >= 2, 0 for odd k >= 3.
 
-Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, sec. 2 (shared/seeds/002).
+Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, sec. 2.
 
 The derivation and the checks are in exactrelu/theorems/relu_hermite.py (installed with the package, so
 `exactrelu prove relu_hermite` runs the same proof). Run alone:

@@ -1,7 +1,7 @@
 """Claim: Sign ambiguity with biases: relu(t) - relu(-t) = t, so flipping units S of a biased network
 keeps the function iff sum_S a_i (w_i, b_i) = 0; two different networks compute the same function.
 
-Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Thm 3.4 / Claim 4.8 (shared/seeds/002).
+Source: Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Thm 3.4 / Claim 4.8.
 
 The derivation and the checks are in exactrelu/theorems/sign_ambiguity.py (installed with the package, so
 `exactrelu prove sign_ambiguity` runs the same proof). Run alone:

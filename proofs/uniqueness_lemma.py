@@ -1,7 +1,7 @@
 """Claim: Uniqueness lemma, exact form: for Z inactive for unit i, {y in rowspan(A) : y_Z = 0} =
 span(W_i) iff rank W_{-i,Z} = k-1 (rank U = k); k-1 inactive samples do not always suffice.
 
-Source: Bakshi-Jayaram-Woodruff, COLT 2019 (shared/seeds/000); shared/notes/exact-recovery-math.md.
+Source: Bakshi-Jayaram-Woodruff, COLT 2019 (exact recovery for rank(A) = k).
 
 The derivation and the checks are in exactrelu/theorems/uniqueness_lemma.py (installed with the package, so
 `exactrelu prove uniqueness_lemma` runs the same proof). Run alone:

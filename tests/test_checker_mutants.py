@@ -247,7 +247,7 @@ def test_a_hinted_step_cannot_hint_the_same_clause_twice_on_the_largest_variable
     from exactrelu.certificates.trusted.lrat import check_hinted
 
     for n in (1, 2, 7):
-        with pytest.raises(checker.CheckFailed, match="not unit"):
+        with pytest.raises(checker.CheckFailed, match="without a conflict"):
             check_hinted([[n]], [[0, 1, 1]], n)
 
 

@@ -10,14 +10,14 @@ import exactrelu.propose as propose
 from exactrelu.errors import InvalidInput
 from exactrelu.instances import planted
 from exactrelu.network import Activation
-from exactrelu.propose import (PROPOSERS, AutoProposer, GradientProposer, HermiteProposer, ICAProposer, Proposer, SearchProposer,
-                               TensorProposer, WeightsFile)
+from exactrelu.propose import (PROPOSERS, AutoProposer, GradientProposer, HermiteProposer, ICAProposer, Proposer,
+                               SearchProposer, TensorProposer, WeightsFile)
 
 sklearn = pytest.importorskip("sklearn")  # in the test extra; the ica extra for users
 from sklearn.base import clone  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-CLASSES = [AutoProposer, SearchProposer, GradientProposer, TensorProposer, ICAProposer]
+CLASSES = [AutoProposer, SearchProposer, GradientProposer, TensorProposer, ICAProposer, HermiteProposer]
 
 #: scikit-learn's checks that do not apply, and why (every other check must pass).
 NOT_APPLICABLE = {
@@ -42,9 +42,7 @@ def test_every_proposer_is_exported_and_registered():
     for cls in CLASSES + [WeightsFile]:
         assert getattr(propose, cls.__name__) is cls and cls.__name__ in propose.__all__
         assert issubclass(cls, Proposer)
-    # HermiteProposer (issue 12) joins CLASSES, and scikit-learn's checks, once it meets them
-    assert set(PROPOSERS.values()) == set(CLASSES) | {HermiteProposer}
-    assert issubclass(HermiteProposer, Proposer)
+    assert set(PROPOSERS.values()) == set(CLASSES)
     for name in ("propose_auto", "propose_search", "propose_gradient", "propose_tensor", "propose_ica"):
         assert callable(getattr(propose, name)) and name in propose.__all__
 

@@ -182,7 +182,7 @@ def test_hermite_learns_biases_at_zero_and_plus_minus_one(inst103):
     assert np.all(est.sign_margin_ > 0.5)
     ref = HermiteProposer(3, random_state=0, refine=8).fit(X, Y)
     assert ref.parameter_error(inst103.planted) < 1e-8  # noiseless labels: the pattern is found exactly
-    assert np.abs(ref.predict(X) - Y).max() < 1e-8
+    assert np.abs(ref.evaluate(X) - Y).max() < 1e-8
     net = ref.to_network()
     assert net.has_bias and net.m == 1 and equivalent_flips(net) == [()]
 
@@ -214,7 +214,7 @@ def test_large_bias_units_become_two_linear_units():
     assert est.n_units_ <= 3 + 2 and len(est.large_units_) >= 1
     Xt = rng.standard_normal((20000, 5))
     Yt = np.maximum(Xt @ V.T + b, 0) @ np.array([1.0, 2.0, -1.0])
-    assert np.sqrt(np.mean((est.predict(Xt)[:, 0] - Yt) ** 2)) < 0.1 * np.sqrt(np.mean(Yt**2))
+    assert np.sqrt(np.mean((est.evaluate(Xt)[:, 0] - Yt) ** 2)) < 0.1 * np.sqrt(np.mean(Yt**2))
     keep = HermiteProposer(3, random_state=0, large_bias=False).fit(X, Y[:, None])
     assert keep.n_units_ == 3 and len(keep.large_units_) == 0
 
@@ -249,10 +249,11 @@ def test_non_gaussian_inputs_warn():
 @pytest.mark.parametrize("kwargs,match", [
     ({"activation": Activation.power(2)}, "ReLU"),
     ({"bias": "yes"}, "bias must be"),
+    ({"whiten": 1}, "whiten must be"),
     ({"large_bias": "always"}, "large_bias"),
     ({"refine": -1}, "refine"),
     ({"n_draws": 0}, "n_draws"),
-    ({"bias_threshold": 0}, "bias_threshold"),
+    ({"bias_threshold": 0}, "bias_threshold"), ({"bias_threshold": float("nan")}, "bias_threshold"),
 ])
 def test_bad_parameters_are_refused_in_fit(kwargs, match):
     X = np.random.default_rng(0).standard_normal((200, 3))
@@ -265,8 +266,8 @@ def test_k_above_d_and_too_few_samples():
     X = np.random.default_rng(0).standard_normal((500, 3))
     with pytest.raises(AssumptionViolated, match="k <= d"):
         HermiteProposer(4).fit(X, X[:, :1])
-    with pytest.raises(InvalidInput, match="at least"):
-        HermiteProposer(2).fit(X[:20], X[:20, :1])
+    with pytest.raises(InvalidInput, match="more samples than input dimensions"):
+        HermiteProposer(2).fit(X[:3], X[:3, :1])
 
 
 def test_parameter_error_of_mismatched_shapes_is_infinite(inst103):
@@ -320,3 +321,122 @@ def test_sign_theorem_detects_a_wrong_parity(monkeypatch):
     wrong = lambda t: biased_relu_hermite.phi(B_SYM) * (B_SYM + 1) if t == 3 else closed_form(t)  # noqa: E731
     monkeypatch.setattr(sign_identifiability, "closed_form", wrong)
     assert "g_3(-b) != (-1)^3 g_3(b)" in sign_identifiability.parity_identities(4)
+
+
+# -- overcomplete (l = 2) ---------------------------------------------------------------------------
+
+def test_overcomplete_tensors_match_the_population_ones():
+    from exactrelu.propose.hermite_overcomplete import hermite_tensors
+
+    rng = np.random.default_rng(0)
+    U = np.array(rational_unit_rows(rng, 3, 2), dtype=float)
+    alpha, beta = np.array([1.0, -1.0, 2.0]), np.array([0.0, 1.0, -0.5])
+    X = rng.standard_normal((300000, 2))
+    T, noise = hermite_tensors(X, np.maximum(X @ U.T + beta, 0) @ alpha)
+    for t in range(7):
+        tol = 6 * noise.get(t, noise[2]) * (1 if t < 4 else 3) + 0.01
+        assert np.abs(T[t] - population_tensor(t, U, alpha, beta)).max() < tol, t
+
+
+def test_overcomplete_recovers_more_units_than_dimensions():
+    from exactrelu.propose.hermite_overcomplete import fit_overcomplete
+
+    rng = np.random.default_rng(1)
+    d, k = 4, 5
+    U = rng.standard_normal((k, d))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    alpha, beta = np.array([1.0, -2.0, 1.5, 2.0, -1.0]), np.array([0.0, 1.0, -1.0, 0.4, -0.6])
+    X = rng.standard_normal((200000, d))
+    res = fit_overcomplete(X, np.maximum(X @ U.T + beta, 0) @ alpha, k, random_state=0)
+    cos = res.U @ U.T
+    assert cos.max(axis=1).min() > 0.9 and np.allclose(np.sort(res.beta), np.sort(beta), atol=0.3)
+
+
+def test_overcomplete_refuses_what_it_cannot_do():
+    from exactrelu.propose.hermite_overcomplete import decompose_overcomplete, fit_overcomplete, hermite_tensors
+
+    X = np.random.default_rng(0).standard_normal((400, 3))
+    with pytest.raises(InvalidInput, match="one output"):
+        fit_overcomplete(X, X[:, :2], 2)
+    with pytest.raises(InvalidInput, match="d <= 8"):
+        fit_overcomplete(np.random.default_rng(0).standard_normal((400, 9)), X[:, :1], 2)
+    T, _ = hermite_tensors(X, X[:, 0])
+    with pytest.raises(AssumptionViolated, match=r"d \(d \+ 1\) / 2"):
+        decompose_overcomplete(T, 7, np.random.default_rng(0))
+
+
+def test_order_four_tensor_proposer_at_20_5_5_with_2e4_samples():
+    from exactrelu.instances import planted
+    from exactrelu.propose._common import angular_errors
+    from exactrelu.propose.tensor import TensorProposer
+
+    inst = planted(20, 5, 5, 20000, seed=0)  # before the joint decomposition: 1.7 rad here; 20/20 seeds certify now
+    est = TensorProposer(5, random_state=0, order=4).fit(inst.float_inputs(), inst.float_labels())
+    assert angular_errors(est.V_, inst.planted.V.to_float()).max() < 0.3
+
+
+# -- exactrelu fit --method hermite ------------------------------------------------------------------
+
+def test_fit_method_hermite_on_the_command_line(tmp_path):
+    from exactrelu.cli import main
+    from exactrelu.instances import write_instance
+    from exactrelu.weights_file import read_weights
+
+    inst = planted_biased(6, 2, 30000, seed=4, special=(0, 1))
+    path = write_instance(inst, tmp_path / "i.json")
+    out = tmp_path / "w.json"
+    assert main(["fit", str(path), "-k", "2", "--bias", "--method", "hermite", "-o", str(out)]) == 0
+    net = read_weights(out)
+    assert net.k == 2 and net.has_bias
+    err = network_parameter_error(net.V.to_float(), np.array([float(x) for x in net.b_fractions()]),
+                                  net.U.to_float(), inst.planted)
+    assert err < 0.2
+
+
+def test_fit_method_hermite_may_return_two_linear_units_for_large_biases():
+    from exactrelu.fit import fit
+
+    inst = planted_biased(6, 3, 30000, seed=1, special=(0, 6, -6))
+    res = fit(inst, 3, bias=True, method="hermite", check=False)
+    assert res.method == "hermite" and 3 <= res.network.k <= 5 and res.residual.relative() < 0.1
+
+
+# -- exact from approximate ---------------------------------------------------------------------------
+
+def test_recover_bias_init_hermite_certifies_biased_networks():
+    """``recover --bias --init hermite`` end to end (row-span route on [x, 1] while m >= k; the pattern-linearised
+    route for m = 1 is issue 10's and is exercised by benchmarks/bench_hermite.py --part exact once on main)."""
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.recover.exact import recover
+
+    inst = planted_biased(6, 3, 20000, seed=0, m=3)
+    res = recover(inst, k=3, bias=True, init="hermite", random_state=0)
+    assert res.network.equivalent(inst.planted) and res.certificate["claim"] == "realizes" and "b" in res.certificate
+    verify(res.certificate, inst)  # the independent checker; raises CertificateInvalid otherwise
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_biased_one_output_networks_are_certified_from_hermite(seed):
+    """m = 1 with biases exactly 0, 1, -1: the Hermite proposal feeds the pattern-linearised route."""
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.recover.exact import recover
+
+    inst = planted_biased(10, 3, 10000, seed=seed)
+    res = recover(inst, k=3, bias=True, init="hermite", random_state=seed)
+    assert res.network.equivalent(inst.planted) and res.certificate["claim"] == "realizes"
+    assert res.proposer == "hermite" and [str(x) for x in res.network.b_fractions()] != ["0"] * 3
+    verify(res.certificate, inst)  # the independent checker; raises CertificateInvalid otherwise
+
+
+def test_recover_bias_init_hermite_on_the_command_line(tmp_path):
+    from exactrelu.certificates.envelope import verify
+    from exactrelu.cli import main
+    from exactrelu.instances import write_instance
+
+    inst = planted_biased(8, 2, 8000, seed=5, special=(0, 1))
+    path = write_instance(inst, tmp_path / "i.json")
+    cert = tmp_path / "c.json"
+    assert main(["recover", str(path), "-k", "2", "--bias", "--init", "hermite", "-o", str(cert)]) == 0
+    import json
+
+    verify(json.loads(cert.read_text()), inst)

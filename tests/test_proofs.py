@@ -28,6 +28,7 @@ THOROUGH_PARAMS = {
     "biased_relu_hermite": {"max_integrated": 8},
     "homogeneity_symmetry": {"trials": 300},
     "uniqueness_lemma": {"trials": 400},
+    "augmented_position": {"trials": 200},
     "sign_ambiguity": {"trials": 300},
 }
 NAMES = [m.rsplit(".", 1)[1] for m in MODULES]
@@ -252,11 +253,15 @@ def test_cli_prove_selected_and_write(tmp_path, capsys):
 
 def test_cli_prove_json_and_list(capsys):
     assert main(["prove", "sign_ambiguity", "--json"]) == 0
-    recs = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)
+    recs = out["claims"]
     assert [r["name"] for r in recs] == ["sign_ambiguity"] and recs[0]["passed"]
+    assert out["ok"] and out["proved"] == out["total"] == 1 and out["command"] == "prove"
     assert main(["prove", "--list"]) == 0
     listing = capsys.readouterr().out
     assert all(n in listing for n in NAMES)
+    assert main(["prove", "--list", "--json"]) == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)["claims"]] == [n for n, _ in discover(True)]
 
 
 def test_cli_prove_failure_exit_1(extra_proofs, capsys):

@@ -133,7 +133,7 @@ def test_power_activation_rejects_non_power_ratios():
 def test_rank_below_k_is_an_assumption_error():
     inst = planted(d=4, k=3, m=2, n=200, seed=0)  # m < k: rank(labels) <= 2
     with pytest.raises(AssumptionViolated, match=r"rank\(labels\) = 2 < k = 3") as e:
-        recover(inst, k=3)
+        recover(inst, k=3, route="rowspan")
     assert e.value.evidence["rank"] == 2 and e.value.suggestion
 
 

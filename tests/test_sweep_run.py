@@ -19,7 +19,7 @@ from exactrelu.sweep.results import ResultLog, table_columns
 
 SMALL = '[sweep]\ntask = "recover"\nseeds = 3\n[grid]\nsize = [{d = 3, k = 2}, {d = 5, k = 2}]\nn = [8, 60]\n'
 # about 0.1 s per task: long enough for a kill or an interrupt to land in the middle of the run
-SLOW = '[sweep]\ntask = "recover"\nseeds = 12\n[grid]\nd = 8\nk = 3\nn = [2000, 2400]\n'
+SLOW = '[sweep]\ntask = "recover"\nseeds = 8\n[grid]\nd = 8\nk = 3\nn = [2000, 2400]\n'
 
 
 def ids_once(directory, spec):
@@ -165,8 +165,11 @@ def test_a_killed_worker_loses_no_row_and_duplicates_none(tmp_path):
 
 
 def test_ctrl_c_then_resume_completes_every_row_once(tmp_path):
-    (tmp_path / "s.toml").write_text(SLOW)
-    spec = parse_spec(SLOW)
+    # 60 tasks (several seconds of work): the interrupt after 3 rows cannot arrive after the last one, even
+    # when this process is starved on a loaded machine (with 16 tasks it sometimes did, and the run exited 0)
+    slow = SLOW.replace("seeds = 8", "seeds = 30")
+    (tmp_path / "s.toml").write_text(slow)
+    spec = parse_spec(slow)
     out = tmp_path / "out"
     proc = _start(tmp_path / "s.toml", "-o", out, "--workers", "2")
     _wait_rows(out, 3, proc)
@@ -201,3 +204,53 @@ def test_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "1s")
     with pytest.raises(InvalidInput, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         run_sweep(parse_spec(SMALL), tmp_path / "out", scheduler="tcp://127.0.0.1:9")
+
+
+def _gone(pid, limit=30.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigterm_stops_like_ctrl_c_and_stops_the_workers(tmp_path):
+    (tmp_path / "s.toml").write_text(SLOW)
+    proc = _start(tmp_path / "s.toml", "-o", tmp_path / "out", "--workers", "2")
+    first = _wait_rows(tmp_path / "out", 1, proc)[0]
+    proc.send_signal(signal.SIGTERM)  # the sweep's process only, as a batch system would
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted: run again with --resume" in stderr
+    assert _gone(int(first["worker"].split(":")[1]))
+
+
+def test_workers_exit_when_the_sweep_is_killed(tmp_path):
+    (tmp_path / "s.toml").write_text(SLOW)
+    proc = _start(tmp_path / "s.toml", "-o", tmp_path / "out", "--workers", "2")
+    first = _wait_rows(tmp_path / "out", 1, proc)[0]
+    proc.kill()  # SIGKILL: no clean-up in the sweep's process; the workers notice on their own
+    proc.communicate(timeout=60)
+    assert _gone(int(first["worker"].split(":")[1]))
+    lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    assert len({json.loads(line)["id"] for line in lines}) == len(lines)  # a torn last line is impossible here:
+    # SIGKILL landed between two writes or inside one, and json.loads above would have failed on a torn line
+
+
+def test_a_task_that_kills_its_worker_every_time_gets_a_failed_row(tmp_path):
+    import importlib
+
+    from exactrelu.sweep import TASKS
+
+    importlib.import_module("sweep_crash_task")  # registers test-crash here; the workers import it by name
+    try:
+        spec = parse_spec('[sweep]\ntask = "test-crash"\nseeds = 2\n[grid]\nn = 1\n')
+        s = run_sweep(spec, tmp_path / "out", workers=2)
+        rows = ids_once(tmp_path / "out", spec)
+        assert s.counts == {"certified": 0, "refused": 0, "failed": 2} and s.restarts >= 2
+        assert all(r["status"] == "failed" and r["attempts"] == 3 for r in rows)
+        assert all(r["reason"].startswith("the worker running it was lost 3 times (BrokenProcessPool") for r in rows)
+    finally:
+        TASKS.pop("test-crash", None)

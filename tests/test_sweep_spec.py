@@ -70,7 +70,7 @@ BAD = [
     (GOOD.replace("seeds = 2", "seeds = [1, 1]"), "[sweep] seeds: expected distinct seeds"),
     (GOOD.replace("seeds = 2", "seeds = []"), "[sweep] seeds: expected distinct seeds"),
     (GOOD.replace("seeds = 2", "seeds = [-1]"), "[sweep] seeds: expected non-negative integer seeds"),
-    (GOOD + "[options]\nroute = 'rowspan'\n", "[options] route: unknown option of task 'recover'"),
+    (GOOD + "[options]\nroute2 = 'rowspan'\n", "[options] route2: unknown option of task 'recover'"),
     (GOOD + "[options]\ninit = ['auto']\n", "[options] init: expected one value"),
     (GOOD + "[options]\ninit = 'magic'\n", "[options] init: expected one of"),
     (GOOD + "[options]\n", None),  # an empty [options] table is fine
@@ -104,6 +104,16 @@ BAD = [
      "output_weights = 'unknown' needs m = 1"),
     ('[sweep]\ntask = "solve"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\ntry_recovery = 1\n',
      "[grid] try_recovery: expected true or false"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise = 'gaussian'\n", "give both noise (the kind) and noise_scale"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise_scale = 0.1\n", "give both noise (the kind) and noise_scale"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise = 'pink'\nnoise_scale = 0.1\n", "[grid] noise: expected one of"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nroute = 'magic'\n", "[grid] route: expected one of 'auto'"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\ncorrupt = 1.5\n", "[grid] corrupt: expected a number between 0 and 1"),
+    ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\n', "needs a value for 'noise_scale'"),
+    ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\nnoise_scale = 0.1\n[options]\nmethod = "exact"\n',
+     "[options] method: expected one of 'auto'"),
+    ('[sweep]\ntask = "decide"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\n[options]\nmethod = "tensor"\n',
+     "[options] method: expected one of 'auto', 'exact'"),
 ]
 
 
@@ -151,4 +161,14 @@ def test_a_new_task_is_one_function():
 def test_every_task_parameter_has_a_check():
     get_task("recover")
     for t in TASKS.values():
-        assert set(t.keys()) <= set(PARAMS), t.name
+        assert all(t.param(key) is not None for key in t.keys()), t.name
+        assert set(t.keys()) <= set(PARAMS) | set(t.checks), t.name
+
+
+def test_benchmark_specs_parse():
+    from pathlib import Path
+
+    specs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "specs").glob("*.toml"))
+    assert len(specs) >= 5
+    for path in specs:
+        assert load_spec(path).tasks(), path.name

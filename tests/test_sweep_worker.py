@@ -108,6 +108,49 @@ def test_decide_time_limit_is_a_refusal():
     assert row["status"] == "refused" and row["reason"].startswith("SearchLimit")
 
 
+def test_fit_rows_carry_a_checked_residual_certificate():
+    noisy = run_task(payload("fit", seed=1, d=5, k=2, n=300, noise_scale=0.01, method="tensor"))
+    assert (noisy["status"], noisy["outcome"], noisy["method"]) == ("certified", "residual", "tensor")
+    assert noisy["checker"].startswith("residual: 300 samples x 2 outputs, squared error")
+    m = noisy["metrics"]
+    assert 0 < m["clean_relative_error"] < m["relative_error"] < 0.1 and m["realizable"] is False
+    exact = run_task(payload("fit", seed=1, d=5, k=2, n=300, noise_scale=0.0, method="tensor"))
+    assert exact["status"] == "certified" and exact["metrics"]["realizable"] is True
+    assert exact["metrics"]["relative_error"] == 0.0
+
+
+def test_a_tampered_residual_is_rejected():
+    @task("test-tampered-fit", params={"n": REQUIRED}, options={})
+    def tampered(p, seed):
+        t = TASKS["fit"]
+        out = t.run(t.fill({"d": 4, "k": 2, "n": p["n"], "noise_scale": 0.01, "method": "tensor"}, "test"), seed)
+        out.certificate = dict(out.certificate, squared_error="1/3")
+        return out
+
+    try:
+        row = run_task(payload("test-tampered-fit", seed=0, n=200))
+        assert row["status"] == "failed" and "rejected the certificate" in row["reason"]
+    finally:
+        TASKS.pop("test-tampered-fit", None)
+
+
+def test_recover_learns_planted_biases_and_refuses_noisy_labels():
+    biased = run_task(payload("recover", seed=1, d=5, k=2, n=400, bias=1, learn_bias=True))
+    assert biased["status"] == "certified" and biased["metrics"]["matches_planted"] is True
+    assert biased["metrics"]["route"] == "rowspan"
+    noisy = run_task(payload("recover", seed=1, d=5, k=2, n=200, noise="rademacher", noise_scale=0.01))
+    assert noisy["status"] == "refused" and noisy["reason"].startswith(("NotRealizable", "ProposalFailed"))
+
+
+def test_sparse_corruption_rows():
+    row = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05, sparse_noise=True))
+    assert (row["status"], row["outcome"], row["metrics"]["route"]) == ("certified", "realizes-except", "sparse-corruption")
+    assert row["metrics"]["excepted"] == 60 and row["metrics"]["except_is_corrupted"] is True
+    assert row["checker"].startswith("realizes-except: 300 samples x 4 outputs")
+    plain = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05))
+    assert plain["status"] == "refused" and plain["reason"].startswith("NotRealizable: rank(labels) = 4 > k = 2")
+
+
 def test_biased_planted_instances():
     t = get_task("recover")
     inst = planted_instance(t.fill({"d": 3, "k": 2, "n": 20, "bias": 2}, "test"), 1)
@@ -121,3 +164,20 @@ def test_planted_instance_follows_the_parameters():
                                                       "input_bits": 4}, "test"), 5)
     assert (inst.n, inst.d, inst.m, str(inst.activation)) == (20, 3, 2, "power:2")
     assert all(x.denominator <= 16 for row in inst.inputs.to_fractions() for x in row)
+
+
+def test_a_dead_or_zombie_main_process_counts_as_gone():
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from exactrelu.sweep.worker import _alive
+
+    assert _alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    end = time.monotonic() + 30
+    while _alive(child.pid) and time.monotonic() < end:  # exited but not yet collected: a zombie
+        time.sleep(0.01)
+    assert not _alive(child.pid) and child.poll() == 0
+    assert not _alive(child.pid)  # collected: no such process

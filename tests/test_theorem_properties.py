@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from exactrelu.exact.linalg import primitive_kernel
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.testing import inputs, matrices, networks, planted_instances, rationals
-from exactrelu.theorems import homogeneity_symmetry, sign_ambiguity, uniqueness_lemma
+from exactrelu.instances import planted
+from exactrelu.theorems import augmented_position, homogeneity_symmetry, sign_ambiguity, uniqueness_lemma
 
 
 @st.composite
@@ -66,3 +67,11 @@ def test_flipping_a_dependent_set_of_biased_units_keeps_the_function(d, data):
 def test_relu_odd_part(t):
     relu = lambda x: max(x, Fraction(0))  # noqa: E731
     assert relu(t) - relu(-t) == t
+
+
+@given(k=st.integers(1, 3), d=st.integers(2, 5), scale=st.sampled_from([0.25, 1.0, 3.0]), seed=st.integers(0, 2**16))
+def test_biased_units_are_isolated_on_augmented_inputs_iff_the_others_have_full_rank_there(k, d, scale, seed):
+    """The uniqueness lemma on [x; 1] with [V b] (augmented general position, exactrelu.theorems.augmented_position)."""
+    inst = augmented_position.augmented_instance(planted(d, k, k + 1, 12 * k * (d + 1), seed=seed, bias=scale))
+    bad, _, _ = uniqueness_lemma.check_instance(inst, np.random.default_rng(seed))
+    assert bad == []

@@ -1,4 +1,4 @@
-"""Weights from elsewhere (.npz, PyTorch state dicts), certify_weights, and the CLI (certify, recover --init)."""
+"""Weights from elsewhere (.npz, .safetensors, PyTorch state dicts), certify_weights, the CLI (certify, recover --init)."""
 
 import json
 from fractions import Fraction
@@ -11,8 +11,15 @@ from exactrelu.cli import main
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.errors import InvalidInput, NotRealizable
 from exactrelu.instances import Instance, planted, write_instance
-from exactrelu.propose.torch_weights import load_weights, state_dict_weights
-from exactrelu.recover.weights import certify_weights, exact_residual
+from exactrelu.network import Network
+from exactrelu.propose.torch_weights import load_float_weights, state_dict_weights
+from exactrelu.recover.weights import certify_weights, weights_distance
+from exactrelu.weights_file import read_weights
+
+
+def load_weights(path):
+    U, V, _ = load_float_weights(path)
+    return U, V
 
 
 def run(capsys, *args):
@@ -32,7 +39,7 @@ def test_npz_weights_roundtrip_and_errors(tmp_path):
     U, V = load_weights(p)
     assert U.dtype == V.dtype == np.float64 and U.shape == (2, 3) and V.shape == (3, 4)
     np.savez(tmp_path / "a.npz", U=np.ones((2, 2)), W=np.ones((2, 4)))
-    with pytest.raises(InvalidInput, match="'U' .* and 'V'"):
+    with pytest.raises(InvalidInput, match="'U' .*, 'V' .* found \\['U', 'W'\\]"):
         load_weights(tmp_path / "a.npz")
     np.savez(tmp_path / "b.npz", U=np.ones((2, 2)), V=np.ones((3, 4)))
     with pytest.raises(InvalidInput, match="k columns"):
@@ -72,6 +79,7 @@ def test_torch_state_dict_file(capsys, tmp_path, inst):
     torch.save(model.state_dict(), p)
     U, V = load_weights(p)
     assert V.shape == (3, 5) and np.array_equal(V, model[0].weight.detach().double().numpy())
+    assert read_weights(p).V.to_float().tolist() == V.tolist()
     torch.save({"state_dict": model.state_dict()}, tmp_path / "ckpt.pt")
     assert load_weights(tmp_path / "ckpt.pt")[1].shape == (3, 5)
     torch.save(model, tmp_path / "whole.pt")  # a pickled module: refused (weights_only=True)
@@ -81,40 +89,84 @@ def test_torch_state_dict_file(capsys, tmp_path, inst):
     write_instance(inst, ip)
     cert = tmp_path / "c.json"
     code, out, _ = run(capsys, "certify", ip, "--weights", p, "-o", cert)
-    assert code == 0 and "recovered from their first layer" in out
+    assert code == 0 and "certified instead: a network recovered exactly from the labels" in out
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     res = certify_weights(inst, U, V)
-    assert res.how == "recovered from the given first layer" and res.network.equivalent(inst.planted)
+    assert res.how == "recovered from the labels" and res.network.equivalent(inst.planted)
 
 
 def test_certify_weights_as_given_recovered_and_refused(inst):
     U, V = inst.planted.U.to_float(), inst.planted.V.to_float()
     exact = certify_weights(inst, U, V)
-    assert exact.how == "as given" and exact.given_residual is None and exact.checked.startswith("realizes")
+    assert exact.how == "as given" and exact.given_residual.exact and exact.checked.startswith("realizes")
+    assert exact.distance is None and exact.from_given == 3 and exact.given.equivalent(inst.planted)
     near = certify_weights(inst, U * 1.1, V + 1e-3)
-    assert near.network.equivalent(inst.planted) and near.max_weight_change > 0
-    assert near.given_residual["n_failing"] > 0 and near.certificate["claim"] == "realizes"
+    assert near.network.equivalent(inst.planted) and near.from_given == 3 and near.certificate["claim"] == "realizes"
+    assert near.given_residual.n_failing > 0 and near.given_residual.squared_error > 0
+    # the distance is measured up to the network's symmetries: only the perturbation shows
+    assert near.distance.max_V <= Fraction(1, 100) and 0 < near.distance.max_U < 1 and near.distance.max_b == 0
+    assert near.distance == weights_distance(near.network, near.given)
     with pytest.raises(NotRealizable, match="label entries differ") as e:
         certify_weights(inst, U * 1.1, V, as_given=True)
     assert 0 < e.value.evidence["n_failing"] <= 900 and "worst" in e.value.evidence
+    assert Fraction(e.value.evidence["squared_error"]) > 0
     for bad in ((U, V[:, :4]), (U[:2], V), (U[:, :2], V)):
         with pytest.raises(InvalidInput):
             certify_weights(inst, *bad)
+    with pytest.raises(InvalidInput, match="not both"):
+        certify_weights(inst, inst.planted, V)
+    with pytest.raises(InvalidInput, match="needs a Network"):
+        certify_weights(inst, U)
+
+
+def test_certify_random_weights_says_the_certificate_is_about_other_weights(capsys, tmp_path, inst):
+    """Untrained weights: the labels give a certified network; the output says it is not the given one, and how far."""
+    ip = write_instance(inst, tmp_path / "i.json")
+    rng = np.random.default_rng(0)
+    w = tmp_path / "random.npz"
+    np.savez(w, U=rng.standard_normal((3, 3)), V=rng.standard_normal((3, 5)))
+    res = certify_weights(inst, read_weights(w))
+    assert res.how == "recovered from the labels" and res.network.equivalent(inst.planted)
+    assert res.given_residual.relative() > 0.5 and res.distance.relative > 0.5
+    assert 0 <= res.from_given <= 3
+    code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json")
+    assert code == 0
+    assert "are not exact on this instance" in out and "not the given weights" in out
+    assert "about the recovered weights" in out and "distance from the given weights" in out
+    code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json", "--json")
+    rec = json.loads(out)
+    assert rec["ok"] and rec["certified"] == "weights recovered from the labels"
+    assert Fraction(rec["given_residual"]["squared_error"]) == res.given_residual.squared_error
+    assert Fraction(rec["distance_to_given"]["max_abs"]) == res.distance.max_abs
+    assert rec["units_from_given_first_layer"] == res.from_given
+
+
+def test_weights_distance_sees_through_symmetries_and_refuses_other_shapes():
+    ref = Network.from_rows(U=[[1, -2]], V=[[1, 0], [0, 1]], b=[0, "1/2"])
+    same = Network.from_rows(U=[[-1, 4]], V=[[0, 2], ["1/4", 0]], b=[1, 0])  # permuted and rescaled: same function
+    assert weights_distance(same, ref).max_abs == 0 and weights_distance(same, ref).relative == 0
+    flipped = Network.from_rows(U=[[1, -2]], V=[[-1, 0], [0, 1]], b=[0, "1/2"])  # a unit pointing the other way
+    d = weights_distance(flipped, ref)
+    assert d.max_V == 2 and d.max_U == 0 and d.relative > 0
+    with pytest.raises(InvalidInput, match="cannot compare"):
+        weights_distance(Network.from_rows(U=[[1]], V=[[1, 0]]), ref)
 
 
 def test_certify_weights_noisy_labels_give_no_certificate(inst):
     Y = inst.float_labels().copy()
     Y[0, 0] += 0.5
     noisy = Instance.from_arrays(inst.float_inputs(), Y)
-    with pytest.raises(NotRealizable, match="exact recovery from their first layer failed"):
+    with pytest.raises(NotRealizable, match="exact recovery from the labels with their first layer as proposal failed"):
         certify_weights(noisy, inst.planted.U.to_float(), inst.planted.V.to_float())
 
 
-def test_exact_residual_locates_the_difference(inst):
+def test_certify_reports_the_exact_residual_of_one_changed_label(inst):
     Y = inst.labels.to_fractions()
     Y[7][2] += Fraction(1, 4)
-    r = exact_residual(inst.planted, Instance(inst.inputs, QMatrix.from_rows(Y)))
-    assert r == {"n_failing": 1, "n_entries": 900, "max_residual": "1/4", "worst": (7, 2), "first": (7, 2)}
+    with pytest.raises(NotRealizable, match="1 of 900 label entries differ") as e:
+        certify_weights(Instance(inst.inputs, QMatrix.from_rows(Y)), inst.planted, as_given=True)
+    ev = e.value.evidence
+    assert ev["squared_error"] == "1/16" and ev["max_abs_error"] == "1/4" and ev["worst"] == ev["first"] == (7, 2)
 
 
 def test_cli_certify(capsys, tmp_path, inst):
@@ -128,7 +180,7 @@ def test_cli_certify(capsys, tmp_path, inst):
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     np.savez(w, U=inst.planted.U.to_float() + 0.01, V=inst.planted.V.to_float() * 1.02)
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c2.json", "--activation", "relu")
-    assert code == 0 and "recovered from their first layer" in out and "independent checker" in out
+    assert code == 0 and "certified instead" in out and "independent checker" in out
     assert json.loads((tmp_path / "c2.json").read_text())["claim"] == "realizes"
     code, _, err = run(capsys, "certify", ip, "--weights", w, "--as-given", "-o", tmp_path / "c3.json")
     assert code == 1 and "NotRealizable" in err and not (tmp_path / "c3.json").exists()
@@ -192,3 +244,45 @@ def test_certify_exact_json_weights_and_certificates(tmp_path, capsys):
     assert main(["certify", str(ip), "--weights", str(wp)]) == 2
     wp.write_text('{"U": [[1], oops')
     assert main(["certify", str(ip), "--weights", str(wp)]) == 2
+
+
+def test_safetensors_weights_read_with_the_numpy_api(capsys, tmp_path, inst):
+    """A .safetensors file (numpy API: no torch, no pickle) holding a biased model's layers."""
+    st = pytest.importorskip("safetensors.numpy")  # in the test extra
+    U, V = inst.planted.U.to_float(), inst.planted.V.to_float().astype(np.float32)
+    path = tmp_path / "model.safetensors"
+    st.save_file({"0.weight": V, "0.bias": np.zeros(3, np.float32), "2.weight": U}, str(path))
+    net = read_weights(path)
+    assert net.V.to_float().tolist() == V.astype(np.float64).tolist() and not net.has_bias
+    ip = write_instance(inst, tmp_path / "i.json")
+    code, out, _ = run(capsys, "certify", ip, "--weights", path, "-o", tmp_path / "c.json")
+    assert code == 0 and "certified as given" in out  # small integer weights survive float32 exactly
+    # layers are ordered by their names, numbers compared as numbers (the file keeps no order)
+    st.save_file({"layer10.weight": U, "layer2.weight": V, "layer2.bias": np.arange(3.0)}, str(path))
+    U2, V2, b2 = load_float_weights(path)
+    assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0]
+    assert read_weights(path).b_fractions() == [0, 1, 2]
+    st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(3)}, str(path))
+    with pytest.raises(InvalidInput, match="'b.bias' is a bias the model cannot hold"):
+        load_float_weights(path)
+    path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
+    with pytest.raises(InvalidInput, match="not a readable .safetensors file"):
+        load_float_weights(path)
+
+
+def test_safetensors_missing_is_named(monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
+    (tmp_path / "m.safetensors").write_bytes(b"whatever")
+    with pytest.raises(InvalidInput, match=r"needs safetensors: pip install 'exactrelu\[safetensors\]'"):
+        load_float_weights(tmp_path / "m.safetensors")
+
+
+def test_certify_a_json_weights_file_that_is_not_an_object(capsys, tmp_path, inst):
+    ip = write_instance(inst, tmp_path / "i.json")
+    for text in ("[1, 2]", "[[1, 2], [3, 4]]", '"U"'):
+        (tmp_path / "w.json").write_text(text)
+        code, out, err = run(capsys, "certify", ip, "--weights", tmp_path / "w.json")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "torch" not in err
+        assert "weights must be a JSON object with 'U' and 'V'" in err or "not valid JSON" in err

@@ -1,4 +1,4 @@
-"""The certificate envelope of DESIGN.md: build, hash, write, read.
+"""The certificate envelope of docs/design.md: build, hash, write, read.
 
 Certificates are plain JSON objects; this module writes them, and hands them to the
 independent :mod:`exactrelu.certificates.checker` for verification.
@@ -33,7 +33,7 @@ FORMAT = "exactrelu.certificate"
 
 
 def instance_sha256(instance: Instance) -> str:
-    """SHA-256 of the canonical text of the instance (DESIGN.md): exact, independent of file format."""
+    """SHA-256 of the canonical text of the instance (docs/design.md): exact, independent of file format."""
     X, Y = instance.input_strings(), instance.label_strings()
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())

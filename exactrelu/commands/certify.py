@@ -1,29 +1,36 @@
-"""``exactrelu certify INSTANCE --weights FILE``: certify weights trained elsewhere."""
+"""``exactrelu certify INSTANCE --weights FILE``: certify weights trained elsewhere, and say exactly what was certified."""
 
 from __future__ import annotations
 
-from fractions import Fraction
+from ._report import emit, json_command
 
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "certify", help="certify given weights (.npz U, V or a PyTorch state dict), or exact weights found from them",
-        description="Read weights U (m x k), V (k x d) from an .npz or a PyTorch state dict of "
-                    "Linear(d,k,bias=False) -> ReLU -> Linear(k,m,bias=False) (loaded with weights_only=True). "
-                    "If they reproduce the labels exactly they are certified as given; otherwise their first layer "
-                    "is a proposal for exact recovery (unless --as-given). When no exact certificate can be given "
-                    "(float-rounded or noisy labels), the exact residual of the given weights is written as a "
-                    "residual certificate (exit 0; with --as-given: exit 1, nothing written).")
+        "certify", help="certify given weights exactly, or say how far they are and certify weights recovered from the labels",
+        description="Read weights (an exactrelu.weights or other JSON file with U, V and optionally b, such as a "
+                    "certificate; an .npz with U, V, b; a .safetensors file; a PyTorch state dict of "
+                    "Linear(d,k) -> ReLU -> Linear(k,m,bias=False)). If they reproduce every label exactly, they "
+                    "are certified as given. Otherwise their exact residual is reported and, unless --as-given, "
+                    "exact recovery from the labels runs with their first layer as proposal: the certificate is "
+                    "then about the recovered weights, and the output says how far they are from the given ones. "
+                    "When no exact certificate can be given (float-rounded or noisy labels), the exact residual of "
+                    "the given weights is written as a residual certificate (exit 0; with --as-given: exit 1, "
+                    "nothing written).")
     p.add_argument("instance", help="instance file (.json or .npz)")
-    p.add_argument("--weights", required=True, help=".npz with arrays U and V, JSON with rational rows U and V "
-                   "(e.g. a certificate), or a PyTorch state-dict file (.pt)")
+    p.add_argument("--weights", required=True, help="weights file: exactrelu.weights JSON (or any JSON with rational "
+                   "rows U, V, b, e.g. a certificate), .npz with U, V (b), .safetensors, or a PyTorch state dict (.pt)")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
     p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
-    p.set_defaults(func=cmd_certify)
+    json_command(p, "certify", cmd_certify)
+
+
+def _num(x) -> str:
+    return f"{float(x):.3g}"
 
 
 def cmd_certify(args) -> int:
@@ -41,28 +48,56 @@ def cmd_certify(args) -> int:
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    # exact: JSON rationals, floats taken exactly, hidden biases; a file naming another activation is refused
     given = read_weights(args.weights, activation=act or inst.activation)
-    res = certify_weights(inst, given.U, given.V, b=given.b, activation=given.activation,
-                          as_given=args.as_given, random_state=args.seed, check=not args.no_check,
-                          residual_fallback=not args.as_given, time_limit=args.time_limit)
+    res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
+                          check=not args.no_check, residual_fallback=not args.as_given,
+                          time_limit=args.time_limit)
     write_certificate(res.certificate, out)
-    if res.given_residual is None:
-        print(f"certified as given: the weights of {args.weights} reproduce all {inst.n * inst.m} label entries exactly")
-    elif res.certificate["claim"] == "residual":
-        r, c = res.given_residual, res.certificate
-        print(f"no exact certificate: the given weights are not exact ({r['n_failing']} of {r['n_entries']} entries "
-              f"differ) and no exact weights were found from them")
-        print(f"residual certificate of the given weights: squared error {float(Fraction(c['squared_error'])):.6g}, "
-              f"largest |error| {float(Fraction(c['max_abs_error'])):.3g} (exact rationals in the certificate; "
-              "how good the fit is, not that it is exact or optimal)")
+    r, k = res.given_residual, res.network.k
+    certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",
+                 "residual of the given weights": "residual of the given weights"}[res.how]
+    record = {"certified": certified,
+              "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
+              "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
+                                 "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
+                                 "relative_error": r.relative(), "worst": r.worst},
+              "units_from_given_first_layer": res.from_given,
+              "distance_to_given": res.distance.to_json() if res.distance else None, "checked": res.checked}
+    not_exact = (f"the weights in {args.weights} are not exact on this instance: {r.n_failing} of {r.n_entries} label "
+                 f"entries differ; exact squared error {_num(r.squared_error)} (relative {r.relative():.3g}), largest "
+                 f"difference {_num(r.max_abs_error)} at sample {r.worst[0]}, output {r.worst[1]}" if r.n_failing else "")
+    if res.how == "as given":
+        bias = ", hidden biases included" if res.given.has_bias else ""
+        lines = [f"certified as given: the weights in {args.weights} reproduce all {r.n_entries} label entries "
+                 f"exactly ({k} units{bias})"]
+    elif res.how == "residual of the given weights":
+        from ..diagnosis import explain_failure
+
+        lines = [not_exact, "no exact certificate: no exact weights were found from the labels either",
+                 "residual certificate of the given weights: their exact squared and largest error (how good the "
+                 "fit is, not that it is exact or optimal)"]
+        record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
+        if record["diagnosis"]:
+            lines.append(f"Diagnosis: {record['diagnosis']}")
     else:
-        r = res.given_residual
-        print(f"the given weights are not exact ({r['n_failing']} of {r['n_entries']} entries differ, largest "
-              f"residual {float(Fraction(r['max_residual'])):.3g})")
-        print(f"certified exact weights recovered from their first layer; largest weight change "
-              f"{res.max_weight_change:.3g} (canonical form)")
+        if res.from_given is None:
+            found = f"the given weights were the float proposal of the {res.route} route"
+        else:
+            searched = k - res.from_given
+            found = (f"{res.from_given} of its {k} units were found from the given first layer used as a float "
+                     "proposal (it only chooses samples; the exact step finds whichever unit they isolate)"
+                     + (f", {searched} by blind search" if searched else ""))
+        dist = res.distance
+        lines = [
+            not_exact,
+            f"certified instead: a network recovered exactly from the labels, not the given weights; {found}",
+            f"distance from the given weights (units matched, each rescaled to the given unit's scale: the same "
+            f"function): largest entry difference "
+            f"{_num(dist.max_abs)} (U {_num(dist.max_U)}, V {_num(dist.max_V)}, b {_num(dist.max_b)}), relative "
+            f"{dist.relative:.3g}",
+        ]
     if res.checked:
-        print(f"independent checker: {res.checked}")
-    print(f"certificate written to {out}")
-    return 0
+        lines.append(f"independent checker: {res.checked}")
+    about = "the recovered weights" if res.how == "recovered from the labels" else "the given weights"
+    lines.append(f"certificate ({res.certificate['claim']}, about {about}) written to {out}")
+    return emit(args, record, lines)

@@ -6,9 +6,11 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
+DIMENSIONS = {"d": "input dimension", "k": "hidden units", "m": "outputs", "n": "samples"}
 
 
 def register(sub) -> None:
@@ -18,45 +20,56 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the planted instance (default 0)")
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     for name, default in DEMO.items():
-        p.add_argument(f"-{name}", type=int, default=default, help=f"{name} (default {default})")
+        p.add_argument(f"-{name}", type=int, default=default, help=f"{DIMENSIONS[name]} (default {default})")
     p.add_argument("-o", "--output", help="also write the certificate here")
-    p.set_defaults(func=cmd_demo)
+    json_command(p, "demo", cmd_demo)
 
-    p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)")
-    for name in ("d", "k", "m", "n"):
-        p.add_argument(f"-{name}", type=int, required=True)
+    p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)",
+                       description="Draw inputs, plant a network and write the instance with its exact labels.")
+    for name, what in DIMENSIONS.items():
+        p.add_argument(f"-{name}", type=int, required=True, help=what)
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     p.add_argument("--inputs", default="gaussian", help="gaussian (default), uniform, laplace, rademacher-mixture, integer")
     p.add_argument("--weights", default="integer", help="integer (default) or dyadic")
-    p.add_argument("--weight-bound", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--weight-bound", type=int, default=3, metavar="B",
+                   help="planted weights drawn from [-B, B] (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the planted weights (default 0)")
     p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
+    p.add_argument("--corrupt", type=_fraction_01, metavar="P",
+                   help="add arbitrary values to a random share P of the label entries (sparse corruption)")
     p.add_argument("--noise", metavar="KIND:SCALE",
                    help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
                         "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
-    p.set_defaults(func=cmd_generate)
+    json_command(p, "generate", cmd_generate)
 
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
-    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, "
+    p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, hermite, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
+    p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
+    p.add_argument("--sparse-noise", action="store_true",
+                   help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
+    p.add_argument("--route", default="auto", choices=["auto", "rowspan", "linearized", "sparse-columns",
+                                                       "sparse-corruption"],
+                   help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
-    p.set_defaults(func=cmd_recover)
+    json_command(p, "recover", cmd_recover)
 
-    p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)")
-    p.add_argument("certificate")
-    p.add_argument("instance", nargs="?", help="the instance the certificate is about")
-    p.set_defaults(func=cmd_check)
+    p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
+                       description="Verify a certificate with the independent standard-library checker.")
+    p.add_argument("certificate", help="the certificate file (JSON)")
+    p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
+    json_command(p, "check", cmd_check)
 
 
 def _bias_scale(text: str) -> float:
@@ -71,6 +84,19 @@ def _bias_scale(text: str) -> float:
     if not (math.isfinite(s) and s > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return s
+
+
+def _fraction_01(text: str) -> float:
+    """argparse type of --corrupt: a number in [0, 1]."""
+    import argparse
+
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= p <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return p
 
 
 def _frobenius(M) -> float:
@@ -103,26 +129,34 @@ def cmd_demo(args) -> int:
     from ..recover.exact import recover
 
     act = _activation(args.activation)
-    print(f"exactrelu demo: planted network d={args.d}, k={args.k}, m={args.m}, n={args.n}, activation {act}, seed {args.seed}")
+    if not args.json:  # say what is being done before the work starts
+        print(f"exactrelu demo: planted network d={args.d}, k={args.k}, m={args.m}, n={args.n}, activation {act}, "
+              f"seed {args.seed}", flush=True)
     t0 = time.perf_counter()
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=act, seed=args.seed)
     t_gen = time.perf_counter() - t0
-    print(f"  inputs N(0, I) as float64 (taken exactly), integer weights, labels computed exactly ({t_gen:.2f} s)")
     res = recover(inst, k=args.k, activation=act, random_state=args.seed)
     err = res.network.parameter_error(inst.planted)
-    print("phases:")
-    print(_table(_timing_rows(res.timings)))
-    print("result:")
-    print(_table([
-        ("proposal", res.proposer + (f" ({res.tries} random subsets tried)" if res.tries else "")),
-        ("label entries verified equal", f"{res.entries_verified} of {inst.n * inst.m} (exact rational arithmetic)"),
-        ("independent checker", res.checked or "skipped"),
-        ("parameter error vs planted", f"{err} (canonical form, exact)"),
-    ]))
     if args.output:
         write_certificate(res.certificate, args.output)
-        print(f"certificate written to {args.output}")
-    return 0 if err == 0 else 1
+    lines = [
+        f"  inputs N(0, I) as float64 (taken exactly), integer weights, labels computed exactly ({t_gen:.2f} s)",
+        "phases:", _table(_timing_rows(res.timings)), "result:",
+        _table([
+            ("proposal", res.proposer + (f" ({res.tries} random subsets tried)" if res.tries else "")),
+            ("label entries verified equal", f"{res.entries_verified} of {inst.n * inst.m} (exact rational arithmetic)"),
+            ("independent checker", res.checked or "skipped"),
+            ("parameter error vs planted", f"{err} (canonical form, exact)"),
+        ]),
+    ]
+    if args.output:
+        lines.append(f"certificate written to {args.output}")
+    record = {"instance": {"d": args.d, "k": args.k, "m": args.m, "n": args.n, "activation": act.to_json(),
+                           "seed": args.seed},
+              "proposer": res.proposer, "tries": res.tries, "entries_verified": res.entries_verified,
+              "n_entries": inst.n * inst.m, "checked": res.checked, "parameter_error": str(err),
+              "timings": res.timings, "certificate": args.output}
+    return emit(args, record, lines, ok=err == 0)
 
 
 def cmd_generate(args) -> int:
@@ -131,6 +165,10 @@ def cmd_generate(args) -> int:
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias, noise=args.noise)
+    if args.corrupt:
+        from ..corruption import corrupt
+
+        inst = corrupt(inst, args.corrupt, seed=args.seed)
     out = Path(args.output)
     if out.suffix not in (".json", ".npz"):
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
@@ -138,8 +176,14 @@ def cmd_generate(args) -> int:
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
     if inst.noise_model is not None:
         bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
-    print(f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, activation {inst.activation}{bias}")
-    return 0
+    bad = f", {len(inst.meta['corrupted'])} corrupted label entries" if args.corrupt else ""
+    record = {"instance": str(out), "n": inst.n, "d": inst.d, "m": inst.m, "k": args.k,
+              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed,
+              "corrupted_entries": len(inst.meta["corrupted"]) if args.corrupt else 0}
+    if inst.noise_model is not None:
+        record["noise_frobenius"] = _frobenius(inst.noise)
+    return emit(args, record, f"wrote {out}: n={inst.n}, d={inst.d}, m={inst.m}, k={args.k}, "
+                              f"activation {inst.activation}{bias}{bad}")
 
 
 def cmd_recover(args) -> int:
@@ -158,29 +202,68 @@ def cmd_recover(args) -> int:
 
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
-        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed,
-                      check=not args.no_check, progress=progress, time_limit=args.time_limit)
+        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
+                      sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress,
+                      time_limit=args.time_limit)
     except NotRealizable as exc:
         if exc.certificate is None:
+            if args.bias or args.sparse_noise or args.route != "auto":
+                raise
+            raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
+        return _certified_no(args, exc, out)
+    except AssumptionViolated as exc:
+        if args.bias or args.sparse_noise or args.route != "auto":
             raise
-        write_certificate(exc.certificate, out)  # a proved "no" (rank(labels) > k) is a certificate too
-        print(f"NOT REALIZABLE (certified): {exc.evidence.get('certificate')}")
-        print(f"not-realizable certificate written to {out}")
-        return 1
+        raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
     finally:
         if progress is not None:
             progress.close()
     write_certificate(res.certificate, out)
-    tries = f", {res.tries} search tries" if res.tries else ""
-    print(f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
-          f"(proposal {res.proposer}{tries})")
+    tries = f", {res.tries} {'gradient starts' if res.route == 'linearized' else 'search tries'}" if res.tries else ""
+    lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
+             f"(route {res.route}, proposal {res.proposer}{tries})"]
+    record = {"claim": res.certificate["claim"], "certificate": str(out), "k": args.k, "route": res.route,
+              "entries_verified": res.entries_verified, "proposer": res.proposer, "tries": res.tries,
+              "checked": res.checked, "timings": res.timings, "attempts": res.attempts}
+    if res.except_entries is not None:
+        record["corrupted_entries"] = len(res.except_entries)
+        lines.append(f"corrupted entries: {len(res.except_entries)} of {inst.n * inst.m}, listed in the certificate "
+                     "(the network differs from the labels exactly there)")
+    for a in res.attempts:
+        lines.append(f"route {a['route']} gave no certificate first: {a.get('error', '')}")
     if res.checked:
-        print(f"independent checker: {res.checked}")
+        lines.append(f"independent checker: {res.checked}")
     if inst.planted is not None and inst.planted.k == args.k:
-        print(f"parameter error vs planted (canonical form): {res.network.parameter_error(inst.planted)}")
-    print(_table(_timing_rows(res.timings)))
-    print(f"certificate written to {out}")
-    return 0
+        record["parameter_error"] = str(res.network.parameter_error(inst.planted))
+        lines.append(f"parameter error vs planted (canonical form): {record['parameter_error']}")
+    lines += [_table(_timing_rows(res.timings)), f"certificate written to {out}"]
+    return emit(args, record, lines)
+
+
+def _certified_no(args, exc: NotRealizable, out: Path) -> int:
+    """A proved "no" (rank(labels) > k) is a certificate too: write it and say so (exit 1)."""
+    from ..certificates.envelope import write_certificate
+
+    write_certificate(exc.certificate, out)
+    summary = exc.evidence.get("certificate")
+    record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
+              "message": str(exc), "checked": summary}
+    return emit(args, record, [f"NOT REALIZABLE (certified): {summary}",
+                               f"not-realizable certificate written to {out}"], ok=False)
+
+
+def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:
+    """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.diagnosis` finds one."""
+    from ..diagnosis import explain_failure
+
+    hint = explain_failure(inst, k, act, random_state=seed)
+    if hint is None:
+        return exc
+    if bias_option and "hidden biases" in hint:
+        hint += " On the command line: --bias."
+    text = str(exc).rstrip()
+    text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis: {hint}"
+    return type(exc)(text, evidence=exc.evidence)  # AssumptionViolated's suggestion is already in its text
 
 
 def cmd_check(args) -> int:
@@ -191,7 +274,5 @@ def cmd_check(args) -> int:
     except checker.UnreadableInput as exc:
         raise InvalidInput(str(exc)) from None
     except checker.CheckFailed as exc:
-        print(f"INVALID: {exc}")
-        return 1
-    print(f"VALID: {summary}")
-    return 0
+        return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
+    return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")

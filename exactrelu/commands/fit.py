@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from ._report import emit, json_command
 
 
 def register(sub) -> None:
@@ -28,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
-    p.set_defaults(func=cmd_fit)
+    json_command(p, "fit", cmd_fit)
 
 
 def _rows(res, inst, args) -> list[tuple[str, str]]:
@@ -43,7 +44,7 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
         e = float(np.linalg.norm(inst.noise.to_float()))
         ratio = f"{float(r.squared_error) ** 0.5 / e:.5f}" if e > 0 else "(no noise)"
         rows.append(("||residual||_F / ||E||_F (planted noise)", ratio))
-    if inst.planted is not None and inst.planted.k == args.k:
+    if inst.planted is not None and inst.planted.k == args.k == res.network.k:  # hermite may add two linear units
         from ..propose._common import angular_errors
 
         ang = angular_errors(res.network.V.to_float(), inst.planted.V.to_float()).max()
@@ -69,25 +70,28 @@ def cmd_fit(args) -> int:
         if progress is not None:
             progress.close()
     auto = " (auto)" if args.method == "auto" else ""
-    print(f"fit: method {res.method}{auto}, k={args.k}{' with biases' if args.bias else ''}, "
-          f"{inst.n} samples x {inst.m} outputs")
+    lines = [f"fit: method {res.method}{auto}, k={args.k}{' with biases' if args.bias else ''}, "
+             f"{inst.n} samples x {inst.m} outputs"]
     if "fallback" in res.info:
-        print(f"  fell back to gradient: {res.info['fallback']}")
+        lines.append(f"  fell back to gradient: {res.info['fallback']}")
     rows = [(s.name, f"{s.seconds:8.3f} s   relative residual {s.relative:.4g}") for s in res.stages]
     rows += [(n, f"{t:8.3f} s") for n, t in res.timings.items() if n not in {s.name for s in res.stages}]
     rows.append(("total", f"{sum(res.timings.values()):8.3f} s"))
-    print("phases:")
-    print(_table(rows))
-    print("residual:")
-    print(_table(_rows(res, inst, args)))
+    lines += ["phases:", _table(rows), "residual:", _table(_rows(res, inst, args))]
     if res.realizable:
-        print(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {args.instance} -k {args.k}` "
-              "writes a realizes certificate")
+        lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {args.instance} "
+                     f"-k {args.k}` writes a realizes certificate")
     if res.checked:
-        print(f"independent checker: {res.checked}")
+        lines.append(f"independent checker: {res.checked}")
     out = write_weights(res.network, args.output, method=res.method, seed=args.seed, command="fit")
-    print(f"weights written to {out}")
+    lines.append(f"weights written to {out}")
     if args.certificate:
         write_certificate(res.certificate, args.certificate)
-        print(f"residual certificate written to {args.certificate}")
-    return 0
+        lines.append(f"residual certificate written to {args.certificate}")
+    r = res.residual
+    record = {"method": res.method, "k": args.k, "bias": args.bias, "weights": str(out),
+              "certificate": args.certificate, "squared_error": str(r.squared_error),
+              "max_abs_error": str(r.max_abs_error), "relative_error": r.relative(), "realizable": res.realizable,
+              "checked": res.checked, "timings": res.timings,
+              "stages": [{"name": s.name, "seconds": s.seconds, "relative": s.relative} for s in res.stages]}
+    return emit(args, record, lines)

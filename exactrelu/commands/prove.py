@@ -2,7 +2,7 @@
 
 Exit status 0 when every selected claim is proved, 1 when one fails (or crashes), 2 for an
 unknown name or a missing selection. ``--write DIR`` saves one JSON record per claim,
-``--json`` prints the records instead of the table.
+``--json`` prints ``{"claims": [records], "proved": p, "total": t}`` instead of the table.
 
 >>> from exactrelu.cli import main
 >>> main(["prove", "sign_ambiguity"])  # doctest: +ELLIPSIS
@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ._report import emit, json_command
 
 __all__ = ["register", "run"]
 
@@ -31,10 +32,9 @@ def register(sub) -> None:
     p.add_argument("--all", action="store_true", help="run every claim")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
     p.add_argument("--write", type=Path, metavar="DIR", help="write one JSON record per claim into DIR")
-    p.add_argument("--json", action="store_true", help="print the records as JSON instead of the table")
     p.add_argument("--proofs-dir", type=Path, metavar="DIR",
                    help="also load proof files from DIR (default: the checkout's proofs/ when present)")
-    p.set_defaults(func=run)
+    json_command(p, "prove", run)
 
 
 def _short(text: str, width: int) -> str:
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # SymPy (or hypothesis) missing
         raise InvalidInput(f"the proofs need {exc.name}: pip install 'exactrelu[proofs]'") from None
     if args.list:
-        for name, mod in found.items():
-            print(f"{name:<22}{mod.CLAIM}")
-        return 0
+        return emit(args, {"claims": [{"name": name, "claim": mod.CLAIM, "source": mod.SOURCE}
+                                      for name, mod in found.items()]},
+                    [f"{name:<22}{mod.CLAIM}" for name, mod in found.items()])
     if args.all:
         names = list(found)
     elif args.names:
@@ -75,8 +75,6 @@ def run(args: argparse.Namespace) -> int:
         args.write.mkdir(parents=True, exist_ok=True)
         for res in results:
             (args.write / f"{res.name}.json").write_text(json.dumps(record_json(res), indent=1) + "\n", encoding="utf-8")
-    if args.json:
-        print(json.dumps([record_json(r) for r in results], indent=1))
-    else:
-        print(f"{sum(r.passed for r in results)} of {len(results)} claims proved")
-    return 0 if all(r.passed for r in results) else 1
+    proved = sum(r.passed for r in results)
+    return emit(args, {"claims": [record_json(r) for r in results], "proved": proved, "total": len(results)},
+                f"{proved} of {len(results)} claims proved", ok=proved == len(results))

@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from ..errors import InvalidInput
+from ._report import emit, json_command
 
 __all__ = ["register"]
 
@@ -33,8 +35,9 @@ def register(sub) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
                    "needs pip install 'exactrelu[dask]'")
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
+    p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
-    p.set_defaults(func=cmd_sweep)
+    json_command(p, "sweep", cmd_sweep)
 
 
 def cmd_sweep(args) -> int:
@@ -47,26 +50,44 @@ def cmd_sweep(args) -> int:
     from ..sweep import load_spec, run_sweep
 
     spec = load_spec(args.spec)
-    s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
-                  progress=not args.quiet)
+    previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's SIGTERM stops like Ctrl-C
+    try:
+        s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
+                      progress=not args.quiet)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     c = s.counts
     already = f", {s.skipped} already there" if s.skipped else ""
-    print(f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
-          f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}")
-    print(f"table: {s.directory / 'results.csv'}")
+    code = 130 if s.interrupted else (1 if c["failed"] else 0)
+    record = {"task": spec.task, "counts": dict(c), "skipped": s.skipped, "total": s.total, "seconds": s.seconds,
+              "executor": s.executor, "directory": str(s.directory), "table": str(s.directory / "results.csv"),
+              "interrupted": bool(s.interrupted)}
+    lines = [f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
+             f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}",
+             f"table: {s.directory / 'results.csv'}"]
+    if args.plot and not s.interrupted:
+        record["figures"] = _figures(args.output)
+        lines += [f"wrote {path}" for path in record["figures"]]
+    code = emit(args, record, lines, ok=code == 0, code=code)
     if s.interrupted:
         print(f"interrupted: run again with --resume to continue ({s.total - s.skipped - sum(c.values())} tasks left)",
               file=sys.stderr)
-        return 130
-    return 1 if c["failed"] else 0
+    return code
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _plot(args) -> int:
-    from ..sweep.plots import plot_directory
-
     directory = args.directory or args.output
     if directory is None:
         raise InvalidInput("give the sweep directory: exactrelu sweep plot DIR")
-    for path in plot_directory(directory):
-        print(f"wrote {path}")
-    return 0
+    paths = _figures(directory)
+    return emit(args, {"figures": paths}, [f"wrote {path}" for path in paths])
+
+
+def _figures(directory) -> list[str]:
+    from ..sweep.plots import plot_directory
+
+    return [str(path) for path in plot_directory(directory)]

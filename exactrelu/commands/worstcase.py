@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 from ..errors import InvalidInput, NotRealizable
+from ._report import emit, json_command
 
 
 def register(sub) -> None:
@@ -21,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="print every pattern, one per line")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
-    p.set_defaults(func=cmd_patterns)
+    json_command(p, "patterns", cmd_patterns)
 
     p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
@@ -36,7 +38,11 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
-    p.set_defaults(func=cmd_solve)
+    p.add_argument("--workers", type=int, help="decide the enumeration's LPs (extreme rays, faces) on N local "
+                   "worker processes; same answer and certificates")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="decide them on the Dask cluster at ADDRESS instead "
+                   "(pip install 'exactrelu[dask]')")
+    json_command(p, "solve", cmd_solve)
 
 
 def _basis(args):
@@ -79,24 +85,37 @@ def cmd_patterns(args) -> int:
     if args.nonnegative:
         rays = extreme_rays(rows, deadline=deadline, progress=progress)
         pats = nonnegative_patterns(rows, rays=rays, deadline=deadline, progress=progress)
+        if progress is not None:
+            progress.close()
+        lines = [" ".join(map(str, s)) if s else "-" for s in pats] if args.list else []
+        seconds = time.perf_counter() - t0
+        lines.append(f"non-negative patterns: {len(pats)} supports (faces of the cone, apex included), {len(rays)} "
+                     f"extreme rays; n={n}, k={k}; {seconds:.3f} s")
+        record = {"mode": "nonnegative", "n": n, "k": k, "supports": len(pats), "extreme_rays": len(rays),
+                  "seconds": seconds}
         if args.list:
-            for s in pats:
-                print(" ".join(map(str, s)) if s else "-")
-        print(f"non-negative patterns: {len(pats)} supports (faces of the cone, apex included), {len(rays)} extreme rays; "
-              f"n={n}, k={k}; {time.perf_counter() - t0:.3f} s")
-        return 0
-    count = 0
+            record["patterns"] = [list(s) for s in pats]
+        return emit(args, record, lines)
+    count, listed = 0, []
     for s in sign_patterns(rows, progress=progress is not None, deadline=deadline):
         count += 1
         if args.list:
-            print("".join("+" if x > 0 else "-" for x in s))
+            text = "".join("+" if x > 0 else "-" for x in s)
+            if args.json:
+                listed.append(text)
+            else:  # stream: the list can be long
+                print(text)
     bound = cover_count(n, k) if k else 0
     rel = "=" if count == bound else "<"
     zeros = sum(1 for j in range(n) if all(row[j] == 0 for row in rows))
     note = f" ({zeros} coordinates vanish on the whole subspace: no open orthant is met)" if zeros and k else ""
-    print(f"sign patterns: {count} {rel} Cover's bound 2*sum_(i<k) C(n-1,i) = {bound}; n={n}, k={k}; "
-          f"{time.perf_counter() - t0:.3f} s{note}")
-    return 0
+    seconds = time.perf_counter() - t0
+    record = {"mode": "orthants", "n": n, "k": k, "patterns_met": count, "cover_bound": bound,
+              "vanishing_coordinates": zeros, "seconds": seconds}
+    if args.list:
+        record["patterns"] = listed
+    return emit(args, record, listed + [f"sign patterns: {count} {rel} Cover's bound 2*sum_(i<k) C(n-1,i) = {bound}; "
+                                        f"n={n}, k={k}; {seconds:.3f} s{note}"])
 
 
 def cmd_solve(args) -> int:
@@ -109,9 +128,15 @@ def cmd_solve(args) -> int:
     out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
     t0 = time.perf_counter()
+    backend = executor = None
+    if args.workers is not None or args.scheduler is not None:
+        from ..sweep.executors import Backend
+
+        backend = Backend(workers=args.workers, scheduler=args.scheduler)
+        executor = backend.make()
     try:
         res = solve(inst, args.k, progress=_show_progress(args) is not None, try_recovery=not args.enumerate_only,
-                    time_limit=args.time_limit)
+                    executor=executor, workers=backend.workers if backend else 2, time_limit=args.time_limit)
     except NotRealizable as exc:
         if args.evidence:
             ev = dict(exc.evidence)
@@ -121,16 +146,25 @@ def cmd_solve(args) -> int:
         if exc.certificate is None:  # pragma: no cover - every "no" of solve carries its certificate
             raise
         write_certificate(exc.certificate, out)
-        print(f"NOT REALIZABLE (certified): {exc.evidence.get('certificate')}")
-        print(f"{time.perf_counter() - t0:.3f} s; not-realizable certificate: {out} (verify: exactrelu check {out} "
-              f"{args.instance})")
-        return 1
+        seconds = time.perf_counter() - t0
+        summary = exc.evidence.get("certificate")
+        record = {"claim": "not-realizable", "certified": True, "summary": summary, "message": str(exc),
+                  "certificate": str(out), "seconds": seconds, "evidence": args.evidence}
+        return emit(args, record, [f"NOT REALIZABLE (certified): {summary}",
+                                   f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
+                                   f"{out} {args.instance})"], ok=False)
+    finally:
+        if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
+            backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
     write_certificate(res.certificate, out)
-    print(f"VALID: {res.summary}")
+    seconds = time.perf_counter() - t0
+    examined = sum(1 for p in res.patterns if p.kind != "row-span-recovery")
+    used = sum(1 for p in res.patterns if p.outcome == "unit")
     if res.patterns and res.patterns[-1].kind == "row-span-recovery":
-        how = "all units from row-span recovery (no enumeration needed)"
+        route, how = "row-span recovery", "all units from row-span recovery (no enumeration needed)"
     else:
-        used = sum(1 for p in res.patterns if p.outcome == "unit")
-        how = f"{sum(1 for p in res.patterns if p.kind != 'row-span-recovery')} patterns examined, {used} units"
-    print(f"rank(labels) = {res.rank}; {how}; {time.perf_counter() - t0:.3f} s; certificate: {out}")
-    return 0
+        route, how = "enumeration", f"{examined} patterns examined, {used} units"
+    record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": res.rank, "route": route,
+              "patterns_examined": examined, "certificate": str(out), "seconds": seconds}
+    return emit(args, record, [f"VALID: {res.summary}",
+                               f"rank(labels) = {res.rank}; {how}; {seconds:.3f} s; certificate: {out}"])

@@ -2,7 +2,7 @@
 
 Rank and the choice of independent rows/columns are computed modulo a 62-bit prime
 (``nmod_mat``): rows independent modulo p are independent over Q, and the rank modulo p
-is never larger than over Q. Measured (shared/notes/exact-linear-algebra.md): 90-400x faster
+is never larger than over Q. Measured on this project's machine: 90-400x faster
 than an exact rref. Everything a claim rests on is then verified exactly.
 
 >>> import flint

@@ -8,7 +8,7 @@ empty, and prove the answer:
   ``y_eq^T A_eq + y_ub^T A_ub = 0`` and ``y_eq^T b_eq + y_ub^T b_ub < 0``
   (adding the constraints with these weights gives ``0 <= negative``).
 
-Float proposes, exact disposes (DESIGN.md). The methods, tried in order:
+Float proposes, exact disposes (docs/design.md). The methods, tried in order:
 
 1. ``"highs"``: HiGHS (dual simplex, presolve off: faster on our LPs) proposes a basis or a dual ray. A
    feasible basis is re-solved exactly (its active rows and the free columns it keeps at

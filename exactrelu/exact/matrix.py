@@ -2,7 +2,7 @@
 
 A :class:`QMatrix` is ``num / den`` with ``num`` a FLINT ``fmpz_mat`` and ``den`` a
 positive integer. Measured on this machine (``benchmarks/bench_conversion.py`` and
-``shared/notes/exact-linear-algebra.md``): integer matrices with one common scale were
+earlier measurements of exact linear algebra in FLINT): integer matrices with one common scale were
 1.3-2.5x faster than ``fmpq_mat`` on products and solves, so the exact paths use them.
 
 Float64 arrays are converted exactly: every finite double is ``M * 2**e``; one common power

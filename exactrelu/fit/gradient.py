@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..network import RELU, Activation
-from ._model import Start, hidden
+from ._model import Start, hidden  # noqa: F401 - hidden is used by the doctest
 
 __all__ = ["gradient_start"]
 

@@ -11,7 +11,7 @@ diagnostics). Adding a method is one entry here, or one call of :func:`register_
 ``bias``: the method can fit hidden biases (with refinement), else ``bias=True`` is refused.
 
 >>> sorted(METHODS)
-['fpt', 'gradient', 'paper', 'tensor']
+['fpt', 'gradient', 'hermite', 'paper', 'tensor']
 >>> METHODS["paper"].refine, METHODS["tensor"].refine
 (False, True)
 """
@@ -46,6 +46,9 @@ METHODS: dict[str, Method] = {
     "fpt": Method("exactrelu.fit.fpt:fpt_start", refine=True, bias=False,
                   summary="fixed-parameter algorithm for arbitrary independent noise (sketch, grid, noisy halfspaces; "
                           "k <= 3), then refinement"),
+    "hermite": Method("exactrelu.fit.hermite:hermite_start", refine=False, bias=True,
+                      summary="Awasthi-Tang-Vijayaraghavan 2021: Hermite tensors f_0..f_4, signs from f_0/f_1, "
+                              "large-|b| units as two linear units (Gaussian inputs, ReLU, k <= d); no refinement"),
     "gradient": Method("exactrelu.fit.gradient:gradient_start", refine=True, bias=True,
                        summary="L-BFGS from random weights (restarts), then refinement; no assumption on the data"),
 }

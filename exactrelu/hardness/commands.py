@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..certificates.envelope import realizes_certificate, verify, write_certificate
+from ..commands._report import emit, json_command
 from ..errors import InvalidInput
 from ..instances import Instance, read_instance, write_instance
 from ..progress import LineProgress
@@ -39,17 +40,18 @@ def _reduce(formula):
     return chain, inst, data
 
 
-def _write_instance(inst: Instance, out: str, formula, label: str) -> None:
+def _write_instance(args, inst: Instance, out: str, formula, label: str) -> int:
     write_instance(inst, out)
-    print(f"{label}: {formula.num_vars} variables, {len(formula.clauses)} clauses -> instance n={inst.n}, d={inst.d}, "
-          f"m=1, k=2, U=[[1, 1]] written to {out}")
+    record = {"variables": formula.num_vars, "clauses": len(formula.clauses), "instance": str(out), "n": inst.n,
+              "d": inst.d, "m": 1, "k": 2}
+    return emit(args, record, f"{label}: {formula.num_vars} variables, {len(formula.clauses)} clauses -> instance "
+                              f"n={inst.n}, d={inst.d}, m=1, k=2, U=[[1, 1]] written to {out}")
 
 
 def _from_cnf(args) -> int:
     formula = _load(args)
     _, inst, _ = _reduce(formula)
-    _write_instance(inst, args.output, formula, "from-cnf")
-    return 0
+    return _write_instance(args, inst, args.output, formula, "from-cnf")
 
 
 def _random(args) -> int:
@@ -60,8 +62,7 @@ def _random(args) -> int:
     if args.formula_out:
         write_dimacs(formula, args.formula_out)
     _, inst, _ = _reduce(formula)
-    _write_instance(inst, args.output, formula, f"random {args.kind}")
-    return 0
+    return _write_instance(args, inst, args.output, formula, f"random {args.kind}")
 
 
 def _lift(args) -> int:
@@ -78,8 +79,8 @@ def _lift(args) -> int:
     write_certificate(cert, args.output)
     if args.instance_out:
         write_instance(inst, args.instance_out)
-    print(f"lift: {summary}; certificate written to {args.output}")
-    return 0
+    return emit(args, {"summary": summary, "certificate": str(args.output)},
+                f"lift: {summary}; certificate written to {args.output}")
 
 
 def _read_weights(path: str) -> Network:
@@ -96,11 +97,11 @@ def _decode(args) -> int:
     chain, inst, data = _reduce(formula)
     net = _read_weights(args.weights)
     sigma = chain.invert(net, data)
-    line = "v " + " ".join(map(str, assignment_to_literals(sigma) + [0]))
+    literals = assignment_to_literals(sigma)
+    line = "v " + " ".join(map(str, literals + [0]))
     if args.output:
         Path(args.output).write_text(f"s SATISFIABLE\n{line}\n", encoding="utf-8")
-    print(line)
-    return 0
+    return emit(args, {"literals": literals, "output": args.output}, line)
 
 
 def _decide(args) -> int:
@@ -127,8 +128,10 @@ def _decide(args) -> int:
     st = res.stats
     work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
             else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
-    print(f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, {st['lps']} exact LPs")
-    return 0
+    return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
+                       "stats": st},
+                f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
+                f"{st['lps']} exact LPs")
 
 
 def register(sub) -> None:
@@ -141,33 +144,33 @@ def register(sub) -> None:
     p = hs.add_parser("from-cnf", help="reduce a DIMACS formula to a ReLU instance")
     _formula_arg(p)
     p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
-    p.set_defaults(func=_from_cnf)
+    json_command(p, "hardness from-cnf", _from_cnf)
 
     p = hs.add_parser("random", help="random NAE-3SAT (or 3-CNF) formula reduced to a ReLU instance")
-    p.add_argument("--vars", type=int, required=True)
-    p.add_argument("--clauses", type=int, required=True)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--vars", type=int, required=True, help="number of variables")
+    p.add_argument("--clauses", type=int, required=True, help="number of clauses")
+    p.add_argument("--seed", type=int, default=0, help="seed of the formula (default 0)")
     p.add_argument("--kind", choices=("nae", "cnf"), default="nae", help="random NAE-3SAT (default) or random 3-CNF")
     p.add_argument("--planted", action="store_true", help="keep only clauses a hidden assignment satisfies (satisfiable)")
     p.add_argument("--formula-out", help="also write the formula (DIMACS)")
     p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
-    p.set_defaults(func=_random)
+    json_command(p, "hardness random", _random)
 
     p = hs.add_parser("lift", help="satisfying assignment -> exact weights and a realizes certificate")
     _formula_arg(p)
     p.add_argument("assignment", help="file with the assignment: DIMACS literals or solver 'v' lines")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
     p.add_argument("--instance-out", help="also write the instance the certificate is about")
-    p.set_defaults(func=_lift)
+    json_command(p, "hardness lift", _lift)
 
     p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
     _formula_arg(p)
     p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
     p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")
-    p.set_defaults(func=_decode)
+    json_command(p, "hardness decode", _decode)
 
     p = hs.add_parser("decide", help="decide a small instance exactly (k units); certify either answer")
-    p.add_argument("instance")
+    p.add_argument("instance", help="instance file (.json or .npz), m = 1 unless --U is given")
     p.add_argument("--U", help="given output weights, rows ';'-separated, entries ','-separated (default: unknown, m = 1)")
     p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
     p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
@@ -179,4 +182,4 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
-    p.set_defaults(func=_decide)
+    json_command(p, "hardness decide", _decide)

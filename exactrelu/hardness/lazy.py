@@ -42,7 +42,7 @@ from fractions import Fraction
 
 from ..errors import ExactReluError
 from .clusters import clusters, compile_cluster, singletons
-from .proof import Deadline, lrat_core, lrat_solver, refute, solve_until, trace
+from .proof import Deadline, ProofFormatError, lrat_core, lrat_solver, refute, solve_until, trace
 from .rows import Rows, decide_rows
 from .store import LemmaStore
 
@@ -147,6 +147,15 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
     return None, new
 
 
+def _active(R: Rows, model) -> dict:
+    """A solver model as ``{(j, i): active}``."""
+    truth = bytearray(R.n * R.k + 1)
+    for v in model:
+        if 0 < v <= R.n * R.k:
+            truth[v] = 1
+    return {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
+
+
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
                symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
@@ -191,12 +200,7 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
             if not found:
                 break
             t = time.monotonic()
-            truth = bytearray(R.n * R.k + 1)
-            for v in sat.get_model():
-                if 0 < v <= R.n * R.k:
-                    truth[v] = 1
-            active = {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
-            point, new = _refute_model(R, store, lazy, cache, active, method, stats)
+            point, new = _refute_model(R, store, lazy, cache, _active(R, sat.get_model()), method, stats)
             stats["lemma_seconds"] += time.monotonic() - t
             if point is not None:
                 V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
@@ -219,7 +223,11 @@ def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseRes
     try:
         if proof == "drup":
             return _drup_case(store, deadline, stats)
-        core = lrat_core(*data) if data is not None else refute(store.clauses, deadline)
+        try:
+            core = lrat_core(*data) if data is not None else None
+        except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
+            core = None
+        core = core or refute(store.clauses, deadline)
     except Deadline:
         raise RoundLimit("ran out of its time limit") from None
     t1 = time.monotonic()

@@ -37,7 +37,8 @@ from ..exact.linalg import exact_rank
 from ..instances import Instance
 from .cnf import CNF, NAEFormula
 from .cnf_to_nae import CnfToNae
-from .decide import case_system, decide, enumerate_leaves, sign_cases
+from .decide import decide, sign_cases
+from .tree import case_system, enumerate_leaves
 from .nae_to_relu import NaeToRelu
 from ..exact.rationals import format_rational
 

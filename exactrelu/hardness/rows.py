@@ -186,7 +186,7 @@ class Rows:
         self.X, self.Y, self.U = X, Y, U
         self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
         self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
-        self.supp = [tuple(t for t in range(self.d) if X[j][t] != 0) for j in range(self.n)]
+        self.supp = [tuple([t for t, x in enumerate(row) if x]) for row in X]
         self.xint = []
         for j in range(self.n):
             s = math.lcm(*(X[j][t].denominator for t in self.supp[j])) if self.supp[j] else 1

@@ -61,12 +61,22 @@ class LemmaStore:
         """The clauses of one cluster of ``shape``, whose compiled ``refutations`` are by member position."""
         tpl = self.templates.get(shape)
         if tpl is None:
+            k = self.R.k
+            # literal of (p, i, active) at members: -+(members[p] * k + i + 1), as (p, i + 1, sign)
             tpl = self.templates[shape] = {"lemmas": [_local_lemma(core, assumed) for core, assumed in refutations],
-                                           "instances": []}
+                                           "instances": [],
+                                           "pattern": [[(p, i + 1, -1 if a else 1) for (p, i), a in assumed.items()]
+                                                       for _, assumed in refutations]}
         number = len(tpl["instances"])
         tpl["instances"].append([list(members), list(coords)])
-        for t, (_, assumed) in enumerate(refutations):
-            self._clause(sorted(((members[p], i), a) for (p, i), a in assumed.items()), ("template", shape, number, t))
+        k, seen = self.R.k, self.seen
+        for t, pattern in enumerate(tpl["pattern"]):
+            clause = sorted([s * (members[p] * k + i) for p, i, s in pattern])
+            key = tuple(clause)
+            if key not in seen:
+                seen[key] = len(self.clauses)
+                self.clauses.append(clause)
+                self.origin.append(("template", shape, number, t))
 
     def add_symmetry(self, sym, clauses):
         self.symmetry = sym
@@ -78,7 +88,7 @@ class LemmaStore:
                 self.clauses.append(list(c))
                 self.origin.append(("symmetry", t))
 
-    def case(self, core: Core, *, deletions: bool = True) -> dict:
+    def case(self, core: Core, *, deletions: bool = False) -> dict:
         """The certificate case (without ``U``) for a refutation of :attr:`clauses`: used lemmas only."""
         used = [self.origin[p] for p in core.inputs]
         at = {o: p for p, o in enumerate(self.origin)}

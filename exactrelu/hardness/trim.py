@@ -255,4 +255,4 @@ def drup_core(clauses, proof, nvars: int | None = None) -> Core:
     code = lambda h: -(h + 1) if h < n else ordinal[h]  # noqa: E731
     out = [(list(T.db[ci]), [code(h) for h in hints[ci]]) for ci in kept] + [([], [code(h) for h in hints[None]])]
     inputs = [ci for ci in range(min(n, len(T.db))) if T.marked[ci]]
-    return Core(inputs, out, {"trace_steps": len(added), "core_steps": len(out)})
+    return Core.from_steps(inputs, out, {"trace_steps": len(added), "core_steps": len(out)})

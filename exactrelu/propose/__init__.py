@@ -28,7 +28,7 @@ from ..network import RELU, Activation
 from ._base import Proposer
 from .auto import AutoProposer, propose_auto
 from .gradient import GradientProposer, propose_gradient
-from .hermite import HermiteProposer
+from .hermite import HermiteProposer, propose_hermite
 from .ica import ICAProposer, propose_ica
 from .search import SearchProposer, propose_search
 from .tensor import TensorProposer, propose_tensor
@@ -45,7 +45,7 @@ PROPOSERS: dict[str, type] = {
 
 __all__ = ["PROPOSERS", "Proposer", "AutoProposer", "SearchProposer", "GradientProposer", "TensorProposer",
            "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
-           "propose_search", "propose_gradient", "propose_tensor", "propose_ica"]
+           "propose_search", "propose_gradient", "propose_tensor", "propose_ica", "propose_hermite"]
 
 
 def proposer_names() -> list[str]:
@@ -75,16 +75,19 @@ def _looks_like_file(text: str) -> bool:
 
 
 class WeightsFile(Proposer):
-    """A proposal read from a weights file: ``.npz`` with arrays U, V, JSON rows, or a PyTorch state dict.
+    """A proposal read from a weights file (anything :func:`exactrelu.weights_file.read_weights` reads).
 
-    ``fit`` reads the file (the data are only used to check the dimensions): ``V_`` holds its
-    first-layer weights (k x d) and ``U_`` its output weights.
+    ``fit`` reads the file exactly (the data are only used to check the dimensions): ``V_`` holds
+    its first layer (k x d, float), ``U_`` its output weights, ``b_`` its hidden biases (None when
+    all zero) and ``network_`` the exact :class:`~exactrelu.network.Network`.
 
     Parameters
     ----------
-    path : the weights file.
+    path : the weights file (``exactrelu.weights`` JSON, a certificate, ``.npz``, ``.safetensors``,
+        a PyTorch state dict).
     k : expected number of hidden units (None: whatever the file holds).
-    activation, random_state : accepted for the common signature; unused.
+    activation : the activation when the file names none.
+    random_state : accepted for the common signature; unused.
     """
 
     def __init__(self, path: str, k: int | None = None, *, activation: Activation | str = "relu", random_state=None):
@@ -95,16 +98,20 @@ class WeightsFile(Proposer):
 
     def fit(self, X=None, y=None) -> "WeightsFile":
         """Read the file; with inputs ``X``, check that its first layer has their d columns. Returns self."""
-        from .torch_weights import load_weights
+        from ..weights_file import read_weights
+        from ._common import check_activation
 
-        U, V = load_weights(self.path)
-        if self.k is not None and V.shape[0] != self.k:
-            raise InvalidInput(f"{self.path}: the weights have {V.shape[0]} hidden units, but k = {self.k}")
-        if X is not None and np.ndim(X) == 2 and np.shape(X)[1] != V.shape[1]:
-            raise InvalidInput(f"{self.path}: the first layer has {V.shape[1]} columns but the inputs have "
+        net = read_weights(self.path, activation=check_activation(self.activation))
+        if self.k is not None and net.k != self.k:
+            raise InvalidInput(f"{self.path}: the weights have {net.k} hidden units, but k = {self.k}")
+        if X is not None and np.ndim(X) == 2 and np.shape(X)[1] != net.d:
+            raise InvalidInput(f"{self.path}: the first layer has {net.d} columns but the inputs have "
                                f"d = {np.shape(X)[1]}")
-        self.U_, self.V_ = U, V
-        self.n_features_in_ = V.shape[1]
+        self.network_ = net
+        self.U_, self.V_ = net.U.to_float(), net.V.to_float()
+        self.b_ = np.array([float(x) for x in net.b_fractions()]) if net.has_bias else None
+        self.activation_ = net.activation
+        self.n_features_in_ = net.d
         return self
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation, Network
 from ._base import Proposer
-from ._common import as_generator, check_data, check_k
+from ._common import as_generator, check_activation, check_int
 from .hermite_decompose import decompose, fit_weights
 from .hermite_estimators import (check_gaussian, contraction, hermite_coefficient, low_order, projected_tensor,
                                  whitening)
@@ -79,7 +79,7 @@ class HermiteProposer(Proposer):
         linear stage. gaussian_ : the Gaussianity check. n_units_ : k'.
     """
 
-    def __init__(self, k: int, *, bias: bool = True, activation: Activation = RELU, random_state=None,
+    def __init__(self, k: int, *, bias: bool = True, activation: Activation | str = "relu", random_state=None,
                  whiten: bool = True, polish: bool = True, n_draws: int = 8, refine: int = 0,
                  large_bias="auto", bias_threshold: float = 3.0, check_inputs: bool = True):
         self.k = k
@@ -96,33 +96,35 @@ class HermiteProposer(Proposer):
 
     # -- validation -----------------------------------------------------------------------------
     def _validate(self, inputs, labels):
-        k = check_k(self.k)
-        if self.activation != RELU:
-            raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {self.activation}")
-        if not isinstance(self.bias, bool):
+        act = self.activation_ = check_activation(self.activation)
+        if act != RELU:
+            raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {act}")
+        if not isinstance(self.bias, (bool, np.bool_)):
             raise InvalidInput(f"bias must be True or False, got {self.bias!r}")
         if self.large_bias not in ("auto", False):
             raise InvalidInput(f"large_bias must be 'auto' or False, got {self.large_bias!r}")
-        if isinstance(self.refine, bool) or not isinstance(self.refine, (int, np.integer)) or self.refine < 0:
-            raise InvalidInput(f"refine must be a non-negative integer, got {self.refine!r}")
-        if isinstance(self.n_draws, bool) or not isinstance(self.n_draws, (int, np.integer)) or self.n_draws < 1:
-            raise InvalidInput(f"n_draws must be a positive integer, got {self.n_draws!r}")
-        if not (isinstance(self.bias_threshold, (int, float)) and self.bias_threshold > 0):
-            raise InvalidInput(f"bias_threshold must be a positive number, got {self.bias_threshold!r}")
-        X, Y = check_data(inputs, labels, k)
+        check_int("refine", self.refine, 0)
+        check_int("n_draws", self.n_draws, 1)
+        for name in ("whiten", "polish", "check_inputs"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise InvalidInput(f"{name} must be True or False, got {getattr(self, name)!r}")
+        thr = self.bias_threshold
+        if isinstance(thr, bool) or not isinstance(thr, (int, float, np.floating)) or not np.isfinite(thr) or thr <= 0:
+            raise InvalidInput(f"bias_threshold must be a finite number > 0, got {thr!r}")
+        k, X, Y = self._check_fit_data(inputs, labels)
         n, d = X.shape
         if k > d:
             raise AssumptionViolated(f"the full-rank Hermite algorithm needs k <= d (k = {k}, d = {d})",
                                      evidence={"k": k, "d": d},
                                      suggestion="exactrelu.propose.hermite_overcomplete (k <= d^2/4, small d)")
-        if n < 10 * (d + 1):
-            raise InvalidInput(f"need at least 10 (d + 1) = {10 * (d + 1)} samples for the Hermite estimators, got {n}")
+        if n <= d:
+            raise InvalidInput(f"the Hermite estimators need more samples than input dimensions: got {n} sample(s) for d = {d}")
         return k, X, Y, as_generator(self.random_state)
 
     # -- fit --------------------------------------------------------------------------------------
-    def fit(self, inputs, labels) -> "HermiteProposer":
-        """Fit to float ``inputs`` (n x d, Gaussian) and ``labels`` (n x m); returns self."""
-        k, X, Y, rng = self._validate(inputs, labels)
+    def fit(self, X, y) -> "HermiteProposer":
+        """Fit to float inputs ``X`` (n x d, Gaussian) and labels ``y`` (n x m, or n for one output); returns self."""
+        k, X, Y, rng = self._validate(X, y)
         n, d = X.shape
         L, Linv = whitening(X) if self.whiten else (np.eye(d), np.eye(d))
         Z = X @ Linv.T
@@ -130,7 +132,7 @@ class HermiteProposer(Proposer):
         g = self._combination(Y, rng)
         y = Y @ g
         lo = low_order(Z, y)
-        P, T, sig, y3 = self._tensors(Z, y, lo, k, rng)
+        P, T, sig = self._tensors(Z, y, lo, k, rng)
         dec = decompose(T, k, rng, reference=np.eye(T.shape[2])[0], n_draws=self.n_draws, polish=self.polish)
         lam2, lam3, lam4 = slice_coefficients(dec.B, dec.C, k, self.bias)
         lam2, lam3, lam4 = lam2 * sig[0], lam3 * sig[1], lam4 * sig[2]
@@ -138,7 +140,7 @@ class HermiteProposer(Proposer):
         Uw = (P @ dec.B).T  # k x d unit rows, whitened
         choice = resolve_signs(Uw, alpha, beta, lo.f0, lo.f1, np.sqrt(lo.second / n))
         Uw, beta = Uw * choice.signs[:, None], beta * choice.signs
-        A = self._output_weights(Z, Y, P, dec.B, beta, y3 is not None)  # m x k
+        A = self._output_weights(Z, Y, P, dec.B, beta)  # m x k
         self.signs_, self.sign_margin_, self.sign_choices_ = choice.signs, choice.margin, choice.survivors
         self.coefficients_ = np.stack([lam2, lam3, lam4])
         self.residual_, self.span_ = dec.residual, P
@@ -162,7 +164,7 @@ class HermiteProposer(Proposer):
         return g / np.linalg.norm(g)
 
     def _tensors(self, Z, y, lo, k, rng):
-        """Span P (d x k), the slice tensor T (k x k x q, each block / its noise), the noise levels, y - deg<=2."""
+        """Span P (d x k), the slice tensor T (k x k x q, each block divided by its noise) and the noise levels."""
         n, d = Z.shape
         s2 = np.sqrt(lo.second / n)
         y3 = y - lo.degree2_part(Z)
@@ -185,9 +187,9 @@ class HermiteProposer(Proposer):
         s4 = np.sqrt(float(y4 @ y4) / n / n)
         T4 = _sym4(projected_tensor(Zp, y4, 4))
         slices.append((T4 / s4).reshape(k, k, k * k))
-        return P, np.concatenate(slices, axis=2), np.array([s2, s3, s4]), (y3 if self.bias else None)
+        return P, np.concatenate(slices, axis=2), np.array([s2, s3, s4])
 
-    def _output_weights(self, Z, Y, P, B, beta, _biased):
+    def _output_weights(self, Z, Y, P, B, beta):
         """U (m x k): each output's f_2 in the span, fitted on the unit components, divided by phi(beta)."""
         n = Z.shape[0]
         Zp = Z @ P
@@ -202,7 +204,7 @@ class HermiteProposer(Proposer):
     def _large_units(self, lam2, beta, s2):
         if self.large_bias is False:
             return np.zeros(len(beta), dtype=bool)
-        return (np.abs(beta) > self.bias_threshold) | (np.abs(lam2) < 4.0 * s2)
+        return (np.abs(beta) > self.bias_threshold) | (np.abs(lam2) < 2.0 * s2)
 
     def _large_bias_stage(self, Z, Y, Uw, beta, A, large):
         if not large.any():
@@ -228,7 +230,7 @@ class HermiteProposer(Proposer):
         self.n_units_ = V.shape[0]
 
     # -- results ----------------------------------------------------------------------------------
-    def predict(self, inputs) -> np.ndarray:
+    def evaluate(self, inputs) -> np.ndarray:
         """Float predictions (n x m) of the learned network."""
         X = np.asarray(inputs, dtype=np.float64)
         return np.maximum(X @ self.V_.T + self.b_, 0.0) @ self.U_.T

@@ -22,14 +22,14 @@ from scipy.optimize import least_squares
 
 from .hermite_estimators import hermite_coefficient
 
-__all__ = ["unit_parameters", "slice_coefficients"]
+__all__ = ["unit_parameters", "fit_bias", "slice_coefficients"]
 
 _GRID = np.linspace(-8.0, 8.0, 1601)
 
 
-def _profile(beta, lam, w):
+def _profile(beta, lam, w, orders=(2, 3, 4)):
     """Weighted residual after the best alpha, for each beta (grid x units), and that alpha."""
-    G = np.stack([hermite_coefficient(t, beta) for t in (2, 3, 4)], axis=-1)  # (..., 3)
+    G = np.stack([hermite_coefficient(t, beta) for t in orders], axis=-1)  # (..., 3)
     num = np.sum(w * G * lam, axis=-1)
     den = np.sum(w * G * G, axis=-1)
     alpha = num / den
@@ -42,19 +42,31 @@ def unit_parameters(lam2, lam3, lam4, sigmas=(1.0, 1.0, 1.0), bias: bool = True)
 
     ``lam3`` is ignored when ``bias`` is False (it is then zero in the model).
     """
-    lam = np.stack([np.asarray(lam2, float), np.asarray(lam3, float), np.asarray(lam4, float)], axis=-1)
+    if not bias:
+        w = 1.0 / np.square(np.asarray(sigmas, float))
+        g2, g4 = float(hermite_coefficient(2, 0.0)), float(hermite_coefficient(4, 0.0))
+        lam2, lam4 = np.asarray(lam2, float), np.asarray(lam4, float)
+        alpha = (w[0] * g2 * lam2 + w[2] * g4 * lam4) / (w[0] * g2**2 + w[2] * g4**2)
+        return alpha, np.zeros(len(alpha))
+    return fit_bias([lam2, lam3, lam4], sigmas, (2, 3, 4))
+
+
+def fit_bias(lams, sigmas, orders) -> tuple[np.ndarray, np.ndarray]:
+    """(alpha, beta) per unit from coefficients ``lams[j] ~ alpha g_{orders[j]}(beta)`` with standard errors ``sigmas``.
+
+    Use at least three orders that pin beta down: orders 4, 5, 6 alone cannot tell b = 0 from
+    b = +-sqrt(3) (He_2, He_3, He_4 are proportional there), which is why the overcomplete
+    algorithm adds orders 2 and 3.
+    """
+    lam = np.stack([np.asarray(x, float) for x in lams], axis=-1)
     w = 1.0 / np.square(np.asarray(sigmas, float))
     k = lam.shape[0]
-    if not bias:
-        g2, g4 = float(hermite_coefficient(2, 0.0)), float(hermite_coefficient(4, 0.0))
-        alpha = (w[0] * g2 * lam[:, 0] + w[2] * g4 * lam[:, 2]) / (w[0] * g2**2 + w[2] * g4**2)
-        return alpha, np.zeros(k)
-    res, _ = _profile(_GRID[:, None], lam[None, :, :], w)
+    res, _ = _profile(_GRID[:, None], lam[None, :, :], w, orders)
     beta = _GRID[np.argmin(res, axis=0)]
-    _, alpha = _profile(beta, lam, w)
+    _, alpha = _profile(beta, lam, w, orders)
     sw = np.sqrt(w)
     for i in range(k):  # Gauss-Newton on (alpha, beta) from the grid point, near the noise-free optimum
-        fun = lambda p, i=i: sw * (lam[i] - p[0] * np.array([hermite_coefficient(t, p[1]) for t in (2, 3, 4)]))  # noqa: E731
+        fun = lambda p, i=i: sw * (lam[i] - p[0] * np.array([hermite_coefficient(t, p[1]) for t in orders]))  # noqa: E731
         opt = least_squares(fun, [alpha[i], beta[i]], xtol=1e-15, ftol=1e-15, gtol=1e-15)
         alpha[i], beta[i] = opt.x
     return alpha, beta

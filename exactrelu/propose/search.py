@@ -20,8 +20,6 @@ k needs the gradient or tensor proposers.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..errors import InvalidInput, ProposalFailed

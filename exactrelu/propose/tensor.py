@@ -49,6 +49,8 @@ from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
 from ._common import as_generator, check_activation, check_int, hermite_constants
+from .hermite_decompose import decompose
+from .hermite_estimators import he4_correction
 
 __all__ = ["TensorProposer", "propose_tensor", "jennrich"]
 
@@ -167,9 +169,11 @@ class TensorProposer(Proposer):
                 raise AssumptionViolated(f"labels have rank < k = {k}: the row-span method cannot work",
                                          evidence={"singular_values": sv[:k + 1].tolist()})
             G = Wt[:k].T  # m x k
-        else:
+        else:  # one random combination for the 4th order, and the top directions for the 2nd-order slices
             g = Wt[0] + 0.5 * rng.standard_normal(m) * (m > 1)
             G = (g / np.linalg.norm(g))[:, None]
+            if m > 1:
+                G = np.concatenate([G, Wt[:min(m, k)].T], axis=1)
         Yc = Y @ G  # n x q
         q = Yc.shape[1]
         # first and second moments in whitened coordinates, accumulated in blocks
@@ -191,8 +195,7 @@ class TensorProposer(Proposer):
             Tp = np.einsum("ai,rab,bj->ijr", P, T2, P)  # k x k x k
             A = jennrich(Tp, k, rng, self.n_draws)
         else:
-            Tp = self._fourth(X, Linv, Yc[:, 0], M0[0], M1[0], T2[0], P)
-            A = jennrich(Tp.reshape(k, k, k * k), k, rng, self.n_draws)
+            A = self._decompose4(X, Linv, Yc, M0, M1, T2, P, rng)
         Vhat = (P @ A).T  # k x d, unit rows (whitened)
         # sign-blind weights beta (q x k) from the second-order tensor, then signs from M1
         B = np.einsum("ia,ib->iab", Vhat, Vhat).reshape(k, d * d).T
@@ -213,14 +216,36 @@ class TensorProposer(Proposer):
         self.spectrum_ = ps[: k + 1]
         return self
 
-    def _fourth(self, X, Linv, y, M0, M1, T2, P) -> np.ndarray:
-        """k x k x k x k tensor E[y~ He4(P^T w)], y~ = y minus its degree <= 2 Hermite part."""
+    def _decompose4(self, X, Linv, Yc, M0, M1, T2, P, rng) -> np.ndarray:
+        """Units (k x k, columns in the span) from the 2nd-order slices and the 4th-order tensor at once.
+
+        The slices ``P^T T2[r] P`` (weights c2 rho^c u'_ri) and ``T4(., ., e_j, e_l)`` (weights
+        c4 rho^c u'_0i v_j v_l), each divided by its standard error, share the units' directions:
+        Jennrich's pencil with a random combination of the 2nd-order slices as the reference (its
+        weights do not vanish), then an ALS polish over all slices (exactrelu.propose.hermite_decompose).
+        """
+        n = X.shape[0]
+        k, q = P.shape[1], Yc.shape[1]
+        T4, s4 = self._fourth(X, Linv, Yc[:, 0], M0[0], M1[0], T2[0], P)
+        Zp = X @ Linv.T @ P
+        s2 = float(np.sqrt(np.mean(Yc**2 * np.sum(Zp * Zp, axis=1)[:, None] ** 2) / n)) / k  # mean entry variance
+        T2p = np.einsum("ai,rab,bj->ijr", P, T2, P)
+        T = np.concatenate([T2p / s2, (T4 / s4).reshape(k, k, k * k)], axis=2)
+        ref = np.arange(T.shape[2]) < q  # random combinations of the 2nd-order slices as references
+        best = decompose(T, k, rng, reference=ref, n_draws=self.n_draws)
+        if q > 1:  # several outputs: pencils within the 2nd-order slices are candidates too
+            other = decompose(T, k, rng, reference=ref, target=ref, n_draws=self.n_draws)
+            best = other if other.residual < best.residual else best
+        return best.B
+
+    def _fourth(self, X, Linv, y, M0, M1, T2, P) -> tuple[np.ndarray, float]:
+        """k x k x k x k tensor E[y~ He4(P^T w)], y~ = y minus its degree <= 2 Hermite part; its standard error."""
         n, d = X.shape
         k = P.shape[1]
         trT2 = float(np.trace(T2))
         S4 = np.zeros((k * k, k * k))
         S2 = np.zeros((k, k))
-        S0 = 0.0
+        S0 = SS = 0.0
         for s0 in range(0, n, _CHUNK):
             W = X[s0:s0 + _CHUNK] @ Linv.T
             quad = np.einsum("ia,ab,ib->i", W, T2, W, optimize=True)
@@ -230,15 +255,9 @@ class TensorProposer(Proposer):
             S4 += (Z2 * yt[:, None]).T @ Z2
             S2 += (Z * yt[:, None]).T @ Z
             S0 += float(yt.sum())
+            SS += float(yt**2 @ np.sum(Z * Z, axis=1) ** 4)
         S4 = (S4 / n).reshape(k, k, k, k)
-        S2 /= n
-        S0 /= n
-        I = np.eye(k)
-        # He4(z) = z^4 - sym6(delta z z) + sym3(delta delta), taken in expectation against y~
-        corr = (np.einsum("ab,cd->abcd", I, S2) + np.einsum("ac,bd->abcd", I, S2) + np.einsum("ad,bc->abcd", I, S2)
-                + np.einsum("bc,ad->abcd", I, S2) + np.einsum("bd,ac->abcd", I, S2) + np.einsum("cd,ab->abcd", I, S2))
-        dd = np.einsum("ab,cd->abcd", I, I) + np.einsum("ac,bd->abcd", I, I) + np.einsum("ad,bc->abcd", I, I)
-        return S4 - corr + S0 * dd
+        return S4 + he4_correction(S2 / n, S0 / n), float(np.sqrt(SS / n / n) / k**2)  # mean entry variance
 
 
 def propose_tensor(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:

@@ -1,22 +1,30 @@
-"""Weights from elsewhere: plain ``.npz`` arrays, or a PyTorch state dict (optional extra ``torch``).
+"""Float weights from elsewhere: ``.npz`` arrays, ``.safetensors`` files, PyTorch state dicts.
 
-Accepted files:
+Accepted files (:func:`load_float_weights`; :func:`exactrelu.weights_file.read_weights` is the
+front door, which also reads exact JSON weights):
 
-* ``.npz`` with float arrays ``U`` (m x k) and ``V`` (k x d) (read with ``allow_pickle=False``);
-* a PyTorch state dict (``torch.save(model.state_dict(), path)``) of
-  ``Sequential(Linear(d, k, bias=False), ReLU(), Linear(k, m, bias=False))``: exactly two 2-D
-  weight tensors, the first k x d (V) and the second m x k (U). Read with
-  ``torch.load(..., weights_only=True)`` (no code runs from the file). Biases are refused unless
-  all zero. A whole pickled ``nn.Module`` is refused (it needs unsafe unpickling).
+* ``.npz`` with float arrays ``U`` (m x k), ``V`` (k x d) and optionally ``b`` (k), read with
+  ``allow_pickle=False``;
+* ``.safetensors`` (extra ``safetensors``), read with the safetensors package's NumPy API (no
+  torch, no pickle, nothing in the file is executed): the tensors of
+  ``Sequential(Linear(d, k), ReLU(), Linear(k, m, bias=False))`` as written by
+  ``safetensors.torch.save_file(model.state_dict(), path)`` or ``safetensors.numpy.save_file``;
+  layers are ordered by their names (``0.weight`` < ``2.weight``, ``fc1`` < ``fc2``, numbers
+  compared as numbers), since the file keeps no order;
+* a PyTorch state dict (``torch.save(model.state_dict(), path)``, extra ``torch``) of the same
+  model, read with ``torch.load(..., weights_only=True)`` (no code runs from the file); a whole
+  pickled ``nn.Module`` is refused (it needs unsafe unpickling).
 
-The arrays are float64 copies of what the file holds (a float32 weight is converted exactly).
+Either way: exactly two 2-D weight matrices, the first k x d (V) and the second m x k (U); the
+first layer's bias is the hidden bias b; a non-zero bias of the output layer is refused. The
+arrays are float64 copies of what the file holds (a float32 weight is converted exactly).
 
 >>> import numpy as np, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
 >>> np.savez(path, U=np.ones((2, 3)), V=np.zeros((3, 4)))
->>> U, V = load_weights(path)
->>> U.shape, V.shape
-((2, 3), (3, 4))
+>>> U, V, b = load_float_weights(path)
+>>> U.shape, V.shape, b
+((2, 3), (3, 4), None)
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import numpy as np
 from ..errors import InvalidInput
 from ..exact.matrix import as_float_array
 
-__all__ = ["load_weights", "state_dict_weights", "state_dict_arrays", "load_float_weights"]
+__all__ = ["state_dict_weights", "state_dict_arrays", "load_float_weights", "safetensors_state"]
 
 
 def state_dict_arrays(state: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -105,29 +113,40 @@ def _torch_state(path: Path) -> dict:
     return obj
 
 
-def load_exact_weights(path: str | os.PathLike):
-    """(U, V) as exact QMatrix from a JSON file with ``"U"`` and ``"V"`` rows of rationals (for example a
-    ``realizes`` certificate, or ``{"U": [["1/3", ...]], "V": [...]}``); None if the file is not JSON."""
-    from ..exact.matrix import QMatrix
-    from ..files import read_bytes
+def _natural_key(text: str) -> list:
+    """Sort key comparing runs of digits as numbers: "2.weight" < "10.weight"."""
+    import re
 
-    path = Path(path)
-    head = read_bytes(path, what="weights file")[:64].lstrip()
-    if not head.startswith(b"{"):
-        return None
-    from ..files import read_json
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
-    obj = read_json(path, what="weights file")
-    if not isinstance(obj, dict) or "U" not in obj or "V" not in obj:
-        raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
-    return QMatrix.from_rows(obj["U"], name=f"{path.name}: U"), QMatrix.from_rows(obj["V"], name=f"{path.name}: V")
+
+def _layer_order(name: str) -> tuple:
+    layer, _, kind = name.rpartition(".")
+    return (_natural_key(layer), 0 if kind == "weight" else 1, name)
+
+
+def safetensors_state(path: Path) -> dict:
+    """The tensors of a ``.safetensors`` file as NumPy arrays, ordered layer by layer (see the module doc)."""
+    try:
+        from safetensors.numpy import load_file
+    except ImportError:
+        raise InvalidInput(f"{path}: reading .safetensors files needs safetensors: "
+                           "pip install 'exactrelu[safetensors]'") from None
+    try:
+        tensors = load_file(str(path))
+    except Exception as exc:  # safetensors raises SafetensorError, TypeError (bfloat16), ... for files it cannot read
+        raise InvalidInput(f"{path}: not a readable .safetensors file ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    return {name: tensors[name] for name in sorted(tensors, key=_layer_order)}
 
 
 def load_float_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(U, V, b) float64 from an ``.npz`` (arrays ``U``, ``V``, optional ``b``) or a PyTorch state-dict file."""
+    """(U, V, b) float64 from an ``.npz`` (arrays ``U``, ``V``, optional ``b``), a ``.safetensors`` file or a
+    PyTorch state-dict file (any other suffix); ``b`` is None when the file has no hidden bias."""
     path = Path(path)
     if not path.exists():
         raise InvalidInput(f"no such weights file: {path}")
+    if path.suffix == ".safetensors":
+        return state_dict_arrays(safetensors_state(path))
     if path.suffix != ".npz":
         return state_dict_arrays(_torch_state(path))
     try:
@@ -149,30 +168,3 @@ def load_float_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray,
         raise InvalidInput(f"{path}: b has {b.shape[0]} entries; V has k = {V.shape[0]} rows")
     return U, V, b
 
-
-def load_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
-    """(U, V) float64 from an ``.npz`` (arrays ``U``, ``V``), a JSON file of rational rows, or a PyTorch
-    state-dict file."""
-    path = Path(path)
-    if not path.exists():
-        raise InvalidInput(f"no such weights file: {path}")
-    exact = load_exact_weights(path)
-    if exact is not None:
-        return exact[0].to_float(), exact[1].to_float()
-    if path.suffix == ".npz":
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                if not {"U", "V"} <= set(z.files):
-                    raise InvalidInput(f"{path}: an .npz of weights needs arrays 'U' (m x k) and 'V' (k x d), "
-                                       f"found {sorted(z.files)}")
-                U = as_float_array(z["U"], name=f"{path.name}: U")
-                V = as_float_array(z["V"], name=f"{path.name}: V")
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-            if isinstance(exc, InvalidInput):
-                raise
-            raise InvalidInput(f"{path}: not a readable .npz file ({exc})") from None
-        if U.shape[1] != V.shape[0]:
-            raise InvalidInput(f"{path}: U is {U.shape[0]} x {U.shape[1]} and V is {V.shape[0]} x {V.shape[1]}; "
-                               "U needs k columns where V has k rows")
-        return U, V
-    return state_dict_weights(_torch_state(path))

@@ -27,7 +27,8 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation, Network
 
-__all__ = ["label_rows", "solve_output", "residual_error", "no_units", "certify", "split_bias", "rank_of"]
+__all__ = ["label_rows", "solve_output", "residual_error", "no_units", "certify", "split_bias", "rank_of",
+           "check_identifiable"]
 
 
 def rank_of(A: flint.fmpz_mat) -> int:
@@ -121,6 +122,44 @@ def no_units(k, cands, rejected, tries, detail, d=None, bias=False) -> ExactRelu
     if rejected:
         return NotRealizable("no certificate: " + msg, evidence=evidence)
     return ProposalFailed("no certificate: " + msg, evidence=evidence)
+
+
+def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int) -> None:
+    """Refuse (AssumptionViolated) a network that reproduces the labels but is not determined by them.
+
+    * a unit active on fewer than D samples: its weights are not fixed by equations on the data;
+    * a unit i active on every sample, with another unit j whose column of U is parallel to column i:
+      on the data ``relu(t) = t + relu(-t)`` turns unit j into its flip plus an affine function that
+      unit i absorbs, so the split between them is not determined (always the case for m = 1).
+
+    >>> F = flint.fmpz_mat([[1, 2, 3], [0, 1, 2]])
+    >>> check_identifiable(F, QMatrix.from_rows([[1, 2], [0, 1]]), 2) is None
+    True
+    >>> check_identifiable(F, QMatrix.from_rows([[1, 2]]), 2)
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.AssumptionViolated: unit 0 is active on every sample, and unit 1...
+    """
+    k, n = F.nrows(), F.ncols()
+    vals = F.entries()
+    counts = [sum(1 for j in range(n) if vals[i * n + j] != 0) for i in range(k)]
+    cols = list(zip(*U.to_fractions()))
+    for i in range(k):
+        if 0 < counts[i] < D:
+            raise AssumptionViolated(
+                f"unit {i} is active on {counts[i]} samples, fewer than the {D} its weights need: other weights "
+                "give the same labels, so no network is determined", evidence={"unit": i, "active": counts[i], "D": D},
+                suggestion="more samples")
+        if counts[i] != n:
+            continue
+        for j in range(k):
+            if j != i and any(cols[j]) and all(a * cols[i][t] == b * cols[i][s] for s, a in enumerate(cols[j])
+                                               for t, b in enumerate(cols[j])):
+                raise AssumptionViolated(
+                    f"unit {i} is active on every sample, and unit {j}'s output weights are parallel to its own: on the "
+                    f"data relu(t) = t + relu(-t) moves unit {j}'s affine part into unit {i}, so the split between them "
+                    "is not determined by the data", evidence={"always_active": i, "parallel": j},
+                    suggestion="samples where that unit is inactive")
 
 
 def split_bias(V: QMatrix) -> tuple[QMatrix, QMatrix]:

@@ -35,13 +35,14 @@ from typing import Any, Callable
 import flint
 import numpy as np
 
-from ..errors import ProposalFailed
+from ..errors import AssumptionViolated, ProposalFailed
+from ..exact.linalg import primitive_kernel
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose.search import SearchProposer, normalize_rows
 from .data import InputProducts, RowView, augmented, float_view, stack_rows
-from .finish import certify, label_rows, no_units, solve_output, split_bias
+from .finish import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
 from .proposal import run_proposer
 from .result import RecoveryResult, Timer
 from .steps import Candidate, confirm_all, kernel_from_order, oriented, unit_from_order
@@ -51,11 +52,12 @@ __all__ = ["recover_rowspan"]
 
 def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
                     init: Any = "auto", random_state=0, check: bool = True,
-                    progress: Callable[[str], None] | None = None) -> RecoveryResult:
+                    progress: Callable[[str], None] | None = None, certificate: bool = True) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly by the row-span route.
 
     Parameters are those of :func:`exactrelu.recover.exact.recover`; ``inst`` is an Instance and ``k``
-    a valid positive integer (the front door checks both).
+    a valid positive integer (the front door checks both). ``certificate=False`` skips the certificate
+    (for callers that certify another claim, e.g. the sparse-corruption route): ``certificate`` is then {}.
 
     Raises
     ------
@@ -82,10 +84,14 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
     F = stack_rows([(c.F, c.frow, 1) for c in cands], inst.n)
     t0 = T.add("hidden", t0)
     Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
+    check_identifiable(F, Uq, work.d)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
-                                 random_state=random_state, check=check, timer=T)
+    if certificate:
+        net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
+                                     random_state=random_state, check=check, timer=T)
+    else:
+        net, cert, summary = Network(Uq, V, act, b).canonical(), {}, None
     return RecoveryResult(net, cert, T.t, finder.tries, "+".join(sources), k, [c.record for c in cands], summary,
                           inst.n * inst.m, route="rowspan")
 
@@ -123,8 +129,35 @@ class _Finder:
             if "search" not in sources:
                 sources.append("search")
         if len(self.cands) < self.k:
+            self._always_active()
             raise no_units(self.k, self.cands, self.rejected, self.tries, "", self.d - int(bias), bias)
         return sources
+
+    def _always_active(self) -> None:
+        """AssumptionViolated if the labels' row span holds an affine function positive on every sample.
+
+        Such a vector is a unit active on every sample (or a sum of them): the kernels of this route
+        need samples where a unit is inactive, so it cannot isolate those units.
+        """
+        k, D, n = self.k, self.d, self.n
+        S = sorted(self.rng.choice(n, size=min(n, 4 * (k + D)), replace=False).tolist())
+        M = flint.fmpz_mat([list(self.BT[j]) + [-x for x in self.Xrows[j]] for j in S])
+        found = []
+        for vec in primitive_kernel(M):
+            c, w = vec[:k], vec[k:]
+            y = flint.fmpz_mat([c]) * self.B
+            if y != InputProducts(self.work.inputs).times([w]):
+                continue  # holds on the subset only
+            vals = y.entries()
+            if all(v > 0 for v in vals) or all(v < 0 for v in vals):
+                found.append(w)
+        if found:
+            raise AssumptionViolated(
+                f"the labels' row span contains {len(found)} affine function(s) of the inputs that are non-zero and of one "
+                f"sign on every sample: unit(s) active on every sample, which the row-span route cannot isolate (it "
+                f"needs samples where a unit is inactive); found {len(self.cands)} of {k} units",
+                evidence={"found": len(self.cands), "always_active_directions": len(found)},
+                suggestion="samples where every unit is inactive somewhere, or route='linearized'")
 
     def _search(self, Yf, rounds: int, bias: bool) -> np.ndarray:
         t0 = self.T.start()
@@ -140,6 +173,7 @@ class _Finder:
         try:
             sp.fit(self.Xf, Yf)
         except ProposalFailed as exc:
+            self._always_active()
             raise no_units(self.k, self.cands, self.rejected, self.tries, str(exc), self.d - int(bias), bias) from None
         finally:
             self.tries += int(getattr(sp, "n_tries_", 0))

@@ -155,7 +155,8 @@ def _rank(cs: list[tuple[int, ...]]) -> int:
 
 
 def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
-          try_recovery: bool = True, time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
+          try_recovery: bool = True, executor=None, workers: int = 2,
+          time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
     """Find a k-unit ReLU network realising the labels exactly, or prove that none exists.
 
     Parameters
@@ -168,6 +169,8 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         (:func:`exactrelu.recover.exact.recover`, polynomial; its certificate holds for any inputs) and
         enumerate the cone's rays only if it does not certify. The enumeration grows like n^O(k)
         (thousands of rays at k = 8, n = 200); the recovery handles generic inputs at k = 20 in seconds.
+    executor, workers : decide the extreme rays' LPs on this ``concurrent.futures`` executor, ``workers``
+        wide (:mod:`exactrelu.recover.worstcase_parallel`); the answer and certificates are the same.
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
         :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
 
@@ -223,26 +226,31 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
             return WorstCaseResult(res.network, res.certificate, res.checked, r, reports)
     units: list[tuple[tuple[int, ...], list[Fraction]]] = []  # (c, v)
     if r > 0:
+        from .worstcase_parallel import ray_decisions
+
         rays = extreme_rays(B, deadline=deadline)
         bar = _Progress(len(rays), progress, "extreme rays")
-        for number, ray in enumerate(rays):
-            bar(1)
-            deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, {len(units)} units")
-            res = _unit_lp(X, ray.w, ray.support)
-            certs = [res.certificate()] if keep_certificates else []
-            if res.status == "infeasible":
-                reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
-            elif _rank([c for c, _ in units] + [ray.c]) > len(units):
-                units.append((ray.c, res.point))
-                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
-            else:
-                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
-            if len(units) == r:
-                break
+        decisions = ray_decisions(X, rays, keep=keep_certificates, executor=executor, workers=workers)
+        try:
+            for number, (ray, (status, point, certs)) in enumerate(zip(rays, decisions)):
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
+                                       f"{len(units)} units")
+                if status == "infeasible":
+                    reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
+                                                 "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+                elif _rank([c for c, _ in units] + [ray.c]) > len(units):
+                    units.append((ray.c, point))
+                    reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
+                else:
+                    reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
+                if len(units) == r:
+                    break
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
         bar.close()
         if len(units) < r:
-            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, deadline)
+            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, deadline, executor, workers)
         if len(units) < r == k:
             span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
             if span is not None:
@@ -313,49 +321,53 @@ def _decide_one_output(instance, k, r, reports, deadline) -> WorstCaseResult:
                         certificate=res.certificate)
 
 
-def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline):
+def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):
     """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
+    from .worstcase_parallel import face_decisions
+
     supports = [s for s in nonnegative_patterns(B, rays=rays, deadline=deadline) if s]
     ray_support = {rr.support for rr in rays}
-    faces = [s for s in supports if s not in ray_support]
+    faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
     bar = _Progress(len(faces), progress, "faces")
     changed = True
     final: dict[tuple[int, ...], PatternReport] = {}
     while changed and len(units) < r:
         changed = False
-        for S in faces:
-            bar(1)
-            deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
-            Sset = set(S)
-            members = [rr for rr in rays if set(rr.support) <= Sset]
-            certs = []
-            found = None
-            for a in _annihilator([c for c, _ in units], r):
-                for sign in (1, -1):
-                    res = _face_lp(X, members, S, a, sign)
-                    if keep:
-                        certs.append(res.certificate())
-                    if res.status == "feasible":
-                        lam = res.point[: len(members)]
-                        c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
-                        den = math.lcm(*(x.denominator for x in c))
-                        ci = tuple(int(x * den) for x in c)
-                        found = (ci, [v * den for v in res.point[len(members):]])
-                        break
+        decisions = face_decisions(X, faces, [c for c, _ in units], r, keep=keep, executor=executor, workers=workers)
+        try:
+            for S, found, certs in decisions:
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
                 if found:
-                    break
-            if found:
-                units.append(found)
-                final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
-                changed = True
-                if len(units) == r:
-                    break
-            else:
-                final[S] = PatternReport(S, "face", "refuted",
-                                         f"every realisable row of this face lies in the span of the {len(units)} units so far "
-                                         "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+                    units.append(found)
+                    final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
+                    changed = True
+                    if len(units) == r:
+                        break
+                else:
+                    final[S] = PatternReport(S, "face", "refuted",
+                                             f"every realisable row of this face lies in the span of the {len(units)} units so far "
+                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
     bar.close()
     reports.extend(final.values())
+
+
+def _face_decision(X, members, S, annihilators, r, keep):
+    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
+    certs = []
+    for a in annihilators:
+        for sign in (1, -1):
+            res = _face_lp(X, members, S, a, sign)
+            if keep:
+                certs.append(res.certificate())
+            if res.status == "feasible":
+                lam = res.point[: len(members)]
+                c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
+                den = math.lcm(*(x.denominator for x in c))
+                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
+    return None, certs
 
 
 def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:

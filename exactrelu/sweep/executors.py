@@ -82,7 +82,7 @@ class Backend:
         saved = {k: os.environ.get(k) for k in WORKER_ENV}
         os.environ.update({k: v for k, v in WORKER_ENV.items() if saved[k] is None})
         try:
-            ex = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker)
+            ex = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker, initargs=(os.getpid(),))
             ex.submit(int).result()  # start the pool now, under this environment
         finally:
             for k, v in saved.items():

@@ -88,6 +88,18 @@ def _inputs(v, where):
     return _choice(*INPUT_DISTRIBUTIONS)(v, where)
 
 
+def _noise(v, where):
+    from ..noise import NOISE_KINDS
+
+    return _choice(*NOISE_KINDS)(v, where)
+
+
+def _route(v, where):
+    from ..recover.exact import ROUTES
+
+    return _choice(*ROUTES)(v, where)
+
+
 PARAMS: dict[str, Param] = {
     # planted instances (exactrelu.instances.planted)
     "d": Param(_integer(1, 10_000), "input dimension"),
@@ -100,6 +112,9 @@ PARAMS: dict[str, Param] = {
     "weight_bound": Param(_integer(1, 1_000_000), "planted weights in [-B, B]"),
     "input_bits": Param(_integer(0, 40), "round inputs to multiples of 2**-B"),
     "bias": Param(_number(0, 1e6), "hidden biases drawn in [-s, s] (quarters); 0: none"),
+    "noise": Param(_noise, "label noise kind (exactrelu.noise: gaussian, rademacher, uniform, laplace, ...)"),
+    "noise_scale": Param(_number(0, 1e12), "standard deviation of the label noise"),
+    "corrupt": Param(_number(0, 1), "share of the label entries corrupted (exactrelu.corruption); 0: none"),
     # random formulas (exactrelu.hardness.generators)
     "vars": Param(_integer(3, 100_000), "variables of the random formula"),
     "clauses": Param(_integer(0, 1_000_000), "clauses of the random formula"),
@@ -108,6 +123,10 @@ PARAMS: dict[str, Param] = {
     "planted_formula": Param(boolean, "keep only clauses a hidden assignment satisfies"),
     # options of the tasks
     "init": Param(_choice("auto", "search", "gradient", "tensor", "ica"), "float proposal of exact recovery"),
+    "route": Param(_route, "recover: the exact route (exactrelu.recover.exact.ROUTES)"),
+    "learn_bias": Param(boolean, "recover, fit: learn hidden biases b too"),
+    "sparse_noise": Param(boolean, "recover: labels may have corrupted entries; certify realizes-except"),
+    "refine": Param(boolean, "fit: run the refinement after the start method (default: as the method says)"),
     "try_recovery": Param(boolean, "solve: try row-span recovery before the enumeration"),
     "output_weights": Param(_choice("given", "unknown"), "decide: the planted U is given, or unknown (m = 1)"),
     "engine": Param(_choice("auto", "lazy", "tree"), "decide: the decision procedure"),
@@ -119,6 +138,8 @@ PARAMS: dict[str, Param] = {
 
 def check_point(point: dict[str, Any], where: str) -> None:
     """Bounds that involve several parameters of one task (checked on every grid point)."""
+    if ("noise" in point) != ("noise_scale" in point):
+        raise InvalidInput(f"{where}: give both noise (the kind) and noise_scale, or neither")
     if {"n", "d"} <= set(point):
         entries = point["n"] * (point["d"] + point.get("m", 1))
         if entries > MAX_ENTRIES:

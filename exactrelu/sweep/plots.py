@@ -4,7 +4,9 @@
   ``realizable``) against n (or the clause density), one curve per other varying parameter, with 95%
   Wilson score intervals;
 * **time**: seconds per certified task (median, quartile band) against the size (n, or the number of
-  variables), on log axes.
+  variables), on log axes;
+* **error**: for approximate fits, the certified relative error (median, quartile band) against the
+  noise scale, with the error against the noiseless labels dashed beside it.
 
 Figures go to DIR/plots/ as PNG and PDF, titled from the spec's ``name`` and labelled with units and the
 number of seeds per point.
@@ -28,7 +30,7 @@ from ..errors import InvalidInput
 from .results import SPEC, read_rows
 from .spec import Spec, parse_spec
 
-__all__ = ["wilson", "plot_directory", "rate_points", "time_points", "standard_figures"]
+__all__ = ["wilson", "plot_directory", "rate_points", "time_points", "metric_points", "standard_figures"]
 
 _Z95 = 1.959963984540054
 PLOTS = "plots"
@@ -42,7 +44,10 @@ def wilson(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at the ends the interval is exactly [0, .] and [., 1]; rounding would leave them 1e-16 away
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == trials else min(1.0, centre + half)
+    return lo, hi
 
 
 def _series(rows: list[dict], x: str, keys: list[str]) -> dict[tuple, dict[float, list[dict]]]:
@@ -93,6 +98,20 @@ def time_points(rows: list[dict], x: str, keys: list[str]) -> dict[tuple, list[t
     return out
 
 
+def metric_points(rows: list[dict], x: str, keys: list[str], metric: str) -> dict[tuple, list[tuple]]:
+    """Per curve: ``(x, median, first quartile, third quartile, count)`` of ``metric`` over certified rows."""
+    out = {}
+    good = [r for r in rows if r["status"] == "certified" and r.get("metrics", {}).get(metric) is not None]
+    for label, by_x in _series(good, x, keys).items():
+        pts = []
+        for xv, group in sorted(by_x.items()):
+            v = sorted(float(r["metrics"][metric]) for r in group)
+            q = statistics.quantiles(v, n=4, method="inclusive") if len(v) > 1 else [v[0], v[0], v[0]]
+            pts.append((xv, statistics.median(v), q[0], q[2], len(v)))
+        out[label] = pts
+    return out
+
+
 def _axis(varying: list[str], first: str, second: str) -> str | None:
     for key in (first, second):
         if key in varying:
@@ -100,7 +119,7 @@ def _axis(varying: list[str], first: str, second: str) -> str | None:
     return None
 
 
-_XLABEL = {"n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
+_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
            "clauses": "clauses", "d": "input dimension d", "k": "hidden units k"}
 
 
@@ -118,6 +137,9 @@ def standard_figures(spec: Spec, rows: list[dict]) -> list[tuple[str, object]]:
     x = _axis(varying, task.size, task.rate_x)
     if x is not None:
         figures.append((f"time_vs_{x}", _time_figure(spec, rows, x, [k for k in varying if k != x])))
+    if task.error is not None and "noise_scale" in varying:
+        keys = [k for k in varying if k != "noise_scale"]
+        figures.append(("error_vs_noise_scale", _error_figure(spec, rows, "noise_scale", keys, task.error)))
     return figures
 
 
@@ -137,7 +159,7 @@ def _rate_figure(spec: Spec, rows: list[dict], x: str, keys: list[str]):
         dodge = 1.012 ** (i - (len(curves) - 1) / 2)  # so that coinciding points and bars stay visible
         xs = [p[0] * dodge for p in pts]
         ys = [p[1] / p[2] if p[2] else math.nan for p in pts]
-        err = [[y - p[3] for y, p in zip(ys, pts)], [p[4] - y for y, p in zip(ys, pts)]]
+        err = [[max(0.0, y - p[3]) for y, p in zip(ys, pts)], [max(0.0, p[4] - y) for y, p in zip(ys, pts)]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=_label(label))
     _log_x(ax, rows, x)
     ax.set(xlabel=_XLABEL.get(x, x), ylabel=f"fraction {what}", ylim=(-0.03, 1.03))
@@ -157,6 +179,23 @@ def _time_figure(spec: Spec, rows: list[dict], x: str, keys: list[str]):
     _titles(fig, ax, spec, f"time to a checked certificate against {x}")
     _ticks(ax, sorted({r["params"][x] for r in rows if x in r["params"]}))
     ax.legend(fontsize=8, title=f"{len(spec.seeds)} seeds per point; solver and independent check", title_fontsize=8)
+    return fig
+
+
+def _error_figure(spec: Spec, rows: list[dict], x: str, keys: list[str], metric: str):
+    fig, ax = _figure()
+    for label, pts in metric_points(rows, x, keys, metric).items():
+        xs = [p[0] for p in pts]
+        line, = ax.plot(xs, [p[1] for p in pts], marker="o", label=_label(label))
+        ax.fill_between(xs, [p[2] for p in pts], [p[3] for p in pts], color=line.get_color(), alpha=0.2)
+        clean = metric_points(rows, x, keys, f"clean_{metric}").get(label)
+        if clean:
+            ax.plot([p[0] for p in clean], [p[1] for p in clean], ls="--", marker=".", color=line.get_color())
+    _log_x(ax, rows, x)
+    ax.set_yscale("log")
+    ax.set(xlabel=_XLABEL.get(x, x), ylabel="relative error ||f(X) - Y|| / ||Y|| (median; band: quartiles)")
+    _titles(fig, ax, spec, "certified residual against the noise (dashed: against the noiseless labels)")
+    ax.legend(fontsize=8, title=f"{len(spec.seeds)} seeds per point; exact residuals, checked", title_fontsize=8)
     return fig
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import InvalidInput
-from .params import PARAMS
+from .params import PARAMS, Param
 
 __all__ = ["Task", "Outcome", "TASKS", "REQUIRED", "Same", "task", "get_task"]
 
@@ -86,6 +86,8 @@ class Task:
     rate: str = "certified"
     doc: str = ""
     check: Callable[[dict, str], None] | None = None
+    error: str | None = None
+    checks: dict[str, Param] = field(default_factory=dict)
 
     @property
     def module(self) -> str:
@@ -94,6 +96,10 @@ class Task:
 
     def keys(self) -> list[str]:
         return list(self.params) + list(self.options)
+
+    def param(self, key: str) -> Param:
+        """The check of parameter ``key``: the task's own (``checks=``), else the shared one."""
+        return self.checks.get(key) or PARAMS[key]
 
     def fill(self, given: dict[str, Any], where: str) -> dict[str, Any]:
         """Every parameter of one point: the given values, then the defaults (``None``: not passed)."""
@@ -115,21 +121,25 @@ TASKS: dict[str, Task] = {}
 
 
 def task(name: str, *, params: dict[str, Any], options: dict[str, Any], size: str = "n", rate_x: str | None = None,
-         rate: str = "certified", doc: str = "", check: Callable[[dict, str], None] | None = None) -> Callable:
+         rate: str = "certified", doc: str = "", check: Callable[[dict, str], None] | None = None,
+         error: str | None = None, checks: dict[str, Param] | None = None) -> Callable:
     """Register ``fn(p, seed) -> Outcome`` as the sweep task ``name`` (a decorator).
 
     Every key of ``params`` and ``options`` must be a parameter of :data:`exactrelu.sweep.params.PARAMS`
     (add it there, with its check, for a new one). The function must live in an importable module.
-    ``check(point, where)``, if given, refuses a grid point when the spec is read (raise
-    :class:`~exactrelu.errors.InvalidInput` starting with ``where``), before anything runs.
+    ``checks`` gives the task its own check for a name (``method`` of ``fit`` is not ``method`` of
+    ``decide``). ``check(point, where)``, if given, refuses a grid point when the spec is read (raise
+    :class:`~exactrelu.errors.InvalidInput` starting with ``where``), before anything runs. ``error``
+    names the metric plotted against the noise scale (the error figure).
     """
-    unknown = [key for key in (*params, *options) if key not in PARAMS]
+    checks = dict(checks or {})
+    unknown = [key for key in (*params, *options) if key not in PARAMS and key not in checks]
     if unknown:
         raise ValueError(f"task {name!r}: parameters {unknown} are not in exactrelu.sweep.params.PARAMS")
 
     def register(fn: Callable[[dict, int], Outcome]) -> Callable[[dict, int], Outcome]:
         TASKS[name] = Task(name, fn, dict(params), dict(options), size, rate_x or size, rate, doc or (fn.__doc__ or ""),
-                           check)
+                           check, error, checks)
         return fn
     return register
 

@@ -30,7 +30,7 @@ __all__ = ["ResultLog", "read_rows", "write_table", "table_columns", "ROWS", "TA
 ROWS, TABLE, CERTS, SPEC, RUNS = "results.jsonl", "results.csv", "certs", "spec.toml", "runs.jsonl"
 #: Columns of results.csv before the task's parameters, between parameters and figures, and last.
 HEAD = ["id", "task", "seed"]
-MIDDLE = ["status", "outcome", "method", "reason", "seconds"]
+MIDDLE = ["status", "outcome", "method", "reason", "seconds", "cpu_seconds"]
 TAIL = ["checker", "certificate", "worker", "attempts"]
 
 

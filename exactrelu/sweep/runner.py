@@ -186,7 +186,8 @@ def _lost_row(p: dict, exc: BaseException, attempts: int) -> dict:
     reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
     return {"id": p["id"], "task": p["task"], "seed": p["seed"], "params": p["params"], "status": "failed",
             "outcome": "", "method": "", "reason": f"the worker running it was lost {attempts} times ({reason})",
-            "timings": {}, "metrics": {}, "checker": "", "worker": "", "seconds": None, "attempts": attempts}
+            "timings": {}, "metrics": {}, "checker": "", "worker": "", "seconds": None, "cpu_seconds": None,
+            "attempts": attempts}
 
 
 def write_results_table(spec: Spec, directory: str | os.PathLike) -> Path:

@@ -23,7 +23,7 @@ one line naming the key (:class:`~exactrelu.errors.InvalidInput`, exit 2 on the 
 >>> parse_spec('[sweep]\\ntask = "recover"\\nseeds = 2\\n[grid]\\nd = 4\\nk = 2\\nn = 50\\nsamples = 3', source="s.toml")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover' (its parameters: d, k, m, n, activation, inputs, weights, weight_bound, input_bits, bias, init)
+exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover' (its parameters: d, k, m, n, activation, ...)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from .params import MAX_TASKS, PARAMS, boolean, check_point
+from .params import MAX_TASKS, boolean, check_point
 from .registry import Task, get_task
 
 __all__ = ["Spec", "SweepTask", "parse_spec", "load_spec", "task_id"]
@@ -192,7 +192,7 @@ def _options(table: dict, task: Task, source: str) -> dict:
             raise InvalidInput(f"{where}: unknown option of task {task.name!r} (its options: {known})")
         if isinstance(value, (list, dict)):
             raise InvalidInput(f"{where}: expected one value (to vary an option, list its values in [grid])")
-        out[key] = PARAMS[key].check(value, where)
+        out[key] = task.param(key).check(value, where)
     return out
 
 
@@ -208,7 +208,7 @@ def _grid(table: dict, task: Task, options: dict, source: str) -> list[tuple[str
             if not values:
                 raise InvalidInput(f"{where}: empty list")
             _known(key, task, where)
-            parts, keys = [{key: PARAMS[key].check(v, where)} for v in values], [key]
+            parts, keys = [{key: task.param(key).check(v, where)} for v in values], [key]
         for k in keys:
             if k in seen:
                 raise InvalidInput(f"{where}: {k!r} is given twice (in [grid] and [options], or in two entries)")
@@ -228,7 +228,7 @@ def _group_member(value: dict, i: int, task: Task, where: str) -> dict:
         _known(key, task, at)
         if isinstance(v, (list, dict)):
             raise InvalidInput(f"{at}: expected one value")
-        out[key] = PARAMS[key].check(v, at)
+        out[key] = task.param(key).check(v, at)
     return out
 
 

@@ -1,4 +1,4 @@
-"""The built-in sweep tasks: recover, solve, decide, hardness-random.
+"""The built-in sweep tasks: recover, fit, solve, decide, hardness-random.
 
 Each is one function of the grid point ``p`` and the seed, registered with
 :func:`~exactrelu.sweep.registry.task`; it builds its instance from plain values and returns an
@@ -16,13 +16,15 @@ from __future__ import annotations
 import time
 
 from ..errors import InvalidInput
+from .params import Param
 from .registry import REQUIRED, Outcome, Same, task
 
 __all__ = ["planted_instance"]
 
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
-           "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None}
+           "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None, "noise": None,
+           "noise_scale": None, "corrupt": None}
 
 
 def planted_instance(p: dict, seed: int):
@@ -30,9 +32,15 @@ def planted_instance(p: dict, seed: int):
     from ..instances import planted
     from ..network import Activation
 
-    return planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
+    noise = (p["noise"], p["noise_scale"]) if "noise" in p else None
+    inst = planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
                    inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
-                   input_bits=p.get("input_bits"), bias=p.get("bias") or None)
+                   input_bits=p.get("input_bits"), bias=p.get("bias") or None, noise=noise)
+    if p.get("corrupt"):
+        from ..corruption import corrupt
+
+        inst = corrupt(inst, p["corrupt"], seed=seed)  # as exactrelu generate --corrupt P --seed SEED
+    return inst
 
 
 def _generated(p: dict, seed: int):
@@ -49,16 +57,55 @@ def _planted_metrics(network, inst) -> dict:
             "parameter_error": str(network.parameter_error(inst.planted))}
 
 
-@task("recover", params=PLANTED, options={"init": "auto"},
+@task("recover", params=PLANTED, options={"init": "auto", "route": "auto", "learn_bias": False, "sparse_noise": False},
       doc="exact recovery (exactrelu.recover.exact.recover) of a planted network")
 def recover_task(p: dict, seed: int) -> Outcome:
     from ..recover.exact import recover
 
     inst, t_gen = _generated(p, seed)
-    res = recover(inst, k=p["k"], init=p["init"], random_state=seed, check=False)
-    metrics = {"rank": res.rank, "tries": res.tries, **_planted_metrics(res.network, inst)}
-    return Outcome("realizes", res.certificate, inst, method=res.proposer, timings={"generate": t_gen, **res.timings},
-                   metrics=metrics)
+    res = recover(inst, k=p["k"], init=p["init"], route=p["route"], bias=p["learn_bias"], sparse_noise=p["sparse_noise"],
+                  random_state=seed, check=False)
+    metrics = {"route": res.route, "rank": res.rank, "tries": res.tries, **_planted_metrics(res.network, inst)}
+    if "except" in res.certificate:  # realizes-except: the entries it names against those corrupted
+        metrics["excepted"] = len(res.certificate["except"])
+        if "corrupted" in inst.meta:
+            metrics["except_is_corrupted"] = ([tuple(e) for e in res.certificate["except"]]
+                                              == [tuple(e) for e in inst.meta["corrupted"]])
+    return Outcome(res.certificate["claim"], res.certificate, inst, method=res.proposer,
+                   timings={"generate": t_gen, **res.timings}, metrics=metrics)
+
+
+_FIT_METHOD = Param(lambda v, where: _fit_method(v, where), "fit: the start method (exactrelu.fit.METHODS, or auto)")
+
+
+def _fit_method(v, where):
+    from ..fit import method_names
+
+    if v not in method_names():
+        raise InvalidInput(f"{where}: expected one of {', '.join(map(repr, method_names()))}, got {v!r}")
+    return v
+
+
+@task("fit", params={**PLANTED, "noise": "gaussian", "noise_scale": REQUIRED},
+      options={"method": "auto", "learn_bias": False, "refine": None}, error="relative_error",
+      checks={"method": _FIT_METHOD},
+      doc="an approximate fit (exactrelu.fit.fit) of noisy planted labels, with its exact residual certificate")
+def fit_task(p: dict, seed: int) -> Outcome:
+    import numpy as np
+
+    from ..fit import fit
+
+    inst, t_gen = _generated(p, seed)
+    res = fit(inst, p["k"], bias=p["learn_bias"], method=p["method"], random_state=seed, refine=p.get("refine"),
+              check=False)
+    r = res.residual
+    metrics = {"relative_error": r.relative(), "max_abs_error": float(r.max_abs_error), "realizable": res.realizable}
+    if inst.clean_labels is not None:  # how far the fit is from the noiseless labels (float: a figure, not a claim)
+        clean = inst.clean_labels.to_float()
+        metrics["clean_relative_error"] = float(np.linalg.norm(res.network.predict(inst.float_inputs()) - clean)
+                                                / max(np.linalg.norm(clean), 1e-300))
+    return Outcome("residual", res.certificate, inst, method=res.method,
+                   timings={"generate": t_gen, **res.timings}, metrics=metrics)
 
 
 @task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},

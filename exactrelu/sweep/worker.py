@@ -5,9 +5,8 @@ objects do not pickle, and a Dask worker may be on another machine), runs the ta
 independent checker on the task's certificate: a row says ``certified`` only if the checker accepted
 it here. It never raises for anything the task does: every outcome is a row.
 
->>> row = run_task({"id": "x", "task": "recover", "module": "exactrelu.sweep.tasks",
-...                 "params": {"d": 3, "k": 2, "m": 2, "n": 40, "activation": "relu", "inputs": "gaussian",
-...                            "weights": "integer", "weight_bound": 3, "init": "auto"}, "seed": 0})
+>>> params = get_task("recover").fill({"d": 3, "k": 2, "n": 40}, "example")  # every parameter, defaults filled in
+>>> row = run_task({"id": "x", "task": "recover", "module": "exactrelu.sweep.tasks", "params": params, "seed": 0})
 >>> row["status"], row["outcome"], row["checker"]
 ('certified', 'realizes', 'realizes: 40 samples x 2 outputs equal exactly (k=2, d=3, activation degree 1)')
 """
@@ -17,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 from typing import Any
 
@@ -30,9 +30,40 @@ STATUSES = ("certified", "refused", "failed")
 _REASON_CHARS = 500
 
 
-def init_worker() -> None:
-    """Process-pool initialiser: Ctrl-C reaches the parent only, so no task is ever cut half-way."""
+def init_worker(main_pid: int | None = None) -> None:
+    """Process-pool initialiser: Ctrl-C reaches the parent only, so no task is ever cut half-way; and the
+    worker exits by itself once the sweep's process ``main_pid`` is gone (killed with SIGKILL, say), instead
+    of waiting for work forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if main_pid is not None:
+        threading.Thread(target=_exit_with, args=(main_pid,), daemon=True, name="exactrelu-sweep-watch").start()
+
+
+def _exit_with(pid: int, every: float = 1.0) -> None:
+    while True:
+        time.sleep(every)
+        if not _alive(pid):
+            os._exit(3)
+
+
+_PROC = os.path.exists("/proc/self/stat")
+
+
+def _alive(pid: int) -> bool:
+    """Is process ``pid`` running? A zombie is not (it died; its parent has not collected it yet)."""
+    if not _PROC:  # pragma: no cover - not Linux: ask the kernel (a zombie then counts as alive)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
 
 
 def _one_line(exc: BaseException) -> str:
@@ -44,7 +75,7 @@ def _one_line(exc: BaseException) -> str:
 def run_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one task and return its row: ``payload`` has ``id``, ``task``, ``module``, ``params``, ``seed``,
     and optionally ``keep_certificate`` (the certificate then travels back in ``row["certificate"]``)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     row: dict[str, Any] = {"id": payload["id"], "task": payload["task"], "seed": payload["seed"],
                            "params": payload["params"], "status": "failed", "outcome": "", "method": "", "reason": "",
                            "timings": {}, "metrics": {}, "checker": "",
@@ -61,7 +92,7 @@ def run_task(payload: dict[str, Any]) -> dict[str, Any]:
             row.update(status="refused", reason=out.reason or "no certificate")
         else:
             _check(row, out, payload.get("keep_certificate", False))
-    row["seconds"] = time.perf_counter() - t0
+    row["seconds"], row["cpu_seconds"] = time.perf_counter() - t0, time.thread_time() - c0
     return row
 
 

@@ -14,6 +14,7 @@ biased_relu_hermite        E[relu(z+b) He_t(z)] = phi(b) He_{t-2}(-b); zeros at 
 moment_constants           E[f(z) He_t(z)], t <= 4, for relu, t^2, t^3 (c_4 = 0 for t^2)
 homogeneity_symmetry       positive rescaling and permutation: same function, same canonical form
 uniqueness_lemma           {y in rowspan(A) : y_Z = 0} = span(W_i) iff rank W_{-i,Z} = k - 1
+augmented_position         f(Vx+b) = f([V b][x;1]); d+1 augmented inputs independent a.s.
 sign_ambiguity             relu(t) - relu(-t) = t: different biased networks, same function
 hardness_gadget            the NAE-3SAT -> two-unit ReLU reduction's gadget and clause lemmas
 sign_identifiability       flips match f_0, f_1 iff same function; unique sign choice in full rank

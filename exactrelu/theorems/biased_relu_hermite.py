@@ -12,8 +12,8 @@ He_t the probabilists' Hermite polynomials,
 why a unit with bias +-1 disappears from the 4th Hermite tensor (the paper's example).
 
 Source: Awasthi, Tang, Vijayaraghavan (NeurIPS 2021), Lemma 3.5 and the discussion of b_i = +-1
-(shared/seeds/002; the extract states the lemma without the formula). Derivation:
-shared/notes/exact-recovery-math.md (Gaussian integration by parts).
+(the paper states the lemma without the formula). Derivation: Gaussian integration by parts,
+below.
 
 Proof. Let F_t(b) = integral over (-b, oo) of (z + b) He_t(z) phi(z) dz and G_t the claimed form.
 (1) For t <= max_integrated SymPy integrates F_t in closed form and F_t - G_t simplifies to 0.
@@ -38,7 +38,7 @@ from ._gaussian import He, Phi, b, is_zero, phi, text, z
 
 CLAIM = ("Biased ReLU: E[relu(z+b) He_t(z)] = phi(b) He_{t-2}(-b) for t >= 2 (t=0: phi(b)+b Phi(b), "
          "t=1: Phi(b)); the 4th-order term vanishes exactly at b = +-1")
-SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Lemma 3.5 (shared/seeds/002)"
+SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Lemma 3.5"
 
 
 def closed_form(t: int):

@@ -8,8 +8,8 @@ earlier canonical() left their output column unnormalised: this proof found it).
 not in the class: flipping the sign of one row of V (with a non-zero output column) changes
 the function.
 
-Source: DESIGN.md (identifiability and canonical form); Bakshi, Jayaram, Woodruff (COLT 2019),
-recovery "up to permutation and positive scaling" (shared/seeds/000).
+Source: docs/design.md (identifiability and canonical form); Bakshi, Jayaram, Woodruff (COLT 2019),
+recovery "up to permutation and positive scaling".
 
 Proof. (1) The scalar lemma f(l t) = l^c f(t) for l > 0, by exact case analysis in SymPy
 (t = s > 0, t = 0, t = -s < 0 with s, l positive symbols): the network identity follows
@@ -38,7 +38,7 @@ from ._random import columns_scaled, matrix, rational, rows_scaled
 
 CLAIM = ("Positive homogeneity and permutation symmetry: U f(V x) = (U D^-c P^T) f(P D V x) for D > 0 "
          "diagonal, P a permutation; equal canonical forms; sign flips are not symmetries")
-SOURCE = "DESIGN.md (canonical form); Bakshi-Jayaram-Woodruff, COLT 2019 (shared/seeds/000)"
+SOURCE = "docs/design.md (canonical form); Bakshi-Jayaram-Woodruff, COLT 2019"
 
 ACTIVATIONS = (Activation.relu(), Activation.power(2), Activation.power(3))
 

@@ -17,9 +17,9 @@ Consequences checked here: for t^2 the 4th-order tensor vanishes identically (t^
 t^2/2 + t|t|/2, an even polynomial of degree 2 plus an odd function), so a moment-tensor method
 for c = 2 must use the 3rd-order tensor; for the ReLU the 3rd-order tensor vanishes.
 
-Source: shared/notes/exact-recovery-math.md (Hermite facts for the moment-tensor proposer: the ReLU
-constants, there confirmed by Monte Carlo with 4e7 samples); Awasthi, Tang, Vijayaraghavan
-(NeurIPS 2021) for the Hermite-tensor method (shared/seeds/002). The t^c rows are derived here.
+Source: the Hermite facts the moment-tensor proposer uses (the ReLU constants were first confirmed
+by Monte Carlo with 4e7 samples); Awasthi, Tang, Vijayaraghavan (NeurIPS 2021) for the
+Hermite-tensor method. The t^c rows are derived here.
 
 Proof: SymPy integrates z^c He_t(z) phi(z) over (0, oo) (c = 1 is the ReLU) and the difference
 with the table simplifies to 0 for each of the 15 entries.
@@ -37,7 +37,7 @@ from ._gaussian import He, expectation, is_zero, text, z
 
 CLAIM = ("Moment-tensor constants E[f(z) He_t(z)], t = 0..4, for f = relu, t^2, t^3 "
          "(relu: 1/sqrt(2pi), 1/2, 1/sqrt(2pi), 0, -1/sqrt(2pi); t^2 has c_4 = 0)")
-SOURCE = "shared/notes/exact-recovery-math.md (Hermite facts); Awasthi-Tang-Vijayaraghavan 2021 (seeds/002)"
+SOURCE = "Hermite facts of the moment-tensor proposer (docs/proposers.md); Awasthi-Tang-Vijayaraghavan 2021"
 
 _r = sp.sqrt(2 / sp.pi)
 _s = 1 / sp.sqrt(2 * sp.pi)

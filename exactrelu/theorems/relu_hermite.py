@@ -4,7 +4,7 @@ Claim: for z ~ N(0, 1) and h_k = He_k / sqrt(k!), the coefficients sigma_k = E[r
 sigma_0 = 1/sqrt(2 pi), sigma_1 = 1/2, sigma_k = 0 for odd k >= 3, and
 sigma_k = (-1)^((k-2)/2) (k-3)!! / sqrt(2 pi k!) for even k >= 2 ((-1)!! = 1).
 
-Source: Awasthi, Tang, Vijayaraghavan (NeurIPS 2021), section 2 (shared/seeds/002, "the Hermite
+Source: Awasthi, Tang, Vijayaraghavan (NeurIPS 2021), section 2 ("the Hermite
 coefficients of the ReLU function"); used by the moment-tensor proposer.
 
 Proof: SymPy integrates z He_k(z) phi(z) over (0, oo) symbolically for every k <= max_order and
@@ -24,7 +24,7 @@ from ._gaussian import He, He_by_rodrigues, expectation, is_zero, text, z
 
 CLAIM = ("ReLU Hermite coefficients (orthonormal basis): sigma_0 = 1/sqrt(2 pi), sigma_1 = 1/2, "
          "sigma_k = (-1)^((k-2)/2) (k-3)!!/sqrt(2 pi k!) for even k >= 2, 0 for odd k >= 3")
-SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, sec. 2 (shared/seeds/002)"
+SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, sec. 2"
 
 
 def formula(k: int):

@@ -11,7 +11,7 @@ of the first (a different point of parameter space). Example, d = 2: units (w, b
 ((0, 1), 1), ((1, 1), 2) with a = (1, 1, -1), all three flipped.
 
 Source: Awasthi, Tang, Vijayaraghavan (NeurIPS 2021): identifiability up to signs and "this
-ambiguity in the signs is inherent" (Theorem 3.4, Claim 4.8; shared/seeds/002).
+ambiguity in the signs is inherent" (Theorem 3.4, Claim 4.8).
 
 Proof. (1) relu(t) - relu(-t) = t by exact case analysis in SymPy (t = s > 0, t = 0, t = -s).
 (2) By (1) the difference of the two networks is the affine function above, which is
@@ -46,7 +46,7 @@ from ._random import matrix, rational
 
 CLAIM = ("Sign ambiguity with biases: relu(t) - relu(-t) = t, so flipping units S of a biased network keeps "
          "the function iff sum_S a_i (w_i, b_i) = 0; two different networks compute the same function")
-SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Thm 3.4 / Claim 4.8 (shared/seeds/002)"
+SOURCE = "Awasthi-Tang-Vijayaraghavan, NeurIPS 2021, Thm 3.4 / Claim 4.8"
 
 EXAMPLE = {"W": [[1, 0], [0, 1], [1, 1]], "b": [1, 1, 2], "a": [1, 1, -1]}
 

@@ -18,9 +18,8 @@ position: it fails when another unit's support is nested in supp(W_i) (that row 
 then 0), which random planted instances with n ~ 40 do show (the record lists each case with its
 nested pair).
 
-Source: Bakshi, Jayaram, Woodruff (COLT 2019), exact recovery for rank(A) = k (shared/seeds/000);
-shared/notes/exact-recovery-math.md ("Why exact recovery works"), whose "generically: any k - 1
-samples of Z" this corrects.
+Source: Bakshi, Jayaram, Woodruff (COLT 2019), exact recovery for rank(A) = k. An earlier
+statement of ours, "generically: any k - 1 samples of Z", is corrected here.
 
 Proof, for all inputs: rank(U) = k gives rowspan(A) = rowspan(W), and every y in it is c^T W for
 a unique c (rank W = k). As W_i vanishes on Z, y_Z = 0 iff c_{-i}^T W_{-i,Z} = 0, which forces
@@ -47,7 +46,7 @@ from ..network import Activation
 
 CLAIM = ("Uniqueness lemma, exact form: for Z inactive for unit i, {y in rowspan(A) : y_Z = 0} = span(W_i) "
          "iff rank W_{-i,Z} = k-1 (rank U = k); k-1 inactive samples do not always suffice")
-SOURCE = "Bakshi-Jayaram-Woodruff, COLT 2019 (shared/seeds/000); shared/notes/exact-recovery-math.md"
+SOURCE = "Bakshi-Jayaram-Woodruff, COLT 2019 (exact recovery for rank(A) = k)"
 
 ACTIVATIONS = (Activation.relu(), Activation.power(2), Activation.power(3))
 

@@ -199,7 +199,7 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
 
 
 def instance_sha256(inputs, labels) -> str:
-    """SHA-256 of the canonical instance text (DESIGN.md, "Certificates")."""
+    """SHA-256 of the canonical instance text (docs/design.md, "Certificates")."""
     return parsed_instance(inputs, labels)[2]
 
 

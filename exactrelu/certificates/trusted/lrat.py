@@ -67,34 +67,45 @@ def _literals(c, nvars, what) -> list:
     """``c`` if it is a list of literals in range. A repeated literal or a complementary pair needs no
     rejection: a tautology holds whatever its hints, and a repeated literal only keeps a clause
     from ever being unit."""
-    if not (isinstance(c, list) and all(type(x) is int and 0 < abs(x) <= nvars for x in c)):
+    if not isinstance(c, list) or (c and (set(map(type, c)) != {int} or not 0 < min(map(abs, c)) <= max(map(abs, c)) <= nvars)):
         raise CheckFailed(f"malformed {what} {c!r} (literals +-1..{nvars})")
     return c
 
 
 def _conflict(lits, hints, db, val, number) -> bool:
     """Assume ``lits`` false, run the hints in order; True iff the last one is falsified."""
+    if not hints:
+        return False
+    if set(map(type, hints)) != {int} or min(hints) <= 0 or max(hints) >= len(db):
+        bad = next(h for h in hints if type(h) is not int or not 0 < h < len(db))
+        raise CheckFailed(f"step {number}: hint {bad!r} is not an earlier clause")
     true = [-x for x in lits]
     for x in true:
         val[x] = 1
     try:
-        end = len(hints) - 1
-        for pos, h in enumerate(hints):
-            if type(h) is not int or not 0 < h < len(db):
-                raise CheckFailed(f"step {number}: hint {h!r} is not an earlier clause")
+        for h in hints[:-1]:  # each unit: one literal not false, and it is unassigned
             c = db[h]
             if c is None:
                 raise CheckFailed(f"step {number}: hint {h} is a deleted clause")
-            free = [x for x in c if not val[-x]]
-            if not free:
-                if pos != end:
-                    raise CheckFailed(f"step {number}: hint {h} is a conflict before the last hint")
-                return True
-            if len(free) > 1 or val[free[0]]:
-                raise CheckFailed(f"step {number}: hint {h} is not unit at its place")
-            val[free[0]] = 1
-            true.append(free[0])
-        return False
+            u = 0
+            for x in c:
+                if not val[-x]:
+                    if u:
+                        raise CheckFailed(f"step {number}: hint {h} is not unit at its place")
+                    u = x
+            if not u:
+                raise CheckFailed(f"step {number}: hint {h} is a conflict before the last hint")
+            if val[u]:
+                raise CheckFailed(f"step {number}: hint {h} is not unit at its place (satisfied)")
+            val[u] = 1
+            true.append(u)
+        c = db[hints[-1]]
+        if c is None:
+            raise CheckFailed(f"step {number}: hint {hints[-1]} is a deleted clause")
+        for x in c:  # the last: every literal false
+            if not val[-x]:
+                return False
+        return True
     finally:
         for x in true:
             val[x] = 0
