@@ -210,7 +210,7 @@ def cmd_recover(args) -> int:
             if args.bias or args.sparse_noise or args.route != "auto":
                 raise
             raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
-        return _certified_no(args, exc, out)
+        return _certified_no(args, exc, out, inst, act)
     except AssumptionViolated as exc:
         if args.bias or args.sparse_noise or args.route != "auto":
             raise
@@ -240,16 +240,26 @@ def cmd_recover(args) -> int:
     return emit(args, record, lines)
 
 
-def _certified_no(args, exc: NotRealizable, out: Path) -> int:
-    """A proved "no" (rank(labels) > k) is a certificate too: write it and say so (exit 1)."""
+def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
+    """A proved "no" (rank(labels) > k) is a certificate too: write it and say so (exit 1).
+
+    The certificate refutes every k-unit network (any activation, any hidden biases); when the
+    labels have a structure that explains the extra rank (a constant output offset, say), the
+    diagnosis follows on the next line, as for an uncertified refusal.
+    """
     from ..certificates.envelope import write_certificate
+    from ..diagnosis import explain_failure
 
     write_certificate(exc.certificate, out)
     summary = exc.evidence.get("certificate")
+    hint = None if (args.bias or args.sparse_noise or args.route != "auto") else \
+        explain_failure(inst, args.k, act, random_state=args.seed)
     record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
-              "message": str(exc), "checked": summary}
-    return emit(args, record, [f"NOT REALIZABLE (certified): {summary}",
-                               f"not-realizable certificate written to {out}"], ok=False)
+              "message": str(exc), "checked": summary, "diagnosis": hint}
+    lines = [f"NOT REALIZABLE (certified): {summary}", f"not-realizable certificate written to {out}"]
+    if hint is not None:
+        lines.append(f"Diagnosis: {hint}")
+    return emit(args, record, lines, ok=False)
 
 
 def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:

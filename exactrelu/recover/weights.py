@@ -34,7 +34,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
 from ..errors import ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
-from ..exact.matrix import QMatrix, as_float_array
+from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..residual import Residual, exact_residual
@@ -150,10 +150,19 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     if V is None:
         raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
 
-    def exact(a, name):
-        return a if isinstance(a, QMatrix) else QMatrix.from_numpy(as_float_array(a, name=name, ndim=np.ndim(a)), name=name)
+    def exact(a, name):  # exact values stay exact (Fractions, strings, ints); float arrays are dyadic
+        if isinstance(a, QMatrix):
+            return a
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            return QMatrix.from_numpy(a, name=name)
+        return QMatrix.coerce(a, name=name)
 
-    bq = None if b is None else exact(np.reshape(b, (-1, 1)) if not isinstance(b, QMatrix) else b, "b")
+    if b is None or isinstance(b, QMatrix):
+        bq = b
+    elif isinstance(b, np.ndarray):
+        bq = exact(b.reshape(-1, 1), "b")
+    else:
+        bq = exact([[x] for x in b], "b")
     return Network(exact(weights, "U"), exact(V, "V"), activation, bq)
 
 
