@@ -35,7 +35,7 @@ import numpy as np
 from .errors import InvalidInput
 from .limits import limit, over
 
-__all__ = ["read_npz_instance", "MEMBERS", "DTYPES"]
+__all__ = ["read_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES"]
 
 MEMBERS = ("inputs.npy", "labels.npy")
 DTYPES = tuple(f"{order}{kind}" for order in "<>" for kind in ("f8", "f4", "i8", "i4"))
@@ -43,13 +43,29 @@ DTYPES = tuple(f"{order}{kind}" for order in "<>" for kind in ("f8", "f4", "i8",
 
 def read_npz_instance(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     """(inputs, labels) of an ``.npz`` instance as float64 (or int64) arrays, n x d and n x m."""
+    arrays = read_npz_arrays(path, MEMBERS, what="instance")
+    return arrays["inputs.npy"], arrays["labels.npy"]
+
+
+def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (), *,
+                    what: str = "instance") -> dict[str, np.ndarray]:
+    """The members of an ``.npz`` archive, read by the rules above: ``required`` members must all be
+    there, ``optional`` ones may be, nothing else may; each comes back 2-D (a 1-D array as one column).
+
+    >>> import numpy as np, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
+    >>> np.savez(path, U=np.ones((1, 2)), V=np.eye(2))
+    >>> sorted(read_npz_arrays(path, ("U.npy", "V.npy"), ("b.npy",), what="weights"))
+    ['U.npy', 'V.npy']
+    """
+    allowed = set(required) | set(optional)
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
             names = sorted(i.filename for i in infos)
-            if names != list(MEMBERS):
-                raise InvalidInput(f"{path}: an .npz instance has exactly the members inputs.npy and labels.npy, "
-                                   f"found {names[:10]}")
+            if len(set(names)) != len(names) or not set(required) <= set(names) or not set(names) <= allowed:
+                want = " and ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
+                raise InvalidInput(f"{path}: an .npz {what} has exactly the members {want}, found {names[:10]}")
             cap = 8 * limit("entries") + 12 + limit("header")
             arrays = {}
             for info in infos:
@@ -63,12 +79,12 @@ def read_npz_instance(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
                     raise InvalidInput(f"{path}: member {info.filename} is not the size its header says")
                 arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}")
     except FileNotFoundError:
-        raise InvalidInput(f"no such instance file: {path}") from None
+        raise InvalidInput(f"no such {what} file: {path}") from None
     except IsADirectoryError:
-        raise InvalidInput(f"{path} is a directory, not a file (instance file expected)") from None
+        raise InvalidInput(f"{path} is a directory, not a file ({what} file expected)") from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, struct.error) as exc:
-        raise InvalidInput(f"{path}: not a valid .npz instance ({exc})") from None
-    return arrays["inputs.npy"], arrays["labels.npy"]
+        raise InvalidInput(f"{path}: not a readable .npz {what} file ({exc})") from None
+    return arrays
 
 
 def _header(data: bytes, name: str) -> tuple[str, bool, tuple, int]:
