@@ -43,13 +43,21 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
 def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None = None):
     """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput."""
     data = read_bytes(path, what=what) if raw is None else raw
-    limit("digits")  # a raised digit limit raises Python's own int/str limit, which json obeys
+    digits = limit("digits")  # a raised digit limit raises Python's own int/str limit, which int() obeys
+
+    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
+        if len(text) - (text[0] == "-") > digits:
+            raise over("digits", f"{path}: an integer of {len(text)} characters")
+        return int(text)
+
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), parse_int=bounded_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
         raise InvalidInput(f"{path}: JSON nested too deeply") from None
+    except InvalidInput:
+        raise
     except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
         raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
 

@@ -174,3 +174,46 @@ def test_recover_certifies_its_rank_refutation_for_any_activation(tmp_path, caps
     bad = dict(exc.value.certificate, activation={"name": "power", "degree": 2})
     with pytest.raises(CertificateInvalid, match="about the ReLU"):
         verify(bad, UNREALISABLE)
+
+
+REALISABLE = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])  # relu(t), relu(t - 1)
+
+
+def _forged(functional, tree_plus, tree_minus):
+    """A span certificate for the realisable instance above: every one must be rejected."""
+    return {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(REALISABLE), "activation": {"name": "relu"}, "k": 2,
+            "output_weights": "unknown", "rank": {"outputs": [0, 1], "samples": [3, 4]},
+            "span": {"functional": functional, "cases": [{"sign": 1, "tree": tree_plus}, {"sign": -1, "tree": tree_minus}]}}
+
+
+@pytest.mark.parametrize("functional, plus, minus", [
+    # a zero functional makes "a . c = s" read 0 = s: one norm row would refute every case
+    (["0", "0"], [{"farkas": [["norm", "-1"]]}], [{"farkas": [["norm", "1"]]}]),
+    # an empty combination is 0 <= 0, not 0 <= negative
+    (["1", "1"], [{"farkas": []}], [{"farkas": []}]),
+    (["1", "1"], [{"farkas": [["norm", "0"]]}], [{"farkas": [["norm", "0"]]}]),
+], ids=["zero functional", "empty leaf", "zero multiplier"])
+def test_forged_trivial_span_refutations_are_rejected(functional, plus, minus):
+    cert = _forged(functional, plus, minus)
+    with pytest.raises(CertificateInvalid):
+        verify(cert, REALISABLE)
+    with pytest.raises(checker.CheckFailed):
+        checker.check(cert, checker_instance(REALISABLE))
+
+
+def test_a_split_index_cannot_alias_a_sample(span_cert):
+    """Sample j - n names sample j in Python; as a split it would give one sample two decisions."""
+    n = UNREALISABLE.n
+    for case in range(2):
+        bad = copy.deepcopy(span_cert)
+        tree = bad["span"]["cases"][case]["tree"]
+        j = next(node["split"] for node in tree if "split" in node)
+        for node in tree:
+            if node.get("split") == j:
+                node["split"] = j - n
+            for row in node.get("farkas", []):
+                if row[0] in ("eq", "sign") and row[1] == j:
+                    row[1] = j - n
+        with pytest.raises(checker.CheckFailed, match="bad split|malformed"):
+            checker.check(bad, checker_instance(UNREALISABLE))

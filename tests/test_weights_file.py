@@ -120,3 +120,25 @@ def test_weights_json_numbers_are_bounded(tmp_path):
     path.write_text('{"U": [[1' + "0" * 5000 + ']], "V": [[1]]}')
     with pytest.raises(InvalidInput, match="limit digits"):
         read_weights(path)
+
+
+def test_the_digit_limit_holds_whatever_python_s_own_limit_is(tmp_path, monkeypatch):
+    """Another library may lift Python's int/str limit; our readers (and the checker's) still bound JSON integers."""
+    import sys
+
+    from exactrelu.certificates import checker
+
+    path = tmp_path / "w.json"
+    path.write_text('{"U": [[1' + "0" * 5000 + ']], "V": [[1]]}')
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # unlimited
+    try:
+        with pytest.raises(InvalidInput, match="limit digits"):
+            read_weights(path)
+        inst = tmp_path / "i.json"
+        inst.write_text('{"format": "exactrelu.instance", "version": 1, "inputs": [[1' + "0" * 5000 + ']], '
+                        '"labels": [[1]]}')
+        with pytest.raises(checker.UnreadableInput, match="limit digits"):
+            checker.load_instance(str(inst))
+    finally:
+        sys.set_int_max_str_digits(old)

@@ -56,13 +56,21 @@ def over(name: str, what: str) -> UnreadableInput:
 
 def _json(raw: bytes, path: str):
     """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep or has too long numbers."""
-    limit("digits")  # a raised digit limit also raises Python's own, which json obeys
+    digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
+
+    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
+        if len(text) - (text[0] == "-") > digits:
+            raise over("digits", f"{path}: an integer of {len(text)} characters")
+        return int(text)
+
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_int=bounded_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
         raise UnreadableInput(f"{path}: JSON nested too deeply") from None
+    except UnreadableInput:
+        raise
     except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
         raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
 
