@@ -217,3 +217,22 @@ def test_a_split_index_cannot_alias_a_sample(span_cert):
                     row[1] = j - n
         with pytest.raises(checker.CheckFailed, match="bad split|malformed"):
             checker.check(bad, checker_instance(UNREALISABLE))
+
+
+def test_the_span_certificate_names_the_instance_s_activation_and_its_leaves(span_cert):
+    from exactrelu.network import Activation
+
+    leaves = sum("farkas" in node for case in span_cert["span"]["cases"] for node in case["tree"])
+    assert f"({leaves} leaves refuted)" in verify(span_cert, UNREALISABLE)
+    squared = Instance(UNREALISABLE.inputs, UNREALISABLE.labels, Activation.power(2))
+    moved = dict(span_cert, instance_sha256=instance_sha256(squared))
+    with pytest.raises(checker.CheckFailed, match="activation differs"):
+        checker.check(moved, checker_instance(squared))
+
+
+@pytest.mark.parametrize("rank", [{"outputs": [0, 1], "samples": [3, 5], "extra": 1}, [[0, 1], [3, 5]],
+                                  {"outputs": [0, 1]}])
+def test_the_rank_witness_has_exactly_its_two_fields(span_cert, rank):
+    bad = dict(span_cert, rank=rank)
+    with pytest.raises(checker.CheckFailed, match="rank is"):
+        checker.check(bad, checker_instance(UNREALISABLE))
