@@ -38,7 +38,6 @@ def cmd_certify(args) -> int:
     from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
-    from ..recover.weights import certify_weights
     from ..weights_file import read_weights
 
     from ..files import writable
@@ -49,6 +48,7 @@ def cmd_certify(args) -> int:
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
     given = read_weights(args.weights, activation=act or inst.activation)
+    from ..recover.weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
     res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
                           check=not args.no_check, residual_fallback=not args.as_given,
                           time_limit=args.time_limit)

@@ -189,12 +189,12 @@ def cmd_generate(args) -> int:
 def cmd_recover(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
-    from ..recover.exact import recover
 
     from ..files import writable
 
     out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
+    from ..recover.exact import recover  # after reading the input: a bad file is refused before SciPy loads
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")

@@ -54,13 +54,13 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
 
 def cmd_fit(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..fit import fit
     from ..instances import read_instance
     from ..progress import LineProgress
     from ..weights_file import write_weights
     from .core import _activation, _table
 
     inst = read_instance(args.instance)
+    from ..fit import fit  # after reading the input: a bad file is refused before SciPy loads
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
         res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),

@@ -121,12 +121,12 @@ def cmd_patterns(args) -> int:
 def cmd_solve(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
-    from ..recover.worstcase import solve
 
     from ..files import writable
 
     out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
+    from ..recover.worstcase import solve  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
     if args.workers is not None or args.scheduler is not None:
