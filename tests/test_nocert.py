@@ -236,3 +236,29 @@ def test_the_rank_witness_has_exactly_its_two_fields(span_cert, rank):
     bad = dict(span_cert, rank=rank)
     with pytest.raises(checker.CheckFailed, match="rank is"):
         checker.check(bad, checker_instance(UNREALISABLE))
+
+
+def test_a_negative_sign_multiplier_cannot_forge_a_refutation():
+    """With a = a_j, the case s = +1 on 'j active' is refutable only by flipping the inequality -v.x_j <= 0:
+    the forged certificate below is valid but for that one negative multiplier, on a realisable instance."""
+    j = 4  # x_j = (2, 1), a_j = (2, 1)
+    leaf = {"farkas": [["eq", j, "-1"], ["sign", j, "-1"], ["norm", "-1"]]}
+    plus = [{"split": j}, leaf, {"farkas": [["eq", j, "1"], ["norm", "-1"]]}]
+    minus = [{"split": j}, {"farkas": [["eq", j, "1"], ["sign", j, "1"], ["norm", "1"]]},
+             {"farkas": [["eq", j, "-1"], ["norm", "1"]]}]
+    cert = _forged(["2", "1"], plus, minus)
+    with pytest.raises(checker.CheckFailed, match="negative multiplier"):
+        checker.check(cert, checker_instance(REALISABLE))
+    leaf["farkas"][1][2] = "1"  # the honest multiplier: the combination no longer cancels
+    with pytest.raises(checker.CheckFailed, match="not 0 <= negative"):
+        checker.check(cert, checker_instance(REALISABLE))
+
+
+def test_span_cases_and_k_are_exactly_as_specified(span_cert):
+    bad = copy.deepcopy(span_cert)
+    bad["span"]["cases"][0]["note"] = "x"
+    with pytest.raises(checker.CheckFailed, match="a span case is"):
+        checker.check(bad, checker_instance(UNREALISABLE))
+    for k in (0, -1, True, "2"):
+        with pytest.raises(checker.CheckFailed, match="positive integer k"):
+            checker.check(dict(span_cert, k=k), checker_instance(UNREALISABLE))
