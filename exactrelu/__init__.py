@@ -16,8 +16,22 @@ from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, Inv
 from .exact.matrix import QMatrix  # noqa: E402
 from .instances import Instance, planted, read_instance, write_instance  # noqa: E402
 from .network import RELU, Activation, Network  # noqa: E402
-from .recover.exact import RecoveryResult  # noqa: E402
-from .recover.exact import recover as recover_exact  # noqa: E402
+
+# The recovery routes import SciPy (half a second): loaded on first use, so that the command line
+# answers a bad argument or a hostile file at once (docs/limits.md).
+_LAZY = {"recover_exact": "recover", "RecoveryResult": "RecoveryResult"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from .recover import exact
+
+        return getattr(exact, _LAZY[name])
+    if name in ("recover", "propose", "fit", "hardness", "sweep", "certificates", "patterns", "theorems"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'exactrelu' has no attribute {name!r}")
 
 __all__ = [
     "__version__", "Activation", "RELU", "Network", "QMatrix", "Instance", "planted", "read_instance",

@@ -2,7 +2,8 @@
 
 Sub-commands register themselves through ``register(subparsers)`` functions listed in
 :data:`REGISTRARS` (one per feature module), so each feature keeps its command beside its code.
-Errors become one-line messages: exit 2 for bad input or usage, 1 for a failed check or claim.
+Errors become one-line messages: exit 2 for bad input or usage (also inputs over a size limit,
+docs/limits.md, and running out of memory), 1 for a failed check or claim (and a time limit reached).
 """
 
 from __future__ import annotations
@@ -44,6 +45,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: argument names that hold a file the command will write: checked before the command runs
+OUTPUT_ARGS = ("output", "evidence", "formula_out", "instance_out", "certificate_out")
+
+
+def _check_outputs(args) -> None:
+    """Refuse an output path that cannot be written *before* the work (not after minutes of it).
+
+    Some commands write a directory (``sweep -o DIR``): here only the place is checked; commands
+    that write one file check that it is not a directory themselves."""
+    from .files import writable
+
+    for name in OUTPUT_ARGS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            writable(value, directory_ok=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -51,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_outputs(args)
         return int(args.func(args) or 0)
     except InvalidInput as exc:
         print(f"exactrelu: error: {exc}", file=sys.stderr)
@@ -66,6 +85,15 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except MemoryError:
+        print("exactrelu: error: out of memory: the input is too large for this machine (docs/limits.md)", file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("exactrelu: error: the input is nested too deeply", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that vanished or a full disk while writing: one line, not a traceback
+        print(f"exactrelu: error: {exc.filename or 'file'}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -60,8 +60,9 @@ def with_constant_input(instance: Instance) -> Instance:
     >>> with_constant_input(Instance.from_arrays([["1/2"], [3]], [[1], [2]])).inputs.to_strings()
     [['1/2', '1'], ['3', '1']]
     """
-    if instance.inputs_float is not None:
-        Xf = np.hstack([instance.inputs_float, np.ones((instance.n, 1))])
+    src = instance.inputs.float_source
+    if src is not None and 2 ** src[1] == instance.inputs.den:  # the floats are the exact values: stay float
+        Xf = np.hstack([src[0], np.ones((instance.n, 1))])
         return Instance.from_arrays(Xf, instance.labels, activation=instance.activation)
     X = instance.inputs
     den = int(X.den)

@@ -14,6 +14,7 @@ __all__ = [
     "NotRealizable",
     "CertificateInvalid",
     "ProposalFailed",
+    "TimeLimitExceeded",
 ]
 
 
@@ -43,11 +44,14 @@ class NotRealizable(ExactReluError):
 
     The message states what is proved (for example rank(labels) > k rules out every k-unit
     network) and what is only evidence (exact checks of the candidates that failed: which unit,
-    which equations, the residual).
+    which equations, the residual). When the "no" is proved, ``certificate`` holds a
+    ``not-realizable`` certificate that ``exactrelu check`` verifies; otherwise it is None.
     """
 
-    def __init__(self, message: str, *, evidence: dict | None = None):
+    def __init__(self, message: str, *, evidence: dict | None = None, certificate: dict | None = None):
         self.evidence = dict(evidence or {})
+        #: a ``not-realizable`` certificate (verified by the independent checker) when the "no" is proved
+        self.certificate = certificate
         super().__init__(message)
 
 
@@ -62,5 +66,15 @@ class ProposalFailed(NotRealizable):
     """
 
     def __init__(self, message: str, *, evidence: dict | None = None):
-        self.evidence = dict(evidence or {})
-        super().__init__(message)
+        super().__init__(message, evidence=evidence)
+
+
+class TimeLimitExceeded(ExactReluError):
+    """A time limit (``time_limit=`` / ``--time-limit``) passed before the answer: nothing is claimed.
+
+    ``done`` says what was done so far (for the message and for callers); exit code 1 on the command line.
+    """
+
+    def __init__(self, message: str, *, done: str | None = None):
+        self.done = done
+        super().__init__(message if not done else f"{message}; done so far: {done}")

@@ -13,10 +13,8 @@ True
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +22,11 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidInput
+from .files import check_fields, read_bytes, read_json
+from .limits import check_entries, limit, over
+from .npz import read_npz_instance
 from .exact.linalg import rank_mod_p
-from .exact.matrix import QMatrix, as_float_array, float_strings
+from .exact.matrix import QMatrix, as_float_array
 from .network import RELU, Activation, Network
 from .noise import NoiseModel, add_exact, parse_noise, subtract_exact
 
@@ -67,23 +68,23 @@ class Instance:
         """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
 
         1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+        Float arrays are converted exactly (float16/32/64 keep a float64 view; long doubles beyond
+        float64 go entry by entry); complex arrays are refused.
 
         >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
         [['1/2'], ['3']]
         """
-        inputs_f = labels_f = None
-        if isinstance(inputs, np.ndarray) and inputs.dtype.kind == "f":
-            inputs_f = as_float_array(inputs, name="inputs")
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
         elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):
             labels = [[y] for y in labels]  # a 1-D sequence of scalars: one output (an empty one stays empty)
-        if isinstance(labels, np.ndarray) and labels.dtype.kind == "f":
-            labels_f = as_float_array(labels, name="labels")
+        shapes = [np.shape(a) if isinstance(a, np.ndarray) else None for a in (inputs, labels)]
+        if all(sh is not None and len(sh) == 2 for sh in shapes):
+            check_entries(shapes[0][0], shapes[0][1], shapes[1][1])
         # float64 inputs are converted to FLINT only if some computation needs the integer matrix
-        X = QMatrix.from_numpy(inputs_f, lazy=True) if inputs_f is not None else QMatrix.coerce(inputs, name="inputs")
+        X = QMatrix.from_numpy(inputs, name="inputs", lazy=True) if _is_float(inputs) else QMatrix.coerce(inputs, name="inputs")
         Y = QMatrix.coerce(labels, name="labels")
-        return cls(X, Y, activation, planted, inputs_f, labels_f, {"labels_from_float": labels_f is not None})
+        return cls(X, Y, activation, planted)
 
     @property
     def n(self) -> int:
@@ -103,27 +104,32 @@ class Instance:
         return None if self.clean_labels is None else subtract_exact(self.labels, self.clean_labels)
 
     def float_inputs(self) -> np.ndarray:
-        if self.inputs_float is None:
-            self.inputs_float = self.inputs.to_float()
-        return self.inputs_float
+        """The inputs as float64, for proposals and display only (rounded when they are not dyadic)."""
+        return self._float("inputs")
 
     def float_labels(self) -> np.ndarray:
-        if self.labels_float is None:
-            self.labels_float = self.labels.to_float()
-        return self.labels_float
+        """The labels as float64, for proposals and display only (rounded when they are not dyadic)."""
+        return self._float("labels")
+
+    def _float(self, name: str) -> np.ndarray:
+        key = f"_{name}_float"
+        if key not in self._cache:
+            given = getattr(self, f"{name}_float")
+            exact = getattr(self, name)
+            self._cache[key] = given if given is not None else exact.to_float()
+        return self._cache[key]
 
     def input_strings(self) -> list[list[str]]:
-        """Canonical rational strings of the inputs (cached; fast path when they came as float64)."""
+        """Canonical rational strings of the inputs, from the exact values (cached; fast when they came
+        from float64, which :meth:`QMatrix.to_strings` knows by construction)."""
         if "_input_strings" not in self._cache:
-            self._cache["_input_strings"] = (float_strings(self.inputs_float) if self.inputs_float is not None
-                                             else self.inputs.to_strings())
+            self._cache["_input_strings"] = self.inputs.to_strings()
         return self._cache["_input_strings"]
 
     def label_strings(self) -> list[list[str]]:
-        """Canonical rational strings of the labels (cached)."""
+        """Canonical rational strings of the labels, from the exact values (cached)."""
         if "_label_strings" not in self._cache:
-            exact_float = self.labels_float is not None and self.meta.get("labels_from_float")
-            self._cache["_label_strings"] = float_strings(self.labels_float) if exact_float else self.labels.to_strings()
+            self._cache["_label_strings"] = self.labels.to_strings()
         return self._cache["_label_strings"]
 
     def __repr__(self) -> str:
@@ -132,10 +138,19 @@ class Instance:
         return f"Instance(n={self.n}, d={self.d}, m={self.m}{act}{pl})"
 
 
+def _is_float(a) -> bool:
+    """A float (or complex, to be refused) NumPy array: QMatrix.from_numpy converts it exactly."""
+    return isinstance(a, np.ndarray) and a.dtype.kind in "fc"
+
+
 # -- planted generator ---------------------------------------------------------------------
 
 def _rng(seed) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise InvalidInput(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
+    return np.random.default_rng(seed)
 
 
 def _draw_inputs(rng, n, d, distribution, covariance):
@@ -235,6 +250,9 @@ def planted(
             raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
     if weight_bound < 1:
         raise InvalidInput("weight_bound must be at least 1")
+    check_entries(int(n), int(d), int(m), "the planted instance")
+    if k > limit("units"):
+        raise over("units", f"k = {k} hidden units")
     model = None if noise is None else parse_noise(noise)  # bad noise fails before any work
     rng = _rng(seed)
     X = _draw_inputs(rng, n, d, inputs, covariance)
@@ -283,14 +301,16 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
     """
     path = Path(path)
     if path.suffix == ".npz":
-        Y = instance.float_labels()
-        if QMatrix.from_numpy(Y) != instance.labels:
-            raise InvalidInput("labels are not exactly representable as float64; write a .json instance instead")
-        X = instance.float_inputs()
-        if instance.inputs_float is None and QMatrix.from_numpy(X) != instance.inputs:
-            raise InvalidInput("inputs are not exactly representable as float64; write a .json instance instead")
+        arrays = {}
+        for name in ("inputs", "labels"):
+            exact = getattr(instance, name)
+            src = exact.float_source  # the float64 array the matrix was made from: equal by construction
+            arr = src[0] if src is not None else exact.to_float()
+            if src is None and QMatrix.from_numpy(arr) != exact:
+                raise InvalidInput(f"{name} are not exactly representable as float64; write a .json instance instead")
+            arrays[name] = arr
         with open(path, "wb") as fh:
-            np.savez(fh, inputs=X, labels=Y)
+            np.savez(fh, **arrays)
         return path
     obj: dict[str, Any] = {
         "format": "exactrelu.instance",
@@ -314,56 +334,42 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
     return path
 
 
+#: The fields an instance file may have (docs/design.md); ``provenance`` is free-form and not read.
+INSTANCE_FIELDS = frozenset({"format", "version", "inputs", "labels", "activation", "planted", "provenance"})
+
+
 def read_instance(path: str | os.PathLike) -> Instance:
-    """Read a JSON or ``.npz`` instance (docs/design.md); malformed files raise InvalidInput."""
-    path = Path(path)
-    if not path.exists():
-        raise InvalidInput(f"no such instance file: {path}")
-    with open(path, "rb") as fh:
-        head = fh.read(4)
-    if head[:2] == b"PK" or path.suffix == ".npz":
-        return _read_npz(path)
-    return _read_json(path)
+    """Read a JSON or ``.npz`` instance (docs/design.md); malformed or over-limit files raise InvalidInput.
+
+    The rules are the independent checker's (docs/limits.md): exact fields, bounded sizes, the
+    strict ``.npz`` reader of :mod:`exactrelu.npz`.
+    """
+    raw = read_bytes(path, what="instance file")
+    if raw[:2] == b"PK" or Path(path).suffix == ".npz":
+        X, Y = read_npz_instance(path)
+        return Instance.from_arrays(X, Y)
+    return _read_json(Path(path), raw)
 
 
-def _read_npz(path: Path) -> Instance:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            files = set(z.files)
-            if not {"inputs", "labels"} <= files:
-                raise InvalidInput(f"{path}: an .npz instance needs arrays 'inputs' and 'labels', found {sorted(files)}")
-            X, Y = z["inputs"], z["labels"]
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise InvalidInput(f"{path}: not a readable .npz file ({exc})") from None
-    for name, a in (("inputs", X), ("labels", Y)):
-        if a.dtype.kind not in "fiu":
-            raise InvalidInput(f"{path}: '{name}' has dtype {a.dtype}; expected float64")
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if X.ndim != 2 or Y.ndim != 2:
-        raise InvalidInput(f"{path}: inputs must be n x d and labels n x m, got shapes {X.shape} and {Y.shape}")
-    return Instance.from_arrays(X.astype(np.float64) if X.dtype.kind == "f" else X, Y.astype(np.float64) if Y.dtype.kind == "f" else Y)
-
-
-def _read_json(path: Path) -> Instance:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            obj = json.load(fh)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+def _read_json(path: Path, raw: bytes) -> Instance:
+    obj = read_json(path, what="instance file", raw=raw)
     if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance":
         raise InvalidInput(f"{path}: not an exactrelu instance (expected \"format\": \"exactrelu.instance\")")
     if obj.get("version") != 1:
         raise InvalidInput(f"{path}: unsupported instance version {obj.get('version')!r} (this reader knows 1)")
+    check_fields(obj, INSTANCE_FIELDS, str(path))
     for key in ("inputs", "labels"):
         if key not in obj:
             raise InvalidInput(f"{path}: missing '{key}'")
-        if not isinstance(obj[key], list) or not obj[key] or not all(isinstance(r, list) for r in obj[key]):
-            raise InvalidInput(f"{path}: '{key}' must be a non-empty list of rows")
+        rows = obj[key]
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) and r for r in rows):
+            raise InvalidInput(f"{path}: '{key}' must be a non-empty list of non-empty rows")
+    check_entries(len(obj["inputs"]), len(obj["inputs"][0]), len(obj["labels"][0]), str(path))
+    for key in ("inputs", "labels"):
         for i, r in enumerate(obj[key]):
             for x in r:
-                if isinstance(x, bool) or not isinstance(x, (str, int)):
-                    raise InvalidInput(f"{path}: '{key}' row {i} has {x!r}; entries must be rational strings or integers")
+                if type(x) not in (str, int):
+                    raise InvalidInput(f"{path}: '{key}' row {i} has {str(x)[:40]}; entries must be rational strings or integers")
     X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
     Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
     act = Activation.from_json(obj["activation"]) if "activation" in obj else None

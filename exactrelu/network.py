@@ -35,6 +35,7 @@ import flint
 import numpy as np
 
 from .errors import InvalidInput
+from .limits import limit, over
 from .exact.matrix import QMatrix, as_float_array, int_times_dyadic
 
 
@@ -61,6 +62,8 @@ class Activation:
             raise InvalidInput(f"activation degree must be a positive integer, got {self.degree!r}")
         if self.name == "relu" and self.degree != 1:
             raise InvalidInput("the ReLU has degree 1; use Activation.power(c) for t^c")
+        if int(self.degree) > limit("degree"):  # t^c costs c times the digits of t: bounded before any work
+            raise over("degree", f"the activation degree {self.degree}")
 
     @classmethod
     def relu(cls) -> "Activation":
@@ -78,6 +81,8 @@ class Activation:
         extra = set(obj) - {"name", "degree"}
         if extra:
             raise InvalidInput(f"unknown activation fields {sorted(extra)}")
+        if "degree" in obj and type(obj["degree"]) is not int:
+            raise InvalidInput(f"activation degree must be an integer, got {obj['degree']!r}")
         if obj["name"] == "relu":
             if obj.get("degree", 1) != 1:
                 raise InvalidInput("the ReLU has degree 1")

@@ -78,12 +78,9 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None) 
 
 
 def _from_json_file(path: Path, activation: Activation | None) -> Network:
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({type(exc).__name__})") from None
-    except ValueError as exc:  # e.g. an integer with too many digits
-        raise InvalidInput(f"{path}: unreadable JSON ({exc})") from None
+    from .files import read_json
+
+    obj = read_json(path, what="weights file")  # bounded: digits, nesting (docs/limits.md)
     if not isinstance(obj, dict):
         raise InvalidInput(f"{path}: weights must be a JSON object with 'U' and 'V', got a {type(obj).__name__}")
     if obj.get("format") == WEIGHTS_FORMAT:

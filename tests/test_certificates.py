@@ -125,12 +125,14 @@ def test_tampered_certificates_rejected(solved, name):
 def test_truncated_and_non_json_certificates(solved):
     _, _, ipath, cpath, tmp = solved
     text = cpath.read_text()
+    # an empty or truncated file is unreadable (exit 2); valid JSON that is no certificate is invalid (exit 1)
     for i, content in enumerate([text[: len(text) // 2], "", "[]", "null", '{"format": "exactrelu.certificate"}']):
         p = tmp / f"trunc{i}.json"
         p.write_text(content)
-        with pytest.raises(checker.CheckFailed):
+        with pytest.raises(checker.UnreadableInput if i < 2 else checker.CheckFailed):
             checker.check_files(str(p), str(ipath))
-    with pytest.raises(CertificateInvalid):
+        assert checker.main([str(p), str(ipath)]) == (2 if i < 2 else 1)
+    with pytest.raises(InvalidInput):
         read_certificate(tmp / "trunc0.json")
     with pytest.raises(InvalidInput):
         read_certificate(tmp / "does-not-exist.json")
@@ -259,10 +261,13 @@ def test_checker_entry_parsing():
     for bad in ("1/0", "x", "1/-2", float("nan"), float("inf"), None, [1], True):
         with pytest.raises(checker.CheckFailed):
             checker.entry(bad)
-    with pytest.raises(checker.CheckFailed, match="unequal"):
+    # a malformed instance is unreadable (exit 2), not a false certificate
+    with pytest.raises(checker.UnreadableInput, match="unequal"):
         checker.parsed_instance([[1, 2], [3]], [[1], [2]])
-    with pytest.raises(checker.CheckFailed, match="n >= 1"):
+    with pytest.raises(checker.UnreadableInput, match="n >= 1"):
         checker.parsed_instance([], [])
+    with pytest.raises(checker.UnreadableInput, match="not a rational"):
+        checker.parsed_instance([["x"]], [[1]])
 
 
 def test_checker_help_and_usage(capsys):

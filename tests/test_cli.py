@@ -58,12 +58,14 @@ def test_failed_check_exits_1(capsys, tmp_path):
     assert code == 1 and out.startswith("INVALID")
 
 
-def test_not_realizable_exits_1_without_certificate(capsys, tmp_path):
+def test_rank_over_k_exits_1_with_a_not_realizable_certificate(capsys, tmp_path):
     inst = tmp_path / "i.json"
     run(capsys, "generate", "-d", 3, "-k", 3, "-m", 3, "-n", 200, "-o", inst)
-    code, _, err = run(capsys, "recover", inst, "-k", 2, "-o", tmp_path / "c.json")
-    assert code == 1 and "NotRealizable" in err and "Traceback" not in err
-    assert not (tmp_path / "c.json").exists()
+    code, out, err = run(capsys, "recover", inst, "-k", 2, "-o", tmp_path / "c.json")
+    assert code == 1 and "NOT REALIZABLE (certified)" in out and "Traceback" not in err
+    assert json.loads((tmp_path / "c.json").read_text())["claim"] == "not-realizable"
+    code, out, _ = run(capsys, "check", tmp_path / "c.json", inst)
+    assert code == 0 and out.startswith("VALID: not-realizable")
     code, _, err = run(capsys, "recover", inst, "-k", 4, "-o", tmp_path / "c.json")
     assert code == 1 and "AssumptionViolated" in err and "rank" in err
 

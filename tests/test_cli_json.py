@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from exactrelu.cli import build_parser, main
-from exactrelu.instances import planted, write_instance
+from exactrelu.instances import Instance, planted, write_instance
 
 
 def leaves(parser, path=()):
@@ -97,7 +97,15 @@ def test_json_errors_carry_the_exit_code(tmp_path, capsys):
     assert rec["error"] == "InvalidInput" and rec["exit_code"] == 2 and "missing.json" in rec["message"]
     ip = tmp_path / "i.json"
     write_instance(planted(d=3, k=2, m=2, n=40), ip)
-    rec = run_json(capsys, "recover", ip, "-k", 1, code=1)
-    assert rec["error"] == "NotRealizable" and rec["exit_code"] == 1 and rec["evidence"]["k"] == 1
-    assert main(["recover", str(ip), "-k", "1"]) == 1
+    rec = run_json(capsys, "recover", ip, "-k", 1, code=1)  # rank 2 > k = 1: a certified "no", not an error
+    assert rec["ok"] is False and rec["claim"] == "not-realizable" and rec["certified"] is True
+    assert rec["checked"].startswith("not-realizable: rank(labels) >= 2 > k = 1")
+    rounded = tmp_path / "r.json"
+    inst = planted(d=3, k=2, m=2, n=40)
+    Y = inst.float_labels().copy()
+    Y[3, 1] += 2.0**-30  # rank 2 = k, but no network reproduces the labels: refused, nothing certified
+    write_instance(Instance.from_arrays(inst.float_inputs(), Y), rounded)
+    rec = run_json(capsys, "recover", rounded, "-k", 2, code=1)
+    assert rec["error"] == "NotRealizable" and rec["exit_code"] == 1
+    assert main(["recover", str(rounded), "-k", "2"]) == 1
     assert capsys.readouterr().out == ""  # without --json the error is one line on stderr only

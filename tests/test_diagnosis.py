@@ -1,3 +1,4 @@
+import json
 """Failed recoveries name the structure of biased data (exactrelu.diagnosis), and only what they established."""
 
 from fractions import Fraction
@@ -47,7 +48,7 @@ def test_constant_input_is_appended_exactly():
     exact = Instance.from_arrays([["1/3", 2], [0, "-1/2"]], [[1], [2]])
     assert with_constant_input(exact).inputs.to_strings() == [["1/3", "2", "1"], ["0", "-1/2", "1"]]
     floats = with_constant_input(Instance.from_arrays(np.array([[0.1], [2.0]]), [[1], [2]]))
-    assert floats.inputs.to_fractions()[0] == [Fraction(0.1), 1] and floats.inputs_float is not None
+    assert floats.inputs.to_fractions()[0] == [Fraction(0.1), 1] and floats.inputs.float_source is not None
 
 
 def test_cli_recover_appends_the_diagnosis(tmp_path, capsys):
@@ -56,9 +57,15 @@ def test_cli_recover_appends_the_diagnosis(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in err
     shifted = write_instance(offset(planted(d=4, k=2, m=3, n=200, seed=2)), tmp_path / "o.json")
-    assert main(["recover", str(shifted), "-k", "2", "--json"]) == 1
+    assert main(["recover", str(shifted), "-k", "2", "--json"]) == 1  # rank 3 > k: a certified "no" ...
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["ok"] is False and rec["claim"] == "not-realizable" and rec["certified"] is True
+    assert rec["diagnosis"].startswith("The constant vector lies in the labels' column space")  # ... and why
+    assert main(["check", rec["certificate"], str(shifted)]) == 0
+    capsys.readouterr()
+    assert main(["recover", str(shifted), "-k", "2"]) == 1
     out = capsys.readouterr().out
-    assert '"ok": false' in out and "Diagnosis: The constant vector lies in the labels' column space" in out
+    assert out.startswith("NOT REALIZABLE (certified)") and "Diagnosis: The constant vector lies in" in out
     plain = write_instance(planted(d=4, k=2, m=2, n=100, seed=0), tmp_path / "p.json")
     assert main(["recover", str(plain), "-k", "3"]) == 1  # rank 2 < k = 3: no structure to report
     assert "Diagnosis" not in capsys.readouterr().err

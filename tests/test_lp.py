@@ -378,3 +378,11 @@ def test_verify_raises_certificate_invalid_on_a_corrupted_result():
     res.point = [Fraction(5)]
     with pytest.raises(CertificateInvalid):
         res.verify()
+
+
+@pytest.mark.parametrize("nvars", [True, False, "2", 2.0, -1, None])
+def test_nvars_is_a_non_negative_integer_and_nothing_else(nvars):
+    for cert in (_feasible_cert(), _infeasible_cert()):
+        bad = _tamper(cert, ("system", "nvars"), nvars)
+        with pytest.raises(checker.CheckFailed, match="nvars must be a non-negative integer"):
+            checker.check(bad, None)

@@ -147,8 +147,17 @@ def test_sparse_corruption_rows():
     assert (row["status"], row["outcome"], row["metrics"]["route"]) == ("certified", "realizes-except", "sparse-corruption")
     assert row["metrics"]["excepted"] == 60 and row["metrics"]["except_is_corrupted"] is True
     assert row["checker"].startswith("realizes-except: 300 samples x 4 outputs")
-    plain = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05))
-    assert plain["status"] == "refused" and plain["reason"].startswith("NotRealizable: rank(labels) = 4 > k = 2")
+    plain = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05))  # without --sparse-noise:
+    assert (plain["status"], plain["outcome"]) == ("certified", "not-realizable")  # a proved "no", checked
+    assert plain["checker"].startswith("not-realizable: rank(labels) >= 3 > k = 2") and plain["metrics"]["rank"] >= 3
+
+
+def test_solve_refutations_are_certified_rows():
+    row = run_task(payload("solve", seed=0, d=3, k=2, m=3, n=30, corrupt=0.1))
+    assert (row["status"], row["outcome"], row["method"]) == ("certified", "not-realizable", "enumeration")
+    assert row["checker"].startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    noisy = run_task(payload("recover", seed=0, d=3, k=2, m=2, n=60, noise="gaussian", noise_scale=0.01))
+    assert noisy["status"] == "refused" and noisy["outcome"] == ""  # no proof of the "no": refused, nothing claimed
 
 
 def test_biased_planted_instances():

@@ -82,3 +82,63 @@ def test_state_dict_biases():
         state_dict_arrays({"0.weight": np.ones((3, 4)), "2.weight": np.ones((2, 3)), "2.bias": np.ones(2)})
     with pytest.raises(InvalidInput, match="first-layer bias"):
         state_dict_weights({"0.weight": np.ones((3, 4)), "0.bias": np.ones(3), "2.weight": np.ones((2, 3))})
+
+
+def test_weights_npz_is_read_strictly_and_bounded(tmp_path, monkeypatch):
+    """A weights archive follows the instance rules: named members only, bounded before decompressing."""
+    import zipfile
+
+    from exactrelu import limits
+
+    ok = tmp_path / "w.npz"
+    np.savez(ok, U=np.array([[1.0, -2.0]], dtype=">f4"), V=np.eye(2), b=np.array([0.5, -1.0]))
+    net = read_weights(ok)
+    assert net.U.to_strings() == [["1", "-2"]] and [str(x) for x in net.b_fractions()] == ["1/2", "-1"]
+    extra = tmp_path / "x.npz"
+    np.savez(extra, U=np.ones((1, 2)), V=np.eye(2), W=np.eye(2))
+    with pytest.raises(InvalidInput, match="exactly the members U.npy and V.npy"):
+        read_weights(extra)
+    big = tmp_path / "i.npz"
+    np.savez(big, U=np.array([[2**60, 1]], dtype=np.int64), V=np.eye(2, dtype=np.int64))
+    with pytest.raises(InvalidInput, match="2\\^53"):
+        read_weights(big)
+    bomb = tmp_path / "bomb.npz"
+    rows = 2**21
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, 1), }" % rows
+        header = header.ljust(117) + "\n"
+        z.writestr("U.npy", b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(8 * rows))
+        z.writestr("V.npy", b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(8 * rows))
+    assert bomb.stat().st_size < 100_000
+    monkeypatch.setitem(limits._limits, "entries", 10**5)
+    with pytest.raises(InvalidInput, match="limit entries"):
+        read_weights(bomb)
+
+
+def test_weights_json_numbers_are_bounded(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text('{"U": [[1' + "0" * 5000 + ']], "V": [[1]]}')
+    with pytest.raises(InvalidInput, match="limit digits"):
+        read_weights(path)
+
+
+def test_the_digit_limit_holds_whatever_python_s_own_limit_is(tmp_path, monkeypatch):
+    """Another library may lift Python's int/str limit; our readers (and the checker's) still bound JSON integers."""
+    import sys
+
+    from exactrelu.certificates import checker
+
+    path = tmp_path / "w.json"
+    path.write_text('{"U": [[1' + "0" * 5000 + ']], "V": [[1]]}')
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # unlimited
+    try:
+        with pytest.raises(InvalidInput, match="limit digits"):
+            read_weights(path)
+        inst = tmp_path / "i.json"
+        inst.write_text('{"format": "exactrelu.instance", "version": 1, "inputs": [[1' + "0" * 5000 + ']], '
+                        '"labels": [[1]]}')
+        with pytest.raises(checker.UnreadableInput, match="limit digits"):
+            checker.load_instance(str(inst))
+    finally:
+        sys.set_int_max_str_digits(old)

@@ -134,8 +134,9 @@ def test_unrealisable_labels_give_checkable_evidence():
 
 def test_rank_above_k_is_refuted_at_once():
     inst = planted(d=3, k=3, m=3, n=30, seed=1)
-    with pytest.raises(NotRealizable, match="rank\\(labels\\) = 3 > k = 2"):
+    with pytest.raises(NotRealizable, match="rank\\(labels\\) = 3 > k = 2") as exc:
         solve(inst, 2)
+    assert verify(exc.value.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
 
 
 def test_rank_below_k():
@@ -143,9 +144,17 @@ def test_rank_below_k():
     inst = Instance.from_arrays(LINE, [[0], [0], [0], [1], [2], [3]])
     res = solve(inst, 2)
     assert res.network.k == 2 and res.rank == 1
-    # rank 1 but not one unit: undecided (NP-hard regime), never a false claim
-    inst = Instance.from_arrays(LINE, [[1], [0], [0], [0], [0], [1]])
-    with pytest.raises(AssumptionViolated, match="NP-hard"):
+    # rank 1 but not one unit, one output: the lazy engine decides, with a certificate either way
+    inst = Instance.from_arrays(LINE, [[1], [0], [0], [0], [0], [1]])  # relu(-t - 1) + relu(t - 2)
+    res = solve(inst, 2)
+    assert res.patterns[-1].kind == "decide" and verify(res.certificate, inst).startswith("realizes")
+    inst = Instance.from_arrays(LINE, [[1], [0], [1], [0], [1], [0]])
+    with pytest.raises(NotRealizable, match="certified") as exc:
+        solve(inst, 2)
+    assert verify(exc.value.certificate, inst).startswith("not-realizable")
+    # several outputs, rank below k: undecided (NP-hard regime), never a claim, nothing certified
+    inst = Instance.from_arrays(LINE, [[1, 1], [0, 0], [0, 0], [0, 0], [0, 0], [1, 1]])
+    with pytest.raises(AssumptionViolated, match="nothing is decided"):
         solve(inst, 3)
 
 
@@ -189,7 +198,11 @@ def test_cli_unrealisable_writes_evidence(tmp_path, capsys):
     path = write_instance(Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), tmp_path / "u.json")
     ev = tmp_path / "ev.json"
     assert main(["solve", str(path), "-k", "2", "--evidence", str(ev)]) == 1
-    assert "NotRealizable" in capsys.readouterr().err
+    assert "NOT REALIZABLE (certified)" in capsys.readouterr().out
+    # the "no" is a not-realizable certificate that exactrelu check verifies (issue 15, finding 6)
+    cert = tmp_path / "u.json.worstcase.cert.json"
+    assert main(["check", str(cert), str(path)]) == 0
+    assert "VALID: not-realizable" in capsys.readouterr().out
     obj = json.loads(ev.read_text())
     assert obj["claim"] == "not-realizable" and obj["rank"] == 2
     for p in obj["patterns"]:
@@ -199,7 +212,7 @@ def test_cli_unrealisable_writes_evidence(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["patterns"], "exactly one of"),
-    (["patterns", "--basis", "missing.json"], "cannot read basis"),
+    (["patterns", "--basis", "missing.json"], "no such basis file"),
     (["patterns", "--basis", "BAD"], "expected a list of rows"),
 ])
 def test_cli_bad_input(tmp_path, capsys, argv, message):

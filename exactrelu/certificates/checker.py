@@ -10,7 +10,8 @@ Usage::
 
     python -m exactrelu.certificates.checker CERT.json INSTANCE.(json|npz)
 
-Exit status: 0 the certificate holds, 1 it does not, 2 the files cannot be read.
+Exit status: 0 the certificate holds, 1 it does not, 2 the files cannot be read or are over a size
+limit (docs/limits.md: each limit is raised with an environment variable ``EXACTRELU_MAX_<NAME>``).
 
 Claims known (every other claim is rejected):
 
@@ -28,7 +29,9 @@ Claims known (every other claim is rejected):
     activation patterns with a Farkas vector (or a proved lemma) at every leaf, or lemmas (each a
     Farkas vector, or a template proved once and instantiated on clusters with equal data) and a
     refutation of their clauses: hinted (LRAT-style, checked in one linear pass) or DRUP (replayed
-    by unit propagation) (docs/certificates.md).
+    by unit propagation) (docs/certificates.md). Or, for any U and any m (``exactrelu solve``): a
+    non-zero (k+1) x (k+1) minor of the labels (rank > k), or a k x k one and a span refutation:
+    no realisable hidden row lies outside a hyperplane of the labels' row space.
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``
@@ -38,14 +41,14 @@ Claims known (every other claim is rejected):
 
 from __future__ import annotations
 
-import json
 import sys
 
-from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational
+from .trusted.common import CheckFailed, UnreadableInput, _json, canonical, parse_rational
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
 from .trusted.realizes import check_realizes, check_realizes_except, check_residual
 from .trusted.refutation import check_not_realizable
+from .trusted.span import check_rank_refutation
 
 __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "load_instance", "instance_sha256",
            "parsed_instance", "parse_rational", "entry", "canonical", "CLAIMS", "TRUSTED_FILES"]
@@ -54,10 +57,15 @@ FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
-                 "trusted/refutation.py", "trusted/rup.py", "trusted/lp.py")
+                 "trusted/refutation.py", "trusted/rup.py", "trusted/span.py", "trusted/lp.py")
+
+def _not_realizable(cert: dict, instance) -> str:
+    """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""
+    return (check_rank_refutation if "rank" in cert else check_not_realizable)(cert, instance)
+
 
 CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, "residual": check_residual,
-          "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": check_not_realizable}
+          "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": _not_realizable}
 
 
 def check(cert: dict, instance: dict | None) -> str:
@@ -73,13 +81,13 @@ def check(cert: dict, instance: dict | None) -> str:
 
 
 def check_files(cert_path: str, instance_path: str | None) -> str:
+    """Read both files (an unreadable one raises UnreadableInput) and verify the certificate."""
     try:
-        with open(cert_path, encoding="utf-8") as fh:
-            cert = json.load(fh)
+        with open(cert_path, "rb") as fh:
+            raw = fh.read()
     except OSError as exc:
         raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckFailed(f"{cert_path}: not valid JSON ({exc})") from None
+    cert = _json(raw, cert_path)
     instance = load_instance(instance_path) if instance_path is not None else None
     return check(cert, instance)
 
@@ -94,6 +102,9 @@ def main(argv=None) -> int:
         summary = check_files(argv[0], argv[1] if len(argv) == 2 else None)
     except UnreadableInput as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as exc:
+        print(f"error: out of memory or nesting depth reading the files ({type(exc).__name__})", file=sys.stderr)
         return 2
     except CheckFailed as exc:
         print(f"INVALID: {exc}")

@@ -124,13 +124,9 @@ def write_certificate(cert: dict, path: str | os.PathLike) -> Path:
 
 
 def read_certificate(path: str | os.PathLike) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            obj = json.load(fh)
-    except OSError as exc:
-        raise InvalidInput(f"cannot read certificate {path}: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CertificateInvalid(f"{path}: not valid JSON ({exc})") from None
+    from ..files import read_json
+
+    obj = read_json(path, what="certificate")
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         raise CertificateInvalid(f"{path}: not an {FORMAT}")
     return obj
@@ -155,3 +151,5 @@ def verify(cert: dict, instance: Instance) -> str:
         return checker.check(cert, checker_instance(instance))
     except checker.CheckFailed as exc:
         raise CertificateInvalid(str(exc)) from None
+    except checker.UnreadableInput as exc:  # over one of the checker's size limits
+        raise InvalidInput(str(exc)) from None

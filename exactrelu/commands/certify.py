@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ._report import emit, json_command
 
 
@@ -27,6 +25,7 @@ def register(sub) -> None:
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
     p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "certify", cmd_certify)
 
 
@@ -39,17 +38,20 @@ def cmd_certify(args) -> int:
     from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
-    from ..recover.weights import certify_weights
     from ..weights_file import read_weights
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
     given = read_weights(args.weights, activation=act or inst.activation)
+    from ..recover.weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
     res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
-                          check=not args.no_check, residual_fallback=not args.as_given)
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
+                          check=not args.no_check, residual_fallback=not args.as_given,
+                          time_limit=args.time_limit)
     write_certificate(res.certificate, out)
     r, k = res.given_residual, res.network.k
     certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",

@@ -62,6 +62,7 @@ def register(sub) -> None:
                    help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "recover", cmd_recover)
 
     p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
@@ -188,9 +189,12 @@ def cmd_generate(args) -> int:
 def cmd_recover(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
-    from ..recover.exact import recover
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
+    from ..recover.exact import recover  # after reading the input: a bad file is refused before SciPy loads
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
@@ -199,15 +203,21 @@ def cmd_recover(args) -> int:
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
-                      sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress)
-    except (NotRealizable, AssumptionViolated) as exc:
+                      sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress,
+                      time_limit=args.time_limit)
+    except NotRealizable as exc:
+        if exc.certificate is None:
+            if args.bias or args.sparse_noise or args.route != "auto":
+                raise
+            raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
+        return _certified_no(args, exc, out, inst, act)
+    except AssumptionViolated as exc:
         if args.bias or args.sparse_noise or args.route != "auto":
             raise
         raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
     finally:
         if progress is not None:
             progress.close()
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".cert.json")
     write_certificate(res.certificate, out)
     tries = f", {res.tries} {'gradient starts' if res.route == 'linearized' else 'search tries'}" if res.tries else ""
     lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units "
@@ -228,6 +238,28 @@ def cmd_recover(args) -> int:
         lines.append(f"parameter error vs planted (canonical form): {record['parameter_error']}")
     lines += [_table(_timing_rows(res.timings)), f"certificate written to {out}"]
     return emit(args, record, lines)
+
+
+def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
+    """A proved "no" (rank(labels) > k) is a certificate too: write it and say so (exit 1).
+
+    The certificate refutes every k-unit network (any activation, any hidden biases); when the
+    labels have a structure that explains the extra rank (a constant output offset, say), the
+    diagnosis follows on the next line, as for an uncertified refusal.
+    """
+    from ..certificates.envelope import write_certificate
+    from ..diagnosis import explain_failure
+
+    write_certificate(exc.certificate, out)
+    summary = exc.evidence.get("certificate")
+    hint = None if (args.bias or args.sparse_noise or args.route != "auto") else \
+        explain_failure(inst, args.k, act, random_state=args.seed)
+    record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
+              "message": str(exc), "checked": summary, "diagnosis": hint}
+    lines = [f"NOT REALIZABLE (certified): {summary}", f"not-realizable certificate written to {out}"]
+    if hint is not None:
+        lines.append(f"Diagnosis: {hint}")
+    return emit(args, record, lines, ok=False)
 
 
 def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:

@@ -28,6 +28,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "fit", cmd_fit)
 
 
@@ -53,18 +54,18 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
 
 def cmd_fit(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..fit import fit
     from ..instances import read_instance
     from ..progress import LineProgress
     from ..weights_file import write_weights
     from .core import _activation, _table
 
     inst = read_instance(args.instance)
+    from ..fit import fit  # after reading the input: a bad file is refused before SciPy loads
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
         res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
                   random_state=args.seed, refine=False if args.no_refine else None,
-                  certificate=True, check=not args.no_check, progress=progress)
+                  certificate=True, check=not args.no_check, progress=progress, time_limit=args.time_limit)
     finally:
         if progress is not None:
             progress.close()

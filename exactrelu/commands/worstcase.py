@@ -21,17 +21,21 @@ def register(sub) -> None:
     p.add_argument("--basis", help="JSON file with a list of rows (k x n) spanning the subspace, instead of an instance")
     p.add_argument("--nonnegative", action="store_true", help="supports of non-negative vectors (faces of the cone)")
     p.add_argument("--list", action="store_true", help="print every pattern, one per line")
-    p.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "patterns", cmd_patterns)
 
     p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
-                                   "row span, decide each by exact LP, and certify the network (n^O(k) time).")
+                                   "row span, decide each by exact LP, and certify the network (n^O(k) time). When "
+                                   "no network exists, a not-realizable certificate is written instead (exit 1); "
+                                   "'exactrelu check' verifies either. Networks without hidden biases.")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
-    p.add_argument("--evidence", help="when no network exists, write the per-pattern evidence (JSON) here")
-    p.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
+    p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
     p.add_argument("--workers", type=int, help="decide the enumeration's LPs (extreme rays, faces) on N local "
@@ -48,10 +52,9 @@ def _basis(args):
     if (args.instance is None) == (args.basis is None):
         raise InvalidInput("give exactly one of an instance file or --basis FILE")
     if args.basis:
-        try:
-            obj = json.loads(Path(args.basis).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InvalidInput(f"cannot read basis {args.basis}: {exc}") from None
+        from ..files import read_json
+
+        obj = read_json(args.basis, what="basis file")
         rows = obj.get("basis") if isinstance(obj, dict) else obj
         if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
             raise InvalidInput(f"{args.basis}: expected a list of rows, or {{\"basis\": [rows]}}")
@@ -59,16 +62,31 @@ def _basis(args):
     return read_instance(args.instance).labels.T
 
 
+def _show_progress(args):
+    """A progress line on stderr with --progress, or by default when stderr is a terminal; else None."""
+    import sys
+
+    from ..progress import LineProgress
+
+    return LineProgress() if (args.progress or sys.stderr.isatty()) else None
+
+
 def cmd_patterns(args) -> int:
     from ..patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
 
+    from ..deadline import Deadline
+
+    deadline = Deadline(args.time_limit, what="the patterns were all found")
+    progress = _show_progress(args)
     B = _basis(args)
     rows = integer_basis(B)
     k, n = len(rows), B.shape[1]
     t0 = time.perf_counter()
     if args.nonnegative:
-        rays = extreme_rays(rows)
-        pats = nonnegative_patterns(rows, rays=rays)
+        rays = extreme_rays(rows, deadline=deadline, progress=progress)
+        pats = nonnegative_patterns(rows, rays=rays, deadline=deadline, progress=progress)
+        if progress is not None:
+            progress.close()
         lines = [" ".join(map(str, s)) if s else "-" for s in pats] if args.list else []
         seconds = time.perf_counter() - t0
         lines.append(f"non-negative patterns: {len(pats)} supports (faces of the cone, apex included), {len(rays)} "
@@ -79,7 +97,7 @@ def cmd_patterns(args) -> int:
             record["patterns"] = [list(s) for s in pats]
         return emit(args, record, lines)
     count, listed = 0, []
-    for s in sign_patterns(rows, progress=args.progress):
+    for s in sign_patterns(rows, progress=progress is not None, deadline=deadline):
         count += 1
         if args.list:
             text = "".join("+" if x > 0 else "-" for x in s)
@@ -103,9 +121,12 @@ def cmd_patterns(args) -> int:
 def cmd_solve(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
-    from ..recover.worstcase import solve
 
+    from ..files import writable
+
+    out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
+    from ..recover.worstcase import solve  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
     if args.workers is not None or args.scheduler is not None:
@@ -114,19 +135,27 @@ def cmd_solve(args) -> int:
         backend = Backend(workers=args.workers, scheduler=args.scheduler)
         executor = backend.make()
     try:
-        res = solve(inst, args.k, progress=args.progress, try_recovery=not args.enumerate_only, executor=executor,
-                    workers=backend.workers if backend else 2)
+        res = solve(inst, args.k, progress=_show_progress(args) is not None, try_recovery=not args.enumerate_only,
+                    executor=executor, workers=backend.workers if backend else 2, time_limit=args.time_limit)
     except NotRealizable as exc:
         if args.evidence:
             ev = dict(exc.evidence)
             ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
             obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
             Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-        raise
+        if exc.certificate is None:  # pragma: no cover - every "no" of solve carries its certificate
+            raise
+        write_certificate(exc.certificate, out)
+        seconds = time.perf_counter() - t0
+        summary = exc.evidence.get("certificate")
+        record = {"claim": "not-realizable", "certified": True, "summary": summary, "message": str(exc),
+                  "certificate": str(out), "seconds": seconds, "evidence": args.evidence}
+        return emit(args, record, [f"NOT REALIZABLE (certified): {summary}",
+                                   f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
+                                   f"{out} {args.instance})"], ok=False)
     finally:
         if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
             backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
-    out = Path(args.output) if args.output else Path(str(args.instance) + ".worstcase.cert.json")
     write_certificate(res.certificate, out)
     seconds = time.perf_counter() - t0
     examined = sum(1 for p in res.patterns if p.kind != "row-span-recovery")

@@ -52,11 +52,24 @@ def float_strings(a: np.ndarray) -> list[list[str]]:
     return out
 
 
+def _exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:
+    """``raw`` as float64 when that is exact (float16/32/64, long doubles that fit), None for long doubles
+    that do not fit; complex arrays raise (their imaginary part would be dropped)."""
+    if raw.dtype.kind == "c":
+        raise InvalidInput(f"Complex data not supported: {name} has dtype {raw.dtype}; only real numbers are accepted")
+    if raw.dtype.kind != "f" or raw.dtype.itemsize <= 8:
+        return raw  # float16 and float32 widen exactly
+    with np.errstate(over="ignore"):
+        as64 = raw.astype(np.float64)
+    return as64 if np.array_equal(as64.astype(raw.dtype), raw) else None
+
+
 def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
 
-    Complex arrays are refused (converting them would drop the imaginary part), and so are sparse
-    matrices (pass a dense array).
+    Values float64 cannot hold exactly are refused, never rounded silently: complex arrays (converting
+    them would drop the imaginary part), long doubles (``np.longdouble``) with more precision than
+    float64 (convert those exactly with :meth:`QMatrix.from_numpy`), and sparse matrices (pass a dense array).
 
     >>> as_float_array(np.array([1 + 2j]), ndim=1)
     Traceback (most recent call last):
@@ -67,6 +80,12 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
         raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
     if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":
         raise InvalidInput(f"Complex data not supported: {name} has dtype {a.dtype}; only real numbers are accepted")
+    if isinstance(a, np.ndarray):
+        fit = _exact_float64(a, name)
+        if fit is None:
+            raise InvalidInput(f"{name} has {a.dtype} values that float64 cannot hold exactly; "
+                               "use QMatrix.from_numpy (exact) or Fractions")
+        a = fit
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -206,9 +225,16 @@ class QMatrix:
             if raw.size and np.abs(raw.astype(object)).max() >= 2**63:
                 return cls.from_rows(raw.tolist())
             return cls(_fmpz_mat_from_int64(raw.astype(np.int64)), 1)
-        if raw.dtype == object:
-            return cls.from_rows(raw.tolist())
-        arr = as_float_array(raw, name=name)
+        if raw.dtype == object or raw.dtype.kind in "US":
+            return cls.from_rows(raw.tolist(), name=name)
+        if raw.dtype.kind not in "fc":
+            raise InvalidInput(f"{name} has dtype {raw.dtype}; expected numbers")
+        fit = _exact_float64(raw, name)
+        if fit is None:  # long doubles beyond float64: each one is still a dyadic rational, converted exactly
+            if raw.ndim != 2:
+                raise InvalidInput(f"{name} must be 2-dimensional, got shape {raw.shape}")
+            return cls.from_rows([list(row) for row in raw], name=name)
+        arr = as_float_array(fit, name=name)
         shift, bits = dyadic_scale(arr)
         out = cls(None, 1 << shift)
         out._float, out._shift, out._bits = arr, shift, bits
@@ -263,8 +289,10 @@ class QMatrix:
         if isinstance(a, np.ndarray):
             return cls.from_numpy(a, name=name)
         rows = list(a)
-        if rows and all(isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) for r in rows for x in r):
-            if any(isinstance(x, (float, np.floating)) for r in rows for x in r):
+        # Python floats with small integers: the fast float64 path, which is exact for them (not for
+        # integers beyond 2**53, long doubles or anything else: those go entry by entry, exactly)
+        if rows and all(type(x) is float or (type(x) is int and abs(x) <= 2**53) for r in rows for x in r):
+            if any(type(x) is float for r in rows for x in r):
                 return cls.from_numpy(np.asarray(rows, dtype=np.float64), name=name)
         return cls.from_rows(rows, name=name)
 

@@ -16,7 +16,6 @@ Fraction(3602879701896397, 36028797018963968)
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
 from fractions import Fraction
@@ -25,13 +24,16 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..limits import check_digits
 
 __all__ = ["to_fraction", "format_rational", "fraction_to_fmpq", "fmpq_to_fraction", "rational_root", "RationalLike"]
 
 RationalLike = int | float | str | Fraction | np.integer | np.floating | flint.fmpz | flint.fmpq
 
-_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_RATIO = re.compile(r"^[+-]?\d+(/[+]?\d+)?$")
+# ASCII digits only, as the checker reads them (``\d`` would also match other scripts' digits)
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,9}))?")
+_RATIO = re.compile(r"([+-]?[0-9]+)(?:/([0-9]+))?")
+_SPACE = " \t\n\r\f\v"
 
 
 def to_fraction(x: RationalLike) -> Fraction:
@@ -57,11 +59,10 @@ def to_fraction(x: RationalLike) -> Fraction:
         return Fraction(int(x))
     if isinstance(x, flint.fmpq):
         return Fraction(int(x.p), int(x.q))
-    if isinstance(x, (float, np.floating)):
-        xf = float(x)
-        if not math.isfinite(xf):
-            raise InvalidInput(f"non-finite number {xf!r}: exact arithmetic needs finite values")
-        return Fraction(*xf.as_integer_ratio())
+    if isinstance(x, (float, np.floating)):  # every float type is a dyadic rational: exact, also np.longdouble
+        if not np.isfinite(x):
+            raise InvalidInput(f"non-finite number {x!r}: exact arithmetic needs finite values")
+        return Fraction(*x.as_integer_ratio())
     if isinstance(x, str):
         return _parse(x)
     if isinstance(x, numbers.Rational):
@@ -70,17 +71,20 @@ def to_fraction(x: RationalLike) -> Fraction:
 
 
 def _parse(text: str) -> Fraction:
-    s = text.strip()
-    if _RATIO.match(s):
-        if "/" in s:
-            p, q = s.split("/")
-            if int(q) == 0:
-                raise InvalidInput(f"zero denominator in {text!r}")
-            return Fraction(int(p), int(q))
-        return Fraction(int(s))
-    if _DECIMAL.match(s):
+    """'p/q', 'p' or a decimal, with the sizes of its integers bounded before they are built (limits.py)."""
+    s = text.strip(_SPACE)
+    m = _RATIO.fullmatch(s)
+    if m:
+        p, q = m.groups()
+        check_digits(s, max(len(p) - (p[0] in "+-"), len(q or "")))
+        if q is not None and int(q) == 0:
+            raise InvalidInput(f"zero denominator in {text[:40]!r}")
+        return Fraction(int(p), int(q or 1))
+    m = _DECIMAL.fullmatch(s)
+    if m and (m.group(2) or m.group(3)):
+        check_digits(s, len(m.group(2)) + len(m.group(3) or "") + abs(int(m.group(4) or 0)))
         return Fraction(s)  # Fraction reads decimal strings exactly
-    raise InvalidInput(f"not a rational number: {text!r} (expected 'p/q', 'p' or a decimal such as '0.25')")
+    raise InvalidInput(f"not a rational number: {text[:40]!r} (expected 'p/q', 'p' or a decimal such as '0.25')")
 
 
 def format_rational(x: RationalLike) -> str:

@@ -24,6 +24,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..blas import small_problem_threads
+from ..deadline import Deadline, with_deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -162,7 +164,7 @@ def _try_exact(inst, k, act, start, random_state, check, timings):
 
 def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", activation: Activation | None = None,
         random_state=0, refine: bool | None = None, certificate: bool = True, check: bool = True,
-        progress: Callable[[str], None] | None = None) -> FitResult:
+        progress: Callable[[str], None] | None = None, time_limit=None) -> FitResult:
     """Fit ``k`` hidden units to (possibly noisy) labels; return weights with their exact residual.
 
     Parameters
@@ -174,14 +176,20 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     refine : run the refinement after the start (default: as the method says; ``paper`` does not).
     certificate, check : write the ``residual`` certificate, and verify it with the independent checker.
     progress : callback receiving one-line progress messages.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); checked at every progress step
+        of the methods, after which :class:`~exactrelu.errors.TimeLimitExceeded` is raised (nothing claimed).
 
     Raises
     ------
     InvalidInput : k < 1, an empty instance, an unknown method, biases with a method that has none.
+    TimeLimitExceeded : ``time_limit`` passed first.
     AssumptionViolated : the method's assumptions fail (``auto`` falls back to ``gradient`` instead).
     """
     from ..propose._common import as_generator
 
+    deadline = Deadline.coerce(time_limit)
+    if deadline.seconds is not None:  # every progress message of the methods also checks the time
+        progress = with_deadline(progress, deadline)
     inst = _as_instance(data, labels)
     act = _validate(inst, k, method, bias, activation)
     X, Y = _float_data(inst)
@@ -190,14 +198,15 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     timings: dict[str, float] = {}
     stages: list[Stage] = []
     info: dict = {}
-    try:
-        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
-    except AssumptionViolated as exc:
-        if method != "auto" or name == "gradient":
-            raise
-        info["fallback"] = f"{name}: {exc}"
-        name, stages[:] = "gradient", []
-        start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+    with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+        try:
+            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+        except AssumptionViolated as exc:
+            if method != "auto" or name == "gradient":
+                raise
+            info["fallback"] = f"{name}: {exc}"
+            name, stages[:] = "gradient", []
+            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
     return _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress)
 
 

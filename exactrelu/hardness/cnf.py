@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InvalidInput
+from ..limits import limit, over
 
 __all__ = [
     "CNF",
@@ -173,7 +174,13 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
                 raise InvalidInput(f"{where}: a second 'p' header")
             if len(parts) != 4 or parts[1] != "cnf" or not all(p.isdigit() for p in parts[2:]):
                 raise InvalidInput(f"{where}: expected the header 'p cnf VARS CLAUSES', got {s!r}")
+            if len(parts[2]) > 12 or len(parts[3]) > 12:
+                raise InvalidInput(f"{where}: header numbers too large in {s[:60]!r}")
             num_vars, num_clauses = int(parts[2]), int(parts[3])
+            if num_vars > limit("variables"):  # the reductions build gadgets per variable: refuse before
+                raise over("variables", f"{where}: a formula of {num_vars} variables")
+            if num_clauses > len(text):  # each clause needs at least its terminating "0"
+                raise InvalidInput(f"{where}: the header announces {num_clauses} clauses; the file is {len(text)} characters")
             continue
         if num_vars is None:
             raise InvalidInput(f"{where}: clause before the 'p cnf VARS CLAUSES' header")

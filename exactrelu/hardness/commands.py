@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..certificates.envelope import realizes_certificate, verify, write_certificate
@@ -85,13 +84,9 @@ def _lift(args) -> int:
 
 
 def _read_weights(path: str) -> Network:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            obj = json.load(fh)
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    from ..files import read_json
+
+    obj = read_json(path, what="weights file")
     if not isinstance(obj, dict):
         raise InvalidInput(f"{path}: expected a JSON object with 'U' and 'V'")
     return Network.from_json({"U": obj.get("U"), "V": obj.get("V")} if "U" in obj and "V" in obj else obj, RELU)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInput
+from ..limits import limit, over
 from .cnf import CNF, Assignment, NAEFormula, assignment_from_literals
 
 __all__ = ["random_kcnf", "random_nae3", "pigeonhole", "planted_assignment"]
@@ -37,6 +38,10 @@ def _check(num_vars, num_clauses, width):
             raise InvalidInput(f"{name} must be a non-negative integer, got {v!r}")
     if num_vars < width:
         raise InvalidInput(f"clauses of {width} distinct variables need num_vars >= {width}, got {num_vars}")
+    if num_vars > limit("variables"):
+        raise over("variables", f"a formula of {num_vars} variables")
+    if num_clauses * width > limit("entries"):
+        raise over("entries", f"{num_clauses} clauses of {width} literals")
 
 
 def _clauses(rng, num_vars, num_clauses, width, accept):

@@ -37,6 +37,7 @@ from fractions import Fraction
 import flint
 
 from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ..limits import check_entries
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
@@ -57,6 +58,7 @@ class NaeToReluData:
 def nae_instance_inputs(formula: NAEFormula) -> list[list[int]]:
     """The integer input rows of the instance of ``formula`` (gadget points, then clause points)."""
     N = formula.num_vars
+    check_entries(2 * N + len(formula.clauses), N, 1, "the reduction's instance")  # before building its rows
     rows = []
     for i in range(N):
         for s in (1, -1):

@@ -30,7 +30,6 @@ arrays are float64 copies of what the file holds (a float32 weight is converted 
 from __future__ import annotations
 
 import os
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -149,18 +148,20 @@ def load_float_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray,
         return state_dict_arrays(safetensors_state(path))
     if path.suffix != ".npz":
         return state_dict_arrays(_torch_state(path))
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if not {"U", "V"} <= set(z.files) or set(z.files) - {"U", "V", "b"}:
-                raise InvalidInput(f"{path}: an .npz of weights holds arrays 'U' (m x k), 'V' (k x d) and optionally "
-                                   f"'b' (k), found {sorted(z.files)}")
-            U = as_float_array(z["U"], name=f"{path.name}: U")
-            V = as_float_array(z["V"], name=f"{path.name}: V")
-            b = as_float_array(z["b"], name=f"{path.name}: b", ndim=1) if "b" in z.files else None
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-        if isinstance(exc, InvalidInput):
-            raise
-        raise InvalidInput(f"{path}: not a readable .npz file ({exc})") from None
+    from ..npz import read_npz_arrays  # strict and bounded, as for instances (docs/limits.md)
+
+    arrays = read_npz_arrays(path, ("U.npy", "V.npy"), ("b.npy",), what="weights")
+    for key, a in arrays.items():
+        if a.dtype.kind == "i" and (int(a.max()) >= 2**53 or int(a.min()) <= -2**53):  # float64 would round them
+            raise InvalidInput(f"{path}: integer {key[:-4]} entries of 2^53 or more; write an exactrelu.weights "
+                               "JSON file for exact integers that large")
+    U = as_float_array(arrays["U.npy"].astype(np.float64), name=f"{path.name}: U")
+    V = as_float_array(arrays["V.npy"].astype(np.float64), name=f"{path.name}: V")
+    b = None
+    if "b.npy" in arrays:
+        if arrays["b.npy"].shape[1] != 1:
+            raise InvalidInput(f"{path}: b must be a vector of k entries, got shape {arrays['b.npy'].shape}")
+        b = as_float_array(arrays["b.npy"][:, 0].astype(np.float64), name=f"{path.name}: b", ndim=1)
     if U.shape[1] != V.shape[0]:
         raise InvalidInput(f"{path}: U is {U.shape[0]} x {U.shape[1]} and V is {V.shape[0]} x {V.shape[1]}; "
                            "U needs k columns where V has k rows")

@@ -144,8 +144,9 @@ def augmented(inst: Instance) -> Instance:
     Exact: float64 inputs stay float64 (appending 1.0 is exact), rational inputs get the column
     ``den`` over their common denominator. The labels are shared, not copied.
     """
-    src = inst.inputs_float
+    src = inst.inputs.float_source  # set only when the float64 array is exactly the inputs
     if src is not None:
+        src = src[0]
         Xa = np.hstack([src, np.ones((src.shape[0], 1))])
         Xq = QMatrix.from_numpy(Xa, name="inputs", lazy=True)
         return Instance(Xq, inst.labels, inst.activation, None, Xa, inst.labels_float, dict(inst.meta))

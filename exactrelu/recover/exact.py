@@ -32,9 +32,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..blas import small_problem_threads
+from ..deadline import Deadline, with_deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
 from ..instances import Instance
-from ..network import Activation
+from ..network import RELU, Activation
 from .data import as_instance, check_k
 from .finish import rank_of
 from .linearized import recover_linearized
@@ -62,6 +64,7 @@ def recover(
     random_state=0,
     check: bool = True,
     progress: Callable[[str], None] | None = None,
+    time_limit: "float | Deadline | None" = None,
 ) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly, and certify it.
 
@@ -83,10 +86,14 @@ def recover(
     random_state : seed for the proposers.
     check : also run the independent standard-library checker on the certificate.
     progress : optional callback receiving one-line progress messages.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) after which the search stops with
+        :class:`~exactrelu.errors.TimeLimitExceeded` (nothing claimed); checked at every progress step of
+        the proposers and between search rounds. None: no limit.
 
     Raises
     ------
     InvalidInput : malformed data, k, route or init.
+    TimeLimitExceeded : ``time_limit`` passed before a certificate was found.
     AssumptionViolated : an assumption of the route(s) fails (evidence attached), e.g. rank(labels) < k for
         ``route="rowspan"``, or a unit active on too few samples.
     NotRealizable : the labels are not reproduced exactly (noisy or rounded labels); evidence attached.
@@ -103,7 +110,21 @@ def recover(
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
     if sparse_noise and route not in ("auto", "sparse-corruption"):
         raise InvalidInput(f"sparse_noise=True takes route 'sparse-corruption' (or 'auto'), not {route!r}")
+    deadline = Deadline.coerce(time_limit)
+    if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
+        progress = with_deadline(progress, deadline)
     kw = dict(k=k, activation=activation, bias=bias, random_state=random_state, check=check, progress=progress)
+    try:
+        with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+            return _route(inst, route, sparse_noise, init, kw)
+    except NotRealizable as exc:
+        if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it
+            raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
+        raise
+
+
+def _route(inst: Instance, route: str, sparse_noise: bool, init, kw: dict) -> RecoveryResult:
+    """The route asked for, or :func:`_auto`'s choice."""
     if sparse_noise or route == "sparse-corruption":
         return recover_sparse_corruption(inst, init=init, **kw)
     if route == "rowspan":
@@ -113,6 +134,23 @@ def recover(
     if route == "sparse-columns":
         return recover_sparse_columns(inst, **kw)
     return _auto(inst, init, kw)
+
+
+def _rank_over_k(evidence: dict, k: int) -> bool:
+    """Whether a refusal's evidence states rank(labels) > k (the one "no" of recover that is a proof)."""
+    rank = evidence.get("rank_lower_bound", evidence.get("rank"))
+    return isinstance(rank, int) and rank > k
+
+
+def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
+    """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
+    from ..certificates.envelope import verify
+    from .nocert import not_realizable_certificate, rank_witness
+
+    cert = not_realizable_certificate(inst, k, *rank_witness(inst.labels, k + 1), activation=act, solver="recover")
+    summary = verify(cert, inst)
+    return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
+                         certificate=cert)
 
 
 def _auto(inst: Instance, init, kw: dict) -> RecoveryResult:

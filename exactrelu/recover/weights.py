@@ -33,8 +33,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..certificates.envelope import instance_sha256, realizes_certificate, verify
-from ..errors import ExactReluError, InvalidInput, NotRealizable
-from ..exact.matrix import QMatrix, as_float_array
+from ..errors import ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
+from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..residual import Residual, exact_residual
@@ -150,10 +150,19 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     if V is None:
         raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
 
-    def exact(a, name):
-        return a if isinstance(a, QMatrix) else QMatrix.from_numpy(as_float_array(a, name=name, ndim=np.ndim(a)), name=name)
+    def exact(a, name):  # exact values stay exact (Fractions, strings, ints); float arrays are dyadic
+        if isinstance(a, QMatrix):
+            return a
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            return QMatrix.from_numpy(a, name=name)
+        return QMatrix.coerce(a, name=name)
 
-    bq = None if b is None else exact(np.reshape(b, (-1, 1)) if not isinstance(b, QMatrix) else b, "b")
+    if b is None or isinstance(b, QMatrix):
+        bq = b
+    elif isinstance(b, np.ndarray):
+        bq = exact(b.reshape(-1, 1), "b")
+    else:
+        bq = exact([[x] for x in b], "b")
     return Network(exact(weights, "U"), exact(V, "V"), activation, bq)
 
 
@@ -169,7 +178,7 @@ def _residual_outcome(instance: Instance, given: Network, res: Residual, reason:
 
 def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: Activation | None = None,
                     as_given: bool = False, random_state=0, check: bool = True,
-                    residual_fallback: bool = False) -> WeightsCertificate:
+                    residual_fallback: bool = False, time_limit=None) -> WeightsCertificate:
     """Certify the given network on ``instance``, or one recovered from the labels; see the module doc.
 
     Parameters
@@ -185,6 +194,8 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     check : run the independent checker on the certificate.
     residual_fallback : when no exact certificate can be given, return the given weights' ``residual``
         certificate instead of raising.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) bounding the recovery
+        (TimeLimitExceeded, nothing claimed: never turned into a residual certificate).
 
     Recovery from the labels asks for hidden biases (``recover(..., bias=True)``) when the given
     weights have some.
@@ -217,7 +228,9 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
         raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}", evidence=evidence)
     try:
         rec = recover(instance, k=given.k, activation=act, init=given, bias=given.has_bias,
-                      random_state=random_state, check=check)
+                      random_state=random_state, check=check, time_limit=time_limit)
+    except TimeLimitExceeded:
+        raise
     except ExactReluError as exc:
         if residual_fallback:
             return _residual_outcome(instance, given, res, f"not exact ({where}); recovery failed: {exc}", check)

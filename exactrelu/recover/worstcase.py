@@ -17,12 +17,19 @@ spanning ``rowspan(A)`` give a network (U from one exact solve). So the solver
    ``w = sum lambda_r r`` outside the span found so far (``a . c(w) = +-1`` for each
    functional ``a`` vanishing on that span); it repeats until nothing new is found;
 4. solves U exactly and certifies ``realizes`` with the independent checker; or, when the
-   realisable rows span fewer than ``rank(A) = k`` dimensions, raises
-   :class:`~exactrelu.errors.NotRealizable` whose ``evidence`` lists every pattern examined
-   with its exact reason (``lp-infeasible`` certificates that the checker verifies).
+   realisable rows span fewer than ``rank(A) = k`` dimensions, proves it: a functional ``a``
+   vanishing on their span, and case trees over the samples showing that no realisable row has
+   ``a . c = +-1`` (:mod:`exactrelu.recover.nocert`). A realisable row that the enumeration missed
+   would turn up there as a new unit, so the answer never rests on the enumeration being complete.
+   :class:`~exactrelu.errors.NotRealizable` then carries a ``not-realizable`` certificate
+   (``exc.certificate``) that the independent checker has verified; ``evidence`` lists every
+   pattern examined.
 
-Completeness rests on the enumeration of the faces of K (tested against brute force in
-``tests/test_patterns.py``); every refutation and every positive answer is checked exactly.
+rank(labels) > k is certified by a non-zero (k+1) x (k+1) minor. For rank(labels) < k the problem is
+NP-hard: with one output the lazy decision procedure (:func:`exactrelu.hardness.decide.decide`)
+answers either way with a certificate; with several outputs the solver says that nothing is
+decided (AssumptionViolated), not that no network exists. Every claim is about networks without
+hidden biases (append a constant input column for those).
 
 >>> from exactrelu.instances import Instance
 >>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
@@ -46,13 +53,16 @@ from fractions import Fraction
 import flint
 
 from ..certificates.envelope import realizes_certificate, verify
-from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
+from ..deadline import Deadline
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
 from ..exact.linalg import PRIMES, independent_rows, solve_consistent
 from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
 from ..patterns import Ray, _Progress, extreme_rays, nonnegative_patterns
+from ..progress import LineProgress
+from .nocert import Realisable, not_realizable_certificate, rank_witness, span_refutation
 
 __all__ = ["solve", "WorstCaseResult", "PatternReport"]
 
@@ -79,15 +89,15 @@ class WorstCaseResult:
     patterns: list[PatternReport]
 
 
-def _basis(Y: QMatrix) -> tuple[list[list[int]], int]:
-    """Exactly independent rows of ``A = Y^T`` (integers) and the exact rank."""
+def _basis(Y: QMatrix) -> tuple[list[list[int]], int, list[int]]:
+    """Exactly independent rows of ``A = Y^T`` (integers), the exact rank and the rows' indices (outputs)."""
     A = Y.num.transpose()
     r = A.rank() if A.nrows() and A.ncols() else 0
     for p in PRIMES:
         rows = independent_rows(A, p)
         if len(rows) == r:
             lst = A.tolist()
-            return [[int(x) for x in lst[i]] for i in rows], r
+            return [[int(x) for x in lst[i]] for i in rows], r, rows
     raise ExactReluError("internal error: no prime found the rank of the labels")  # pragma: no cover
 
 
@@ -145,7 +155,8 @@ def _rank(cs: list[tuple[int, ...]]) -> int:
 
 
 def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
-          try_recovery: bool = True, executor=None, workers: int = 2) -> WorstCaseResult:
+          try_recovery: bool = True, executor=None, workers: int = 2,
+          time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
     """Find a k-unit ReLU network realising the labels exactly, or prove that none exists.
 
     Parameters
@@ -160,6 +171,8 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         (thousands of rays at k = 8, n = 200); the recovery handles generic inputs at k = 20 in seconds.
     executor, workers : decide the extreme rays' LPs on this ``concurrent.futures`` executor, ``workers``
         wide (:mod:`exactrelu.recover.worstcase_parallel`); the answer and certificates are the same.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
+        :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
 
     Returns
     -------
@@ -171,12 +184,15 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     ------
     NotRealizable
         ``rank(labels) > k``, or ``rank(labels) = k`` and the realisable non-negative rows of
-        the row span span fewer than k dimensions (``evidence["patterns"]`` holds every
-        pattern examined with its exact reason).
+        the row span span fewer than k dimensions, or (one output) the decision procedure's
+        refutation: always with ``exc.certificate``, a verified ``not-realizable`` certificate
+        (``evidence["patterns"]`` holds every pattern examined with its exact reason).
     AssumptionViolated
         Non-ReLU activation (the method needs positive homogeneity and linearity on the
-        support), or ``rank(labels) < k`` and no network within the row span was found (the
-        problem is NP-hard there; the answer would not be decided).
+        support), or ``rank(labels) < k`` with several outputs and no network within the row
+        span (the problem is NP-hard there; nothing is decided, nothing claimed).
+    TimeLimitExceeded
+        ``time_limit`` passed first.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
@@ -187,18 +203,20 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         )
     X, Y = instance.inputs, instance.labels
     n, d, m = instance.n, instance.d, instance.m
-    B, r = _basis(Y)
+    deadline = Deadline.coerce(time_limit)
+    B, r, outputs = _basis(Y)
     if r > k:
-        raise NotRealizable(
-            f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
-            evidence={"rank": r, "k": k, "patterns": []},
-        )
+        raise _refuted(instance, k, rank_witness(Y, k + 1), None,
+                       f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
+                       {"rank": r, "k": k, "patterns": []})
     reports: list[PatternReport] = []
     if try_recovery and r == k:
         from .exact import recover  # the cheaper exact route; falls back to enumeration below
 
         try:
-            res = recover(instance, k=k, activation=RELU, check=True)
+            res = recover(instance, k=k, activation=RELU, check=True, time_limit=deadline)
+        except TimeLimitExceeded:
+            raise
         except ExactReluError as exc:
             reports.append(PatternReport((), "row-span-recovery", "not-certified",
                                          f"exact recovery gave no certificate ({type(exc).__name__}); enumerating", []))
@@ -210,36 +228,44 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     if r > 0:
         from .worstcase_parallel import ray_decisions
 
-        rays = extreme_rays(B)
+        rays = extreme_rays(B, deadline=deadline)
         bar = _Progress(len(rays), progress, "extreme rays")
         decisions = ray_decisions(X, rays, keep=keep_certificates, executor=executor, workers=workers)
-        for ray, (status, point, certs) in zip(rays, decisions):
-            bar(1)
-            if status == "infeasible":
-                reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
-            elif _rank([c for c, _ in units] + [ray.c]) > len(units):
-                units.append((ray.c, point))
-                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
-            else:
-                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
-            if len(units) == r:
-                break
-        decisions.close()  # stop the parallel decisions still in flight
+        try:
+            for number, (ray, (status, point, certs)) in enumerate(zip(rays, decisions)):
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
+                                       f"{len(units)} units")
+                if status == "infeasible":
+                    reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
+                                                 "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+                elif _rank([c for c, _ in units] + [ray.c]) > len(units):
+                    units.append((ray.c, point))
+                    reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
+                else:
+                    reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
+                if len(units) == r:
+                    break
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
         bar.close()
         if len(units) < r:
-            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, executor, workers)
-    if len(units) < r:
-        if r == k:
-            raise NotRealizable(
-                f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
-                f"non-negative rows of their row span span only {len(units)} dimensions "
-                f"({len(reports)} patterns examined, each decided exactly)",
-                evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
-            )
+            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, deadline, executor, workers)
+        if len(units) < r == k:
+            span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
+            if span is not None:
+                raise _refuted(instance, k, rank_witness(Y, k, outputs), span,
+                               f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
+                               f"non-negative rows of their row span span only {len(units)} dimensions "
+                               f"({len(reports)} patterns examined, each decided exactly)",
+                               {"rank": r, "k": k, "span": len(units), "patterns": reports})
+    if len(units) < r:  # here r < k: the case r == k was completed or refuted above
+        if m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
+            return _decide_one_output(instance, k, r, reports, deadline)
         raise AssumptionViolated(
-            f"rank(labels) = {r} < k = {k} and no network with rows in the row span exists; "
-            "units outside the row span are possible and the problem is NP-hard in this regime",
+            f"rank(labels) = {r} < k = {k} with {m} outputs and no network with rows in the row span exists; "
+            "units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
+            "decided (no claim either way, not certified)",
             evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
             suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
         )
@@ -249,11 +275,57 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     return WorstCaseResult(net, cert, summary, r, reports)
 
 
-def _search_faces(X, B, rays, r, units, reports, progress, keep, executor=None, workers=2):
+def _refuted(instance, k, witness, span, message, evidence) -> NotRealizable:
+    """The NotRealizable of a proved "no", with its not-realizable certificate checked independently."""
+    outputs, samples = witness
+    cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
+    summary = verify(cert, instance)
+    return NotRealizable(f"{message}; certified: {summary}", evidence={**evidence, "certificate": summary},
+                         certificate=cert)
+
+
+def _prove_span(instance, outputs, units, r, reports, progress, deadline):
+    """Step 4's proof: (functional, trees) showing that no realisable row leaves the units' span, or None
+    after adding the realisable rows it found instead (until the units span r dimensions)."""
+    say = None if not progress else LineProgress()
+    den = int(instance.labels.den)  # hidden row w = c^T A_S with A_S = B / den: c_B = c / den
+    try:
+        while len(units) < r:
+            a = _annihilator([c for c, _ in units], r)[0]
+            found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
+            if not isinstance(found, Realisable):
+                return a, found
+            cb = [x / den for x in found.c]
+            lam = math.lcm(*(x.denominator for x in cb))
+            units.append((tuple(int(x * lam) for x in cb), [v * lam for v in found.v]))
+            reports.append(PatternReport((), "span-search", "unit",
+                                         "realisable row outside the span of the units so far (found by the span refutation)"))
+    finally:
+        if say is not None:
+            say.close()
+    return None
+
+
+def _decide_one_output(instance, k, r, reports, deadline) -> WorstCaseResult:
+    """One output and no network in the row span: the lazy decision procedure, certified either way."""
+    from ..hardness.decide import decide
+
+    res = decide(instance, k=k, time_limit=deadline.remaining())
+    reports.append(PatternReport((), "decide", res.status, "lazy engine (activation literals, exact LP lemmas)"))
+    if res.status == "realizable":
+        return WorstCaseResult(res.network, res.certificate, verify(res.certificate, instance), r, reports)
+    summary = verify(res.certificate, instance)
+    raise NotRealizable(f"no {k}-unit ReLU network realises the labels (rank(labels) = {r} < k, one output: decided "
+                        f"by the lazy engine); certified: {summary}",
+                        evidence={"rank": r, "k": k, "patterns": reports, "certificate": summary},
+                        certificate=res.certificate)
+
+
+def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):
     """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
     from .worstcase_parallel import face_decisions
 
-    supports = [s for s in nonnegative_patterns(B, rays=rays) if s]
+    supports = [s for s in nonnegative_patterns(B, rays=rays, deadline=deadline) if s]
     ray_support = {rr.support for rr in rays}
     faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
     bar = _Progress(len(faces), progress, "faces")
@@ -262,19 +334,22 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep, executor=None, 
     while changed and len(units) < r:
         changed = False
         decisions = face_decisions(X, faces, [c for c, _ in units], r, keep=keep, executor=executor, workers=workers)
-        for S, found, certs in decisions:
-            bar(1)
-            if found:
-                units.append(found)
-                final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
-                changed = True
-                if len(units) == r:
-                    break
-            else:
-                final[S] = PatternReport(S, "face", "refuted",
-                                         f"every realisable row of this face lies in the span of the {len(units)} units so far "
-                                         "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
-        decisions.close()  # stop the parallel decisions still in flight
+        try:
+            for S, found, certs in decisions:
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
+                if found:
+                    units.append(found)
+                    final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
+                    changed = True
+                    if len(units) == r:
+                        break
+                else:
+                    final[S] = PatternReport(S, "face", "refuted",
+                                             f"every realisable row of this face lies in the span of the {len(units)} units so far "
+                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
     bar.close()
     reports.extend(final.values())
 

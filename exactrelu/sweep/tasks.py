@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotRealizable
 from .params import Param
 from .registry import REQUIRED, Outcome, Same, task
 
@@ -49,6 +49,15 @@ def _generated(p: dict, seed: int):
     return inst, time.perf_counter() - t0
 
 
+def _proved_no(exc, inst, method: str, timings: dict) -> Outcome:
+    """A "no" that carries a ``not-realizable`` certificate is an answer (the worker checks it); one without is
+    a refusal, as any other :class:`~exactrelu.errors.ExactReluError`."""
+    if exc.certificate is None:
+        raise exc
+    return Outcome("not-realizable", exc.certificate, inst, method=method, timings=timings,
+                   metrics={"rank": exc.evidence.get("rank", exc.evidence.get("rank_lower_bound"))})
+
+
 def _planted_metrics(network, inst) -> dict:
     """How the certified network compares with the planted one (exactly, in canonical form)."""
     if inst.planted is None or network.k != inst.planted.k:
@@ -63,8 +72,12 @@ def recover_task(p: dict, seed: int) -> Outcome:
     from ..recover.exact import recover
 
     inst, t_gen = _generated(p, seed)
-    res = recover(inst, k=p["k"], init=p["init"], route=p["route"], bias=p["learn_bias"], sparse_noise=p["sparse_noise"],
-                  random_state=seed, check=False)
+    t0 = time.perf_counter()
+    try:
+        res = recover(inst, k=p["k"], init=p["init"], route=p["route"], bias=p["learn_bias"],
+                      sparse_noise=p["sparse_noise"], random_state=seed, check=False)
+    except NotRealizable as exc:
+        return _proved_no(exc, inst, "recover", {"generate": t_gen, "recover": time.perf_counter() - t0})
     metrics = {"route": res.route, "rank": res.rank, "tries": res.tries, **_planted_metrics(res.network, inst)}
     if "except" in res.certificate:  # realizes-except: the entries it names against those corrupted
         metrics["excepted"] = len(res.certificate["except"])
@@ -115,7 +128,10 @@ def solve_task(p: dict, seed: int) -> Outcome:
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
-    res = solve(inst, p["k"], keep_certificates=False, try_recovery=p["try_recovery"])
+    try:
+        res = solve(inst, p["k"], keep_certificates=False, try_recovery=p["try_recovery"])
+    except NotRealizable as exc:
+        return _proved_no(exc, inst, "enumeration", {"generate": t_gen, "solve": time.perf_counter() - t0})
     route = "row-span-recovery" if res.patterns and res.patterns[-1].kind == "row-span-recovery" else "enumeration"
     metrics = {"rank": res.rank, "patterns": sum(1 for r in res.patterns if r.kind != "row-span-recovery"),
                **_planted_metrics(res.network, inst)}

@@ -9,6 +9,7 @@ be audited in one sitting and shares no code with the solver. The entry point is
 ``instance``    instance files (JSON, .npz) and the instance hash
 ``realizes``    ``realizes`` (with hidden biases), ``realizes-except``, ``residual``
 ``refutation``  ``not-realizable``: case trees, lemmas, templates, Farkas leaves
+``span``        ``not-realizable`` for any U and m: a rank witness, and a span refutation
 ``rup``         replay of (D)RUP refutations by unit propagation
 ``lrat``        check of hinted (LRAT-style) refutations, linear in their size
 ``lp``          ``lp-feasible`` and ``lp-infeasible``

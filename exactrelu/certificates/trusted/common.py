@@ -1,7 +1,11 @@
-"""Errors, exact rationals and the small readers every claim shares. Standard library only."""
+"""Errors, exact rationals, size limits and the small readers every claim shares. Standard library only."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import sys
 from fractions import Fraction
 
 
@@ -10,26 +14,96 @@ class CheckFailed(Exception):
 
 
 class UnreadableInput(Exception):
-    """An instance or certificate file cannot be read at all."""
+    """An instance or certificate file cannot be read at all, or is over a size limit (exit 2)."""
+
+
+#: The checker's size limits (docs/limits.md). Each bounds work *before* it is done, so that a small
+#: hostile file is refused at once; each can be raised with the environment variable
+#: ``EXACTRELU_MAX_<NAME>`` (read once, on first use). The library has the same names and defaults
+#: in ``exactrelu/limits.py`` (kept separate: the checker imports nothing from exactrelu).
+DEFAULTS = {
+    "digits": 4300,            # decimal digits of one integer (Python's own int/str limit); decimals: digits + |exponent|
+    "degree": 100,             # degree c of the rectified power t^c
+    "entries": 20_000_000,     # numbers in an instance, n * (d + m)
+    "literals": 10_000_000,    # activation literals n * k of a DRUP refutation
+    "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
+}
+_limits: dict = {}
+
+
+def limit(name: str) -> int:
+    """The size limit ``name``: its default, or the value of ``EXACTRELU_MAX_<NAME>`` when that is set."""
+    if name not in _limits:
+        var = f"EXACTRELU_MAX_{name.upper()}"
+        raw = os.environ.get(var)
+        if raw is None:
+            value = DEFAULTS[name]
+        elif raw.isascii() and raw.isdigit() and int(raw) > 0:
+            value = int(raw)
+        else:
+            raise UnreadableInput(f"{var}={raw!r} is not a positive integer")
+        if name == "digits" and value > 4300 and 0 < sys.get_int_max_str_digits() < value:
+            sys.set_int_max_str_digits(value)  # let int() and json read what the raised limit allows
+        _limits[name] = value
+    return _limits[name]
+
+
+def over(name: str, what: str) -> UnreadableInput:
+    """The one-line refusal of an input over the limit ``name``."""
+    return UnreadableInput(f"{what} is over the checker's limit {name}={limit(name)} "
+                           f"(raise it with EXACTRELU_MAX_{name.upper()}; docs/limits.md)")
+
+
+def _json(raw: bytes, path: str):
+    """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep or has too long numbers."""
+    digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
+
+    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
+        if len(text) - (text[0] == "-") > digits:
+            raise over("digits", f"{path}: an integer of {len(text)} characters")
+        return int(text)
+
+    try:
+        return json.loads(raw.decode("utf-8"), parse_int=bounded_int)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise UnreadableInput(f"{path}: JSON nested too deeply") from None
+    except UnreadableInput:
+        raise
+    except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
+        raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]{1,9}))?")
 
 
 def parse_rational(x) -> Fraction:
-    """A JSON integer, or a string 'p/q', 'p' or a decimal, read exactly."""
+    """A JSON integer, or a string 'p/q', 'p' or a decimal, read exactly (sizes bounded first)."""
     if isinstance(x, bool):
         raise CheckFailed(f"not a rational: {x!r}")
     if isinstance(x, int):
         return Fraction(x)
     if not isinstance(x, str):
         raise CheckFailed(f"not a rational: {x!r}")
-    try:
-        if "/" in x:
-            p, q = x.split("/")
-            if int(q) <= 0:
-                raise CheckFailed(f"non-positive denominator in {x!r}")
-            return Fraction(int(p), int(q))
-        return Fraction(x)
-    except (ValueError, ZeroDivisionError):
-        raise CheckFailed(f"not a rational: {x!r}") from None
+    digits = limit("digits")
+    if "/" in x:
+        p, _, q = x.partition("/")
+        if not (_INT.fullmatch(p) and q.isascii() and q.isdigit()):
+            raise CheckFailed(f"not a rational: {x[:40]!r}")
+        if len(p.lstrip("+-")) > digits or len(q) > digits:
+            raise over("digits", f"the number {x[:20]}...")
+        if int(q) == 0:
+            raise CheckFailed(f"non-positive denominator in {x[:40]!r}")
+        return Fraction(int(p), int(q))
+    m = _DECIMAL.fullmatch(x)
+    if not m or not (m.group(2) or m.group(3)):
+        raise CheckFailed(f"not a rational: {x[:40]!r}")
+    exp = int(m.group(4) or 0)
+    if len(m.group(2)) + len(m.group(3) or "") + abs(exp) > digits:
+        raise over("digits", f"the number {x[:20]}...")
+    return Fraction(x)
 
 
 def canonical(f: Fraction) -> str:
@@ -54,13 +128,14 @@ def _vector(obj, size, name):
 
 
 def _degree(act) -> int:
-    if act == {"name": "relu"}:
-        return 1
-    if isinstance(act, dict) and set(act) == {"name", "degree"} and act["name"] == "power":
-        c = act["degree"]
-        if isinstance(c, int) and not isinstance(c, bool) and c >= 1:
+    """1 for the ReLU, c for the rectified power t^c (1 <= c <= the limit 'degree')."""
+    if isinstance(act, dict) and set(act) in ({"name"}, {"name", "degree"}):
+        c = act.get("degree", 1)
+        if type(c) is int and (act["name"] == "relu" and c == 1 or act["name"] == "power" and "degree" in act and c >= 1):
+            if c > limit("degree"):
+                raise over("degree", f"the activation degree {c}")
             return c
-    raise CheckFailed(f"unknown activation {act!r}")
+    raise CheckFailed(f"unknown activation {str(act)[:80]}")
 
 
 def _only_fields(cert: dict, allowed: set) -> None:
@@ -70,4 +145,3 @@ def _only_fields(cert: dict, allowed: set) -> None:
 
 def _pair(p, n, k):
     return all(isinstance(t, int) and not isinstance(t, bool) for t in p) and 0 <= p[0] < n and 0 <= p[1] < k
-

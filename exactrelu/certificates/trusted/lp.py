@@ -45,8 +45,8 @@ def check_lp_infeasible(cert: dict, instance=None) -> str:
     yu = _vector(cert.get("y_ub"), len(Au), "y_ub")
     if any(v < 0 for v in yu):
         raise CheckFailed("y_ub has a negative entry")
-    for j in range(n):
-        if sum(v * row[j] for v, row in zip(ye + yu, Ae + Au)) != 0:
+    for j, column in enumerate(zip(*(Ae + Au))):  # no rows: the combination is zero (work ~ the entries given)
+        if sum(map(mul, ye + yu, column)) != 0:
             raise CheckFailed(f"the combination y^T A is not zero in column {j}")
     if sum(map(mul, ye + yu, be + bu)) >= 0:
         raise CheckFailed("the combination y^T b is not negative")

@@ -6,9 +6,10 @@ Standard library only (docs/certificates.md, "not-realizable").
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
-from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, parse_rational
+from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, limit, over, parse_rational
 from .instance import _bound_instance
 from .lrat import check_hinted
 from .rup import _check_rup
@@ -62,10 +63,11 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
         raise CheckFailed("k must be a positive integer and cases a list")
+    if mode == "unknown" and (m != 1 or len(cases) != math.comb(k + 2, 2)):  # counted before any work
+        raise CheckFailed(f"unknown output weights need m = 1 and the {math.comb(k + 2, 2)} cases {{1,0,-1}}^k, non-increasing")
     Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
     if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
-        expect = [[list(map(Fraction, u))] for u in itertools.combinations_with_replacement((1, 0, -1), k)]
-        if m != 1 or Us != expect:
+        if any(U != [list(u)] for U, u in zip(Us, itertools.combinations_with_replacement((1, 0, -1), k))):
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
     elif mode != "given" or len(cases) != 1:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
@@ -98,6 +100,8 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
             leaves += n_leaves
         if "symmetry" in c:
             clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
+        if len(X) * k > limit("literals"):
+            raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
         if "rup" in c:
             steps += _check_rup(clauses, c["rup"], len(X) * k)
         else:
@@ -192,14 +196,23 @@ def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
     """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
 
     A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
+    One dictionary holds the decisions of the node being read; a trail of the splits on the path lets
+    the inactive branch of a split undo the active branch's decisions (each undone once: linear time).
     """
     if not isinstance(tree, list):
         raise CheckFailed("a tree is a list of nodes in preorder")
-    stack, leaves = [dec0], 0  # decided (j, i) -> active, for each subtree still to read
+    dec, trail, leaves = dict(dec0), [], 0
+    todo = [(0, None, None)]  # subtrees still to read: (trail length at the split, split, active) or the root
     for node in tree:
-        if not stack:
+        if not todo:
             raise CheckFailed("the tree has nodes after it is complete")
-        dec = stack.pop()
+        depth, key, active = todo.pop()
+        for old in trail[depth:]:
+            del dec[old]
+        del trail[depth:]
+        if key is not None:
+            dec[key] = active
+            trail.append(key)
         keys = set(node) if isinstance(node, dict) else None
         if keys == {"lemma"}:
             t = node["lemma"]
@@ -210,12 +223,11 @@ def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
             split = node["split"]
             if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
                 raise CheckFailed(f"bad split {split!r}")
-            stack += [{**dec, tuple(split): False}, {**dec, tuple(split): True}]  # active child first
+            todo += [(len(trail), tuple(split), False), (len(trail), tuple(split), True)]  # active child first
             continue
         else:
             _refute_leaf(node, dec, X, Y, U, k)
         leaves += 1
-    if stack:
+    if todo:
         raise CheckFailed("the tree is incomplete")
     return leaves
-

@@ -18,7 +18,7 @@ def _check_rup(clauses, proof, nvars) -> int:
         raise CheckFailed("rup must be a non-empty list of steps")
     size = 2 * nvars + 1
     val = bytearray(size)  # val[lit] == 1: lit is true; negative literals index from the end
-    watches: list = [[] for _ in range(size)]
+    watches: dict = {}  # literal -> clauses watching it (a dict: memory follows the clauses, not nvars)
     db: list = []
     alive = bytearray()
     index: dict = {}
@@ -34,7 +34,7 @@ def _check_rup(clauses, proof, nvars) -> int:
         while q < len(trail):
             false = -trail[q]
             q += 1
-            ws = watches[false]
+            ws = watches.get(false)
             if not ws:
                 continue
             keep = []
@@ -54,7 +54,7 @@ def _check_rup(clauses, proof, nvars) -> int:
                     if not val[-x]:
                         c[1] = x
                         c[p] = false
-                        watches[x].append(ci)
+                        watches.setdefault(x, []).append(ci)
                         break
                 else:
                     keep.append(ci)
@@ -84,8 +84,8 @@ def _check_rup(clauses, proof, nvars) -> int:
                 trail.append(free[0])
                 return not propagate(mark)
             return False
-        watches[free[0]].append(ci)
-        watches[free[1]].append(ci)
+        watches.setdefault(free[0], []).append(ci)
+        watches.setdefault(free[1], []).append(ci)
         return False
 
     refuted = False
@@ -106,7 +106,7 @@ def _check_rup(clauses, proof, nvars) -> int:
             continue
         c = lits(step, "proof step")
         mark = len(trail)
-        ok = any(val[x] for x in c) or any(-x in c for x in c)
+        ok = any(val[x] for x in c) or not set(c).isdisjoint([-x for x in c])  # satisfied, or a tautology
         if not ok:
             for x in c:
                 if not val[-x]:

@@ -1,0 +1,278 @@
+"""Mutation testing of the independent checker (the trusted base), with the standard library only.
+
+A test suite that cannot see a broken checker is no guarantee: this script makes small changes
+(mutants) to the files of ``checker.TRUSTED_FILES``, one at a time, and runs the checker's tests
+against each. A mutant the tests reject is *killed*; one they accept *survives* and must be shown
+harmless (equivalent to the original) or killed by a new test.
+
+Mutations (on the syntax tree, never in strings or docstrings):
+
+* comparisons: ``==``/``!=``, ``<``/``<=``, ``>``/``>=``, ``in``/``not in``, ``is``/``is not``;
+* ``and``/``or``; ``not x`` -> ``x``; ``any``/``all``;
+* integer constants c -> c + 1 and c -> c - 1; ``True``/``False``;
+* ``+``/``-``; ``range(x)`` -> ``range(x - 1)``;
+* a ``raise`` -> ``pass`` (a check deleted); a ``continue`` -> ``pass``.
+
+Each mutant is written into a copy of the package and the tests run in a fresh interpreter with
+``pytest -x`` (stop at the first failure) and a timeout (a mutant that loops forever counts as
+killed). Results go to results/mutate_checker.json; the survivors are listed with their line.
+
+Usage::
+
+    python benchmarks/mutate_checker.py                       # every file, every mutant (long)
+    python benchmarks/mutate_checker.py --files trusted/rup.py --sample 40 --seed 1
+    python benchmarks/mutate_checker.py --list                # count the mutants only
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PKG = ROOT / "exactrelu" / "certificates"
+
+#: the tests that exercise each trusted file (every checker test for checker.py and common.py), fast killers first
+_ALL = ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_limits.py", "tests/test_npz.py",
+        "tests/test_nocert.py", "tests/test_lp.py", "tests/test_claims_biases_residuals.py", "tests/test_hardness_decide.py",
+        "tests/test_hardness_lazy.py", "tests/test_hardness_hints.py"]
+TESTS = {
+    "checker.py": _ALL,
+    "trusted/common.py": _ALL,  # shared by every claim
+    "trusted/instance.py": _ALL[:5] + ["tests/test_exactness.py"] + _ALL[5:],
+    "trusted/realizes.py": ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_claims_biases_residuals.py"],
+    "trusted/refutation.py": ["tests/test_checker_mutants.py", "tests/test_hardness_decide.py", "tests/test_hardness_lazy.py",
+                              "tests/test_hardness_hints.py", "tests/test_limits.py"],
+    "trusted/rup.py": ["tests/test_checker_mutants.py", "tests/test_hardness_lazy.py", "tests/test_limits.py"],
+    "trusted/lrat.py": ["tests/test_checker_mutants.py", "tests/test_hardness_hints.py", "tests/test_hardness_lazy.py"],
+    "trusted/span.py": ["tests/test_checker_mutants.py", "tests/test_nocert.py"],
+    "trusted/lp.py": ["tests/test_checker_mutants.py", "tests/test_lp.py", "tests/test_limits.py"],
+}
+
+#: slow tests of plumbing (subprocesses, wall-clock limits), not of verdicts: left out of the mutant runs
+DESELECT = "not test_checker_command_line and not test_time_limit_interrupts_the_solver"
+
+SWAP_CMP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+            ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _docstrings(tree) -> set[int]:
+    """ids of docstring expression nodes (never mutated)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                out.add(id(first))
+    return out
+
+
+def mutation_points(tree) -> list[tuple[int, str, int]]:
+    """(node index in ast.walk order, kind, line) of every mutation of ``tree``."""
+    skip = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.JoinedStr, ast.Assign)) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in getattr(node, "targets", [])):
+            skip |= {id(n) for n in ast.walk(node)}
+        if isinstance(node, ast.JoinedStr):
+            skip |= {id(n) for n in ast.walk(node)}
+        if id(node) in _docstrings(tree):
+            skip |= {id(n) for n in ast.walk(node)}
+    points = []
+    for i, node in enumerate(ast.walk(tree)):
+        if id(node) in skip:
+            continue
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Compare):
+            for j, op in enumerate(node.ops):
+                if type(op) in SWAP_CMP:
+                    points.append((i, f"cmp{j}", line))
+        elif isinstance(node, ast.BoolOp):
+            points.append((i, "boolop", line))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            points.append((i, "not", line))
+        elif isinstance(node, ast.Constant) and type(node.value) is bool:
+            points.append((i, "bool", line))
+        elif isinstance(node, ast.Constant) and type(node.value) is int:
+            points.append((i, "int+1", line))
+            if node.value != 0:
+                points.append((i, "int-1", line))
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            points.append((i, "addsub", line))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("any", "all"):
+                points.append((i, "anyall", line))
+            elif node.func.id == "range" and node.args:
+                points.append((i, "range-1", line))
+        elif isinstance(node, ast.Raise):
+            points.append((i, "raise", line))
+        elif isinstance(node, ast.Continue):
+            points.append((i, "continue", line))
+    return points
+
+
+class _Apply(ast.NodeTransformer):
+    def __init__(self, target: int, kind: str, order: dict):
+        self.target, self.kind, self.order = target, kind, order
+
+    def generic_visit(self, node):
+        node = super().generic_visit(node)
+        return node
+
+    def visit(self, node):
+        node = self.generic_visit(node) if self.order.get(id(node)) != self.target else node
+        if self.order.get(id(node)) != self.target:
+            return node
+        k = self.kind
+        if k.startswith("cmp"):
+            j = int(k[3:])
+            node.ops[j] = SWAP_CMP[type(node.ops[j])]()
+        elif k == "boolop":
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif k == "not":
+            return node.operand
+        elif k == "bool":
+            node.value = not node.value
+        elif k == "int+1":
+            node.value += 1
+        elif k == "int-1":
+            node.value -= 1
+        elif k == "addsub":
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+        elif k == "anyall":
+            node.func.id = "all" if node.func.id == "any" else "any"
+        elif k == "range-1":
+            node.args[-1 if len(node.args) > 1 else 0] = ast.BinOp(node.args[-1 if len(node.args) > 1 else 0], ast.Sub(),
+                                                                   ast.Constant(1))
+        elif k in ("raise", "continue"):
+            return ast.Pass()
+        return node
+
+
+def mutant_source(source: str, index: int, kind: str) -> str:
+    tree = ast.parse(source)
+    order = {id(n): i for i, n in enumerate(ast.walk(tree))}
+    new = _Apply(index, kind, order).visit(tree)
+    ast.fix_missing_locations(new)
+    return ast.unparse(new)
+
+
+def run_tests(workdir: Path, tests: list[str], timeout: float) -> tuple[str, float, str]:
+    env = dict(os.environ, PYTHONPATH=str(workdir), HYPOTHESIS_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
+    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=",
+            "-k", DESELECT, *[str(ROOT / t) for t in tests if (ROOT / t).exists()]]
+    t = time.perf_counter()
+    try:
+        p = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "killed (timeout)", time.perf_counter() - t, ""
+    tail = (p.stdout.strip().splitlines() or [""])[-1]
+    return ("survived" if p.returncode == 0 else "killed"), time.perf_counter() - t, tail
+
+
+def show(path: Path) -> None:
+    """The survivors of a saved run, each as the line before and after the mutation."""
+    import difflib
+
+    for name, r in json.loads(path.read_text()).items():
+        source = (PKG / name).read_text()
+        base = ast.unparse(ast.parse(source)).splitlines()
+        points = mutation_points(ast.parse(source))
+        for srv in r["survivors"]:
+            for index, kind, line in points:
+                if (line, kind) != (srv["line"], srv["kind"]) or ("index" in srv and srv["index"] != index):
+                    continue
+                new = mutant_source(source, index, kind).splitlines()
+                diff = [d for d in difflib.unified_diff(base, new, lineterm="", n=0) if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+                print(f"{name}:{line} {kind}\n    " + "\n    ".join(diff))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--files", nargs="*", help="trusted files (as in checker.TRUSTED_FILES); default all")
+    ap.add_argument("--sample", type=int, help="at most this many mutants per file, drawn at random")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--list", action="store_true", help="count the mutants and exit")
+    ap.add_argument("--rerun", action="store_true",
+                    help="test again only the survivors recorded in --out (after adding tests), updating the scores")
+    ap.add_argument("--show", action="store_true", help="print the diff of every survivor recorded in --out and exit")
+    ap.add_argument("--out", default=str(HERE / "results" / "mutate_checker.json"))
+    args = ap.parse_args()
+    if args.show:
+        show(Path(args.out))
+        return
+    sys.path.insert(0, str(ROOT))
+    from exactrelu.certificates.checker import TRUSTED_FILES
+
+    files = args.files or list(TRUSTED_FILES)
+    rng = random.Random(args.seed)
+    results = {}
+    for name in files:
+        source = (PKG / name).read_text()
+        points = mutation_points(ast.parse(source))
+        if args.sample and len(points) > args.sample:
+            points = sorted(rng.sample(points, args.sample))
+        previous = None
+        if args.rerun:
+            previous = json.loads(Path(args.out).read_text()).get(name)
+            if previous is None:
+                continue
+            wanted = {(r["line"], r["kind"]) for r in previous["survivors"]}
+            points = [p for p in mutation_points(ast.parse(source)) if (p[2], p[1]) in wanted]
+        if args.list:
+            print(f"{name}: {len(mutation_points(ast.parse(source)))} mutants")
+            continue
+        # the baseline must pass, else every mutant would look killed
+        work = Path(tempfile.mkdtemp(prefix="mutants-"))
+        try:
+            shutil.copytree(ROOT / "exactrelu", work / "exactrelu")
+            status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+            if status != "survived":
+                raise SystemExit(f"{name}: the tests fail without any mutation ({tail}); fix that first")
+            rows = []
+            for index, kind, line in points:
+                mutated = mutant_source(source, index, kind)
+                (work / "exactrelu" / "certificates" / name).write_text(mutated)
+                status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+                text = source.splitlines()[line - 1].strip() if line else ""
+                rows.append({"index": index, "kind": kind, "line": line, "code": text, "status": status,
+                             "seconds": round(secs, 2)})
+                print(f"{name}:{line:<4} {kind:9s} {status:16s} {secs:6.1f} s  {text[:80]}", flush=True)
+            (work / "exactrelu" / "certificates" / name).write_text(source)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if previous is not None:  # survivors tested again: keep the first run's kills, replace the survivors
+            again = {(r["line"], r["kind"]): r for r in rows}
+            merged = []
+            for r in previous["rows"]:
+                new_r = again.get((r["line"], r["kind"]))
+                merged.append(dict(r, status=new_r["status"], rerun=True) if r["status"] == "survived" and new_r else r)
+            rows = merged
+        killed = sum(r["status"].startswith("killed") for r in rows)
+        results[name] = {"mutants": len(rows), "killed": killed, "score": round(killed / max(1, len(rows)), 3),
+                         "survivors": [r for r in rows if r["status"] == "survived"], "rows": rows}
+        print(f"== {name}: {killed} of {len(rows)} mutants killed ({results[name]['score']:.1%})", flush=True)
+    if args.list:
+        return
+    old = json.loads(Path(args.out).read_text()) if Path(args.out).exists() else {}
+    old.update(results)
+    Path(args.out).write_text(json.dumps(old, indent=1) + "\n")
+    print("| file | mutants | killed | score |\n|---|---|---|---|")
+    for name, r in old.items():
+        print(f"| {name} | {r['mutants']} | {r['killed']} | {r['score']:.1%} |")
+
+
+if __name__ == "__main__":
+    main()

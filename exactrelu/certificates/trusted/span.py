@@ -1,0 +1,153 @@
+"""``not-realizable`` for unknown output weights and any number of outputs: a rank witness, and for
+rank(labels) = k a span refutation. Standard library only (docs/certificates.md, "not-realizable
+from the worst-case solver").
+
+Claim: no real U (m x k) and V (k x d) give ``labels = relu(inputs V^T) U^T`` (no hidden biases).
+
+``rank``: sample indices J and output indices S (t of each, distinct) with ``det(labels[J][S]) != 0``,
+so rank(labels) >= t. With t = k + 1 that alone refutes every k-unit network, for the activation
+named (ReLU or t^c) and even with hidden biases: ``rank(f(inputs V^T + b) U^T) <= k``.
+
+``span`` (t = k): write A_S for the labels' columns S as a k x n matrix and a_j for its column j.
+If a network existed, its hidden rows W_i = relu(V_i . x_j) would span the row space of A_S (which
+has dimension k), so W_i = c_i^T A_S for independent c_i, and ``a . c_i != 0`` for some i whatever
+the non-zero functional a. Rescaled by 1/|a . c_i| this gives (v, c) with, at every sample j,
+either ``v . x_j = c . a_j, v . x_j >= 0`` (active) or ``c . a_j = 0, v . x_j <= 0`` (inactive), and
+``a . c = s`` for s = +1 or -1. Each of the two cases (s = 1, then s = -1) carries a case tree over
+the samples whose every leaf refutes its linear system by a Farkas vector: then no such (v, c),
+hence no network.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .common import CheckFailed, _degree, _only_fields, _vector, parse_rational
+from .instance import _bound_instance
+
+FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "rank", "span",
+          "provenance"}
+
+
+def _indices(obj, size, name):
+    if not (isinstance(obj, list) and all(type(t) is int and 0 <= t < size for t in obj) and len(set(obj)) == len(obj)):
+        raise CheckFailed(f"{name} must be distinct indices below {size}")
+    return obj
+
+
+def _nonsingular(M) -> bool:
+    """Is the square matrix M (lists of Fractions) non-singular? Gaussian elimination, exact."""
+    M = [list(row) for row in M]
+    for col in range(len(M)):
+        piv = next((r for r in range(col, len(M)) if M[r][col] != 0), None)
+        if piv is None:
+            return False
+        M[col], M[piv] = M[piv], M[col]
+        for r in range(col + 1, len(M)):
+            f = M[r][col] / M[col][col]
+            if f:
+                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
+    return True
+
+
+def check_rank_refutation(cert: dict, instance: dict) -> str:
+    """Verify ``not-realizable`` given by a rank witness (and, for rank k, a span refutation)."""
+    _only_fields(cert, FIELDS)
+    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
+    c = _degree(cert.get("activation"))
+    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+        raise CheckFailed("the certificate's activation differs from the instance's")
+    k, n, m = cert.get("k"), len(Xp), len(Yp[0][0])
+    if type(k) is not int or k < 1 or cert.get("output_weights") != "unknown":
+        raise CheckFailed("a rank refutation has a positive integer k and output_weights 'unknown'")
+    rank = cert.get("rank")
+    if not (isinstance(rank, dict) and set(rank) == {"outputs", "samples"}):
+        raise CheckFailed("rank is {'outputs': [r, ...], 'samples': [j, ...]}")
+    S, J = _indices(rank["outputs"], m, "rank.outputs"), _indices(rank["samples"], n, "rank.samples")
+    t = len(S)
+    if len(J) != t or t not in (k, k + 1) or ("span" in cert) != (t == k):
+        raise CheckFailed("the rank witness has k + 1 rows (and no span), or k rows and a span refutation")
+    if not _nonsingular([[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in J]):
+        raise CheckFailed("the rank witness is a singular minor of the labels")
+    if t == k + 1:  # rank(f(X V^T + b) U^T) <= k whatever f and b
+        return f"not-realizable: rank(labels) >= {t} > k = {k} (a non-zero {t} x {t} minor), any output weights"
+    if c != 1:
+        raise CheckFailed("a span refutation is a claim about the ReLU")
+    A = [[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in range(n)]  # a_j, n rows of k
+    X = [[(t_, Fraction(p, q)) for t_, (p, q) in enumerate(zip(*row)) if p] for row in Xp]
+    span = cert["span"]
+    if not (isinstance(span, dict) and set(span) == {"functional", "cases"} and isinstance(span["cases"], list)
+            and [c.get("sign") if isinstance(c, dict) else None for c in span["cases"]] == [1, -1]):
+        raise CheckFailed("span is {'functional': [k rationals], 'cases': [{'sign': 1, 'tree'}, {'sign': -1, 'tree'}]}")
+    a = _vector(span["functional"], k, "functional")
+    if not any(a):
+        raise CheckFailed("the functional must be non-zero")
+    leaves = 0
+    for case in span["cases"]:
+        if set(case) != {"sign", "tree"}:
+            raise CheckFailed("a span case is {'sign', 'tree'}")
+        leaves += _check_tree(case["tree"], case["sign"], a, X, A)
+    return (f"not-realizable: rank(labels) = {k} (a non-zero {k} x {k} minor) and no realisable hidden row outside "
+            f"a hyperplane of their row space ({leaves} leaves refuted), any output weights (k={k}, {n} samples)")
+
+
+def _check_tree(tree, s, a, X, A) -> int:
+    """A preorder tree of {'split': j} nodes (active child first) and Farkas leaves; the number of leaves."""
+    if not isinstance(tree, list):
+        raise CheckFailed("a tree is a list of nodes in preorder")
+    dec, trail, todo, leaves = {}, [], [(0, None, None)], 0
+    for node in tree:
+        if not todo:
+            raise CheckFailed("the tree has nodes after it is complete")
+        depth, j, active = todo.pop()
+        for old in trail[depth:]:
+            del dec[old]
+        del trail[depth:]
+        if j is not None:
+            dec[j] = active
+            trail.append(j)
+        keys = set(node) if isinstance(node, dict) else None
+        if keys == {"split"}:
+            j = node["split"]
+            if type(j) is not int or not 0 <= j < len(X) or j in dec:
+                raise CheckFailed(f"bad split {j!r}")
+            todo += [(len(trail), j, False), (len(trail), j, True)]
+            continue
+        if keys != {"farkas"} or not isinstance(node["farkas"], list):
+            raise CheckFailed("a leaf is {'farkas': [[kind, j, multiplier] or ['norm', multiplier], ...]}")
+        _refute(node["farkas"], dec, s, a, X, A)
+        leaves += 1
+    if todo:
+        raise CheckFailed("the tree is incomplete")
+    return leaves
+
+
+def _refute(rows, dec, s, a, X, A) -> None:
+    """The combination of the leaf's rows must cancel every variable of (v, c) and leave 0 <= negative."""
+    acc_v: dict = {}
+    acc_c = [Fraction(0)] * len(a)
+    rhs = Fraction(0)
+    for row in rows:
+        if isinstance(row, list) and len(row) == 2 and row[0] == "norm":  # a . c = s
+            y = parse_rational(row[1])
+            acc_c = [x + y * ab for x, ab in zip(acc_c, a)]
+            rhs += y * s
+            continue
+        if not (isinstance(row, list) and len(row) == 3 and row[0] in ("eq", "sign") and type(row[1]) is int
+                and row[1] in dec):
+            raise CheckFailed(f"malformed Farkas row {str(row)[:60]} (a row of a sample decided on this branch)")
+        kind, j, y = row[0], row[1], parse_rational(row[2])
+        on = dec[j]
+        if kind == "sign":  # active: -v . x_j <= 0 ; inactive: v . x_j <= 0
+            if y < 0:
+                raise CheckFailed(f"sign row {row!r} has a negative multiplier")
+            sv = -y if on else y
+        else:  # active: v . x_j - c . a_j = 0 ; inactive: c . a_j = 0
+            sv = y if on else 0
+            sc = -y if on else y
+            acc_c = [x + sc * ab for x, ab in zip(acc_c, A[j])]
+        for t, xv in X[j]:
+            if sv:
+                acc_v[t] = acc_v.get(t, 0) + sv * xv
+    if any(acc_c) or any(acc_v.values()) or rhs >= 0:
+        raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")

@@ -1,0 +1,266 @@
+"""Tests written to kill mutants of the trusted checker that the other tests let through
+(issue 15, finding 5; benchmarks/mutate_checker.py finds them). Each builds a *false* certificate
+that only a correct checker rejects: wrong only at the last sample, output or unit, or a
+refutation that leans on an unsound symmetry."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+
+import pytest
+from pysat.solvers import Solver
+
+from exactrelu.certificates import checker
+from exactrelu.certificates.envelope import checker_instance, instance_sha256, realizes_certificate
+from exactrelu.certificates.trusted.rup import _check_rup
+from exactrelu.exact.lp import feasible
+from exactrelu.exact.matrix import QMatrix
+from exactrelu.exact.rationals import format_rational
+from exactrelu.instances import Instance, planted
+from exactrelu.network import Network
+
+
+def _check(cert, inst):
+    return checker.check(cert, checker_instance(inst))
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_a_realizes_certificate_wrong_at_one_end_is_rejected(where):
+    """Every sample, output and unit is checked: changing only the first or only the last label entry
+    (the hash recomputed) must fail. Kills range(n - 1), range(m - 1), range(k - 1) and the like."""
+    inst = planted(d=3, k=3, m=3, n=25, seed=5)
+    Y = inst.labels.to_fractions()
+    j, r = (0, 0) if where == "first" else (len(Y) - 1, len(Y[0]) - 1)
+    Y[j][r] += 1
+    bad = Instance(inst.inputs, QMatrix.from_rows(Y))
+    cert = realizes_certificate(bad, inst.planted)
+    with pytest.raises(checker.CheckFailed, match=f"sample {j}, output {r}"):
+        _check(cert, bad)
+    # and a change in the last unit only
+    V = inst.planted.V.to_fractions()
+    V[-1][-1] += 1
+    cert = realizes_certificate(inst, Network.from_rows(inst.planted.U.to_fractions(), V))
+    with pytest.raises(checker.CheckFailed):
+        _check(cert, inst)
+
+
+# -- symmetry classes: relu(x) + relu(-x) is realisable, so no refutation of it may pass ----------------
+
+X = [[1], [-1]]
+Y = [[1], [1]]
+U = [[1, 1]]
+K = 2
+
+
+def _lemma(pattern):
+    """An assumed full activation pattern of the two samples and its Farkas refutation (or None if feasible)."""
+    eq_rows, eq_rhs, ub_rows, labels = [], [], [], []
+    for j, x in enumerate(X):
+        eq_rows.append([U[0][i] * x[0] if pattern[(j, i)] else 0 for i in range(K)])
+        eq_rhs.append(Y[j][0])
+        labels.append(("eq", j, 0))
+    for (j, i), active in pattern.items():
+        row = [0] * K
+        row[i] = -X[j][0] if active else X[j][0]
+        ub_rows.append(row)
+        labels.append(("sign", j, i))
+    res = feasible(A_eq=eq_rows, b_eq=eq_rhs, A_ub=ub_rows, b_ub=[0] * len(ub_rows))
+    if res.status == "feasible":
+        return None
+    ys = list(res.farkas[0]) + list(res.farkas[1])
+    rows = [[kind, j, idx, format_rational(y)] for (kind, j, idx), y in zip(labels, ys) if y]
+    return {"assume": [[j, i, a] for (j, i), a in pattern.items()], "tree": [{"farkas": rows}]}
+
+
+def _certificate(classes, sample):
+    inst = Instance(QMatrix.from_rows(X), QMatrix.from_rows(Y))
+    lemmas = []
+    for bits in itertools.product((True, False), repeat=4):
+        pattern = dict(zip([(0, 0), (0, 1), (1, 0), (1, 1)], bits))
+        lemma = _lemma(pattern)
+        if lemma is not None:
+            lemmas.append(lemma)
+    assert len(lemmas) == 14  # the two feasible patterns: unit 0 on x = 1 and unit 1 on x = -1, or swapped
+    clauses = [[-(j * K + i + 1) if a else j * K + i + 1 for j, i, a in lem["assume"]] for lem in lemmas]
+    j0 = sample
+    clauses += [[j0 * K + a + 1, -(j0 * K + b + 1)] for cls in classes for a, b in zip(cls, cls[1:])]
+    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
+        assert not s.solve()  # the bogus clauses exclude both feasible patterns
+        proof = [[int(t) for t in line.split()[:-1]] if not line.startswith("d") else
+                 ["d"] + [int(t) for t in line.split()[1:-1]] for line in s.get_proof()]
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(inst), "activation": {"name": "relu"}, "k": K,
+            "output_weights": "given",
+            "cases": [{"U": [["1", "1"]], "lemmas": lemmas, "symmetry": {"sample": j0, "classes": classes},
+                       "rup": proof + [[]]}]}
+    return cert, inst, clauses
+
+
+@pytest.mark.parametrize("classes, sample, why", [
+    ([[1, -1], [0, -2]], 1, "units in range"),   # negative units alias other literals (k = 2: -1 is unit 1 of sample 0)
+    ([[0, 1], [1, 0]], 0, "disjoint classes"),   # overlapping classes force both units equal on sample 0
+    ([[0, 2], [1, 3]], 0, "units in range"),     # units past k alias the next sample's literals
+])
+def test_unsound_symmetry_classes_are_refused(classes, sample, why):
+    cert, inst, clauses = _certificate(classes, sample)
+    # the refutation itself replays: only the symmetry check stands between it and a false claim
+    assert _check_rup(clauses, cert["cases"][0]["rup"], len(X) * K) >= 0
+    with pytest.raises(checker.CheckFailed, match=why):
+        _check(cert, inst)
+
+
+def test_the_legitimate_symmetry_leaves_the_instance_unrefuted():
+    cert, inst, clauses = _certificate([[1, -1], [0, -2]], 1)
+    ok = copy.deepcopy(cert)
+    ok["cases"][0]["symmetry"] = {"sample": 0, "classes": [[0, 1]]}
+    with pytest.raises(checker.CheckFailed, match="does not follow|do not refute"):
+        _check(ok, inst)
+
+
+def test_checker_command_line_exit_codes(tmp_path, capsys, monkeypatch):
+    """VALID is exit 0; one argument is enough for claims that carry their data; sys.argv is read when no
+    argv is given; --help names the checker."""
+    import json
+    import sys
+
+    inst = planted(d=2, k=1, m=1, n=8, seed=0)
+    ipath = tmp_path / "i.json"
+    from exactrelu.instances import write_instance
+
+    write_instance(inst, ipath)
+    cpath = tmp_path / "c.json"
+    cpath.write_text(json.dumps(realizes_certificate(inst, inst.planted)))
+    assert checker.main([str(cpath), str(ipath)]) == 0
+    lp = tmp_path / "lp.json"
+    lp.write_text(json.dumps(feasible(A_ub=[[1]], b_ub=[0]).certificate()))
+    assert checker.main([str(lp)]) == 0
+    monkeypatch.setattr(sys, "argv", ["checker", str(lp)])
+    assert checker.main() == 0
+    assert "VALID: lp-feasible" in capsys.readouterr().out
+    assert checker.main(["--help"]) == 2
+    assert capsys.readouterr().out.startswith("Independent checker for exactrelu certificates")
+
+
+# -- boundaries of the shared readers -------------------------------------------------------------------
+
+def test_the_limits_are_the_documented_ones():
+    """docs/limits.md's table, the library's DEFAULTS and the checker's DEFAULTS say the same thing."""
+    import re
+    from pathlib import Path
+
+    from exactrelu import limits
+    from exactrelu.certificates.trusted import common
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text()
+    table = {m.group(1): int(m.group(2).replace(",", "")) for m in re.finditer(r"^\| `(\w+)` \| ([\d,]+) \|", text, re.M)}
+    assert table == limits.DEFAULTS
+    assert {k: v for k, v in table.items() if k in common.DEFAULTS} == common.DEFAULTS
+
+
+def test_parse_rational_refuses_what_is_not_a_number_and_counts_digits_without_sign(monkeypatch):
+    from exactrelu.certificates.trusted import common
+
+    for bad in (None, 1.5, [1], {"p": 1}, True):
+        with pytest.raises(checker.CheckFailed, match="not a rational"):
+            common.parse_rational(bad)
+    assert common.parse_rational("-" + "1" * 4300) == -int("1" * 4300)
+    for over in ("1" * 4301, "+" + "1" * 4301 + "/3", "1/" + "3" * 4301):
+        with pytest.raises(checker.UnreadableInput, match="limit digits"):
+            common.parse_rational(over)
+    monkeypatch.setattr(common, "_limits", {})
+    monkeypatch.setenv("EXACTRELU_MAX_DIGITS", "4301")
+    assert common.parse_rational("7" * 4301) == int("7" * 4301)  # the raised limit also raises Python's
+
+
+def test_other_limits_leave_pythons_digit_limit_alone(monkeypatch):
+    import sys
+
+    from exactrelu.certificates.trusted import common
+
+    before = sys.get_int_max_str_digits()
+    monkeypatch.setattr(common, "_limits", {})
+    for name in ("entries", "literals", "degree", "header"):
+        common.limit(name)
+    assert sys.get_int_max_str_digits() == before
+
+
+def test_degree_bounds_are_inclusive():
+    from exactrelu.certificates.trusted import common
+
+    assert common._degree({"name": "power", "degree": 100}) == 100
+    assert common._degree({"name": "power", "degree": 1}) == 1
+    with pytest.raises(checker.UnreadableInput):
+        common._degree({"name": "power", "degree": 101})
+    for bad in ({"name": "power", "degree": 0}, {"name": "relu", "degree": 2}, {"name": "tanh"}, {"name": "power", "degree": "2"}):
+        with pytest.raises(checker.CheckFailed):
+            common._degree(bad)
+
+
+def test_instances_need_a_column_on_both_sides():
+    for inputs, labels in (([[]], [[1]]), ([[1]], [[]])):
+        with pytest.raises(checker.UnreadableInput, match="at least one column"):
+            checker.parsed_instance(inputs, labels)
+
+
+def _nr_cert(inst, case):
+    return {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(inst), "activation": {"name": "relu"}, "k": 2,
+            "output_weights": "given", "cases": [dict(U=[["1", "1"]], **case)]}
+
+
+@pytest.mark.parametrize("case, message", [
+    ({"tree": [{"split": [2, 0]}, {"farkas": []}, {"farkas": []}]}, "bad split"),      # sample n
+    ({"tree": [{"split": [0, 2]}, {"farkas": []}, {"farkas": []}]}, "bad split"),      # unit k
+    ({"tree": [{"split": [-1, 0]}, {"farkas": []}, {"farkas": []}]}, "bad split"),
+    ({"lemmas": [{"assume": [[2, 0, True]], "tree": [{"farkas": []}]}], "tree": [{"farkas": []}]}, "a lemma is"),
+    ({"lemmas": [{"assume": [[0, 2, True]], "tree": [{"farkas": []}]}], "tree": [{"farkas": []}]}, "a lemma is"),
+    ({"lemmas": [], "symmetry": {"sample": 2, "classes": [[0, 1]]}, "rup": [[]]}, "symmetry is"),
+])
+def test_pairs_out_of_range_are_refused(case, message):
+    inst = Instance(QMatrix.from_rows(X), QMatrix.from_rows(Y))
+    with pytest.raises(checker.CheckFailed, match=message):
+        _check(_nr_cert(inst, case), inst)
+
+
+def test_realizes_needs_units_and_except_lists_must_be_sorted():
+    from exactrelu.certificates.envelope import realizes_except_certificate
+
+    inst = planted(d=3, k=2, m=1, n=12, seed=3)
+    cert = realizes_certificate(inst, inst.planted)
+    with pytest.raises(checker.CheckFailed, match="non-empty"):
+        _check(dict(cert, V=[], U=[[]]), inst)
+    Y = inst.labels.to_fractions()
+    for j in (0, 5):
+        Y[j][0] += 1
+    bad = Instance(inst.inputs, QMatrix.from_rows(Y))
+    cert = realizes_except_certificate(bad, inst.planted, [(0, 0), (5, 0)])
+    assert _check(cert, bad).startswith("realizes-except")
+    # a third entry, not corrupted, listed out of order: a false claim the sortedness check must catch
+    unsorted = dict(cert, **{"except": [[0, 0], [5, 0], [3, 0]]})
+    with pytest.raises(checker.CheckFailed, match="sorted"):
+        _check(unsorted, bad)
+
+
+def test_a_hinted_step_cannot_hint_the_same_clause_twice_on_the_largest_variable():
+    """The literal slots of +nvars and -nvars must not share a byte: hinting [n] twice is no conflict."""
+    from exactrelu.certificates.trusted.lrat import check_hinted
+
+    for n in (1, 2, 7):
+        with pytest.raises(checker.CheckFailed, match="without a conflict"):
+            check_hinted([[n]], [[0, 1, 1]], n)
+
+
+@pytest.mark.parametrize("name, message", [("truncated header", "truncated"), ("shape (10^9, 0)", "has no entries"),
+                                           ("data shorter than the shape", "data bytes"), ("boolean shape", "malformed")])
+def test_npz_refusals_say_why(tmp_path, name, message):
+    from exactrelu.errors import InvalidInput
+    from exactrelu.instances import read_instance
+
+    from test_npz import INVALID, _write
+
+    path = _write(tmp_path, name, INVALID[name])
+    with pytest.raises(checker.UnreadableInput, match=message):
+        checker.load_instance(str(path))
+    with pytest.raises(InvalidInput, match=message):
+        read_instance(path)
