@@ -47,9 +47,11 @@ def certificates(tmp: Path, quick: bool):
         inst, _ = NaeToRelu().apply(f)
         res = decide(inst, U=[[1, 1]])
         if res.status == "not-realizable":
-            steps = len(res.certificate["cases"][0]["rup"])
+            case = res.certificate["cases"][0]
+            kind = "LRAT" if "lrat" in case else "DRUP"
+            steps = len(case.get("lrat") or case.get("rup") or [])
             cert = write_certificate(res.certificate, tmp / "nr.json")
-            out.append((f"not-realizable (NAE N={f.num_vars}, {steps} DRUP steps)", cert, write_instance(inst, tmp / "nr_i.json")))
+            out.append((f"not-realizable (NAE N={f.num_vars}, {steps} {kind} steps)", cert, write_instance(inst, tmp / "nr_i.json")))
             break
     A = [[(i * 7 + j * 3) % 11 - 5 for j in range(60)] for i in range(400)]
     res = feasible(A_ub=A + [[-x for x in row] for row in A], b_ub=[-1] * 400 + [0] * 400)
