@@ -264,3 +264,61 @@ def test_npz_refusals_say_why(tmp_path, name, message):
         checker.load_instance(str(path))
     with pytest.raises(InvalidInput, match=message):
         read_instance(path)
+
+
+# -- survivors of the realizes.py mutation run (benchmarks/mutate_checker.py) -----------------------
+
+def test_the_certificate_s_activation_must_be_the_instance_s():
+    from exactrelu.network import Activation
+
+    net = Network.from_rows([[1, 1]], [[1, 0], [0, 1]])
+    X = QMatrix.from_rows([[1, 2], [-1, 3], [2, -1]])
+    relu_inst = Instance(X, net.evaluate_exact(X))
+    cert = realizes_certificate(relu_inst, net)
+    assert _check(cert, relu_inst).startswith("realizes")
+    squared = Instance(X, relu_inst.labels, Activation.power(2))  # the same labels, declared power 2
+    moved = dict(cert, instance_sha256=instance_sha256(squared))
+    with pytest.raises(checker.CheckFailed, match="activation differs"):
+        _check(moved, squared)
+
+
+def test_inputs_over_a_common_denominator_of_exactly_two():
+    """Rows whose denominators are 1 and 2 (lcm 2) must be scaled like any other: kills `Dx == 1` -> `Dx == 2`."""
+    net = Network.from_rows([[1, -2]], [[3, 1], [1, -1]])
+    X = QMatrix.from_rows([["1/2", 1], [2, "-1/2"], ["3/2", "1/2"], [1, 1]])
+    inst = Instance(X, net.evaluate_exact(X))
+    assert _check(realizes_certificate(inst, net), inst).startswith("realizes: 4 samples")
+    wrong = Network.from_rows([[1, -2]], [[3, 2], [1, -1]])  # agrees with net where the scaling is skipped
+    with pytest.raises(checker.CheckFailed):
+        _check(realizes_certificate(inst, wrong), inst)
+
+
+def test_a_residual_below_one_states_its_own_largest_error():
+    """Every error below 1: the largest is not 1 (kills the start value of the running maximum)."""
+    from exactrelu.certificates.envelope import residual_certificate
+
+    net = Network.from_rows([[1]], [[1, 0]])
+    X = QMatrix.from_rows([[1, 0], [2, 0], [3, 0]])
+    Y = QMatrix.from_rows([["1"], ["2"], ["13/4"]])  # one error of 1/4
+    inst = Instance(X, Y)
+    cert = residual_certificate(inst, net)
+    assert cert["max_abs_error"] == "1/4"
+    summary = _check(cert, inst)
+    assert summary.startswith("residual") and "largest |error| 0.25" in summary
+    for wrong in ("1", "1/8"):
+        with pytest.raises(checker.CheckFailed, match="max_abs_error"):
+            _check(dict(cert, max_abs_error=wrong), inst)
+
+
+def test_a_duplicated_except_entry_is_rejected():
+    """[[1, 0], [1, 0], [2, 0]] with only sample 1 wrong: a duplicate would hide that entry 2 is not wrong."""
+    from exactrelu.certificates.envelope import realizes_except_certificate
+
+    net = Network.from_rows([[1]], [[1, 0]])
+    X = QMatrix.from_rows([[1, 0], [2, 0], [3, 0]])
+    inst = Instance(X, QMatrix.from_rows([[1], [5], [3]]))
+    cert = realizes_except_certificate(inst, net, [(1, 0)])
+    assert _check(cert, inst).startswith("realizes-except")
+    bad = dict(cert, **{"except": [[1, 0], [1, 0], [2, 0]]})
+    with pytest.raises(checker.CheckFailed, match="sorted, without duplicates"):
+        _check(bad, inst)
