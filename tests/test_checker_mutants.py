@@ -322,3 +322,13 @@ def test_a_duplicated_except_entry_is_rejected():
     bad = dict(cert, **{"except": [[1, 0], [1, 0], [2, 0]]})
     with pytest.raises(checker.CheckFailed, match="sorted, without duplicates"):
         _check(bad, inst)
+
+
+def test_a_hinted_step_without_hints_is_not_a_conflict():
+    """A satisfiable formula and a one-step 'proof' of the empty clause with no hints (kills `return True`
+    for empty hints in trusted/lrat.py)."""
+    from exactrelu.certificates.trusted.lrat import check_hinted
+
+    for steps in ([[0]], [[1, 0], [0, 3]]):
+        with pytest.raises(checker.CheckFailed, match="without a conflict"):
+            check_hinted([[1, 2], [-1, 2]], steps, 2)
