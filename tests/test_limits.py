@@ -362,3 +362,19 @@ def test_hardness_sizes_are_bounded_before_the_reduction(tmp_path, capsys):
     cnf.write_text("p cnf 900000 1\n1 2 3 0\n")
     assert main(["hardness", "from-cnf", str(cnf), "-o", str(tmp_path / "x.json")]) == 2
     assert "limit entries" in capsys.readouterr().err
+
+
+def test_bad_input_is_refused_before_scipy_loads(tmp_path):
+    """The hostile-input contract (well under a second): the package and the command line load the
+    recovery routes (SciPy, half a second) only after the input was read."""
+    import subprocess
+    import sys
+
+    bad = tmp_path / "h.json"
+    bad.write_text('{"format": "exactrelu.instance", "version": 1, "inputs": [["1e999999999"]], "labels": [[1]]}')
+    code = ("import sys\nimport exactrelu\nassert 'scipy' not in sys.modules, 'import exactrelu loads scipy'\n"
+            "from exactrelu.cli import main\n"
+            f"rc = main(['recover', {str(bad)!r}, '-k', '1'])\n"
+            "print(rc, 'scipy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["2", "False"], out.stdout + out.stderr
