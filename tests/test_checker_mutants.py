@@ -332,3 +332,20 @@ def test_a_hinted_step_without_hints_is_not_a_conflict():
     for steps in ([[0]], [[1, 0], [0, 3]]):
         with pytest.raises(checker.CheckFailed, match="without a conflict"):
             check_hinted([[1, 2], [-1, 2]], steps, 2)
+
+
+def test_hinted_deletions_valid_and_misused():
+    """Survivors of the lrat.py run: no test deleted a clause in a valid hinted proof, none hinted a deleted
+    clause last, none gave the literal 0 in an input clause."""
+    from exactrelu.certificates.trusted.lrat import check_hinted
+
+    F = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
+    assert check_hinted(F, [[2, 0, 1, 2], ["d", 1, 2], [0, 5, 3, 4]], 2) == 2
+    with pytest.raises(checker.CheckFailed, match="hint 4 is a deleted clause"):
+        check_hinted(F, [[2, 0, 1, 2], ["d", 4], [0, 5, 3, 4]], 2)  # deleted, then hinted last
+    with pytest.raises(checker.CheckFailed, match="hint 5 is a deleted clause"):
+        check_hinted(F, [[2, 0, 1, 2], ["d", 5], [0, 5, 3, 4]], 2)  # deleted, then hinted first
+    with pytest.raises(checker.CheckFailed, match="deletes 5, not a live clause"):
+        check_hinted(F, [[2, 0, 1, 2], ["d", 5, 5], [0, 5, 3, 4]], 2)
+    with pytest.raises(checker.CheckFailed, match="malformed input clause"):
+        check_hinted([[1, 0], [-1]], [[0, 1, 2]], 1)
