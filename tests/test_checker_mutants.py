@@ -349,3 +349,14 @@ def test_hinted_deletions_valid_and_misused():
         check_hinted(F, [[2, 0, 1, 2], ["d", 5, 5], [0, 5, 3, 4]], 2)
     with pytest.raises(checker.CheckFailed, match="malformed input clause"):
         check_hinted([[1, 0], [-1]], [[0, 1, 2]], 1)
+
+
+def test_the_literal_zero_cannot_derive_anything():
+    """0 == -0: a 'literal 0' would be its own negation, so [0, x] and [0] look like tautologies and then
+    propagate x from nothing. With 0 accepted, this proof refutes a satisfiable formula."""
+    proof = [[0, 2], [0, -2], [0], []]
+    for steps in (proof, [[0, 1]]):
+        with pytest.raises(checker.CheckFailed, match="malformed proof step"):
+            _check_rup([[1, 2]], steps, 2)
+    with pytest.raises(checker.CheckFailed, match="malformed clause"):
+        _check_rup([[1, 0]], [[]], 2)
