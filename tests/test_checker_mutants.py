@@ -360,3 +360,52 @@ def test_the_literal_zero_cannot_derive_anything():
             _check_rup([[1, 2]], steps, 2)
     with pytest.raises(checker.CheckFailed, match="malformed clause"):
         _check_rup([[1, 0]], [[]], 2)
+
+
+# A satisfiable formula has no refutation: whatever the proof, the DRUP replay must reject it. The two
+# pinned cases were found by fuzzing mutants of the watched-literal code that the tests let through
+# (a replaced watch written into the wrong slot; a clause left twice on a watch list after a conflict):
+# both mutants lose a literal of a clause in place, and then "refute" these satisfiable formulas.
+SATISFIABLE_WITH_FORGED_PROOFS = [
+    (3, [[1, -2, -3], [-1, 3], [-3, -2, -1], [-1, -2], [-1, 2, -3], [-1, 3], [-3, -1], [3, 2], [3, -2, 1]],
+     [[2], [-2], []]),
+    (5, [[1, 4, 2], [-4, -1], [-2, -3], [-2, 4, -5], [4, -1, 5], [-2, -4], [-4, -5], [1, -2], [5, 2]],
+     [[-2], [5], [-5], [-2], []]),
+]
+
+
+def _satisfiable(clauses, n):
+    return any(all(any((lit > 0) == bits[abs(lit) - 1] for lit in c) for c in clauses)
+               for bits in itertools.product((False, True), repeat=n))
+
+
+@pytest.mark.parametrize("n, clauses, proof", SATISFIABLE_WITH_FORGED_PROOFS)
+def test_watched_literals_never_lose_a_literal(n, clauses, proof):
+    assert _satisfiable(clauses, n)
+    with pytest.raises(checker.CheckFailed):
+        _check_rup(clauses, proof, n)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _formula_and_proof(draw):
+    n = draw(st.integers(3, 6))
+    lit = st.builds(lambda v, s: v * s, st.integers(1, n), st.sampled_from((1, -1)))
+    clauses = draw(st.lists(st.lists(lit, min_size=2, max_size=3), min_size=3, max_size=10))
+    steps = draw(st.lists(st.one_of(st.lists(lit, min_size=1, max_size=2),
+                                    st.builds(lambda c: ["d", *c], st.lists(lit, min_size=2, max_size=3))),
+                          min_size=1, max_size=6))
+    return n, clauses, steps + [[]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_formula_and_proof())
+def test_no_drup_proof_refutes_a_satisfiable_formula(case):
+    """The soundness theorem of the replay, on random small formulas and random proofs."""
+    n, clauses, proof = case
+    if _satisfiable(clauses, n):
+        with pytest.raises(checker.CheckFailed):
+            _check_rup(clauses, proof, n)
