@@ -176,3 +176,14 @@ def test_one_archive_one_instance_on_the_command_line(tmp_path, capsys):
         assert main(["certify", str(path), "--weights", str(cert), "--as-given", "-o", str(out)]) == 0
         assert main(["check", str(out), str(path)]) == 0
         assert "VALID" in capsys.readouterr().out
+
+
+def test_a_header_over_the_limit_is_refused_by_both_sides(tmp_path):
+    """A 20 KB header (spaces after the dict: numpy would parse it) is over limit("header") = 10,000 bytes."""
+    big = _npy(header=_hdr() + " " * 20_000, body=ONE)
+    path = tmp_path / "big_header.npz"
+    _zip(path, [("inputs.npy", big), ("labels.npy", _npy(header=_hdr(), body=ONE))])
+    with pytest.raises(InvalidInput, match="limit header"):
+        read_instance(path)
+    with pytest.raises(checker.UnreadableInput, match="limit header"):
+        checker.load_instance(str(path))
