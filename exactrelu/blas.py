@@ -25,9 +25,9 @@ import os
 
 __all__ = ["BLAS_SMALL", "small_problem_threads", "fixed_threads", "blas_threads"]
 
-#: Problems with fewer numbers than this (n * (d + m)) always use one BLAS thread: at every size of
-#: benchmarks/bench_blas.py up to (50, 10, 10, 20000), 1.2 million numbers, one thread was as fast
-#: as two or faster, even on an idle core.
+#: Problems with fewer numbers than this (n * (d + m)) always use one BLAS thread: at the sizes of
+#: benchmarks/bench_blas.py up to (50, 10, 10, 20000), 1.2 million numbers, one thread was within
+#: 15% of two on a quiet machine (results/bench_blas.md), and 14x faster on a busy one.
 BLAS_SMALL = 2_000_000
 
 _USER_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
