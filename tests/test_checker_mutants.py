@@ -409,3 +409,54 @@ def test_no_drup_proof_refutes_a_satisfiable_formula(case):
     if _satisfiable(clauses, n):
         with pytest.raises(checker.CheckFailed):
             _check_rup(clauses, proof, n)
+
+
+# -- survivors of the lp.py and instance.py runs ---------------------------------------------------------
+
+def test_a_negative_inequality_multiplier_cannot_forge_infeasibility():
+    """-1 <= x <= 1 is feasible; y_ub = (-1, -1) sums the rows to 0 <= -2, valid but for the signs."""
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "lp-infeasible",
+            "system": {"nvars": 1, "A_eq": [], "b_eq": [], "A_ub": [["1"], ["-1"]], "b_ub": ["1", "1"]},
+            "y_eq": [], "y_ub": ["-1", "-1"]}
+    with pytest.raises(checker.CheckFailed, match="y_ub has a negative entry"):
+        checker.check(cert, None)
+    with pytest.raises(checker.CheckFailed, match="must be a list of rows"):
+        checker.check(dict(cert, system=dict(cert["system"], A_ub="11")), None)
+
+
+def test_the_checker_bounds_and_names_json_instances(tmp_path, monkeypatch):
+    import json
+
+    from exactrelu.certificates.trusted import common
+
+    path = tmp_path / "i.json"
+    obj = {"format": "exactrelu.instance", "version": 1, "inputs": [["1", "2"]] * 20, "labels": [["3"]] * 20}
+    path.write_text(json.dumps(obj))
+    assert len(checker.load_instance(str(path))["parsed"][0]) == 20
+    monkeypatch.setitem(common._limits, "entries", 59)  # 20 x (2 + 1) = 60 entries
+    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+        checker.load_instance(str(path))
+    monkeypatch.setitem(common._limits, "entries", 60)
+    checker.load_instance(str(path))
+    for bad in (dict(obj, format="exactrelu.certificate"), dict(obj, version=2), [obj]):
+        path.write_text(json.dumps(bad))
+        with pytest.raises(checker.UnreadableInput, match="not an exactrelu.instance version 1"):
+            checker.load_instance(str(path))
+
+
+def test_an_npy_header_that_is_not_a_literal_is_malformed(tmp_path):
+    import struct
+    import zipfile
+
+    def npy(header: str) -> bytes:
+        text = header + " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode("latin1") + struct.pack("<d", 1.0)
+
+    good = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }"
+    for bad in ("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), ", "{'descr': f8}", "__import__('os')"):
+        path = tmp_path / "h.npz"
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("inputs.npy", npy(bad))
+            z.writestr("labels.npy", npy(good))
+        with pytest.raises(checker.UnreadableInput, match="malformed .npy header"):
+            checker.load_instance(str(path))
