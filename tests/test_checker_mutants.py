@@ -460,3 +460,41 @@ def test_an_npy_header_that_is_not_a_literal_is_malformed(tmp_path):
             z.writestr("labels.npy", npy(good))
         with pytest.raises(checker.UnreadableInput, match="malformed .npy header"):
             checker.load_instance(str(path))
+
+
+# -- survivors of the refutation.py run ---------------------------------------------------------------
+
+def test_a_negative_sign_multiplier_cannot_forge_a_case_tree():
+    """relu(x) on x = 1, 2 is realisable (v = 1). With v active on sample 0, the rows v = 1 and -v <= 0 are
+    consistent; multiplying the inequality by -1 'refutes' them. The correct checker refuses that row."""
+    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+
+    inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[1], [2]]))
+    forged_leaf = {"farkas": [["eq", 0, 0, "-1"], ["sign", 0, 0, "-1"]]}
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(inst), "activation": {"name": "relu"}, "k": 1,
+            "output_weights": "given",
+            "cases": [{"U": [["1"]], "tree": [{"split": [0, 0]}, forged_leaf, {"farkas": [["eq", 0, 0, "-1"]]}]}]}
+    with pytest.raises(checker.CheckFailed, match="negative multiplier"):
+        checker.check(cert, checker_instance(inst))
+    forged_leaf["farkas"][1][3] = "1"
+    with pytest.raises(checker.CheckFailed, match="not 0 <= negative"):
+        checker.check(cert, checker_instance(inst))
+
+
+def test_templates_instantiate_only_on_equal_data():
+    """A lemma proved once on a template's local data holds for instances with the same data, and only those."""
+    from fractions import Fraction as F
+
+    from exactrelu.certificates.trusted.refutation import _template_clauses
+
+    X = [[(0, F(1))], [(1, F(1))], [(1, F(1))]]  # sample 0: e_0, samples 1, 2: e_1
+    Y = [[F(1)], [F(1)], [F(2)]]
+    lemma = {"assume": [[0, 0, False]], "tree": [{"farkas": [["eq", 0, 0, "-1"]]}]}  # inactive contradicts y = 1
+    clauses, leaves = _template_clauses({"lemmas": [lemma], "instances": [[[0], [0]], [[1], [1]]]}, X, Y, [[F(1)]], 1, 2)
+    assert clauses == [[1], [2]] and leaves == 1  # "sample 0 active", "sample 1 active"
+    with pytest.raises(checker.CheckFailed, match="its data differ from the template"):
+        _template_clauses({"lemmas": [lemma], "instances": [[[0], [0]], [[2], [1]]]}, X, Y, [[F(1)]], 1, 2)
+    for bad in ([[0], 0], [[0], [[0]]], [[0, 0], [0]], [[0], [2]]):
+        with pytest.raises(checker.CheckFailed, match="bad template instance"):
+            _template_clauses({"lemmas": [lemma], "instances": [bad]}, X, Y, [[F(1)]], 1, 2)
