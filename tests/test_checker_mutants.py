@@ -179,10 +179,14 @@ def test_other_limits_leave_pythons_digit_limit_alone(monkeypatch):
     from exactrelu.certificates.trusted import common
 
     before = sys.get_int_max_str_digits()
-    monkeypatch.setattr(common, "_limits", {})
-    for name in ("entries", "literals", "degree", "header"):
-        common.limit(name)
-    assert sys.get_int_max_str_digits() == before
+    sys.set_int_max_str_digits(4300)  # Python's default, whatever earlier tests left
+    try:
+        monkeypatch.setattr(common, "_limits", {})
+        for name in ("entries", "literals", "degree", "header"):
+            common.limit(name)
+        assert sys.get_int_max_str_digits() == 4300
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def test_degree_bounds_are_inclusive():
@@ -498,3 +502,38 @@ def test_templates_instantiate_only_on_equal_data():
     for bad in ([[0], 0], [[0], [[0]]], [[0, 0], [0]], [[0], [2]]):
         with pytest.raises(checker.CheckFailed, match="bad template instance"):
             _template_clauses({"lemmas": [lemma], "instances": [bad]}, X, Y, [[F(1)]], 1, 2)
+
+
+# -- survivors of the common.py run ---------------------------------------------------------------------
+
+def test_json_integers_are_counted_without_their_sign(tmp_path, monkeypatch):
+    """The checker's JSON reader bounds integers itself: 'digits' digits pass, with or without a minus
+    sign; one more is refused as over the limit (not as a bad file)."""
+    import sys
+
+    from exactrelu.certificates.trusted import common
+
+    monkeypatch.setitem(common._limits, "digits", 700)
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        for text, ok in (("7" * 700, True), ("-" + "7" * 700, True), ("7" * 701, False), ("-" + "7" * 701, False)):
+            raw = ('{"x": ' + text + "}").encode()
+            if ok:
+                assert common._json(raw, "f.json") == {"x": int(text)}
+            else:
+                with pytest.raises(checker.UnreadableInput, match="limit digits"):
+                    common._json(raw, "f.json")
+        sys.set_int_max_str_digits(640)  # Python's own limit below ours: still one line over the limit
+        with pytest.raises(checker.UnreadableInput, match="limit digits"):
+            common._json(('{"x": ' + "7" * 650 + "}").encode(), "f.json")
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
+def test_pairs_are_pairs_of_integers():
+    from exactrelu.certificates.trusted.common import _pair
+
+    assert _pair([0, 1], 2, 2) and _pair([1, 0], 2, 2)
+    for bad in ([0, "1"], ["0", 1], [0.0, 1], [True, 1], [0, 1.5], [2, 0], [0, 2], [-1, 0]):
+        assert not _pair(bad, 2, 2), bad
