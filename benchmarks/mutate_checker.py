@@ -230,8 +230,8 @@ def main():
             previous = json.loads(Path(args.out).read_text()).get(name)
             if previous is None:
                 continue
-            wanted = {(r["line"], r["kind"]) for r in previous["survivors"]}
-            points = [p for p in mutation_points(ast.parse(source)) if (p[2], p[1]) in wanted]
+            wanted = {(r["line"], r["kind"], r.get("index")) for r in previous["survivors"]}
+            points = [p for p in mutation_points(ast.parse(source)) if (p[2], p[1], p[0]) in wanted]
         if args.list:
             print(f"{name}: {len(mutation_points(ast.parse(source)))} mutants")
             continue
@@ -255,10 +255,10 @@ def main():
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if previous is not None:  # survivors tested again: keep the first run's kills, replace the survivors
-            again = {(r["line"], r["kind"]): r for r in rows}
+            again = {(r["line"], r["kind"], r["index"]): r for r in rows}  # several mutants can share a line and kind
             merged = []
             for r in previous["rows"]:
-                new_r = again.get((r["line"], r["kind"]))
+                new_r = again.get((r["line"], r["kind"], r.get("index")))
                 merged.append(dict(r, status=new_r["status"], rerun=True) if r["status"] == "survived" and new_r else r)
             rows = merged
         killed = sum(r["status"].startswith("killed") for r in rows)
