@@ -537,3 +537,20 @@ def test_pairs_are_pairs_of_integers():
     assert _pair([0, 1], 2, 2) and _pair([1, 0], 2, 2)
     for bad in ([0, "1"], ["0", 1], [0.0, 1], [True, 1], [0, 1.5], [2, 0], [0, 2], [-1, 0]):
         assert not _pair(bad, 2, 2), bad
+
+
+def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
+    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+
+    inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[1], [3]]))  # not relu(v x): 1, 3 on x = 1, 2
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(inst), "activation": {"name": "relu"}, "k": 1, "output_weights": "given",
+            "cases": [{"U": [["1"]], "tree": [{"split": [0, 0]},
+                                              {"split": [1, 0]},
+                                              {"farkas": [["eq", 0, 0, "2"], ["eq", 1, 0, "-1"]]},
+                                              {"farkas": [["eq", 1, 0, "-1"]]},
+                                              {"farkas": [["eq", 0, 0, "-1"]]}]}]}
+    assert checker.check(cert, checker_instance(inst)).startswith("not-realizable")
+    for bad in (dict(cert, k=0), dict(cert, k=True), dict(cert, k="1"), dict(cert, cases={"U": [["1"]]})):
+        with pytest.raises(checker.CheckFailed, match="k must be a positive integer and cases a list"):
+            checker.check(bad, checker_instance(inst))
