@@ -254,3 +254,27 @@ def test_a_task_that_kills_its_worker_every_time_gets_a_failed_row(tmp_path):
         assert all(r["reason"].startswith("the worker running it was lost 3 times (BrokenProcessPool") for r in rows)
     finally:
         TASKS.pop("test-crash", None)
+
+
+def test_a_pool_that_breaks_during_a_submit_is_remade(tmp_path, monkeypatch):
+    """A worker can die between the runner's wait and its next submit: the submit itself then raises
+    (BrokenProcessPool, or OSError 'bad file descriptor' when the pool's manager thread has already closed the
+    queues a new worker needs). The runner remakes the pool; the task, never started, is not an attempt."""
+    import concurrent.futures as cf
+    from concurrent.futures.process import BrokenProcessPool
+
+    real = cf.ProcessPoolExecutor.submit
+    failures = iter([OSError(9, "Bad file descriptor"), BrokenProcessPool("a worker died")])
+
+    def flaky(self, fn, *args, **kwargs):
+        if fn is not int:  # the pool's start-up probe passes
+            exc = next(failures, None)
+            if exc is not None:
+                raise exc
+        return real(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(cf.ProcessPoolExecutor, "submit", flaky)
+    spec = parse_spec('[sweep]\ntask = "recover"\nseeds = 3\n[grid]\nd = 3\nk = 2\nn = 40\n')
+    s = run_sweep(spec, tmp_path / "out", workers=2)
+    assert s.counts == {"certified": 3, "refused": 0, "failed": 0} and s.restarts == 2
+    assert all(r["attempts"] == 1 for r in ids_once(tmp_path / "out", spec))

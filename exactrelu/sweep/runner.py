@@ -130,12 +130,27 @@ def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, s
     window = 2 * (backend.workers or 1)
     inflight: dict[cf.Future, dict] = {}
     attempts: Counter = Counter()
+    failed_submits = 0
     while todo or inflight:
+        submit_failed = False
         while todo and len(inflight) < window:
             p = todo.popleft()
-            inflight[ex.submit(run_task, p)] = p
-        finished, _ = cf.wait(inflight, timeout=1.0, return_when=cf.FIRST_COMPLETED)
-        lost, broken = [], False
+            try:
+                inflight[ex.submit(run_task, p)] = p
+            except (BrokenProcessPool, OSError):
+                # the pool broke while we were handing it work: a worker died between the last wait and this
+                # submit, and the pool's manager thread may already have closed the queues whose descriptors
+                # a new worker needs (OSError: bad file descriptor). The task never started: not an attempt.
+                if not backend.restartable or failed_submits >= MAX_ATTEMPTS:
+                    raise
+                todo.appendleft(p)
+                submit_failed = True
+                failed_submits += 1
+                break
+        else:
+            failed_submits = 0
+        finished, _ = cf.wait(inflight, timeout=0 if submit_failed else 1.0, return_when=cf.FIRST_COMPLETED)
+        lost, broken = [], submit_failed
         for fut in finished:
             p = inflight.pop(fut)
             try:
