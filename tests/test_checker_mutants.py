@@ -554,3 +554,23 @@ def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
     for bad in (dict(cert, k=0), dict(cert, k=True), dict(cert, k="1"), dict(cert, cases={"U": [["1"]]})):
         with pytest.raises(checker.CheckFailed, match="k must be a positive integer and cases a list"):
             checker.check(bad, checker_instance(inst))
+
+
+def test_unknown_output_weights_need_every_sign_case():
+    """-relu(x) on x = 1, 2 is realisable with u = -1. Three refutations of u = +1 are not the cases
+    u in {1, 0, -1}: the checker must insist on exactly those (a mutant that only counted them accepted this)."""
+    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+
+    inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[-1], [-2]]))
+    tree_u_plus = [{"split": [0, 0]}, {"farkas": [["eq", 0, 0, "1"], ["sign", 0, 0, "1"]]}, {"farkas": [["eq", 0, 0, "1"]]}]
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
+            "instance_sha256": instance_sha256(inst), "activation": {"name": "relu"}, "k": 1, "output_weights": "unknown",
+            "cases": [{"U": [["1"]], "tree": tree_u_plus} for _ in range(3)]}
+    with pytest.raises(checker.CheckFailed, match="exactly the cases"):
+        checker.check(cert, checker_instance(inst))
+    given = dict(cert, output_weights="given", cases=cert["cases"][:1])  # u = +1 alone: a true claim
+    assert checker.check(given, checker_instance(inst)).startswith("not-realizable: 1 output-weight case(s) (given)")
+    for row in (["eq", 2, 0, "1"], ["eq", 0, 1, "1"], ["sign", 0, 1, "1"], ["eq", -1, 0, "1"]):
+        bad = dict(given, cases=[{"U": [["1"]], "tree": [{"split": [0, 0]}, {"farkas": [row]}, {"farkas": [["eq", 0, 0, "1"]]}]}])
+        with pytest.raises(checker.CheckFailed, match="out of range"):
+            checker.check(bad, checker_instance(inst))
