@@ -574,3 +574,24 @@ def test_unknown_output_weights_need_every_sign_case():
         bad = dict(given, cases=[{"U": [["1"]], "tree": [{"split": [0, 0]}, {"farkas": [row]}, {"farkas": [["eq", 0, 0, "1"]]}]}])
         with pytest.raises(checker.CheckFailed, match="out of range"):
             checker.check(bad, checker_instance(inst))
+
+
+def test_template_samples_and_symmetry_literals_are_exact():
+    """Clause literals name (sample, unit) as j k + i + 1: a template instance with one sample out of range
+    (-1 would alias the last sample, or name another literal) is refused, and symmetry clauses are exactly
+    'active(j0, a) or not active(j0, b)' for consecutive a, b of a class."""
+    from fractions import Fraction as F
+
+    from exactrelu.certificates.trusted.refutation import _symmetry_clauses, _template_clauses
+
+    X = [[(0, F(1))], [(1, F(1))], [(1, F(1))]]
+    Y = [[F(1)], [F(1)], [F(1)]]
+    lemma = {"assume": [[0, 0, False]], "tree": [{"farkas": [["eq", 0, 0, "-1"]]}]}
+    for bad in ([[1, -1], [1, 0]], [[-1], [1]], [[1, 3], [1, 0]]):
+        with pytest.raises(checker.CheckFailed, match="bad template instance"):
+            _template_clauses({"lemmas": [lemma], "instances": [[[1], [1]], bad]}, X, Y, [[F(1)]], 1, 2)
+    U = [[F(1), F(1), F(1)]]
+    assert _symmetry_clauses({"sample": 2, "classes": [[0, 1, 2]]}, U, 4, 3) == [[7, -8], [8, -9]]
+    assert _symmetry_clauses({"sample": 0, "classes": [[1, 2]]}, U, 4, 3) == [[2, -3]]
+    with pytest.raises(checker.CheckFailed, match="bad symmetry class"):
+        _symmetry_clauses({"sample": 0, "classes": [[1]]}, U, 4, 3)
