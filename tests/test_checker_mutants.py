@@ -595,3 +595,13 @@ def test_template_samples_and_symmetry_literals_are_exact():
     assert _symmetry_clauses({"sample": 0, "classes": [[1, 2]]}, U, 4, 3) == [[2, -3]]
     with pytest.raises(checker.CheckFailed, match="bad symmetry class"):
         _symmetry_clauses({"sample": 0, "classes": [[1]]}, U, 4, 3)
+
+
+def test_an_activation_is_exactly_a_name_and_a_degree():
+    from exactrelu.certificates.trusted.common import _degree
+
+    assert _degree({"name": "relu"}) == 1 and _degree({"name": "power", "degree": 3}) == 3
+    for bad in ({"name": "power", "degree": 2, "note": "x"}, ["name"], "relu", {"name": "relu", "degree": 2},
+                {"name": "power"}, {"name": "power", "degree": 0}, {"name": "power", "degree": True}):
+        with pytest.raises(checker.CheckFailed, match="unknown activation"):
+            _degree(bad)
