@@ -605,3 +605,21 @@ def test_an_activation_is_exactly_a_name_and_a_degree():
                 {"name": "power"}, {"name": "power", "degree": 0}, {"name": "power", "degree": True}):
         with pytest.raises(checker.CheckFailed, match="unknown activation"):
             _degree(bad)
+
+
+def test_fractions_at_the_digit_limit_and_limits_that_are_not_positive(monkeypatch):
+    from exactrelu.certificates.trusted import common
+
+    assert common.parse_rational("+" + "1" * 4300 + "/3") == F_(int("1" * 4300), 3)
+    assert common.parse_rational("1/" + "3" * 4300) == F_(1, int("3" * 4300))
+    for raw in ("0", "-1", "x", "1e3"):
+        monkeypatch.setattr(common, "_limits", {})
+        monkeypatch.setenv("EXACTRELU_MAX_DEGREE", raw)
+        with pytest.raises(checker.UnreadableInput, match="is not a positive integer"):
+            common.limit("degree")
+    monkeypatch.setattr(common, "_limits", {})
+    monkeypatch.setenv("EXACTRELU_MAX_DEGREE", "1")
+    assert common.limit("degree") == 1
+
+
+from fractions import Fraction as F_  # noqa: E402
