@@ -187,3 +187,20 @@ def test_a_header_over_the_limit_is_refused_by_both_sides(tmp_path):
         read_instance(path)
     with pytest.raises(checker.UnreadableInput, match="limit header"):
         checker.load_instance(str(path))
+
+
+def test_the_checker_bounds_entries_and_truncation_inside_a_member(tmp_path, monkeypatch):
+    """A 4 x 4 member is small enough for the zip-size cap but over an entries limit of 10; a 9-byte member
+    is a truncated header, not a crash."""
+    from exactrelu.certificates.trusted import common
+
+    path = tmp_path / "e.npz"
+    np.savez(path, inputs=np.ones((4, 4)), labels=np.ones(4))
+    monkeypatch.setitem(common._limits, "entries", 10)
+    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+        checker.load_instance(str(path))
+    monkeypatch.setitem(common._limits, "entries", 10**6)
+    short = tmp_path / "t.npz"
+    _zip(short, [("inputs.npy", b"\x93NUMPY\x01\x00\x10"), ("labels.npy", _npy(header=_hdr(), body=ONE))])
+    with pytest.raises(checker.UnreadableInput, match="truncated .npy header"):
+        checker.load_instance(str(short))
