@@ -61,7 +61,7 @@ def with_constant_input(instance: Instance) -> Instance:
     [['1/2', '1'], ['3', '1']]
     """
     src = instance.inputs.float_source
-    if src is not None and 2 ** src[1] == instance.inputs.den:  # the floats are the exact values: stay float
+    if src is not None:  # set only when the float64 array is exactly the inputs: stay float
         Xf = np.hstack([src[0], np.ones((instance.n, 1))])
         return Instance.from_arrays(Xf, instance.labels, activation=instance.activation)
     X = instance.inputs

@@ -150,20 +150,12 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     if V is None:
         raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
 
-    def exact(a, name):  # exact values stay exact (Fractions, strings, ints); float arrays are dyadic
-        if isinstance(a, QMatrix):
-            return a
-        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
-            return QMatrix.from_numpy(a, name=name)
-        return QMatrix.coerce(a, name=name)
-
+    # QMatrix.coerce keeps exact values exact (Fractions, strings, ints) and reads float arrays as the dyadics they are
     if b is None or isinstance(b, QMatrix):
         bq = b
-    elif isinstance(b, np.ndarray):
-        bq = exact(b.reshape(-1, 1), "b")
     else:
-        bq = exact([[x] for x in b], "b")
-    return Network(exact(weights, "U"), exact(V, "V"), activation, bq)
+        bq = QMatrix.coerce(b.reshape(-1, 1) if isinstance(b, np.ndarray) else [[x] for x in b], name="b")
+    return Network(QMatrix.coerce(weights, name="U"), QMatrix.coerce(V, name="V"), activation, bq)
 
 
 def _residual_outcome(instance: Instance, given: Network, res: Residual, reason: str, check: bool) -> WeightsCertificate:
