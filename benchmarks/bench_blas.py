@@ -56,7 +56,7 @@ def main():
 
     from exactrelu import blas
     from exactrelu.instances import planted
-    from exactrelu.recover.exact import recover
+    from exactrelu.recover import recover
 
     default_threads = max((i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"), default=1)
     stop = mp.Event()

@@ -32,7 +32,7 @@ def certificates(tmp: Path, quick: bool):
     from exactrelu.certificates.envelope import realizes_certificate, write_certificate
     from exactrelu.exact.lp import feasible
     from exactrelu.hardness import NaeToRelu
-    from exactrelu.hardness.decide import decide
+    from exactrelu.decide.pattern_search import decide
     from exactrelu.hardness.generators import random_nae3
     from exactrelu.instances import planted, write_instance
 

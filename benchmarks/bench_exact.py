@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.recover.exact import recover  # noqa: E402
+from exactrelu.recover import recover  # noqa: E402
 
 SIZES = [(10, 3, 3, 1000), (20, 5, 5, 5000), (50, 10, 10, 10000), (50, 10, 10, 20000), (200, 20, 20, 20000)]
 QUICK = [(10, 3, 3, 1000), (20, 5, 5, 5000)]

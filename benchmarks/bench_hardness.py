@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from exactrelu.certificates.envelope import realizes_certificate, verify  # noqa: E402
 from exactrelu.hardness import (NaeToRelu, assignment_from_literals, pigeonhole, random_kcnf, random_nae3,  # noqa: E402
                                 reduction_for)
-from exactrelu.hardness.decide import SearchLimit, decide  # noqa: E402
+from exactrelu.decide.pattern_search import SearchLimit, decide  # noqa: E402
 
 
 def z3_decide(inst, unknown_u: bool, budget: float):
@@ -101,7 +101,7 @@ def cadical_source(clauses, cap: float):
     """CaDiCaL with a DRUP proof on the source formula, for at most ``cap`` seconds; the proof read back as bytes."""
     from pysat.solvers import Solver
 
-    from exactrelu.hardness.proof import Deadline, solve_until
+    from exactrelu.decide.sat.proof import Deadline, solve_until
 
     t = time.perf_counter()
     with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from exactrelu.errors import ExactReluError  # noqa: E402
 from exactrelu.propose.hermite import HermiteProposer, network_parameter_error  # noqa: E402
-from exactrelu.propose.hermite_instances import planted_biased, rational_unit_rows  # noqa: E402
+from exactrelu.instances.hermite import planted_biased, rational_unit_rows  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "bench_hermite.json"
@@ -89,7 +89,7 @@ def part_error(ns, seeds, out):
 
 def part_exact(ns, seeds, out):
     """recover(..., bias=True, init=HermiteProposer) on exact labels at (10,3,1); needs the pattern-linearised route."""
-    from exactrelu.recover.exact import ROUTES, recover
+    from exactrelu.recover import ROUTES, recover
 
     rows = []
     print(f"\n## Exact step (recover --bias --init hermite), (10,3,1); routes available: {list(ROUTES)}\n")
@@ -178,7 +178,7 @@ def part_large(seeds, n, out):
 
 
 def part_overcomplete(seeds, ns, out):
-    from exactrelu.propose.hermite_overcomplete import fit_overcomplete
+    from exactrelu.propose.hermite.overcomplete import fit_overcomplete
 
     rows = []
     print("\n## Overcomplete (l = 2), smoothed rows: units recovered (angle and bias error < 0.1), medians per unit\n")
@@ -216,11 +216,11 @@ def part_overcomplete(seeds, ns, out):
 def part_order4(seeds, ns, out):
     from exactrelu.errors import ProposalFailed
     from exactrelu.instances import planted
-    from exactrelu.propose._common import angular_errors
+    from exactrelu.propose.floats import angular_errors
     from exactrelu.propose.search import SearchProposer
     from exactrelu.propose.tensor import TensorProposer
     from exactrelu.recover import rowspan
-    from exactrelu.recover.exact import recover
+    from exactrelu.recover import recover
 
     class _NoSearch(SearchProposer):
         def fit(self, X, y):

@@ -34,8 +34,8 @@ from exactrelu.fit.paper import paper_start  # noqa: E402
 from exactrelu.fit.refine import refine  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
 from exactrelu.network import RELU  # noqa: E402
-from exactrelu.propose._common import angular_errors  # noqa: E402
-from exactrelu.residual import exact_residual  # noqa: E402
+from exactrelu.propose.floats import angular_errors  # noqa: E402
+from exactrelu.certificates.claims.residual import exact_residual  # noqa: E402
 from exactrelu.fit.core import _exact_network  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"

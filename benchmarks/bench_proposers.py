@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from exactrelu.recover import rowspan as rowspan_mod  # noqa: E402
 from exactrelu.errors import ExactReluError, ProposalFailed  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.propose._common import angular_errors  # noqa: E402
+from exactrelu.propose.floats import angular_errors  # noqa: E402
 from exactrelu.propose.gradient import GradientProposer  # noqa: E402
 from exactrelu.propose.search import SearchProposer  # noqa: E402
 from exactrelu.propose.tensor import TensorProposer  # noqa: E402
-from exactrelu.recover.exact import recover  # noqa: E402
+from exactrelu.recover import recover  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TORCH_SIZES = [(10, 3, 3, 2000), (20, 5, 5, 5000), (50, 10, 10, 20000), (50, 30, 30, 50000)]

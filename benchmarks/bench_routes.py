@@ -2,13 +2,13 @@
 
 Parts (all write JSON rows to benchmarks/results/routes_<part>.json and print markdown tables):
 
-* ``routes``: time of each phase of ``exactrelu.recover.exact.recover`` (route auto) at the sizes of
+* ``routes``: time of each phase of ``exactrelu.recover.recover`` (route auto) at the sizes of
   issue 10, biased and unbiased, beside PyTorch training of the same architecture on the same data
   (``Linear(d, k, bias) -> ReLU -> Linear(k, m, bias=False)``, float64, full batch, Adam to 1e-3 then
   L-BFGS to relative error 1e-12, one thread, at most 20 s: bench_proposers.torch_train): medians, failures, and the ratio of our time to
   PyTorch's time on its successes, all from one run.
 * ``kappa``: the fewest samples with which the row-span route certifies, against kappa(V), for V of
-  nearly parallel rows (exactrelu.conditioning.ill_conditioned), with a plot. The proposal is the planted V
+  nearly parallel rows (exactrelu.instances.conditioning.ill_conditioned), with a plot. The proposal is the planted V
   perturbed by 1e-3 (an oracle), so that the count measures what the exact step needs, not a proposer.
 * ``kneeds``: the fewest samples the sparse-columns route (no proposal) and the pattern-linearised
   route need, against k, at m = 2 < k.
@@ -34,11 +34,11 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from exactrelu.conditioning import ill_conditioned  # noqa: E402
-from exactrelu.corruption import corrupt  # noqa: E402
+from exactrelu.instances.conditioning import ill_conditioned  # noqa: E402
+from exactrelu.instances.corruption import corrupt  # noqa: E402
 from exactrelu.errors import ExactReluError  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.recover.exact import recover  # noqa: E402
+from exactrelu.recover import recover  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_proposers import torch_train  # noqa: E402  (the same PyTorch protocol, with hidden biases)

@@ -22,7 +22,7 @@ from _lp_peers import save, table  # noqa: E402
 from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.matrix import QMatrix  # noqa: E402
 from exactrelu.instances import Instance, planted  # noqa: E402
-from exactrelu.recover.worstcase import solve  # noqa: E402
+from exactrelu.decide.worstcase import solve  # noqa: E402
 
 
 def main():

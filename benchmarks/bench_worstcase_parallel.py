@@ -35,7 +35,7 @@ from _dask_cluster import local_cluster  # noqa: E402
 from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.matrix import QMatrix  # noqa: E402
 from exactrelu.instances import Instance, planted  # noqa: E402
-from exactrelu.recover.worstcase import solve  # noqa: E402
+from exactrelu.decide.worstcase import solve  # noqa: E402
 from exactrelu.sweep.executors import Backend  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"

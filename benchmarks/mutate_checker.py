@@ -44,20 +44,20 @@ ROOT = HERE.parent
 PKG = ROOT / "exactrelu" / "certificates"
 
 #: the tests that exercise each trusted file (every checker test for checker.py and common.py), fast killers first
-_ALL = ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_limits.py", "tests/test_npz.py",
-        "tests/test_nocert.py", "tests/test_lp.py", "tests/test_claims_biases_residuals.py", "tests/test_hardness_decide.py",
-        "tests/test_hardness_lazy.py", "tests/test_hardness_hints.py"]
+_ALL = ["tests/certificates/test_checker_mutants.py", "tests/certificates/test_certificates.py", "tests/io/test_limits.py", "tests/io/test_npz.py",
+        "tests/decide/test_span_refutation.py", "tests/exact/test_lp.py", "tests/certificates/test_claims_biases_residuals.py", "tests/decide/test_pattern_search.py",
+        "tests/decide/test_lazy.py", "tests/decide/test_hints.py"]
 TESTS = {
     "checker.py": _ALL,
     "trusted/common.py": _ALL,  # shared by every claim
-    "trusted/instance.py": _ALL[:5] + ["tests/test_exactness.py"] + _ALL[5:],
-    "trusted/realizes.py": ["tests/test_checker_mutants.py", "tests/test_certificates.py", "tests/test_claims_biases_residuals.py"],
-    "trusted/refutation.py": ["tests/test_checker_mutants.py", "tests/test_hardness_decide.py", "tests/test_hardness_lazy.py",
-                              "tests/test_hardness_hints.py", "tests/test_limits.py"],
-    "trusted/rup.py": ["tests/test_checker_mutants.py", "tests/test_hardness_lazy.py", "tests/test_limits.py"],
-    "trusted/lrat.py": ["tests/test_checker_mutants.py", "tests/test_hardness_hints.py", "tests/test_hardness_lazy.py"],
-    "trusted/span.py": ["tests/test_checker_mutants.py", "tests/test_nocert.py"],
-    "trusted/lp.py": ["tests/test_checker_mutants.py", "tests/test_lp.py", "tests/test_limits.py"],
+    "trusted/instance.py": _ALL[:5] + ["tests/io/test_exactness.py"] + _ALL[5:],
+    "trusted/realizes.py": ["tests/certificates/test_checker_mutants.py", "tests/certificates/test_certificates.py", "tests/certificates/test_claims_biases_residuals.py"],
+    "trusted/refutation.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py",
+                              "tests/decide/test_hints.py", "tests/io/test_limits.py"],
+    "trusted/rup.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_lazy.py", "tests/io/test_limits.py"],
+    "trusted/lrat.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_hints.py", "tests/decide/test_lazy.py"],
+    "trusted/span.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_span_refutation.py"],
+    "trusted/lp.py": ["tests/certificates/test_checker_mutants.py", "tests/exact/test_lp.py", "tests/io/test_limits.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's

@@ -5,36 +5,55 @@
 >>> er.recover_exact(inst, k=2).network.equivalent(inst.planted)
 True
 
-``exactrelu.recover`` is the subpackage of algorithms (``exactrelu.recover.exact``,
-``exactrelu.recover.worstcase``, ...); ``recover_exact`` is its main entry point.
+Importing the package loads nothing but the standard library: every name below is imported on
+first use (PEP 562), so that ``python -m exactrelu.certificates.checker`` runs on a Python without
+FLINT or NumPy, and the command line answers a bad argument before SciPy loads (docs/limits.md).
+``recover_exact`` is the front door of the subpackage ``exactrelu.recover``. The subpackages are the wings of docs/design.md: ``exactrelu.recover`` (polynomial routes),
+``exactrelu.decide`` (exact answers both ways), ``exactrelu.certificates``, ``exactrelu.io``, ...
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, InvalidInput, NotRealizable,  # noqa: E402
-                     ProposalFailed)
-from .exact.matrix import QMatrix  # noqa: E402
-from .instances import Instance, planted, read_instance, write_instance  # noqa: E402
-from .network import RELU, Activation, Network  # noqa: E402
+import importlib
 
-# The recovery routes import SciPy (half a second): loaded on first use, so that the command line
-# answers a bad argument or a hostile file at once (docs/limits.md).
-_LAZY = {"recover_exact": "recover", "RecoveryResult": "RecoveryResult"}
+from . import _moved
+from ._version import __version__
+from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, InvalidInput, NotRealizable,
+                     ProposalFailed, TimeLimitExceeded)
+
+_moved.install()
+
+#: public name -> the module that defines it (imported on first use)
+_LAZY = {
+    "QMatrix": "exactrelu.exact.matrix",
+    "Activation": "exactrelu.network", "RELU": "exactrelu.network", "Network": "exactrelu.network",
+    "Instance": "exactrelu.instances", "planted": "exactrelu.instances",
+    "read_instance": "exactrelu.instances", "write_instance": "exactrelu.instances",
+    "RecoveryResult": "exactrelu.recover", "Decision": "exactrelu.decide",
+}
+#: public name -> (module, the name there): ``exactrelu.recover`` is the subpackage, its front door is here
+_ALIASES = {"recover_exact": ("exactrelu.recover", "recover")}
+_SUBPACKAGES = ("exact", "io", "instances", "propose", "certificates", "recover", "decide", "fit", "hardness",
+                "sweep", "theorems", "testing", "commands")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        from .recover import exact
-
-        return getattr(exact, _LAZY[name])
-    if name in ("recover", "propose", "fit", "hardness", "sweep", "certificates", "patterns", "theorems"):
-        import importlib
-
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _ALIASES:
+        module, attr = _ALIASES[name]
+        return getattr(importlib.import_module(module), attr)
+    if name in _SUBPACKAGES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'exactrelu' has no attribute {name!r}")
 
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_ALIASES) | set(_SUBPACKAGES))
+
+
 __all__ = [
     "__version__", "Activation", "RELU", "Network", "QMatrix", "Instance", "planted", "read_instance",
-    "write_instance", "recover_exact", "RecoveryResult", "ExactReluError", "InvalidInput", "AssumptionViolated",
-    "NotRealizable", "ProposalFailed", "CertificateInvalid",
+    "write_instance", "recover_exact", "RecoveryResult", "Decision", "ExactReluError", "InvalidInput",
+    "AssumptionViolated", "NotRealizable", "ProposalFailed", "CertificateInvalid", "TimeLimitExceeded",
 ]

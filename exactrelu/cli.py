@@ -19,7 +19,7 @@ REGISTRARS = [
     "exactrelu.commands:register",
     "exactrelu.commands.worstcase:register",
     "exactrelu.commands.prove:register",
-    "exactrelu.hardness.commands:register",
+    "exactrelu.commands.hardness:register",
     "exactrelu.commands.certify:register",
     "exactrelu.commands.fit:register",
     "exactrelu.commands.sweep:register",
@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._version import __version__
 
     parser = _Parser(prog="exactrelu", description="Learn and certify two-layer rectified networks in exact arithmetic.")
     parser.add_argument("--version", action="version", version=f"exactrelu {__version__}")
@@ -54,7 +54,7 @@ def _check_outputs(args) -> None:
 
     Some commands write a directory (``sweep -o DIR``): here only the place is checked; commands
     that write one file check that it is not a directory themselves."""
-    from .files import writable
+    from .io.files import writable
 
     for name in OUTPUT_ARGS:
         value = getattr(args, name, None)

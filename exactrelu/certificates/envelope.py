@@ -20,7 +20,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
 from ..exact.rationals import format_rational
 from ..instances import Instance
@@ -95,7 +95,7 @@ def residual_certificate(instance: Instance, network: Network, *, max_abs: bool 
                          sha256: str | None = None, **prov) -> dict:
     """``residual``: the exact squared error (and largest absolute error) of ``network`` on ``instance``.
 
-    ``residual`` may pass an :class:`~exactrelu.residual.Residual` already computed for this pair.
+    ``residual`` may pass an :class:`~exactrelu.certificates.claims.residual.Residual` already computed for this pair.
     The claim states how good the fit is, not that it is optimal.
 
     >>> from exactrelu.instances import planted
@@ -104,7 +104,7 @@ def residual_certificate(instance: Instance, network: Network, *, max_abs: bool 
     >>> cert["squared_error"], cert["max_abs_error"]
     ('0', '0')
     """
-    from ..residual import exact_residual
+    from .claims.residual import exact_residual
 
     res = residual if residual is not None else exact_residual(network, instance, max_listed=0)
     cert = _network_fields(instance, network, "residual", sha256)
@@ -124,7 +124,7 @@ def write_certificate(cert: dict, path: str | os.PathLike) -> Path:
 
 
 def read_certificate(path: str | os.PathLike) -> dict:
-    from ..files import read_json
+    from ..io.files import read_json
 
     obj = read_json(path, what="certificate")
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:

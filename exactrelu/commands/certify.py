@@ -38,9 +38,9 @@ def cmd_certify(args) -> int:
     from ..errors import InvalidInput
     from ..instances import read_instance
     from ..network import Activation
-    from ..weights_file import read_weights
+    from ..io.weights import read_weights
 
-    from ..files import writable
+    from ..io.files import writable
 
     out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
@@ -48,7 +48,7 @@ def cmd_certify(args) -> int:
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
     given = read_weights(args.weights, activation=act or inst.activation)
-    from ..recover.weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
+    from ..recover.given_weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
     res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
                           check=not args.no_check, residual_fallback=not args.as_given,
                           time_limit=args.time_limit)
@@ -71,7 +71,7 @@ def cmd_certify(args) -> int:
         lines = [f"certified as given: the weights in {args.weights} reproduce all {r.n_entries} label entries "
                  f"exactly ({k} units{bias})"]
     elif res.how == "residual of the given weights":
-        from ..diagnosis import explain_failure
+        from ..recover.diagnosis import explain_failure
 
         lines = [not_exact, "no exact certificate: no exact weights were found from the labels either",
                  "residual certificate of the given weights: their exact squared and largest error (how good the "

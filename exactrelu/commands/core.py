@@ -126,7 +126,7 @@ def _timing_rows(timings: dict[str, float]) -> list[tuple[str, str]]:
 def cmd_demo(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import planted
-    from ..recover.exact import recover
+    from ..recover.front_door import recover
 
     act = _activation(args.activation)
     if not args.json:  # say what is being done before the work starts
@@ -166,7 +166,7 @@ def cmd_generate(args) -> int:
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias, noise=args.noise)
     if args.corrupt:
-        from ..corruption import corrupt
+        from ..instances.corruption import corrupt
 
         inst = corrupt(inst, args.corrupt, seed=args.seed)
     out = Path(args.output)
@@ -190,11 +190,11 @@ def cmd_recover(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
 
-    from ..files import writable
+    from ..io.files import writable
 
     out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
-    from ..recover.exact import recover  # after reading the input: a bad file is refused before SciPy loads
+    from ..recover.front_door import recover  # after reading the input: a bad file is refused before SciPy loads
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
@@ -248,7 +248,7 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
     diagnosis follows on the next line, as for an uncertified refusal.
     """
     from ..certificates.envelope import write_certificate
-    from ..diagnosis import explain_failure
+    from ..recover.diagnosis import explain_failure
 
     write_certificate(exc.certificate, out)
     summary = exc.evidence.get("certificate")
@@ -263,8 +263,8 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
 
 
 def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:
-    """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.diagnosis` finds one."""
-    from ..diagnosis import explain_failure
+    """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.recover.diagnosis` finds one."""
+    from ..recover.diagnosis import explain_failure
 
     hint = explain_failure(inst, k, act, random_state=seed)
     if hint is None:

@@ -45,7 +45,7 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
         ratio = f"{float(r.squared_error) ** 0.5 / e:.5f}" if e > 0 else "(no noise)"
         rows.append(("||residual||_F / ||E||_F (planted noise)", ratio))
     if inst.planted is not None and inst.planted.k == args.k == res.network.k:  # hermite may add two linear units
-        from ..propose._common import angular_errors
+        from ..propose.floats import angular_errors
 
         ang = angular_errors(res.network.V.to_float(), inst.planted.V.to_float()).max()
         rows.append(("worst row angle vs planted V", f"{float(ang):.3g} rad"))
@@ -56,7 +56,7 @@ def cmd_fit(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
     from ..progress import LineProgress
-    from ..weights_file import write_weights
+    from ..io.weights import write_weights
     from .core import _activation, _table
 
     inst = read_instance(args.instance)

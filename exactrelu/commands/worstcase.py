@@ -52,7 +52,7 @@ def _basis(args):
     if (args.instance is None) == (args.basis is None):
         raise InvalidInput("give exactly one of an instance file or --basis FILE")
     if args.basis:
-        from ..files import read_json
+        from ..io.files import read_json
 
         obj = read_json(args.basis, what="basis file")
         rows = obj.get("basis") if isinstance(obj, dict) else obj
@@ -72,7 +72,7 @@ def _show_progress(args):
 
 
 def cmd_patterns(args) -> int:
-    from ..patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
+    from ..decide.patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
 
     from ..deadline import Deadline
 
@@ -122,11 +122,11 @@ def cmd_solve(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..instances import read_instance
 
-    from ..files import writable
+    from ..io.files import writable
 
     out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
-    from ..recover.worstcase import solve  # after reading the input: a bad file is refused before SciPy loads
+    from ..decide.worstcase import solve  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
     if args.workers is not None or args.scheduler is not None:

@@ -513,7 +513,7 @@ class LPResult:
 
     def certificate(self, **provenance) -> dict:
         """The JSON certificate (claim ``lp-feasible`` or ``lp-infeasible``), system inline."""
-        from .. import __version__
+        from .._version import __version__
 
         Ae, be, Au, bu = self.system
         def strs(Q):

@@ -30,7 +30,7 @@ from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
-from ..residual import Residual, exact_residual
+from ..certificates.claims.residual import Residual, exact_residual
 from ._model import Start, relative_residual
 from .methods import METHODS, method_names, start_function
 from .refine import refine as lm_refine
@@ -54,7 +54,7 @@ class FitResult:
     """Outcome of :func:`fit`.
 
     network : the fitted weights, exact (the float weights read exactly). residual : their exact
-    :class:`~exactrelu.residual.Residual` on the data. method : the method run (``auto`` resolved);
+    :class:`~exactrelu.certificates.claims.residual.Residual` on the data. method : the method run (``auto`` resolved);
     requested : the method asked for. stages : start and refinement, each with its float relative
     residual, so the paper's algorithm can be measured alone. timings : seconds per phase.
     certificate : the ``residual`` certificate (None if not asked); checked : the independent
@@ -151,7 +151,7 @@ def _run(X, Y, k, name: str, act, rng, bias, refine, progress, timings, stages, 
 
 def _try_exact(inst, k, act, start, random_state, check, timings):
     """Labels that the fit matches to rounding level: try exact recovery from the fitted V."""
-    from ..recover.exact import recover
+    from ..recover.front_door import recover
 
     t0 = time.perf_counter()
     try:
@@ -185,7 +185,7 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     TimeLimitExceeded : ``time_limit`` passed first.
     AssumptionViolated : the method's assumptions fail (``auto`` falls back to ``gradient`` instead).
     """
-    from ..propose._common import as_generator
+    from ..propose.floats import as_generator
 
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the methods also checks the time

@@ -25,7 +25,7 @@ k <= 3). Measured growth: benchmarks/bench_noisy.py, part fpt.
 >>> X = rng.standard_normal((20000, 4)); V = np.array([[1.0, 0, 0, 0], [0, 1.0, 1.0, 0]])
 >>> Y = np.maximum(X @ V.T, 0) @ np.array([[1.0, 2.0], [-1.0, 1.0]]).T + rng.laplace(0, 0.3, (20000, 2))
 >>> start = fpt_start(X, Y, 2, activation=None, rng=rng)
->>> from exactrelu.propose._common import angular_errors
+>>> from exactrelu.propose.floats import angular_errors
 >>> bool(angular_errors(start.V, V).max() < 0.1), start.info["candidates"] > 2
 (True, True)
 """

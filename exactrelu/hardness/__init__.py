@@ -4,7 +4,7 @@ CNF --CnfToNae--> NAE-3SAT --NaeToRelu--> two-unit ReLU instance (m = 1, U = [1,
 Each step is a :class:`~exactrelu.hardness.reduction.Reduction` whose ``lift`` moves a
 satisfying assignment forward (ending in exact weights and a ``realizes`` certificate) and
 whose ``invert`` moves any exact realising weights back to a satisfying assignment.
-:mod:`exactrelu.hardness.decide` decides small instances exactly and certifies "not realisable".
+:mod:`exactrelu.decide.pattern_search` decides small instances exactly and certifies "not realisable".
 
 >>> from exactrelu.hardness import CNF, reduction_for
 >>> cnf = CNF(2, [(1, 2), (-1, -2)])

@@ -75,7 +75,7 @@ def _looks_like_file(text: str) -> bool:
 
 
 class WeightsFile(Proposer):
-    """A proposal read from a weights file (anything :func:`exactrelu.weights_file.read_weights` reads).
+    """A proposal read from a weights file (anything :func:`exactrelu.io.weights.read_weights` reads).
 
     ``fit`` reads the file exactly (the data are only used to check the dimensions): ``V_`` holds
     its first layer (k x d, float), ``U_`` its output weights, ``b_`` its hidden biases (None when
@@ -98,8 +98,8 @@ class WeightsFile(Proposer):
 
     def fit(self, X=None, y=None) -> "WeightsFile":
         """Read the file; with inputs ``X``, check that its first layer has their d columns. Returns self."""
-        from ..weights_file import read_weights
-        from ._common import check_activation
+        from ..io.weights import read_weights
+        from .floats import check_activation
 
         net = read_weights(self.path, activation=check_activation(self.activation))
         if self.k is not None and net.k != self.k:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..network import Activation
-from ._common import check_data, check_k
+from .floats import check_data, check_k
 
 __all__ = ["Proposer"]
 

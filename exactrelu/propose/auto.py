@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ExactReluError
 from ..network import RELU, Activation
 from ._base import Proposer
-from ._common import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_unit
+from .floats import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_unit
 from .gradient import GradientProposer
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer

@@ -7,13 +7,13 @@ gradient at that U. Eliminating U removes the badly scaled half of the problem a
 measurements, most bad local minima (benchmarks/bench_proposers.py).
 
 Training does not aim at a small loss. Every ``screen_every`` iterations each unit is put
-through the float screen of :func:`exactrelu.propose._common.screen_unit` (the test the exact
+through the float screen of :func:`exactrelu.propose.floats.screen_unit` (the test the exact
 step performs, in float); units that pass are kept across restarts, and training stops as soon
 as all k have passed. A restart starts from a fresh random V; after ``n_restarts`` the best
 proposal so far is returned and ``screened_`` says which units passed.
 
 >>> import numpy as np
->>> from exactrelu.propose._common import angular_errors
+>>> from exactrelu.propose.floats import angular_errors
 >>> rng = np.random.default_rng(1)
 >>> X = rng.standard_normal((2000, 10)); V = rng.standard_normal((3, 10)); U = rng.standard_normal((3, 3))
 >>> Y = np.maximum(X @ V.T, 0) @ U.T
@@ -30,7 +30,7 @@ from scipy.optimize import minimize
 from ..errors import InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from ._common import (as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
+from .floats import (as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
                       screen_unit)
 
 __all__ = ["GradientProposer", "propose_gradient"]

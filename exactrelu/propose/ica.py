@@ -12,7 +12,7 @@ scikit-learn is not a runtime dependency: install the extra (``pip install exact
 
 >>> import numpy as np, pytest
 >>> _ = pytest.importorskip("sklearn")
->>> from exactrelu.propose._common import angular_errors
+>>> from exactrelu.propose.floats import angular_errors
 >>> rng = np.random.default_rng(0)
 >>> X = rng.standard_normal((20000, 4)); V = np.linalg.qr(rng.standard_normal((4, 4)))[0][:3]
 >>> Y = np.maximum(X @ V.T, 0) @ rng.standard_normal((3, 3)).T
@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from ._common import as_generator, check_activation, check_int, check_number
+from .floats import as_generator, check_activation, check_int, check_number
 
 __all__ = ["ICAProposer", "propose_ica"]
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
 from ._base import Proposer
-from ._common import as_generator, check_activation, check_int, check_number
+from .floats import as_generator, check_activation, check_int, check_number
 
 __all__ = ["SearchProposer", "propose_search", "expected_tries", "normalize_rows"]
 

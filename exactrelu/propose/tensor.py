@@ -1,7 +1,7 @@
 """Moment-tensor proposer for Gaussian inputs N(0, Sigma) (Hermite moments, no d^4 array).
 
 For x ~ N(0, I_d) and a unit-norm row v, with f(t) = max(t, 0)^c and z = v . x ~ N(0, 1), the
-probabilists' Hermite moments are (:func:`~exactrelu.propose._common.hermite_constants`)
+probabilists' Hermite moments are (:func:`~exactrelu.propose.floats.hermite_constants`)
 
 * ``E[f(v.x) x] = c1 v``, ``E[f(v.x) (x x^T - I)] = c2 v v^T``, ``E[f(v.x) He4(x)] = c4 v^(x)4``,
 
@@ -32,7 +32,7 @@ Signs: in both cases by least squares of M1 on the sign-blind components u_i v_h
 exact step confirms or refuses each unit.
 
 >>> import numpy as np
->>> from exactrelu.propose._common import angular_errors
+>>> from exactrelu.propose.floats import angular_errors
 >>> rng = np.random.default_rng(0)
 >>> X = rng.standard_normal((20000, 6)); V = rng.standard_normal((3, 6)); U = rng.standard_normal((3, 3))
 >>> Y = np.maximum(X @ V.T, 0) @ U.T
@@ -48,9 +48,9 @@ import numpy as np
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from ._common import as_generator, check_activation, check_int, hermite_constants
-from .hermite_decompose import decompose
-from .hermite_estimators import he4_correction
+from .floats import as_generator, check_activation, check_int, hermite_constants
+from .hermite.decompose import decompose
+from .hermite.estimators import he4_correction
 
 __all__ = ["TensorProposer", "propose_tensor", "jennrich"]
 
@@ -222,7 +222,7 @@ class TensorProposer(Proposer):
         The slices ``P^T T2[r] P`` (weights c2 rho^c u'_ri) and ``T4(., ., e_j, e_l)`` (weights
         c4 rho^c u'_0i v_j v_l), each divided by its standard error, share the units' directions:
         Jennrich's pencil with a random combination of the 2nd-order slices as the reference (its
-        weights do not vanish), then an ALS polish over all slices (exactrelu.propose.hermite_decompose).
+        weights do not vanish), then an ALS polish over all slices (exactrelu.propose.hermite.decompose).
         """
         n = X.shape[0]
         k, q = P.shape[1], Yc.shape[1]

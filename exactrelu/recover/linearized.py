@@ -20,7 +20,7 @@ for the ReLU the block of unit i is M_i = U[:, i] [V_i b_i]):
 Assumptions (not claims: the certificate is checked on its own): the proposal's pattern is right
 on the chosen samples (a wrong one fails step 2 or 3 and the next proposal is tried); every unit is
 active on at least P/k samples and no two units share one pattern on all samples (else the design
-has rank < P: said which). Proposals: ``init`` first (any of :mod:`exactrelu.recover.proposal`),
+has rank < P: said which). Proposals: ``init`` first (any of :mod:`exactrelu.recover.proposals`),
 then restarts of the gradient proposer on the augmented inputs, each refined and screened exactly.
 
 >>> from exactrelu.instances import planted
@@ -45,12 +45,12 @@ from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose.gradient import GradientProposer
 from ..propose.search import normalize_rows
-from .data import InputProducts, RowView, augmented, float_view
-from .finish import certify, check_identifiable, solve_output, split_bias
+from .views import InputProducts, RowView, augmented, float_view
+from .output_layer import certify, check_identifiable, solve_output, split_bias
 from .lift import Lift, refine
-from .proposal import run_proposer
+from .proposals import run_proposer
 from .result import RecoveryResult, Timer
-from .steps import primitive_weights
+from .unit_steps import primitive_weights
 
 __all__ = ["recover_linearized"]
 
@@ -72,7 +72,7 @@ def recover_linearized(inst: Instance, *, k: int, activation: Activation | None 
     """Recover U, V (and b) exactly by the pattern-linearised route (module doc); any rank of the labels.
 
     ``max_starts`` bounds the gradient restarts tried after ``init``. Other parameters as for
-    :func:`exactrelu.recover.exact.recover`.
+    :func:`exactrelu.recover.recover`.
 
     Raises
     ------
@@ -211,7 +211,7 @@ class _ExactStep:
         self._out = None
 
     def rank(self) -> int:
-        from .finish import rank_of
+        from .output_layer import rank_of
 
         return rank_of(self.A)
 

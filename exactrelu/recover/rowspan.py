@@ -41,11 +41,11 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose.search import SearchProposer, normalize_rows
-from .data import InputProducts, RowView, augmented, float_view, stack_rows
-from .finish import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
-from .proposal import run_proposer
+from .views import InputProducts, RowView, augmented, float_view, stack_rows
+from .output_layer import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
+from .proposals import run_proposer
 from .result import RecoveryResult, Timer
-from .steps import Candidate, confirm_all, kernel_from_order, oriented, unit_from_order
+from .unit_steps import Candidate, confirm_all, kernel_from_order, oriented, unit_from_order
 
 __all__ = ["recover_rowspan"]
 
@@ -55,7 +55,7 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
                     progress: Callable[[str], None] | None = None, certificate: bool = True) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly by the row-span route.
 
-    Parameters are those of :func:`exactrelu.recover.exact.recover`; ``inst`` is an Instance and ``k``
+    Parameters are those of :func:`exactrelu.recover.recover`; ``inst`` is an Instance and ``k``
     a valid positive integer (the front door checks both). ``certificate=False`` skips the certificate
     (for callers that certify another claim, e.g. the sparse-corruption route): ``certificate`` is then {}.
 

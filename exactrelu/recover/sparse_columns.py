@@ -37,10 +37,10 @@ from ..errors import AssumptionViolated, NotRealizable
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
-from .data import InputProducts, RowView, augmented
-from .finish import certify, check_identifiable, rank_of, solve_output, split_bias
+from .views import InputProducts, RowView, augmented
+from .output_layer import certify, check_identifiable, rank_of, solve_output, split_bias
 from .result import RecoveryResult, Timer, UnitRecord
-from .steps import Candidate, primitive_weights, solve_weights
+from .unit_steps import Candidate, primitive_weights, solve_weights
 
 __all__ = ["recover_sparse_columns", "direction_groups"]
 

@@ -23,7 +23,7 @@ corrupted one generically does not, but its clean coordinates still do. The rout
 Nothing decided here rests on a tolerance: the float consensus only picks which samples to solve on.
 A corruption of any size (1e-30 included) is found, since agreement is exact equality.
 
->>> from exactrelu.corruption import corrupt
+>>> from exactrelu.instances.corruption import corrupt
 >>> from exactrelu.instances import planted
 >>> clean = planted(d=4, k=2, m=6, n=600, seed=3)
 >>> bad = corrupt(clean, 0.1, seed=0)
@@ -49,7 +49,7 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..propose.search import normalize_rows
-from ..residual import exact_residual
+from ..certificates.claims.residual import exact_residual
 from .result import RecoveryResult, Timer
 from .rowspan import recover_rowspan
 

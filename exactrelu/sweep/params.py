@@ -89,13 +89,13 @@ def _inputs(v, where):
 
 
 def _noise(v, where):
-    from ..noise import NOISE_KINDS
+    from ..instances.noise import NOISE_KINDS
 
     return _choice(*NOISE_KINDS)(v, where)
 
 
 def _route(v, where):
-    from ..recover.exact import ROUTES
+    from ..recover.front_door import ROUTES
 
     return _choice(*ROUTES)(v, where)
 
@@ -112,9 +112,9 @@ PARAMS: dict[str, Param] = {
     "weight_bound": Param(_integer(1, 1_000_000), "planted weights in [-B, B]"),
     "input_bits": Param(_integer(0, 40), "round inputs to multiples of 2**-B"),
     "bias": Param(_number(0, 1e6), "hidden biases drawn in [-s, s] (quarters); 0: none"),
-    "noise": Param(_noise, "label noise kind (exactrelu.noise: gaussian, rademacher, uniform, laplace, ...)"),
+    "noise": Param(_noise, "label noise kind (exactrelu.instances.noise: gaussian, rademacher, uniform, laplace, ...)"),
     "noise_scale": Param(_number(0, 1e12), "standard deviation of the label noise"),
-    "corrupt": Param(_number(0, 1), "share of the label entries corrupted (exactrelu.corruption); 0: none"),
+    "corrupt": Param(_number(0, 1), "share of the label entries corrupted (exactrelu.instances.corruption); 0: none"),
     # random formulas (exactrelu.hardness.generators)
     "vars": Param(_integer(3, 100_000), "variables of the random formula"),
     "clauses": Param(_integer(0, 1_000_000), "clauses of the random formula"),
@@ -123,7 +123,7 @@ PARAMS: dict[str, Param] = {
     "planted_formula": Param(boolean, "keep only clauses a hidden assignment satisfies"),
     # options of the tasks
     "init": Param(_choice("auto", "search", "gradient", "tensor", "ica"), "float proposal of exact recovery"),
-    "route": Param(_route, "recover: the exact route (exactrelu.recover.exact.ROUTES)"),
+    "route": Param(_route, "recover: the exact route (exactrelu.recover.ROUTES)"),
     "learn_bias": Param(boolean, "recover, fit: learn hidden biases b too"),
     "sparse_noise": Param(boolean, "recover: labels may have corrupted entries; certify realizes-except"),
     "refine": Param(boolean, "fit: run the refinement after the start method (default: as the method says)"),

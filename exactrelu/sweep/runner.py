@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InvalidInput
 from .display import SweepProgress
 from .executors import Backend

@@ -37,7 +37,7 @@ def planted_instance(p: dict, seed: int):
                    inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
                    input_bits=p.get("input_bits"), bias=p.get("bias") or None, noise=noise)
     if p.get("corrupt"):
-        from ..corruption import corrupt
+        from ..instances.corruption import corrupt
 
         inst = corrupt(inst, p["corrupt"], seed=seed)  # as exactrelu generate --corrupt P --seed SEED
     return inst
@@ -67,9 +67,9 @@ def _planted_metrics(network, inst) -> dict:
 
 
 @task("recover", params=PLANTED, options={"init": "auto", "route": "auto", "learn_bias": False, "sparse_noise": False},
-      doc="exact recovery (exactrelu.recover.exact.recover) of a planted network")
+      doc="exact recovery (exactrelu.recover.front_door.recover) of a planted network")
 def recover_task(p: dict, seed: int) -> Outcome:
-    from ..recover.exact import recover
+    from ..recover.front_door import recover
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
@@ -122,9 +122,9 @@ def fit_task(p: dict, seed: int) -> Outcome:
 
 
 @task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},
-      doc="the worst-case solver (exactrelu.recover.worstcase.solve) on a planted instance")
+      doc="the worst-case solver (exactrelu.decide.worstcase.solve) on a planted instance")
 def solve_task(p: dict, seed: int) -> Outcome:
-    from ..recover.worstcase import solve
+    from ..decide.worstcase import solve
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
@@ -143,7 +143,7 @@ _DECIDE = {"engine": "auto", "method": "auto", "time_limit": None, "max_nodes": 
 
 
 def _decide(inst, U, k, p, t_gen) -> Outcome:
-    from ..hardness.decide import decide
+    from ..decide.pattern_search import decide
 
     t0 = time.perf_counter()
     res = decide(inst, U=U, k=k, method=p["method"], engine=p["engine"], max_nodes=p.get("max_nodes"),
@@ -165,7 +165,7 @@ def _one_output(p: dict, where: str) -> None:
 
 @task("decide", params={**PLANTED, "m": 1, "inputs": "integer"}, options={"output_weights": "unknown", **_DECIDE},
       rate="realizable", check=_one_output,
-      doc="the exact decision procedure (exactrelu.hardness.decide) on a planted instance")
+      doc="the exact decision procedure (exactrelu.decide.pattern_search) on a planted instance")
 def decide_task(p: dict, seed: int) -> Outcome:
     inst, t_gen = _generated(p, seed)
     U = inst.planted.U.to_strings() if p["output_weights"] == "given" else None

@@ -119,7 +119,7 @@ def run_proof(name: str, module: ModuleType, **kwargs: Any) -> ProofResult:
 
 def record_json(result: ProofResult) -> dict:
     """The record written to disk: the proof's own record plus name, claim, source and versions."""
-    from .. import __version__
+    from .._version import __version__
 
     out = {"format": "exactrelu.proof", "version": 1, "name": result.name, "claim": result.claim,
            "source": result.source, "passed": result.passed, "exactrelu": __version__}

@@ -5,7 +5,7 @@ units of S flipped, (w_i, b_i) -> (-w_i, -b_i). For x ~ N(0, I):
 (a) the Hermite coefficients of order t >= 2 of f and f^S are equal (orders >= 2 are blind to signs);
 (b) f^S has the same f_0 and f_1 as f iff sum_{i in S} a_i (w_i, b_i) = 0, iff f^S = f everywhere;
 (c) if the w_i are linearly independent (full rank) only S = {} qualifies: exactly one sign choice
-    matches f_0 and f_1, and the float resolver (``exactrelu.propose.hermite_signs.resolve_signs``)
+    matches f_0 and f_1, and the float resolver (``exactrelu.propose.hermite.signs.resolve_signs``)
     finds it from every starting orientation;
 (d) otherwise every qualifying S gives the same function on any data (shown exactly with
     ``evaluate_exact``), and an S that matches f_1 but not f_0 changes f by a non-zero constant.
@@ -70,8 +70,8 @@ def _network(a, W, bias) -> Network:
 
 
 def _full_rank_trial(rng, failures, t) -> None:
-    from ..propose.hermite_estimators import hermite_coefficient
-    from ..propose.hermite_signs import equivalent_flips, resolve_signs
+    from ..propose.hermite.estimators import hermite_coefficient
+    from ..propose.hermite.signs import equivalent_flips, resolve_signs
 
     d = int(rng.integers(2, 5))
     k = int(rng.integers(1, d + 1))
@@ -96,7 +96,7 @@ def _full_rank_trial(rng, failures, t) -> None:
 
 
 def _dependent_trial(rng, failures, t) -> int:
-    from ..propose.hermite_signs import equivalent_flips, flip_units
+    from ..propose.hermite.signs import equivalent_flips, flip_units
 
     d = int(rng.integers(1, 4))
     k = d + 2
@@ -132,7 +132,7 @@ def _subsets(k, size):
 
 def prove(trials: int = 20, max_order: int = 8, seed: int = 0) -> dict:
     """Run (a)-(d) of the module docstring; return the record."""
-    from ..propose.hermite_signs import flip_units
+    from ..propose.hermite.signs import flip_units
 
     rng = np.random.default_rng(seed)
     failures = parity_identities(max_order)

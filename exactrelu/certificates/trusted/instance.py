@@ -1,7 +1,7 @@
 """Instance files (JSON and .npz) and the instance hash. Standard library only.
 
 The readers are strict and bound every size before doing the work (docs/limits.md); the library's
-readers (``exactrelu/instances.py``, ``exactrelu/npz.py``) follow the same rules, written separately:
+readers (``exactrelu/instances/instance.py``, ``exactrelu/io/npz.py``) follow the same rules, written separately:
 
 * JSON: exactly the fields of DESIGN.md; inputs and labels non-empty lists of equal-length,
   non-empty rows of rational strings or JSON integers.

@@ -1,0 +1,86 @@
+"""Old import paths of modules that moved in the redesign of 0.2 (CHANGELOG.md), kept working for one release.
+
+``import exactrelu.recover.exact`` (say) still works and gives the module's new home,
+``exactrelu.recover.front_door``, with a :class:`DeprecationWarning` naming it. Nothing here is
+imported unless an old name is asked for: the finder answers only for the names in :data:`MOVED`.
+
+>>> import importlib, warnings
+>>> with warnings.catch_warnings(record=True) as seen:
+...     warnings.simplefilter("always")
+...     old = importlib.import_module("exactrelu.files")
+>>> old.__name__, "moved to exactrelu.io.files" in str(seen[0].message)
+('exactrelu.io.files', True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+__all__ = ["MOVED"]
+
+#: old module name -> new module name
+MOVED: dict[str, str] = {
+    "exactrelu.files": "exactrelu.io.files",
+    "exactrelu.npz": "exactrelu.io.npz",
+    "exactrelu.weights_file": "exactrelu.io.weights",
+    "exactrelu.propose.torch_weights": "exactrelu.io.torch_weights",
+    "exactrelu.noise": "exactrelu.instances.noise",
+    "exactrelu.corruption": "exactrelu.instances.corruption",
+    "exactrelu.conditioning": "exactrelu.instances.conditioning",
+    "exactrelu.propose.hermite_instances": "exactrelu.instances.hermite",
+    "exactrelu.residual": "exactrelu.certificates.claims.residual",
+    "exactrelu.diagnosis": "exactrelu.recover.diagnosis",
+    "exactrelu.patterns": "exactrelu.decide.patterns",
+    "exactrelu.recover.exact": "exactrelu.recover.front_door",
+    "exactrelu.recover.data": "exactrelu.recover.views",
+    "exactrelu.recover.steps": "exactrelu.recover.unit_steps",
+    "exactrelu.recover.finish": "exactrelu.recover.output_layer",
+    "exactrelu.recover.proposal": "exactrelu.recover.proposals",
+    "exactrelu.recover.weights": "exactrelu.recover.given_weights",
+    "exactrelu.recover.nocert": "exactrelu.decide.span_refutation",
+    "exactrelu.recover.worstcase": "exactrelu.decide.worstcase",
+    "exactrelu.recover.worstcase_parallel": "exactrelu.decide.worstcase_parallel",
+    "exactrelu.hardness.decide": "exactrelu.decide.pattern_search",
+    "exactrelu.hardness.lazy": "exactrelu.decide.lazy",
+    "exactrelu.hardness.tree": "exactrelu.decide.tree",
+    "exactrelu.hardness.rows": "exactrelu.decide.rows",
+    "exactrelu.hardness.clusters": "exactrelu.decide.clusters",
+    "exactrelu.hardness.store": "exactrelu.decide.lemma_store",
+    "exactrelu.hardness.proof": "exactrelu.decide.sat.proof",
+    "exactrelu.hardness.trim": "exactrelu.decide.sat.trim",
+    "exactrelu.hardness.commands": "exactrelu.commands.hardness",
+    "exactrelu.propose.hermite_estimators": "exactrelu.propose.hermite.estimators",
+    "exactrelu.propose.hermite_decompose": "exactrelu.propose.hermite.decompose",
+    "exactrelu.propose.hermite_signs": "exactrelu.propose.hermite.signs",
+    "exactrelu.propose.hermite_params": "exactrelu.propose.hermite.params",
+    "exactrelu.propose.hermite_large_bias": "exactrelu.propose.hermite.large_bias",
+    "exactrelu.propose.hermite_overcomplete": "exactrelu.propose.hermite.overcomplete",
+    "exactrelu.propose._common": "exactrelu.propose.floats",
+}
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old names of moved modules; loading one puts the new module in its place."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname in MOVED else None
+
+    def create_module(self, spec):
+        return None  # a placeholder module, replaced in exec_module
+
+    def exec_module(self, module) -> None:
+        new = MOVED[module.__name__]
+        warnings.warn(f"{module.__name__} moved to {new}; the old name will be removed in a later release",
+                      DeprecationWarning, stacklevel=2)
+        # the import system returns what sys.modules holds after exec_module: the new module itself
+        sys.modules[module.__name__] = importlib.import_module(new)
+
+
+def install() -> None:
+    """Add the finder once (after the normal finders, so that it answers only for names no file has)."""
+    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+        sys.meta_path.append(_MovedFinder())

@@ -1,0 +1,185 @@
+"""``exactrelu hardness ...``: from-cnf, random, lift, decode, decide.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(); sub = p.add_subparsers()
+>>> register(sub)
+>>> p.parse_args(["hardness", "random", "--vars", "5", "--clauses", "8", "-o", "x.json"]).vars
+5
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..certificates.envelope import realizes_certificate, verify, write_certificate
+from ._report import emit, json_command
+from ..errors import InvalidInput
+from ..instances import Instance, read_instance, write_instance
+from ..progress import LineProgress
+from ..network import RELU, Network
+from ..hardness import reduction_for
+from ..hardness.cnf import CNF, NAEFormula, assignment_to_literals, parse_assignment, read_dimacs, write_dimacs
+from ..hardness.generators import random_kcnf, random_nae3
+
+__all__ = ["register"]
+
+
+def _formula_arg(p):
+    p.add_argument("formula", help="DIMACS file (CNF, or NAE-3SAT when marked 'c exactrelu:nae-3sat')")
+    p.add_argument("--as", dest="kind", choices=("auto", "cnf", "nae"), default="auto",
+                   help="read the clauses as CNF or as NAE-3SAT (default: by the file's mark)")
+
+
+def _load(args) -> CNF | NAEFormula:
+    return read_dimacs(args.formula, nae={"auto": None, "cnf": False, "nae": True}[args.kind])
+
+
+def _reduce(formula):
+    chain = reduction_for(formula)
+    inst, data = chain.apply(formula)
+    return chain, inst, data
+
+
+def _write_instance(args, inst: Instance, out: str, formula, label: str) -> int:
+    write_instance(inst, out)
+    record = {"variables": formula.num_vars, "clauses": len(formula.clauses), "instance": str(out), "n": inst.n,
+              "d": inst.d, "m": 1, "k": 2}
+    return emit(args, record, f"{label}: {formula.num_vars} variables, {len(formula.clauses)} clauses -> instance "
+                              f"n={inst.n}, d={inst.d}, m=1, k=2, U=[[1, 1]] written to {out}")
+
+
+def _from_cnf(args) -> int:
+    formula = _load(args)
+    _, inst, _ = _reduce(formula)
+    return _write_instance(args, inst, args.output, formula, "from-cnf")
+
+
+def _random(args) -> int:
+    if args.kind == "nae":
+        formula = random_nae3(args.vars, args.clauses, seed=args.seed, planted=args.planted)
+    else:
+        formula = random_kcnf(args.vars, args.clauses, seed=args.seed, planted=args.planted)
+    if args.formula_out:
+        write_dimacs(formula, args.formula_out)
+    _, inst, _ = _reduce(formula)
+    return _write_instance(args, inst, args.output, formula, f"random {args.kind}")
+
+
+def _lift(args) -> int:
+    formula = _load(args)
+    chain, inst, data = _reduce(formula)
+    try:
+        text = Path(args.assignment).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {args.assignment}: {exc}") from None
+    sigma = parse_assignment(text, formula.num_vars, source=str(args.assignment))
+    net = chain.lift(sigma, data)
+    cert = realizes_certificate(inst, net, source=str(args.formula))
+    summary = verify(cert, inst)
+    write_certificate(cert, args.output)
+    if args.instance_out:
+        write_instance(inst, args.instance_out)
+    return emit(args, {"summary": summary, "certificate": str(args.output)},
+                f"lift: {summary}; certificate written to {args.output}")
+
+
+def _read_weights(path: str) -> Network:
+    from ..io.files import read_json
+
+    obj = read_json(path, what="weights file")
+    if not isinstance(obj, dict):
+        raise InvalidInput(f"{path}: expected a JSON object with 'U' and 'V'")
+    return Network.from_json({"U": obj.get("U"), "V": obj.get("V")} if "U" in obj and "V" in obj else obj, RELU)
+
+
+def _decode(args) -> int:
+    formula = _load(args)
+    chain, inst, data = _reduce(formula)
+    net = _read_weights(args.weights)
+    sigma = chain.invert(net, data)
+    literals = assignment_to_literals(sigma)
+    line = "v " + " ".join(map(str, literals + [0]))
+    if args.output:
+        Path(args.output).write_text(f"s SATISFIABLE\n{line}\n", encoding="utf-8")
+    return emit(args, {"literals": literals, "output": args.output}, line)
+
+
+def _decide(args) -> int:
+    from ..decide.pattern_search import decide
+
+    inst = read_instance(args.instance)
+    U = None
+    if args.U is not None:
+        try:
+            U = [[x.strip() for x in row.split(",")] for row in args.U.split(";")]
+        except AttributeError:  # pragma: no cover - argparse gives a string
+            raise InvalidInput("--U must be rows separated by ';' of entries separated by ','") from None
+    bar = LineProgress() if args.verbose else None
+
+    def show(st):
+        bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
+    try:
+        res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
+                     time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof)
+    finally:
+        if bar is not None:
+            bar.close()
+    write_certificate(res.certificate, args.output)
+    st = res.stats
+    work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
+            else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
+    return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
+                       "stats": st},
+                f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
+                f"{st['lps']} exact LPs")
+
+
+def register(sub) -> None:
+    """Add ``hardness`` and its sub-commands to the ``exactrelu`` parser."""
+    h = sub.add_parser("hardness", help="NP-hardness instances (k = 2) with certificates both ways",
+                       description="NP-hardness instances for k = 2 (rank(labels) < k) from CNF / NAE-3SAT formulas.")
+    hs = h.add_subparsers(dest="hardness_command", metavar="SUBCOMMAND", parser_class=type(h))
+    h.set_defaults(func=lambda args: (h.print_help(), 2)[1])
+
+    p = hs.add_parser("from-cnf", help="reduce a DIMACS formula to a ReLU instance")
+    _formula_arg(p)
+    p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
+    json_command(p, "hardness from-cnf", _from_cnf)
+
+    p = hs.add_parser("random", help="random NAE-3SAT (or 3-CNF) formula reduced to a ReLU instance")
+    p.add_argument("--vars", type=int, required=True, help="number of variables")
+    p.add_argument("--clauses", type=int, required=True, help="number of clauses")
+    p.add_argument("--seed", type=int, default=0, help="seed of the formula (default 0)")
+    p.add_argument("--kind", choices=("nae", "cnf"), default="nae", help="random NAE-3SAT (default) or random 3-CNF")
+    p.add_argument("--planted", action="store_true", help="keep only clauses a hidden assignment satisfies (satisfiable)")
+    p.add_argument("--formula-out", help="also write the formula (DIMACS)")
+    p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
+    json_command(p, "hardness random", _random)
+
+    p = hs.add_parser("lift", help="satisfying assignment -> exact weights and a realizes certificate")
+    _formula_arg(p)
+    p.add_argument("assignment", help="file with the assignment: DIMACS literals or solver 'v' lines")
+    p.add_argument("-o", "--output", required=True, help="certificate file to write")
+    p.add_argument("--instance-out", help="also write the instance the certificate is about")
+    json_command(p, "hardness lift", _lift)
+
+    p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
+    _formula_arg(p)
+    p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
+    p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")
+    json_command(p, "hardness decode", _decode)
+
+    p = hs.add_parser("decide", help="decide a small instance exactly (k units); certify either answer")
+    p.add_argument("instance", help="instance file (.json or .npz), m = 1 unless --U is given")
+    p.add_argument("--U", help="given output weights, rows ';'-separated, entries ','-separated (default: unknown, m = 1)")
+    p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
+    p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
+    p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
+                   help="lazy: SAT solver + exact LP lemmas, hinted refutation (default); tree: case-tree search")
+    p.add_argument("--proof", choices=("lrat", "drup"), default="lrat",
+                   help="lazy engine's refutation: lrat (hinted, trimmed, checked in linear time; default) or drup")
+    p.add_argument("--max-nodes", type=int, default=None, help="budget: tree nodes, or solver rounds (lazy)")
+    p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
+    p.add_argument("-o", "--output", required=True, help="certificate file to write")
+    json_command(p, "hardness decide", _decide)

@@ -1,0 +1,13 @@
+"""Exact answers both ways: does a k-unit network reproduce these labels? A certificate for yes and for no.
+
+* :func:`solve`: the worst-case n^O(k) algorithm for labels of rank k (any inputs), through the sign
+  patterns of the labels' row span (:mod:`~exactrelu.decide.patterns`) and exact LPs, with a span
+  refutation when no pattern is realisable (docs/worstcase.md);
+* :func:`decide`: any rank, m = 1 or U given: lazy clause generation (a CDCL SAT solver over activation
+  literals with exact-LP lemmas, refutations in :mod:`exactrelu.decide.sat`) or a case tree (docs/hardness.md).
+"""
+
+from .pattern_search import Decision, decide, sign_cases
+from .worstcase import PatternReport, WorstCaseResult, solve
+
+__all__ = ["decide", "solve", "Decision", "WorstCaseResult", "PatternReport", "sign_cases"]

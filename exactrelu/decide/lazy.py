@@ -1,0 +1,278 @@
+"""Lazy clause generation: a CDCL SAT solver over activation literals, exact LP as the theory.
+
+This is the default engine of :func:`exactrelu.decide.decide`. The Boolean variable of
+the pair (sample j, unit i) says "unit i is active on sample j" (``v_i . x_j >= 0``); its negation
+"inactive" (``v_i . x_j <= 0``). Every V falls in the region of at least one full assignment, and
+inside a region the instance's equations are linear in V. So:
+
+1. **Eager lemmas** (:mod:`exactrelu.decide.clusters`). Every small cluster of samples (and
+   every other sample alone) is compiled: each of its activation patterns is an exact LP, and the
+   refuted ones become clauses before the search. Clusters with the same data share one
+   compilation: its lemmas are *templates*, instantiated on every cluster of that shape.
+2. **Lazy lemmas.** A SAT solver (CaDiCaL through python-sat) proposes a full assignment. The
+   clusters left uncompiled are checked first (clusters with equal data share a cache), then the
+   whole system. A refuted system yields a Farkas vector; the literals its rows depend on form a
+   lemma, whose negation is a clause handed back to the solver. Exact constraint propagation
+   (equations with one unknown fix it) runs before every LP and explains each violated row by
+   back-substitution, so one model usually yields many small lemmas at once.
+3. **Answer.** A model whose whole system is feasible gives exact weights (``realizes``). An
+   unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.decide.sat.proof`): the
+   solver's LRAT trace, walked back from the empty clause so that only the lemmas and steps it
+   uses go into the ``not-realizable`` certificate, which the stdlib checker verifies in one
+   linear pass (docs/certificates.md). ``proof="drup"`` writes the older, unhinted DRUP case.
+
+Symmetry: units whose output-weight columns are equal can be permuted without changing the
+network, so on one chosen sample they are taken sorted, active first; the certificate states
+this and the checker verifies the columns are equal.
+
+>>> from exactrelu.hardness import NAEFormula, NaeToRelu
+>>> inst, _ = NaeToRelu().apply(NAEFormula(3, [(1, 2, 3), (-1, -2, -3)]))
+>>> from fractions import Fraction
+>>> X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
+>>> out = solve_case(X, Y, [[Fraction(1), Fraction(1)]])
+>>> out.status, out.stats["rounds"] >= 1
+('realizable', True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..errors import ExactReluError
+from .clusters import clusters, compile_cluster, singletons
+from .sat.proof import Deadline, ProofFormatError, lrat_core, lrat_solver, refute, solve_until, trace
+from .rows import Rows, decide_rows
+from .lemma_store import LemmaStore
+
+__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]
+
+#: clusters with at most this many literals (samples x units) are compiled before the search,
+#: with at most this many case-tree nodes per shape; the others are checked lazily
+EAGER_LITERALS = 16
+EAGER_NODES = 20000
+#: the refutations :func:`solve_case` writes: hinted and trimmed (LRAT), or the solver's whole DRUP proof
+PROOFS = ("lrat", "drup")
+
+
+@dataclass
+class CaseResult:
+    """Outcome of :func:`solve_case` for one output-weight matrix."""
+
+    status: str  # "realizable" | "not-realizable"
+    V: list | None = None  # k x d Fractions (realizable)
+    case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
+    stats: dict = field(default_factory=dict)
+
+
+class RoundLimit(ExactReluError):
+    """The lazy search met its round or time limit (:func:`decide` turns it into ``SearchLimit``)."""
+
+
+def _symmetry(R: Rows):
+    """Classes of units with equal output-weight columns (size >= 2), and a sample to sort them on."""
+    cols: dict = {}
+    for i in R.rel:
+        cols.setdefault(tuple(R.U[r][i] for r in range(R.m)), []).append(i)
+    classes = [c for c in cols.values() if len(c) > 1]
+    if not classes:
+        return None
+    j0 = next((j for j in range(R.n) if R.supp[j]), None)
+    if j0 is None:
+        return None
+    return {"sample": j0, "classes": classes}
+
+
+def _symmetry_clauses(R: Rows, sym) -> list[list[int]]:
+    j0 = sym["sample"]
+    return [[R.lit(j0, a), -R.lit(j0, b)] for cls in sym["classes"] for a, b in zip(cls, cls[1:])]
+
+
+def _eager(R: Rows, store: LemmaStore, method: str, stats: dict) -> list:
+    """Compile every small cluster (once per shape) into template lemmas; return the clusters left lazy."""
+    compiled: dict = {}
+    lazy: list = []
+    covered: set = set()
+
+    def eager(c):
+        if c.shape not in compiled:
+            small = len(c.members) * len(R.rel) <= EAGER_LITERALS
+            compiled[c.shape] = compile_cluster(R, c.members, method, stats, EAGER_NODES) if small else None
+        done = compiled[c.shape]
+        if done is None:
+            lazy.append(c)
+            return
+        covered.update(c.members)
+        store.instance(c.shape, done, c.members, c.coords)
+
+    for c in clusters(R):
+        eager(c)
+    for c in singletons(R, covered):
+        eager(c)
+    stats["shapes_compiled"] = sum(v is not None for v in compiled.values())
+    return [c for c in lazy if len(c.members) > 1]
+
+
+def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: dict, method: str, stats: dict):
+    """New clauses refuting the solver's model ``active`` (clusters first, then the whole system), or a point."""
+    new = []
+    for c in lazy:
+        key = (c.shape, tuple(active[(j, i)] for j in c.members for i in R.rel))
+        res = cache.get(key)
+        if res is None:
+            rows, scales = R.rows(c.members, active)
+            stats["lps"] += 1
+            _, cores = decide_rows(rows, method=method)
+            pos = {j: p for p, j in enumerate(c.members)}
+            # stored by position and on original rows (multiplier x scale)
+            res = cache[key] = [[((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core] for core in cores]
+        else:
+            stats["cluster_hits"] += 1
+        for core in res:
+            moved = [((t[0], c.members[t[1]], t[2]), y) for t, y in core]
+            cl = store.plain(moved, {tag: Fraction(1) for tag, _ in moved}, active)
+            if cl is not None:
+                new.append(cl)
+    if new:
+        return None, new
+    rows, scales = R.rows(range(R.n), active)
+    stats["lps"] += 1
+    point, cores = decide_rows(rows, method=method)
+    if point is not None:
+        return point, []
+    new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
+    if not new:  # pragma: no cover - a refuted model always yields a clause it violates
+        raise AssertionError("a refutation gave no new clause")
+    return None, new
+
+
+def _active(R: Rows, model) -> dict:
+    """A solver model as ``{(j, i): active}``."""
+    truth = bytearray(R.n * R.k + 1)
+    for v in model:
+        if 0 < v <= R.n * R.k:
+            truth[v] = 1
+    return {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
+
+
+def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
+               symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
+    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
+
+    Raises :class:`RoundLimit` when ``deadline`` (a ``time.monotonic()`` value) passes or after
+    ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
+    ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
+    models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
+    and ``write_seconds`` (the certificate case). See the module docstring for the method.
+    """
+    from pysat.solvers import Solver
+
+    t0 = time.monotonic()
+    R = Rows(X, Y, U)
+    stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
+    store = LemmaStore(R)
+    lazy = _eager(R, store, method, stats)
+    stats["clusters"] = len(lazy)
+    sym = _symmetry(R) if symmetry else None
+    if sym:
+        store.add_symmetry(sym, _symmetry_clauses(R, sym))
+    stats["lemma_seconds"] = time.monotonic() - t0
+    traced = lrat_solver(store.clauses) if proof == "lrat" and all(store.clauses) else None
+    fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
+    cache: dict = {}
+    with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise RoundLimit("ran out of its time limit")
+            if max_rounds is not None and stats["rounds"] >= max_rounds:
+                raise RoundLimit(f"used its {max_rounds} solver rounds")
+            stats["rounds"] += 1
+            stats["lemmas"] = len(store.clauses)
+            if progress is not None:
+                progress(stats)
+            t = time.monotonic()
+            try:
+                found = solve_until(sat, deadline)
+            except Deadline:
+                raise RoundLimit("ran out of its time limit") from None
+            stats["solve_seconds"] += time.monotonic() - t
+            if not found:
+                break
+            t = time.monotonic()
+            point, new = _refute_model(R, store, lazy, cache, _active(R, sat.get_model()), method, stats)
+            stats["lemma_seconds"] += time.monotonic() - t
+            if point is not None:
+                V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
+                     for i in range(R.k)]
+                stats["lemmas"] = len(store.clauses)
+                return CaseResult("realizable", V=V, stats=stats)
+            fresh = False
+            for cl in new:
+                sat.add_clause(cl)
+        data = (trace(sat), sat.order) if fresh else None
+    stats["lemmas"] = len(store.clauses)
+    if deadline is not None and time.monotonic() > deadline:
+        raise RoundLimit("ran out of its time limit")
+    return _refutation(store, proof, data, deadline, stats)
+
+
+def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:
+    """The not-realizable case: a trimmed hinted refutation (or the solver's DRUP proof)."""
+    t = time.monotonic()
+    try:
+        if proof == "drup":
+            return _drup_case(store, deadline, stats)
+        try:
+            core = lrat_core(*data) if data is not None else None
+        except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
+            core = None
+        core = core or refute(store.clauses, deadline)
+    except Deadline:
+        raise RoundLimit("ran out of its time limit") from None
+    t1 = time.monotonic()
+    stats["trim_seconds"] = t1 - t
+    stats.update(core.stats)
+    case = store.case(core)
+    stats["write_seconds"] = time.monotonic() - t1
+    stats["proof_steps"] = len(case["lrat"])
+    return CaseResult("not-realizable", case=case, stats=stats)
+
+
+def _drup_case(store: LemmaStore, deadline, stats) -> CaseResult:
+    """Every lemma as a plain lemma, and the solver's whole DRUP proof (the certificates of version 0.1)."""
+    from pysat.solvers import Solver
+
+    lemmas = []
+    for p, o in enumerate(store.origin):
+        if o[0] == "plain":
+            lemmas.append(store.lemmas[o[1]])
+        elif o[0] == "template":
+            members = store.templates[o[1]]["instances"][o[2]][0]
+            local = store.templates[o[1]]["lemmas"][o[3]]
+            lemmas.append({"assume": [[members[p_], i, a] for p_, i, a in local["assume"]],
+                           "tree": [{"farkas": [[kind, members[p_], x, y] for kind, p_, x, y in local["tree"][0]["farkas"]]}]})
+    clauses = [c for c, o in zip(store.clauses, store.origin) if o[0] != "symmetry"]
+    clauses += store.symmetry_clauses
+    t = time.monotonic()
+    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
+        if solve_until(s, deadline):  # pragma: no cover
+            raise AssertionError("the lemma clauses are satisfiable")
+        data = trace(s)
+    rup = _drup_steps(data)
+    stats["trim_seconds"] = time.monotonic() - t
+    stats["proof_steps"] = len(rup)
+    case = {"lemmas": lemmas, "rup": rup}
+    if store.symmetry:
+        case["symmetry"] = store.symmetry
+    return CaseResult("not-realizable", case=case, stats=stats)
+
+
+def _drup_steps(data: bytes) -> list:
+    """A binary DRUP trace (python-sat's) as steps ``[lits...]`` / ``["d", lits...]``, ending in ``[]``."""
+    from .sat.trim import parse_binary_drup
+
+    out = [(["d", *lits] if deleted else lits) for deleted, lits in parse_binary_drup(data)]
+    if not out or out[-1] != []:
+        out.append([])
+    return out

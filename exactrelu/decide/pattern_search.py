@@ -1,0 +1,213 @@
+"""Exact decision procedure for two-layer ReLU instances, with certificates both ways.
+
+Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) -- with
+``U relu(V x_j) = y_j`` for every sample j? The answer is proved either way:
+
+* **realisable**: exact rational weights and a ``realizes`` certificate;
+* **not realisable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
+  stdlib checker: lemmas with Farkas vectors and a hinted (or DRUP) refutation of their clauses
+  (the default lazy engine, :mod:`exactrelu.decide.lazy`), or a case tree over activation
+  patterns with a Farkas vector or a learnt lemma at every leaf (``engine="tree"``).
+
+The tree engine (``engine="tree"``, :mod:`exactrelu.decide.tree`) searches a case tree over
+activation patterns with exact LPs, backjumping and learnt lemmas.
+
+Unknown U (m = 1, ReLU): by positive homogeneity ``|u| relu(v . x) = relu(|u| v . x)``, so u can be
+taken in {-1, 0, 1}^k, and by permuting units non-increasing: every such u is refuted in turn.
+
+>>> from exactrelu.hardness import NAEFormula, NaeToRelu
+>>> inst, _ = NaeToRelu().apply(NAEFormula(3, [(1, 2, 3)]))
+>>> res = decide(inst, U=[[1, 1]])
+>>> res.status, res.network.evaluate_exact(inst.inputs) == inst.labels
+('realizable', True)
+>>> bad, _ = NaeToRelu().apply(NAEFormula(1, [(1, 1, 1)]))
+>>> res = decide(bad)  # U unknown
+>>> res.status, res.certificate["claim"]
+('not-realizable', 'not-realizable')
+>>> verify(res.certificate, bad)
+'not-realizable: ...'
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..certificates.envelope import FORMAT, instance_sha256, provenance, realizes_certificate, verify
+from ..errors import InvalidInput
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Network
+from ..exact.rationals import format_rational
+from .tree import SearchLimit, _exact_rows, _Open, _Search
+
+__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
+
+
+@dataclass
+class Decision:
+    """The answer of :func:`decide`: a status, the witness, its certificate and search statistics."""
+
+    status: str  # "realizable" | "not-realizable"
+    certificate: dict
+    network: Network | None = None
+    stats: dict = field(default_factory=dict)
+
+
+def sign_cases(k: int) -> list[tuple[int, ...]]:
+    """Output weights in {1, 0, -1}^k, non-increasing: one per class under unit permutation.
+
+    >>> sign_cases(2)
+    [(1, 1), (1, 0), (1, -1), (0, 0), (0, -1), (-1, -1)]
+    """
+    return [tuple(c) for c in itertools.combinations_with_replacement((1, 0, -1), k)]
+
+
+# -- the public function ---------------------------------------------------------------------------
+
+ENGINES = ("auto", "lazy", "tree")
+
+
+def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
+           max_nodes: int | None = None, time_limit: float | None = None, progress=None,
+           proof: str = "lrat") -> Decision:
+    """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
+
+    Parameters
+    ----------
+    instance : the samples (n x d) and labels (n x m); its activation must be the ReLU (or unset).
+    U : the given output weights (m x k, rationals), or None for unknown output weights
+        (then m must be 1; every sign vector of :func:`sign_cases` is tried).
+    k : number of hidden units when U is None (with U given, k is its number of columns).
+    method : LP method, ``"auto"`` or ``"exact"`` (see :func:`exactrelu.exact.lp.feasible`).
+    engine : ``"lazy"`` (a CDCL SAT solver over activation literals with exact LP lemmas and a
+        DRUP refutation, :mod:`exactrelu.decide.lazy`), ``"tree"`` (the case-tree search
+        below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
+    max_nodes : stop with :class:`SearchLimit` after this many search nodes (tree engine) or
+        solver rounds (lazy engine); None: no limit.
+    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit). The SAT
+        solver is interrupted when it passes; a certificate already found is still checked.
+    progress : optional callable receiving a statistics dict while the lazy engine runs.
+    proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
+        the default) or ``"drup"`` (the solver's whole DRUP proof, replayed by unit propagation).
+
+    Returns
+    -------
+    Decision
+        ``status`` ``"realizable"`` (``network`` and a ``realizes`` certificate) or
+        ``"not-realizable"`` (a ``not-realizable`` certificate). Both were verified by the
+        independent checker before returning.
+    """
+    if not isinstance(instance, Instance):
+        raise InvalidInput("decide needs an Instance")
+    if engine not in ENGINES:
+        raise InvalidInput(f"unknown engine {engine!r}; choose from {ENGINES}")
+    if engine == "auto":
+        engine = "lazy"
+    if proof not in ("lrat", "drup"):
+        raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
+    if instance.activation is not None and instance.activation != RELU:
+        raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
+    X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
+    cases, given, k = _cases(instance, U, k)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
+    stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
+    start = time.monotonic()
+    refuted = []
+    try:
+        for number, Uc in enumerate(cases, 1):
+            shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
+            kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof)
+            if kind == "realizable":
+                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
+                _checked(cert, instance, stats)
+                return Decision("realizable", cert, out, stats)
+            refuted.append(out)
+    finally:
+        sys.setrecursionlimit(old)
+    stats["engine"] = engine
+    if time_limit is not None and time.monotonic() > start + time_limit:
+        raise SearchLimit("the search ran out of its time limit before its certificate was checked")
+    cert = {
+        "format": FORMAT,
+        "version": 1,
+        "claim": "not-realizable",
+        "instance_sha256": instance_sha256(instance),
+        "activation": RELU.to_json(),
+        "k": k,
+        "output_weights": "given" if given else "unknown",
+        "cases": refuted,
+        "provenance": provenance(engine=engine, **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats}),
+    }
+    _checked(cert, instance, stats)
+    return Decision("not-realizable", cert, None, stats)
+
+
+def _cases(instance: Instance, U, k):
+    """The output-weight cases to refute: (list of m x k Fraction matrices, U given?, k)."""
+    if U is None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        if instance.m != 1:
+            raise InvalidInput(f"unknown output weights are supported for m = 1 only (the instance has m = {instance.m}); give U")
+        return [[[Fraction(x) for x in u]] for u in sign_cases(k)], False, k
+    Uq = QMatrix.coerce(U, name="U")
+    if Uq.shape[0] != instance.m:
+        raise InvalidInput(f"U has {Uq.shape[0]} rows; the instance has m = {instance.m} outputs")
+    return [Uq.to_fractions()], True, Uq.shape[1]
+
+
+def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof):
+    """One output-weight case: ``("realizable", network)`` or ``("refuted", certificate case)``."""
+    U_text = [[format_rational(x) for x in row] for row in Uc]
+    Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
+    if engine == "lazy":
+        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof)
+        if out.status == "realizable":
+            return "realizable", Network(Uq, QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), d), RELU)
+        return "refuted", {"U": U_text, **out.case}
+    s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
+    s.deadline = None if time_limit is None else start + time_limit
+    res = s.run()
+    stats["nodes"] += s.nodes
+    stats["lps"] += s.lps
+    if isinstance(res, _Open):
+        return "realizable", _network(Uc, s, res.point, d)
+    stats["lemma_hits"] = stats.get("lemma_hits", 0) + s.lemma_hits
+    return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
+
+
+def _checked(cert, instance, stats) -> None:
+    """The independent checker's verdict (raises if invalid); its time goes into ``stats["check_seconds"]``."""
+    t = time.monotonic()
+    verify(cert, instance)
+    stats["check_seconds"] = time.monotonic() - t
+
+
+def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):
+    """One output-weight case by the lazy engine; statistics are added into ``stats``."""
+    from .lazy import RoundLimit, solve_case
+
+    deadline = None if time_limit is None else start + time_limit
+    budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
+    try:
+        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
+    except RoundLimit as exc:
+        raise SearchLimit(f"the search {exc} without deciding") from None
+    for key, v in out.stats.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            stats[key] = stats.get(key, 0) + v
+    return out
+
+
+def _network(Uc, s: _Search, point, d) -> Network:
+    V = [[Fraction(0)] * d for _ in range(len(Uc[0]))]
+    for i in s.rel:
+        o = s.pos[i] * d
+        V[i] = list(point[o:o + d])
+    return Network(QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0])),
+                   QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)

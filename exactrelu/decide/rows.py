@@ -1,0 +1,252 @@
+"""The exact rows of a ReLU instance and the exact decision of a system of them.
+
+One definition of the rows, shared by both engines of :mod:`exactrelu.decide.pattern_search`. For the
+pair (sample j, unit i) the *sign row* reads ``-x_j . v_i <= 0`` (unit i active on sample j) or
+``x_j . v_i <= 0`` (inactive); once every unit of output r is decided on sample j, the *equation*
+reads ``sum over active i of U[r][i] x_j . v_i == Y[j][r]``. :class:`Rows` gives each row as sparse
+integer coefficients on the variables ``(i, t)`` (``V[i][t]``), an integer right-hand side, and
+the positive scale that turned the original row into integers; a Farkas multiplier on the integer
+row times that scale is the multiplier on the original row (what the certificates record).
+
+:func:`decide_rows` decides such a system: exact propagation, then one exact LP.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from fractions import Fraction
+
+import flint
+
+from ..exact.lp import feasible
+from ..exact.matrix import QMatrix
+from ..exact.rationals import format_rational
+
+__all__ = ["Rows", "decide_rows", "MAX_CORES"]
+
+#: cores taken from one propagation pass (each violated row gives one)
+MAX_CORES = 256
+
+
+# -- one exact system: propagation, then an LP on what is left ------------------------------------
+
+def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES):
+    """Decide ``{v : rows}`` exactly; explain infeasibility by Farkas vectors.
+
+    ``rows`` is a list of ``(tag, coefs, rhs, is_eq)``: ``coefs`` maps a variable key to an
+    integer, ``rhs`` is an integer, and the row reads ``coefs . v == rhs`` (``is_eq``) or
+    ``coefs . v <= rhs``. Returns ``(point, [])`` with ``point`` a dict key -> Fraction satisfying
+    every row (keys not present are 0), or ``(None, cores)``: each core a list of ``(tag, y)``
+    with ``y`` a rational multiplier (``y >= 0`` on inequalities) such that the combination reads
+    ``0 <= negative`` (or ``0 == non-zero``).
+
+    Equations with one unknown left fix it (exactly) and every row whose unknowns are all fixed
+    is checked; a violated row is explained by substituting back the equations that fixed its
+    variables, so it is its own small core. What propagation leaves is one exact LP.
+
+    >>> decide_rows([("a", {"x": 1}, 1, True), ("b", {"x": 1}, 0, False)])[1]
+    [[('a', Fraction(-1, 1)), ('b', Fraction(1, 1))]]
+    >>> decide_rows([("a", {"x": 1, "y": 1}, 1, True), ("b", {"x": -1}, 0, False)])[0]
+    {'x': Fraction(0, 1), 'y': Fraction(1, 1)}
+    """
+    nrows = len(rows)
+    left = [len(r[1]) for r in rows]
+    rows_of: dict = {}
+    for ri, (_, coefs, _, _) in enumerate(rows):
+        for key in coefs:
+            rows_of.setdefault(key, []).append(ri)
+    val: dict = {}
+    fixed_by: dict = {}  # key -> (rank in fixing order, row index)
+    queue = [ri for ri in range(nrows) if left[ri] == 0 or (left[ri] == 1 and rows[ri][3])]
+    violated: list[tuple[int, int]] = []
+    checked = bytearray(nrows)
+
+    def check(ri):
+        if checked[ri]:
+            return
+        checked[ri] = 1
+        _, coefs, rhs, is_eq = rows[ri]
+        s = sum(a * val[key] for key, a in coefs.items()) - rhs
+        if (s != 0) if is_eq else (s > 0):
+            violated.append((ri, 1 if s > 0 else -1))
+
+    qi = 0
+    while qi < len(queue) and len(violated) < max_cores:
+        ri = queue[qi]
+        qi += 1
+        if left[ri] == 0:
+            check(ri)
+            continue
+        if left[ri] != 1 or checked[ri]:
+            continue
+        _, coefs, rhs, _ = rows[ri]
+        unknown = [key for key in coefs if key not in val]
+        if len(unknown) != 1:  # pragma: no cover - left[] counts the unknowns
+            continue
+        key = unknown[0]
+        num = rhs - sum(a * val[t] for t, a in coefs.items() if t != key)
+        a = coefs[key]
+        if type(num) is int and num % a == 0:  # stay in machine-friendly ints while they suffice
+            val[key] = num // a
+        else:
+            val[key] = Fraction(num) / a
+        fixed_by[key] = (len(fixed_by), ri)
+        checked[ri] = 1
+        for rj in rows_of[key]:
+            left[rj] -= 1
+            if left[rj] == 0:
+                check(rj)
+            elif left[rj] == 1 and rows[rj][3]:
+                queue.append(rj)
+    if violated:
+        return None, [_explain(rows, {ri: Fraction(sign)}, fixed_by) for ri, sign in violated]
+    residual = [ri for ri in range(nrows) if left[ri] > 0]
+    point = dict(val)
+    if not residual:
+        return point, []
+    cols = sorted({key for ri in residual for key in rows[ri][1] if key not in val}, key=repr)
+    index = {key: c for c, key in enumerate(cols)}
+    blocks = {True: ([], [], []), False: ([], [], [])}  # entries, rhs, (row, scale)
+    for ri in residual:
+        _, coefs, rhs, is_eq = rows[ri]
+        b = Fraction(rhs) - sum(a * val[key] for key, a in coefs.items() if key in val)
+        den = b.denominator
+        line = [0] * len(cols)
+        for key, a in coefs.items():
+            if key not in val:
+                line[index[key]] = a * den
+        ent, rh, meta = blocks[is_eq]
+        ent.extend(line)
+        rh.append(b.numerator)
+        meta.append((ri, den))
+    mats = {}
+    for is_eq, (ent, rh, meta) in blocks.items():
+        if meta:
+            mats[is_eq] = (QMatrix(flint.fmpz_mat(len(meta), len(cols), ent), 1), QMatrix(flint.fmpz_mat(len(meta), 1, rh), 1))
+        else:
+            mats[is_eq] = (None, None)
+    res = feasible(*mats[True], *mats[False], nvars=len(cols), method="exact" if len(cols) <= 8 else method)
+    if res.status == "feasible":
+        for key, v in zip(cols, res.point):
+            point[key] = v
+        return point, []
+    ye, yu = res.farkas
+    lam: dict = {}
+    for ys, (_, _, meta) in ((ye, blocks[True]), (yu, blocks[False])):
+        for y, (ri, den) in zip(ys, meta):
+            if y != 0:
+                lam[ri] = y * den
+    return None, [_explain(rows, lam, fixed_by)]
+
+
+def _explain(rows, lam: dict, fixed_by: dict):
+    """Cancel the fixed variables of a combination by the equations that fixed them (newest first)."""
+    lam = dict(lam)
+    g: dict = {}
+    for ri, y in lam.items():
+        for key, a in rows[ri][1].items():
+            g[key] = g.get(key, 0) + y * a
+    heap = [(-fixed_by[key][0], key) for key, a in g.items() if a != 0 and key in fixed_by]
+    heapq.heapify(heap)
+    seen = set()
+    while heap:
+        _, key = heapq.heappop(heap)
+        if key in seen:
+            continue
+        seen.add(key)
+        a = g.get(key, 0)
+        if a == 0:
+            continue
+        _, e = fixed_by[key]
+        coefs = rows[e][1]
+        alpha = -Fraction(a) / coefs[key]
+        lam[e] = lam.get(e, 0) + alpha
+        for t, c in coefs.items():
+            g[t] = g.get(t, 0) + alpha * c
+            if t != key and g[t] != 0 and t in fixed_by and t not in seen:
+                heapq.heappush(heap, (-fixed_by[t][0], t))
+    assert all(a == 0 for a in g.values()), "back-substitution left a variable"  # noqa: S101
+    return [(rows[ri][0], Fraction(y)) for ri, y in sorted(lam.items()) if y != 0]
+
+
+# -- the instance's rows ----------------------------------------------------------------------------
+
+class Rows:
+    """The rows of an instance (lists of Fractions X n x d, Y n x m) for one output-weight matrix U.
+
+    >>> R = Rows([[Fraction(1, 2)]], [[Fraction(1)]], [[Fraction(1), Fraction(1)]])
+    >>> R.sign_row(0, 1, True)
+    ((('sign', 0, 1), {(1, 0): -1}, 0, False), Fraction(2, 1))
+    >>> R.eq_row(0, 0, (True, False))
+    ((('eq', 0, 0), {(0, 0): 1}, 2, True), Fraction(2, 1))
+    """
+
+    def __init__(self, X, Y, U):
+        self.X, self.Y, self.U = X, Y, U
+        self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
+        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
+        self.supp = [tuple([t for t, x in enumerate(row) if x]) for row in X]
+        self.xint = []
+        for j in range(self.n):
+            s = math.lcm(*(X[j][t].denominator for t in self.supp[j])) if self.supp[j] else 1
+            self.xint.append((s, {t: int(X[j][t] * s) for t in self.supp[j]}))
+        self.cache: dict = {}
+
+    def lit(self, j: int, i: int) -> int:
+        return j * self.k + i + 1
+
+    def units(self, r: int):
+        return [i for i in self.rel if self.U[r][i] != 0]
+
+    def sign_row(self, j, i, active):
+        """``-x_j . v_i <= 0`` (active) or ``x_j . v_i <= 0``, times the integer scale of x_j."""
+        key = ("sign", j, i, active)
+        hit = self.cache.get(key)
+        if hit is None:
+            s, xi = self.xint[j]
+            c = -1 if active else 1
+            hit = (("sign", j, i), {(i, t): c * a for t, a in xi.items()}, 0, False), Fraction(s)
+            self.cache[key] = hit
+        return hit
+
+    def eq_row(self, j, r, acts):
+        """``sum over active units i of U[r][i] x_j . v_i == Y[j][r]``, scaled to integers."""
+        key = ("eq", j, r, acts)
+        hit = self.cache.get(key)
+        if hit is None:
+            coefs = {}
+            for i, a in zip(self.units(r), acts):
+                if a:
+                    for t in self.supp[j]:
+                        coefs[(i, t)] = self.U[r][i] * self.X[j][t]
+            y = self.Y[j][r]
+            scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
+            hit = (("eq", j, r), {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), True), Fraction(scale)
+            self.cache[key] = hit
+        return hit
+
+    def rows(self, samples, active):
+        """The rows of ``samples`` under ``active[(j, i)]``, with each row's scale (row = scale x original)."""
+        rows, scales = [], {}
+        for j in samples:
+            for i in self.rel:
+                row, s = self.sign_row(j, i, active[(j, i)])
+                rows.append(row)
+                scales[row[0]] = s
+            for r in range(self.m):
+                row, s = self.eq_row(j, r, tuple(active[(j, i)] for i in self.units(r)))
+                rows.append(row)
+                scales[row[0]] = s
+        return rows, scales
+
+    def lemma(self, core, scales, active):
+        """A core on integer rows -> (assumed literals, Farkas rows on the original rows)."""
+        assume = {}
+        farkas = []
+        for tag, y in core:
+            kind, j, x = tag
+            farkas.append([kind, j, x, format_rational(y * scales[tag])])
+            for i in ([x] if kind == "sign" else self.units(x)):
+                assume[(j, i)] = active[(j, i)]
+        return sorted(assume.items()), farkas

@@ -1,0 +1,387 @@
+"""The worst-case n^O(k) solver: arbitrary inputs, labels of rank k, exact answers both ways.
+
+Papers' orientation inside: ``X = inputs.T`` (d x n), ``A = labels.T`` (m x n). If a ReLU network
+with k units realises ``A = U relu(V X)`` and ``rank(A) = k``, then ``rowspan(A) = rowspan(W)``
+for ``W = relu(V X)``: every unit's row ``W_i`` is a *non-negative* vector of the row span,
+and it is *realisable*: ``W_i = relu(v X)`` for some v. Conversely any k realisable rows
+spanning ``rowspan(A)`` give a network (U from one exact solve). So the solver
+
+1. takes k independent rows of A as an exact basis ``B`` (a rank above k refutes at once), and
+   when rank(A) = k first tries exact recovery from the row span (polynomial; certified as below);
+2. enumerates the extreme rays of the cone ``K = {c : c^T B >= 0}``
+   (:func:`exactrelu.decide.patterns.extreme_rays`): a ray is unique up to scale, so deciding
+   whether it is realisable is one tiny exact LP in v (``v . x_j = w_j`` on the support,
+   ``v . x_j <= 0`` off it);
+3. if the realisable rays do not span k dimensions, searches the higher faces of K: for a face
+   with rays ``R`` and support S, an exact LP over ``(lambda >= 0, v)`` asks for a realisable
+   ``w = sum lambda_r r`` outside the span found so far (``a . c(w) = +-1`` for each
+   functional ``a`` vanishing on that span); it repeats until nothing new is found;
+4. solves U exactly and certifies ``realizes`` with the independent checker; or, when the
+   realisable rows span fewer than ``rank(A) = k`` dimensions, proves it: a functional ``a``
+   vanishing on their span, and case trees over the samples showing that no realisable row has
+   ``a . c = +-1`` (:mod:`exactrelu.decide.span_refutation`). A realisable row that the enumeration missed
+   would turn up there as a new unit, so the answer never rests on the enumeration being complete.
+   :class:`~exactrelu.errors.NotRealizable` then carries a ``not-realizable`` certificate
+   (``exc.certificate``) that the independent checker has verified; ``evidence`` lists every
+   pattern examined.
+
+rank(labels) > k is certified by a non-zero (k+1) x (k+1) minor. For rank(labels) < k the problem is
+NP-hard: with one output the lazy decision procedure (:func:`exactrelu.decide.decide`)
+answers either way with a certificate; with several outputs the solver says that nothing is
+decided (AssumptionViolated), not that no network exists. Every claim is about networks without
+hidden biases (append a constant input column for those).
+
+>>> from exactrelu.instances import Instance
+>>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
+>>> res = solve(Instance.from_arrays(X, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]]), k=2, try_recovery=False)
+>>> res.summary
+'realizes: 6 samples x 2 outputs equal exactly (k=2, d=2, activation degree 1)'
+>>> [(p.kind, p.outcome) for p in res.patterns]
+[('extreme-ray', 'refuted'), ('extreme-ray', 'unit'), ('face', 'unit')]
+>>> solve(Instance.from_arrays(X, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), k=2, try_recovery=False)
+Traceback (most recent call last):
+...
+exactrelu.errors.NotRealizable: no 2-unit ReLU network realises the labels: ...
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import flint
+
+from ..certificates.envelope import realizes_certificate, verify
+from ..deadline import Deadline
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
+from ..exact.linalg import PRIMES, independent_rows, solve_consistent
+from ..exact.lp import LPResult, feasible
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Network
+from .patterns import Ray, _Progress, extreme_rays, nonnegative_patterns
+from ..progress import LineProgress
+from .span_refutation import Realisable, not_realizable_certificate, rank_witness, span_refutation
+
+__all__ = ["solve", "WorstCaseResult", "PatternReport"]
+
+
+@dataclass
+class PatternReport:
+    """What was decided about one pattern (a support of non-negative vectors of the row span)."""
+
+    support: tuple[int, ...]
+    kind: str  # "extreme-ray" or "face"
+    outcome: str  # "unit" (used), "in-span" (realisable, dependent), "refuted"
+    reason: str
+    certificates: list[dict] = field(default_factory=list)  # lp-feasible / lp-infeasible
+
+
+@dataclass
+class WorstCaseResult:
+    """A certified network found by :func:`solve` and how it was found."""
+
+    network: Network
+    certificate: dict
+    summary: str
+    rank: int
+    patterns: list[PatternReport]
+
+
+def _basis(Y: QMatrix) -> tuple[list[list[int]], int, list[int]]:
+    """Exactly independent rows of ``A = Y^T`` (integers), the exact rank and the rows' indices (outputs)."""
+    A = Y.num.transpose()
+    r = A.rank() if A.nrows() and A.ncols() else 0
+    for p in PRIMES:
+        rows = independent_rows(A, p)
+        if len(rows) == r:
+            lst = A.tolist()
+            return [[int(x) for x in lst[i]] for i in rows], r, rows
+    raise ExactReluError("internal error: no prime found the rank of the labels")  # pragma: no cover
+
+
+def _unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResult:
+    """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it?"""
+    n = X.shape[0]
+    S = set(support)
+    # any positive multiple of w will do: scale it near 1 by a power of two (exact) so that
+    # the float proposal sees well-scaled numbers
+    top = max((abs(x) for x in w), default=0)
+    if top:
+        e = top.numerator.bit_length() - top.denominator.bit_length() if isinstance(top, Fraction) else top.bit_length()
+        w = [Fraction(x) / Fraction(2) ** e for x in w]
+    on = [j for j in range(n) if j in S]
+    off = [j for j in range(n) if j not in S]
+    return feasible(
+        A_eq=X.take_rows(on) if on else None, b_eq=[w[j] for j in on] if on else None,
+        A_ub=X.take_rows(off) if off else None, b_ub=[0] * len(off) if off else None, nvars=X.shape[1],
+    )
+
+
+def _face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int) -> LPResult:
+    """Exists ``lambda >= 0, v``: ``w = sum lambda_r w_r``, ``v . x_j = w_j`` on S, ``<= 0`` off S,
+    and ``a . c(w) = sign``? Variables ``(lambda, v)``."""
+    n, d = X.shape
+    q = len(rays)
+    Xr = X.to_fractions()
+    S = set(support)
+    Ae, be, Au, bu = [], [], [], []
+    for j in range(n):
+        if j in S:
+            Ae.append([-Fraction(r.w[j]) for r in rays] + Xr[j])
+            be.append(0)
+        else:
+            Au.append([Fraction(0)] * q + Xr[j])
+            bu.append(0)
+    for i in range(q):
+        Au.append([Fraction(-1 if t == i else 0) for t in range(q)] + [Fraction(0)] * d)
+        bu.append(0)
+    Ae.append([Fraction(sum(x * y for x, y in zip(a, r.c))) for r in rays] + [Fraction(0)] * d)
+    be.append(sign)
+    return feasible(A_eq=Ae, b_eq=be, A_ub=Au, b_ub=bu)
+
+
+def _annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
+    """Integer vectors a with ``a . c = 0`` for every c in ``cs`` (a basis), in Q^r."""
+    if not cs:
+        return [[int(i == j) for j in range(r)] for i in range(r)]
+    N, nullity = flint.fmpz_mat([list(c) for c in cs]).nullspace()
+    return [[int(N[i, j]) for i in range(r)] for j in range(int(nullity))]
+
+
+def _rank(cs: list[tuple[int, ...]]) -> int:
+    return flint.fmpz_mat([list(c) for c in cs]).rank() if cs else 0
+
+
+def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
+          try_recovery: bool = True, executor=None, workers: int = 2,
+          time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
+    """Find a k-unit ReLU network realising the labels exactly, or prove that none exists.
+
+    Parameters
+    ----------
+    instance : inputs (n x d) and labels (n x m), arbitrary (no distributional assumption).
+    k : number of hidden units.
+    progress : progress bars on stderr.
+    keep_certificates : attach the LP certificate of each refutation to the reports.
+    try_recovery : when rank(labels) = k, first try exact recovery from the row span
+        (:func:`exactrelu.recover.recover`, polynomial; its certificate holds for any inputs) and
+        enumerate the cone's rays only if it does not certify. The enumeration grows like n^O(k)
+        (thousands of rays at k = 8, n = 200); the recovery handles generic inputs at k = 20 in seconds.
+    executor, workers : decide the extreme rays' LPs on this ``concurrent.futures`` executor, ``workers``
+        wide (:mod:`exactrelu.decide.worstcase_parallel`); the answer and certificates are the same.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
+        :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
+
+    Returns
+    -------
+    WorstCaseResult
+        ``network`` (m x k, k x d; units beyond rank(labels) are zero), its verified
+        ``realizes`` certificate and the pattern reports.
+
+    Raises
+    ------
+    NotRealizable
+        ``rank(labels) > k``, or ``rank(labels) = k`` and the realisable non-negative rows of
+        the row span span fewer than k dimensions, or (one output) the decision procedure's
+        refutation: always with ``exc.certificate``, a verified ``not-realizable`` certificate
+        (``evidence["patterns"]`` holds every pattern examined with its exact reason).
+    AssumptionViolated
+        Non-ReLU activation (the method needs positive homogeneity and linearity on the
+        support), or ``rank(labels) < k`` with several outputs and no network within the row
+        span (the problem is NP-hard there; nothing is decided, nothing claimed).
+    TimeLimitExceeded
+        ``time_limit`` passed first.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidInput(f"k must be a positive integer, got {k!r}")
+    if instance.activation is not None and instance.activation != RELU:
+        raise AssumptionViolated(
+            f"the worst-case solver handles ReLU only, the instance says {instance.activation}",
+            suggestion="exact recovery (exactrelu recover), which handles rectified powers",
+        )
+    X, Y = instance.inputs, instance.labels
+    n, d, m = instance.n, instance.d, instance.m
+    deadline = Deadline.coerce(time_limit)
+    B, r, outputs = _basis(Y)
+    if r > k:
+        raise _refuted(instance, k, rank_witness(Y, k + 1), None,
+                       f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
+                       {"rank": r, "k": k, "patterns": []})
+    reports: list[PatternReport] = []
+    if try_recovery and r == k:
+        from ..recover.front_door import recover  # the cheaper exact route; falls back to enumeration below
+
+        try:
+            res = recover(instance, k=k, activation=RELU, check=True, time_limit=deadline)
+        except TimeLimitExceeded:
+            raise
+        except ExactReluError as exc:
+            reports.append(PatternReport((), "row-span-recovery", "not-certified",
+                                         f"exact recovery gave no certificate ({type(exc).__name__}); enumerating", []))
+        else:
+            reports.append(PatternReport((), "row-span-recovery", "certified",
+                                         f"all {k} units from row-span kernels ({res.proposer})", []))
+            return WorstCaseResult(res.network, res.certificate, res.checked, r, reports)
+    units: list[tuple[tuple[int, ...], list[Fraction]]] = []  # (c, v)
+    if r > 0:
+        from .worstcase_parallel import ray_decisions
+
+        rays = extreme_rays(B, deadline=deadline)
+        bar = _Progress(len(rays), progress, "extreme rays")
+        decisions = ray_decisions(X, rays, keep=keep_certificates, executor=executor, workers=workers)
+        try:
+            for number, (ray, (status, point, certs)) in enumerate(zip(rays, decisions)):
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
+                                       f"{len(units)} units")
+                if status == "infeasible":
+                    reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
+                                                 "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+                elif _rank([c for c, _ in units] + [ray.c]) > len(units):
+                    units.append((ray.c, point))
+                    reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
+                else:
+                    reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
+                if len(units) == r:
+                    break
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
+        bar.close()
+        if len(units) < r:
+            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, deadline, executor, workers)
+        if len(units) < r == k:
+            span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
+            if span is not None:
+                raise _refuted(instance, k, rank_witness(Y, k, outputs), span,
+                               f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
+                               f"non-negative rows of their row span span only {len(units)} dimensions "
+                               f"({len(reports)} patterns examined, each decided exactly)",
+                               {"rank": r, "k": k, "span": len(units), "patterns": reports})
+    if len(units) < r:  # here r < k: the case r == k was completed or refuted above
+        if m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
+            return _decide_one_output(instance, k, r, reports, deadline)
+        raise AssumptionViolated(
+            f"rank(labels) = {r} < k = {k} with {m} outputs and no network with rows in the row span exists; "
+            "units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
+            "decided (no claim either way, not certified)",
+            evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
+            suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
+        )
+    net = _network(X, Y, units, k, m, d)
+    cert = realizes_certificate(instance, net, solver="worstcase")
+    summary = verify(cert, instance)
+    return WorstCaseResult(net, cert, summary, r, reports)
+
+
+def _refuted(instance, k, witness, span, message, evidence) -> NotRealizable:
+    """The NotRealizable of a proved "no", with its not-realizable certificate checked independently."""
+    outputs, samples = witness
+    cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
+    summary = verify(cert, instance)
+    return NotRealizable(f"{message}; certified: {summary}", evidence={**evidence, "certificate": summary},
+                         certificate=cert)
+
+
+def _prove_span(instance, outputs, units, r, reports, progress, deadline):
+    """Step 4's proof: (functional, trees) showing that no realisable row leaves the units' span, or None
+    after adding the realisable rows it found instead (until the units span r dimensions)."""
+    say = None if not progress else LineProgress()
+    den = int(instance.labels.den)  # hidden row w = c^T A_S with A_S = B / den: c_B = c / den
+    try:
+        while len(units) < r:
+            a = _annihilator([c for c, _ in units], r)[0]
+            found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
+            if not isinstance(found, Realisable):
+                return a, found
+            cb = [x / den for x in found.c]
+            lam = math.lcm(*(x.denominator for x in cb))
+            units.append((tuple(int(x * lam) for x in cb), [v * lam for v in found.v]))
+            reports.append(PatternReport((), "span-search", "unit",
+                                         "realisable row outside the span of the units so far (found by the span refutation)"))
+    finally:
+        if say is not None:
+            say.close()
+    return None
+
+
+def _decide_one_output(instance, k, r, reports, deadline) -> WorstCaseResult:
+    """One output and no network in the row span: the lazy decision procedure, certified either way."""
+    from .pattern_search import decide
+
+    res = decide(instance, k=k, time_limit=deadline.remaining())
+    reports.append(PatternReport((), "decide", res.status, "lazy engine (activation literals, exact LP lemmas)"))
+    if res.status == "realizable":
+        return WorstCaseResult(res.network, res.certificate, verify(res.certificate, instance), r, reports)
+    summary = verify(res.certificate, instance)
+    raise NotRealizable(f"no {k}-unit ReLU network realises the labels (rank(labels) = {r} < k, one output: decided "
+                        f"by the lazy engine); certified: {summary}",
+                        evidence={"rank": r, "k": k, "patterns": reports, "certificate": summary},
+                        certificate=res.certificate)
+
+
+def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):
+    """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
+    from .worstcase_parallel import face_decisions
+
+    supports = [s for s in nonnegative_patterns(B, rays=rays, deadline=deadline) if s]
+    ray_support = {rr.support for rr in rays}
+    faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
+    bar = _Progress(len(faces), progress, "faces")
+    changed = True
+    final: dict[tuple[int, ...], PatternReport] = {}
+    while changed and len(units) < r:
+        changed = False
+        decisions = face_decisions(X, faces, [c for c, _ in units], r, keep=keep, executor=executor, workers=workers)
+        try:
+            for S, found, certs in decisions:
+                bar(1)
+                deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
+                if found:
+                    units.append(found)
+                    final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
+                    changed = True
+                    if len(units) == r:
+                        break
+                else:
+                    final[S] = PatternReport(S, "face", "refuted",
+                                             f"every realisable row of this face lies in the span of the {len(units)} units so far "
+                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+        finally:
+            decisions.close()  # stop the parallel decisions still in flight
+    bar.close()
+    reports.extend(final.values())
+
+
+def _face_decision(X, members, S, annihilators, r, keep):
+    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
+    certs = []
+    for a in annihilators:
+        for sign in (1, -1):
+            res = _face_lp(X, members, S, a, sign)
+            if keep:
+                certs.append(res.certificate())
+            if res.status == "feasible":
+                lam = res.point[: len(members)]
+                c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
+                den = math.lcm(*(x.denominator for x in c))
+                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
+    return None, certs
+
+
+def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:
+    t = len(units)
+    Vrows = [list(v) for _, v in units] + [[0] * d for _ in range(k - t)]
+    V = QMatrix.from_rows(Vrows, name="V")
+    if t == 0:
+        return Network(QMatrix(flint.fmpz_mat(m, k), 1), V, RELU)
+    Vt = QMatrix.from_rows([list(v) for _, v in units], name="V")
+    W = Network(QMatrix(flint.fmpz_mat(m, t), 1), Vt, RELU).hidden_exact(X)  # t x n
+    # U W = A  <=>  W^T U^T = Y; with W = Wn / Wd, Y = Yn / Yd: U^T = sol * Wd / Yd for Wn^T sol = Yn
+    sol = solve_consistent(W.num.transpose(), Y.num, what="U")
+    num, den = sol.numer_denom()
+    Uq = QMatrix(num.transpose() * int(W.den), int(den) * int(Y.den))
+    rows = Uq.to_fractions()
+    full = [row + [Fraction(0)] * (k - t) for row in rows]
+    return Network(QMatrix.from_rows(full, name="U").reduced(), V, RELU)

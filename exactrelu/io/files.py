@@ -1,0 +1,85 @@
+"""Reading and writing files without surprises: every failure is one :class:`InvalidInput` line.
+
+:func:`read_json` turns every way a JSON file can be unreadable (missing, a directory, not UTF-8,
+not JSON, nested too deeply, an integer over the digit limit) into InvalidInput; :func:`check_fields`
+refuses unknown keys (a typo such as ``"activaton"`` would otherwise be ignored);
+:func:`writable` checks an output path *before* a long computation instead of after it.
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> writable(os.path.join(d, "out.json")).name
+'out.json'
+>>> writable(os.path.join(d, "missing", "out.json"))
+Traceback (most recent call last):
+...
+exactrelu.errors.InvalidInput: cannot write .../missing/out.json: the directory ... does not exist
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..limits import limit, over
+
+__all__ = ["read_json", "check_fields", "writable", "read_bytes"]
+
+
+def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
+    """The bytes of ``path``; InvalidInput if it is missing, a directory or unreadable."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise InvalidInput(f"no such {what}: {path}") from None
+    except IsADirectoryError:
+        raise InvalidInput(f"{path} is a directory, not a file ({what} expected)") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+
+
+def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None = None):
+    """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput."""
+    data = read_bytes(path, what=what) if raw is None else raw
+    digits = limit("digits")  # a raised digit limit raises Python's own int/str limit, which int() obeys
+
+    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
+        if len(text) - (text[0] == "-") > digits:
+            raise over("digits", f"{path}: an integer of {len(text)} characters")
+        return int(text)
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_int=bounded_int)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: JSON nested too deeply") from None
+    except InvalidInput:
+        raise
+    except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
+        raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
+
+
+def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:
+    """Refuse keys of ``obj`` outside ``allowed`` (typos must not be read as defaults)."""
+    extra = sorted(set(obj) - set(allowed))
+    if extra:
+        raise InvalidInput(f"{where}: unknown fields {extra[:5]} (known: {sorted(allowed)})")
+
+
+def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
+    """``path`` as a Path after checking that a file (or, with ``directory_ok``, a directory) can be
+    written there, before any long work."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir() and directory_ok:
+        parent = path
+    elif path.is_dir():
+        raise InvalidInput(f"cannot write {path}: it is a directory")
+    if not parent.is_dir():
+        raise InvalidInput(f"cannot write {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidInput(f"cannot write {path}: permission denied")
+    return path

@@ -1,0 +1,100 @@
+"""Weights files: ``exactrelu.weights`` JSON (exact), and the other files weights come in.
+
+The format (docs/design.md, "Weights files")::
+
+    {"format": "exactrelu.weights", "version": 1, "activation": {"name": "relu"},
+     "U": [["p/q", ...], ...], "V": [[...], ...], "b": ["p/q", ...] (optional),
+     "provenance": {...} (optional, not interpreted)}
+
+Entries are rational strings or JSON integers (decimal strings such as "0.25" are read exactly).
+:func:`read_weights` also takes any JSON object with ``U`` and ``V`` (and ``b``), such as a
+certificate; an ``.npz`` with arrays ``U``, ``V`` and optionally ``b`` (floats taken exactly); and a
+PyTorch state dict ``Linear(d, k) -> f -> Linear(k, m, bias=False)`` (the first layer's bias is the
+hidden bias; needs the ``torch`` extra).
+
+>>> import os, tempfile
+>>> from exactrelu.network import Network
+>>> net = Network.from_rows(U=[[1, "1/3"]], V=[[1, 0], [0, -1]], b=["1/7", 0])
+>>> path = write_weights(net, os.path.join(tempfile.mkdtemp(), "w.json"))
+>>> back = read_weights(path)
+>>> back.equivalent(net), back.b_fractions()[0]
+(True, Fraction(1, 7))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .._version import __version__
+from ..errors import InvalidInput
+from ..exact.matrix import QMatrix
+from ..network import RELU, Activation, Network
+
+__all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "weights_json"]
+
+WEIGHTS_FORMAT = "exactrelu.weights"
+_FIELDS = {"format", "version", "activation", "U", "V", "b", "provenance"}
+
+
+def weights_json(network: Network, **provenance) -> dict:
+    """The ``exactrelu.weights`` object of ``network`` (``"b"`` only when some bias is non-zero)."""
+    obj = {"format": WEIGHTS_FORMAT, "version": 1, **network.to_json()}
+    obj["provenance"] = {"exactrelu_version": __version__, **{k: v for k, v in provenance.items() if v is not None}}
+    return obj
+
+
+def write_weights(network: Network, path: str | os.PathLike, **provenance) -> Path:
+    """Write ``network`` as an ``exactrelu.weights`` JSON file (exact rationals); return the path."""
+    path = Path(path)
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(weights_json(network, **provenance), fh, indent=1)
+            fh.write("\n")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write weights to {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def read_weights(path: str | os.PathLike, activation: Activation | None = None) -> Network:
+    """Read weights exactly from a weights file, a certificate, an ``.npz`` or a PyTorch state dict.
+
+    ``activation`` is used when the file names none (JSON without ``"activation"``, ``.npz``,
+    state dicts); when the file names one that differs, InvalidInput is raised.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInput(f"no such weights file: {path}" if not path.exists() else f"{path} is not a file")
+    with open(path, "rb") as fh:
+        head = fh.read(64).lstrip()
+    if path.suffix.lower() == ".json" or head.startswith(b"{") or head.startswith(b"["):
+        return _from_json_file(path, activation)
+    from .torch_weights import load_float_weights  # .npz and state dicts
+
+    U, V, b = load_float_weights(path)
+    return Network(QMatrix.from_numpy(U, name="U"), QMatrix.from_numpy(V, name="V"), activation or RELU,
+                   None if b is None else QMatrix.from_numpy(b.reshape(-1, 1), name="b"))
+
+
+def _from_json_file(path: Path, activation: Activation | None) -> Network:
+    from .files import read_json
+
+    obj = read_json(path, what="weights file")  # bounded: digits, nesting (docs/limits.md)
+    if not isinstance(obj, dict):
+        raise InvalidInput(f"{path}: weights must be a JSON object with 'U' and 'V', got a {type(obj).__name__}")
+    if obj.get("format") == WEIGHTS_FORMAT:
+        if obj.get("version") != 1:
+            raise InvalidInput(f"{path}: unsupported weights version {obj.get('version')!r} (this reader knows 1)")
+        unknown = set(obj) - _FIELDS
+        if unknown:
+            raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in an {WEIGHTS_FORMAT} file")
+    if "U" not in obj or "V" not in obj:
+        raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
+    named = Activation.from_json(obj["activation"]) if "activation" in obj else None
+    if named is not None and activation is not None and named != activation:
+        raise InvalidInput(f"{path}: the file's activation {named} differs from the one asked for, {activation}")
+    try:
+        return Network.from_json({k: obj[k] for k in ("U", "V", "b") if k in obj}, named or activation or RELU)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{path}: {exc}") from None

@@ -1,0 +1,187 @@
+"""Exact recovery of a two-layer rectified network from noiseless labels: the front door.
+
+:func:`recover` checks the input, chooses an exact route from the data (or takes the one asked
+for) and returns a :class:`RecoveryResult` naming it; the certificate's provenance names it too.
+The routes live one per module:
+
+=====================  ==========================================  ==========================================
+route                  chosen by ``route="auto"`` when             module
+=====================  ==========================================  ==========================================
+``rowspan``            rank(labels) = k (U of full column rank)     :mod:`exactrelu.recover.rowspan`
+``sparse-columns``     rank(labels) < k, first (m >= 2 or k <= 2)   :mod:`exactrelu.recover.sparse_columns`
+``linearized``         rank(labels) < k, then (any m, needs a       :mod:`exactrelu.recover.linearized`
+                       float proposal: restarts by default)
+``sparse-corruption``  ``sparse_noise=True`` (m > k)                :mod:`exactrelu.recover.sparse_corruption`
+=====================  ==========================================  ==========================================
+
+Every route ends with the same exact verification of every label entry and writes ``realizes``
+(``realizes-except`` for sparse corruption); a route that cannot certify raises, and ``auto`` then
+tries the next one that applies, naming each attempt in the final error (or in ``result.attempts``).
+
+and share the exact steps of :mod:`exactrelu.recover.unit_steps` (kernel, orientation, weight solve)
+and :mod:`exactrelu.recover.output_layer` (label basis, output layer, final verification, certificate).
+
+>>> from exactrelu.instances import planted
+>>> inst = planted(d=5, k=3, m=3, n=300, seed=1)
+>>> res = recover(inst, k=3, random_state=0)
+>>> res.network.equivalent(inst.planted), res.certificate["claim"], res.route
+(True, 'realizes', 'rowspan')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..blas import small_problem_threads
+from ..deadline import Deadline, with_deadline
+from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
+from ..instances import Instance
+from ..network import RELU, Activation
+from .views import as_instance, check_k
+from .output_layer import rank_of
+from .linearized import recover_linearized
+from .result import RecoveryResult, UnitRecord
+from .rowspan import recover_rowspan
+from .sparse_columns import recover_sparse_columns
+from .sparse_corruption import recover_sparse_corruption
+
+__all__ = ["recover", "RecoveryResult", "UnitRecord", "ROUTES"]
+
+#: Route names accepted by ``recover(route=...)`` and ``exactrelu recover --route``.
+ROUTES = ("auto", "rowspan", "linearized", "sparse-columns", "sparse-corruption")
+
+
+def recover(
+    inputs,
+    labels=None,
+    *,
+    k: int,
+    activation: Activation | None = None,
+    bias: bool = False,
+    sparse_noise: bool = False,
+    route: str = "auto",
+    init: Any = "auto",
+    random_state=0,
+    check: bool = True,
+    progress: Callable[[str], None] | None = None,
+    time_limit: "float | Deadline | None" = None,
+) -> RecoveryResult:
+    """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly, and certify it.
+
+    Parameters
+    ----------
+    inputs : an :class:`~exactrelu.instances.Instance`, or an (n x d) array / nested rationals.
+    labels : (n x m) labels when ``inputs`` is an array (floats are taken exactly).
+    k : number of hidden units.
+    activation : ReLU (default, or the instance's) or ``Activation.power(c)``.
+    bias : recover hidden biases b too (``labels = f(inputs @ V.T + b) @ U.T``); the result may
+        still have b = 0.
+    sparse_noise : the labels may have a sparse set of corrupted entries (needs m > k): the route
+        ``sparse-corruption`` certifies ``realizes-except``, listing exactly the entries that differ.
+    route : ``"auto"`` (choose from the data) or a name of :data:`ROUTES`.
+    init : the float proposal: a proposer name (``"auto"`` (default), ``"search"``, ``"gradient"``,
+        ``"tensor"``, ``"ica"``; see :mod:`exactrelu.propose`), a weights file, a Network, an
+        estimator with ``fit``/``V_`` (and ``b_``), or a (units x d) array of approximate weights
+        (see :mod:`exactrelu.recover.proposals`). Units the proposal misses are searched for blindly.
+    random_state : seed for the proposers.
+    check : also run the independent standard-library checker on the certificate.
+    progress : optional callback receiving one-line progress messages.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) after which the search stops with
+        :class:`~exactrelu.errors.TimeLimitExceeded` (nothing claimed); checked at every progress step of
+        the proposers and between search rounds. None: no limit.
+
+    Raises
+    ------
+    InvalidInput : malformed data, k, route or init.
+    TimeLimitExceeded : ``time_limit`` passed before a certificate was found.
+    AssumptionViolated : an assumption of the route(s) fails (evidence attached), e.g. rank(labels) < k for
+        ``route="rowspan"``, or a unit active on too few samples.
+    NotRealizable : the labels are not reproduced exactly (noisy or rounded labels); evidence attached.
+    ProposalFailed : no proposal produced the missing units (nothing is claimed).
+    """
+    inst = as_instance(inputs, labels, activation)
+    k = check_k(k)
+    if route not in ROUTES:
+        raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
+    for name, flag in (("bias", bias), ("sparse_noise", sparse_noise)):
+        if not isinstance(flag, bool):
+            raise InvalidInput(f"{name} must be True or False, got {flag!r}")
+    if k > inst.n:
+        raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
+    if sparse_noise and route not in ("auto", "sparse-corruption"):
+        raise InvalidInput(f"sparse_noise=True takes route 'sparse-corruption' (or 'auto'), not {route!r}")
+    deadline = Deadline.coerce(time_limit)
+    if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
+        progress = with_deadline(progress, deadline)
+    kw = dict(k=k, activation=activation, bias=bias, random_state=random_state, check=check, progress=progress)
+    try:
+        with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+            return _route(inst, route, sparse_noise, init, kw)
+    except NotRealizable as exc:
+        if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it
+            raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
+        raise
+
+
+def _route(inst: Instance, route: str, sparse_noise: bool, init, kw: dict) -> RecoveryResult:
+    """The route asked for, or :func:`_auto`'s choice."""
+    if sparse_noise or route == "sparse-corruption":
+        return recover_sparse_corruption(inst, init=init, **kw)
+    if route == "rowspan":
+        return recover_rowspan(inst, init=init, **kw)
+    if route == "linearized":
+        return recover_linearized(inst, init=init, **kw)
+    if route == "sparse-columns":
+        return recover_sparse_columns(inst, **kw)
+    return _auto(inst, init, kw)
+
+
+def _rank_over_k(evidence: dict, k: int) -> bool:
+    """Whether a refusal's evidence states rank(labels) > k (the one "no" of recover that is a proof)."""
+    rank = evidence.get("rank_lower_bound", evidence.get("rank"))
+    return isinstance(rank, int) and rank > k
+
+
+def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
+    """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
+    from ..certificates.envelope import verify
+    from ..decide.span_refutation import not_realizable_certificate, rank_witness
+
+    cert = not_realizable_certificate(inst, k, *rank_witness(inst.labels, k + 1), activation=act, solver="recover")
+    summary = verify(cert, inst)
+    return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
+                         certificate=cert)
+
+
+def _auto(inst: Instance, init, kw: dict) -> RecoveryResult:
+    """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearised route."""
+    k = kw["k"]
+    r = rank_of(inst.labels.num)
+    if r > k:
+        raise NotRealizable(f"rank(labels) = {r} > k = {k}: no network with {k} hidden units produces these labels "
+                            "(rank(U f(V X + b)) <= k). The labels may be noisy or rounded, or k too small.",
+                            evidence={"rank": r, "k": k})
+    if r == 0:
+        raise AssumptionViolated("the labels are all zero: any network with U = 0 realises them, and no unit's "
+                                 "weights are determined", evidence={"rank": 0, "k": k})
+    if r == k:
+        return recover_rowspan(inst, init=init, **kw)
+    attempts: list[dict] = []
+    if inst.m >= 2 or k <= 2:
+        try:
+            res = recover_sparse_columns(inst, **kw)
+        except (AssumptionViolated, NotRealizable) as exc:
+            attempts.append({"route": "sparse-columns", "error": type(exc).__name__, "reason": str(exc)})
+        else:
+            return res
+    try:
+        res = recover_linearized(inst, init=init, **kw)
+    except InvalidInput:
+        raise
+    except ExactReluError as exc:
+        attempts.append({"route": "linearized", "error": type(exc).__name__, "reason": str(exc)})
+        text = "; ".join(f"{a['route']}: {a['reason']}" for a in attempts)
+        raise type(exc)(f"rank(labels) = {r} < k = {k}, no route certified. {text}",
+                        evidence={"rank": r, "k": k, "attempts": attempts}) from None
+    res.attempts = attempts + res.attempts
+    return res

@@ -1,0 +1,95 @@
+"""What ``init=`` accepts, turned into float proposal rows for the exact routes.
+
+A proposal is only a float array of rows ``[V_i b_i]`` (with ``bias=True``) or ``V_i``: the routes
+use it to choose small exact systems, never to decide. ``init`` may be
+
+* a proposer name (:data:`exactrelu.propose.PROPOSERS`: ``"auto"``, ``"search"``, ``"gradient"``, ...);
+  proposers that do not model biases are fitted on the inputs augmented by a constant 1, so that
+  their rows are ``[V_i b_i]``; an estimator whose ``bias`` parameter exists is given ``bias=True``
+  and fitted on the inputs as they are;
+* an estimator (scikit-learn style) exposing ``V_`` (k x d) and optionally ``b_`` (k) once fitted;
+  it is fitted on the inputs as they are unless it already has ``V_`` (a ``V_`` with d + 1 columns
+  is read as ``[V b]``);
+* a :class:`~exactrelu.network.Network`, or the path of a weights file
+  (:func:`exactrelu.io.weights.read_weights`: ``exactrelu.weights`` JSON, a certificate, ``.npz``
+  with U, V (b), a PyTorch state dict), whose V and b are used;
+* an array of rows: (rows x d), or (rows x (d + 1)) read as ``[V b]`` when ``bias=True``.
+
+Missing biases are taken as 0; a biased proposal without ``bias=True`` is refused (InvalidInput).
+
+>>> import numpy as np
+>>> V, est, name = run_proposer(np.ones((2, 3)), 2, None, 0, np.ones((5, 4)), np.ones((5, 1)), 4, bias=True)
+>>> V.shape, name
+((2, 4), 'weights')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInput
+from ..network import RELU, Network
+from ..propose import PROPOSERS, make_proposer, proposal_array
+
+__all__ = ["run_proposer", "proposal_rows"]
+
+
+def _looks_like_file(text: str) -> bool:
+    import os
+
+    return text not in PROPOSERS and (os.path.sep in text or "." in text or os.path.exists(text))
+
+
+def proposal_rows(V, b, D: int, bias: bool, what: str = "the proposal") -> np.ndarray:
+    """Validated float rows (rows x D): ``[V b]`` when ``bias`` (b None -> 0), else V (b must be zero)."""
+    V = np.asarray(V, dtype=np.float64)
+    if bias and V.ndim == 2 and V.shape[1] == D - 1:
+        col = np.zeros(V.shape[0]) if b is None else np.asarray(b, dtype=np.float64).reshape(-1)
+        if col.shape != (V.shape[0],):
+            raise InvalidInput(f"{what}: b has {col.size} entries but V has {V.shape[0]} rows")
+        V = np.hstack([V, col[:, None]])
+    elif b is not None and np.any(np.asarray(b, dtype=np.float64) != 0):
+        if not bias:
+            raise InvalidInput(f"{what} has non-zero hidden biases b; pass bias=True (--bias) to recover a biased network")
+        raise InvalidInput(f"{what}: V has {V.shape[1] if V.ndim == 2 else '?'} columns; with b it needs d = {D - 1}")
+    return proposal_array(V, D)
+
+
+def run_proposer(init: Any, k: int, act, random_state, Xf: np.ndarray, Yf: np.ndarray, D: int, bias: bool = False,
+                 progress=None) -> tuple[np.ndarray, Any, str]:
+    """(rows x D float proposal, the fitted estimator or None, its name) for ``init`` (see the module doc).
+
+    ``Xf`` are the float inputs the route works on: augmented by a constant last column when ``bias``.
+    """
+    act = act or RELU
+    if isinstance(init, Network):
+        return _from_network(init, D, bias, "the init network"), None, "network"
+    if isinstance(init, (np.ndarray, list, tuple)):
+        return proposal_rows(init, None, D, bias), None, "weights"
+    if isinstance(init, str) and _looks_like_file(init):
+        from ..io.weights import read_weights
+
+        net = read_weights(init)
+        if net.k != k:
+            raise InvalidInput(f"{init}: the weights have {net.k} hidden units, but k = {k}")
+        return _from_network(net, D, bias, init), None, "weights file"
+    est = make_proposer(init, k, activation=act, random_state=random_state)
+    own = bias and hasattr(est, "bias")  # a proposer that models biases itself sees the inputs as they are
+    if own and isinstance(init, str) and not est.bias:
+        est.bias = True
+    if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
+        est.progress = progress
+    if not hasattr(est, "V_"):
+        X = Xf[:, :-1] if own or (bias and not isinstance(init, str)) else Xf
+        est.fit(X, Yf)
+    name = init if isinstance(init, str) else type(est).__name__
+    if getattr(est, "chosen_", None):  # auto: say what it chose
+        name = f"{name}:{est.chosen_}"
+    return proposal_rows(est.V_, getattr(est, "b_", None), D, bias, f"proposal {name}"), est, name
+
+
+def _from_network(net: Network, D: int, bias: bool, what: str) -> np.ndarray:
+    b = net.b.to_float()[:, 0] if net.has_bias else None
+    return proposal_rows(net.V.to_float(), b, D, bias, what)
