@@ -29,7 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def certificates(tmp: Path, quick: bool):
-    from exactrelu.certificates.envelope import realizes_certificate, write_certificate
+    from exactrelu.certificates.claims.realizes import realizes_certificate
+    from exactrelu.certificates.envelope import write_certificate
+    from exactrelu.certificates.claims.lp import lp_certificate
     from exactrelu.exact.lp import feasible
     from exactrelu.hardness import NaeToRelu
     from exactrelu.decide.pattern_search import decide
@@ -56,8 +58,8 @@ def certificates(tmp: Path, quick: bool):
     A = [[(i * 7 + j * 3) % 11 - 5 for j in range(60)] for i in range(400)]
     res = feasible(A_ub=A + [[-x for x in row] for row in A], b_ub=[-1] * 400 + [0] * 400)
     cert = tmp / "lp.json"
-    cert.write_text(json.dumps(res.certificate()))
-    out.append((f"{res.certificate()['claim']} (800 x 60)", cert, None))
+    cert.write_text(json.dumps(lp_certificate(res)))
+    out.append((f"{lp_certificate(res)['claim']} (800 x 60)", cert, None))
     return out
 
 

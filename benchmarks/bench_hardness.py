@@ -39,7 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from exactrelu.certificates.envelope import realizes_certificate, verify  # noqa: E402
+from exactrelu.certificates.claims.realizes import realizes_certificate
+from exactrelu.certificates.envelope import verify  # noqa: E402
 from exactrelu.hardness import (NaeToRelu, assignment_from_literals, pigeonhole, random_kcnf, random_nae3,  # noqa: E402
                                 reduction_for)
 from exactrelu.decide.pattern_search import SearchLimit, decide  # noqa: E402

@@ -88,7 +88,7 @@ class Files:
     """The valid small instance and certificate most cases start from, made once with the library."""
 
     def __init__(self, tmp: Path):
-        from exactrelu.certificates.envelope import realizes_certificate
+        from exactrelu.certificates.claims.realizes import realizes_certificate
         from exactrelu.instances import planted, write_instance
 
         self.tmp = tmp

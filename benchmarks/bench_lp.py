@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _lp_peers import cdd_feasible, save, table, timed, z3_feasible  # noqa: E402
 
 from exactrelu.certificates import checker  # noqa: E402
+from exactrelu.certificates.claims.lp import lp_certificate  # noqa: E402
 from exactrelu.exact.lp import feasible  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
 
@@ -74,7 +75,7 @@ def main():
     rows = []
     for name, kw, nv in cases:
         t_ours, res = timed(lambda: feasible(**kw), repeat=1 if args.quick else 3)
-        t_cert, _ = timed(lambda: checker.check(res.certificate(), None))
+        t_cert, _ = timed(lambda: checker.check(lp_certificate(res), None))
         Ae, be, Au, bu = as_fractions(kw)
         t_cdd, a_cdd = timed(cdd_feasible, Ae, be, Au, bu, nv)
         # z3 needs 15 s on one pattern LP at n = 1000: measured on the smaller cases only

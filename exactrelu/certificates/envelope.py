@@ -1,11 +1,13 @@
-"""The certificate envelope of docs/design.md: build, hash, write, read.
+"""The certificate envelope of docs/design.md: the format literal, the instance hash, provenance, read, write, verify.
 
-Certificates are plain JSON objects; this module writes them, and hands them to the
-independent :mod:`exactrelu.certificates.checker` for verification.
+Certificates are plain JSON objects. The writers of each claim family are in
+:mod:`exactrelu.certificates.claims` (one module per family, named like the trusted module that
+checks it); this module holds what they share, and hands certificates to the independent
+:mod:`exactrelu.certificates.checker` for verification.
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
->>> cert = realizes_certificate(inst, inst.planted)
+>>> cert = {**network_fields(inst, inst.planted, "realizes"), "provenance": provenance()}
 >>> cert["claim"], len(cert["instance_sha256"])
 ('realizes', 64)
 >>> verify(cert, inst)
@@ -22,13 +24,13 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
-from ..exact.rationals import format_rational
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["instance_sha256", "realizes_certificate", "realizes_except_certificate", "residual_certificate",
-           "write_certificate", "read_certificate", "verify", "provenance"]
+__all__ = ["FORMAT", "instance_sha256", "network_fields", "envelope", "write_certificate", "read_certificate", "verify",
+           "provenance"]
 
+#: the one format literal of the library's certificates (the checker keeps its own copy: it imports nothing)
 FORMAT = "exactrelu.certificate"
 
 
@@ -49,7 +51,8 @@ def provenance(**extra) -> dict:
     return out
 
 
-def _network_fields(instance: Instance, network: Network, claim: str, sha256: str | None) -> dict:
+def network_fields(instance: Instance, network: Network, claim: str, sha256: str | None = None) -> dict:
+    """The envelope and the network of a claim about one network on one instance (docs/design.md)."""
     cert = {
         "format": FORMAT,
         "version": 1,
@@ -64,55 +67,9 @@ def _network_fields(instance: Instance, network: Network, claim: str, sha256: st
     return cert
 
 
-def realizes_certificate(instance: Instance, network: Network, *, sha256: str | None = None, **prov) -> dict:
-    """The ``realizes`` certificate for ``network`` on ``instance`` (not verified here: see :func:`verify`).
-
-    The field ``"b"`` is written only when the network has a non-zero hidden bias.
-    """
-    return {**_network_fields(instance, network, "realizes", sha256), "provenance": provenance(**prov)}
-
-
-def realizes_except_certificate(instance: Instance, network: Network, except_entries, *, sha256: str | None = None,
-                                **prov) -> dict:
-    """``realizes-except``: ``network`` reproduces every label but the listed (sample, output) entries.
-
-    ``except_entries`` is any iterable of (j, r) pairs; it is written sorted and without duplicates.
-    Not verified here (see :func:`verify`): the claim holds only if the list is exactly the set of
-    entries where the network differs from the labels.
-
-    >>> from exactrelu.instances import planted
-    >>> inst = planted(d=3, k=2, m=3, n=30, seed=0)
-    >>> cert = realizes_except_certificate(inst, inst.planted, [])
-    >>> verify(cert, inst).startswith("realizes-except")
-    True
-    """
-    entries = sorted({(int(j), int(r)) for j, r in except_entries})
-    return {**_network_fields(instance, network, "realizes-except", sha256), "except": [list(e) for e in entries],
-            "provenance": provenance(**prov)}
-
-
-def residual_certificate(instance: Instance, network: Network, *, max_abs: bool = True, residual=None,
-                         sha256: str | None = None, **prov) -> dict:
-    """``residual``: the exact squared error (and largest absolute error) of ``network`` on ``instance``.
-
-    ``residual`` may pass an :class:`~exactrelu.certificates.claims.residual.Residual` already computed for this pair.
-    The claim states how good the fit is, not that it is optimal.
-
-    >>> from exactrelu.instances import planted
-    >>> inst = planted(d=3, k=2, m=2, n=30, seed=0)
-    >>> cert = residual_certificate(inst, inst.planted)
-    >>> cert["squared_error"], cert["max_abs_error"]
-    ('0', '0')
-    """
-    from .claims.residual import exact_residual
-
-    res = residual if residual is not None else exact_residual(network, instance, max_listed=0)
-    cert = _network_fields(instance, network, "residual", sha256)
-    cert["squared_error"] = format_rational(res.squared_error)
-    if max_abs:
-        cert["max_abs_error"] = format_rational(res.max_abs_error)
-    cert["provenance"] = provenance(**prov)
-    return cert
+def envelope(claim: str, **fields) -> dict:
+    """``{"format", "version", "claim", **fields}``: the start of every certificate (provenance is added last)."""
+    return {"format": FORMAT, "version": 1, "claim": claim, **fields}
 
 
 def write_certificate(cert: dict, path: str | os.PathLike) -> Path:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..certificates.envelope import realizes_certificate, verify, write_certificate
+from ..certificates.claims.realizes import realizes_certificate
+from ..certificates.envelope import verify, write_certificate
 from ._report import emit, json_command
 from ..errors import InvalidInput
 from ..instances import Instance, read_instance, write_instance

@@ -36,7 +36,9 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..certificates.envelope import FORMAT, instance_sha256, provenance, realizes_certificate, verify
+from ..certificates.claims.realizes import realizes_certificate
+from ..certificates.claims.refutation import cases_certificate
+from ..certificates.envelope import verify
 from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -132,17 +134,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     stats["engine"] = engine
     if time_limit is not None and time.monotonic() > start + time_limit:
         raise SearchLimit("the search ran out of its time limit before its certificate was checked")
-    cert = {
-        "format": FORMAT,
-        "version": 1,
-        "claim": "not-realizable",
-        "instance_sha256": instance_sha256(instance),
-        "activation": RELU.to_json(),
-        "k": k,
-        "output_weights": "given" if given else "unknown",
-        "cases": refuted,
-        "provenance": provenance(engine=engine, **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats}),
-    }
+    cert = cases_certificate(instance, k, given, refuted, engine=engine,
+                             **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
     _checked(cert, instance, stats)
     return Decision("not-realizable", cert, None, stats)
 

@@ -1,7 +1,7 @@
-"""Certificates for "no k-unit ReLU network realises these labels" (the worst-case solver's "no").
+"""The span refutation: "no k-unit ReLU network realises these labels" when rank(labels) = k (the worst-case solver's "no").
 
-Two certificates, both verified by the independent checker (``trusted/span.py``,
-docs/certificates.md):
+Two certificates, both written by :mod:`exactrelu.certificates.claims.span` and verified by the
+independent checker (``trusted/span.py``, docs/certificates.md):
 
 * **rank**: a non-zero (k+1) x (k+1) minor of the labels (rank(labels) > k; any activation would do);
 * **span** (rank(labels) = k): the k x k minor, a non-zero functional ``a`` on the coordinates c of
@@ -19,7 +19,9 @@ never produce a certificate, and the caller learns a new unit.
 >>> from exactrelu.instances import Instance
 >>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
 >>> inst = Instance.from_arrays(X, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
->>> outputs, samples = rank_witness(inst.labels, 2)
+>>> from exactrelu.exact.linalg import nonsingular_minor
+>>> from exactrelu.certificates.claims.span import not_realizable_certificate
+>>> outputs, samples = nonsingular_minor(inst.labels, 2)
 >>> found = span_refutation(inst, outputs, [0, 1])  # the found units span c_1 only: a vanishes on them
 >>> cert = not_realizable_certificate(inst, 2, outputs, samples, ([0, 1], found))
 >>> from exactrelu.certificates.envelope import verify
@@ -33,17 +35,12 @@ import sys
 from fractions import Fraction
 from typing import Callable
 
-from ..certificates.envelope import FORMAT, instance_sha256, provenance
 from ..deadline import Deadline
-from ..errors import ExactReluError
-from ..exact.linalg import PRIMES, independent_rows
 from ..exact.lp import feasible
-from ..exact.matrix import QMatrix
 from ..exact.rationals import format_rational
 from ..instances import Instance
-from ..network import RELU
 
-__all__ = ["rank_witness", "span_refutation", "not_realizable_certificate", "Realisable"]
+__all__ = ["span_refutation", "Realisable"]
 
 
 class Realisable:
@@ -51,21 +48,6 @@ class Realisable:
 
     def __init__(self, v: list[Fraction], c: list[Fraction]):
         self.v, self.c = v, c
-
-
-def rank_witness(Y: QMatrix, t: int, outputs: list[int] | None = None) -> tuple[list[int], list[int]]:
-    """(outputs, samples): t columns (the given ``outputs``, else chosen) and t rows of the labels whose
-    minor is non-zero (needs rank >= t)."""
-    given = outputs
-    for p in PRIMES:
-        outputs = list(given) if given is not None else independent_rows(Y.num.transpose(), p)[:t]
-        if len(outputs) < t:
-            continue
-        sub = QMatrix(Y.num, 1).take_columns(outputs).num  # n x t
-        samples = independent_rows(sub, p)[:t]
-        if len(samples) == t:
-            return outputs, samples
-    raise ExactReluError(f"internal error: no {t} x {t} minor of the labels found modulo the primes")  # pragma: no cover
 
 
 def _data(instance: Instance, outputs):
@@ -170,22 +152,3 @@ class _Search:
             if y_eq or y_ub:
                 used.add(j)
         return None, ([{"farkas": leaf}], used)
-
-
-def not_realizable_certificate(instance: Instance, k: int, outputs: list[int], samples: list[int],
-                               span: tuple[list, list] | None = None, *, activation=RELU, **prov) -> dict:
-    """The ``not-realizable`` certificate (unknown output weights): the rank witness, and for a k x k
-    witness the span refutation ``(functional, [tree for s = 1, tree for s = -1])`` (ReLU only; a
-    (k+1) x (k+1) witness refutes any ``activation``, hidden biases included)."""
-    cert = {
-        "format": FORMAT, "version": 1, "claim": "not-realizable",
-        "instance_sha256": instance_sha256(instance),
-        "activation": activation.to_json(), "k": k, "output_weights": "unknown",
-        "rank": {"outputs": list(outputs), "samples": list(samples)},
-    }
-    if span is not None:
-        a, trees = span
-        cert["span"] = {"functional": [format_rational(x) for x in a],
-                        "cases": [{"sign": 1, "tree": trees[0]}, {"sign": -1, "tree": trees[1]}]}
-    cert["provenance"] = provenance(**prov)
-    return cert

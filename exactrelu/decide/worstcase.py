@@ -52,7 +52,8 @@ from fractions import Fraction
 
 import flint
 
-from ..certificates.envelope import realizes_certificate, verify
+from ..certificates.claims.realizes import realizes_certificate
+from ..certificates.envelope import verify
 from ..deadline import Deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
 from ..exact.linalg import PRIMES, independent_rows, solve_consistent
@@ -60,9 +61,12 @@ from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
+from .pattern_lps import annihilator, face_decision, unit_lp
 from .patterns import Ray, _Progress, extreme_rays, nonnegative_patterns
 from ..progress import LineProgress
-from .span_refutation import Realisable, not_realizable_certificate, rank_witness, span_refutation
+from .span_refutation import Realisable, span_refutation
+from ..certificates.claims.span import not_realizable_certificate
+from ..exact.linalg import nonsingular_minor
 
 __all__ = ["solve", "WorstCaseResult", "PatternReport"]
 
@@ -99,55 +103,6 @@ def _basis(Y: QMatrix) -> tuple[list[list[int]], int, list[int]]:
             lst = A.tolist()
             return [[int(x) for x in lst[i]] for i in rows], r, rows
     raise ExactReluError("internal error: no prime found the rank of the labels")  # pragma: no cover
-
-
-def _unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResult:
-    """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it?"""
-    n = X.shape[0]
-    S = set(support)
-    # any positive multiple of w will do: scale it near 1 by a power of two (exact) so that
-    # the float proposal sees well-scaled numbers
-    top = max((abs(x) for x in w), default=0)
-    if top:
-        e = top.numerator.bit_length() - top.denominator.bit_length() if isinstance(top, Fraction) else top.bit_length()
-        w = [Fraction(x) / Fraction(2) ** e for x in w]
-    on = [j for j in range(n) if j in S]
-    off = [j for j in range(n) if j not in S]
-    return feasible(
-        A_eq=X.take_rows(on) if on else None, b_eq=[w[j] for j in on] if on else None,
-        A_ub=X.take_rows(off) if off else None, b_ub=[0] * len(off) if off else None, nvars=X.shape[1],
-    )
-
-
-def _face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int) -> LPResult:
-    """Exists ``lambda >= 0, v``: ``w = sum lambda_r w_r``, ``v . x_j = w_j`` on S, ``<= 0`` off S,
-    and ``a . c(w) = sign``? Variables ``(lambda, v)``."""
-    n, d = X.shape
-    q = len(rays)
-    Xr = X.to_fractions()
-    S = set(support)
-    Ae, be, Au, bu = [], [], [], []
-    for j in range(n):
-        if j in S:
-            Ae.append([-Fraction(r.w[j]) for r in rays] + Xr[j])
-            be.append(0)
-        else:
-            Au.append([Fraction(0)] * q + Xr[j])
-            bu.append(0)
-    for i in range(q):
-        Au.append([Fraction(-1 if t == i else 0) for t in range(q)] + [Fraction(0)] * d)
-        bu.append(0)
-    Ae.append([Fraction(sum(x * y for x, y in zip(a, r.c))) for r in rays] + [Fraction(0)] * d)
-    be.append(sign)
-    return feasible(A_eq=Ae, b_eq=be, A_ub=Au, b_ub=bu)
-
-
-def _annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
-    """Integer vectors a with ``a . c = 0`` for every c in ``cs`` (a basis), in Q^r."""
-    if not cs:
-        return [[int(i == j) for j in range(r)] for i in range(r)]
-    N, nullity = flint.fmpz_mat([list(c) for c in cs]).nullspace()
-    return [[int(N[i, j]) for i in range(r)] for j in range(int(nullity))]
 
 
 def _rank(cs: list[tuple[int, ...]]) -> int:
@@ -206,7 +161,7 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     deadline = Deadline.coerce(time_limit)
     B, r, outputs = _basis(Y)
     if r > k:
-        raise _refuted(instance, k, rank_witness(Y, k + 1), None,
+        raise _refuted(instance, k, nonsingular_minor(Y, k + 1), None,
                        f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
                        {"rank": r, "k": k, "patterns": []})
     reports: list[PatternReport] = []
@@ -254,7 +209,7 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         if len(units) < r == k:
             span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
             if span is not None:
-                raise _refuted(instance, k, rank_witness(Y, k, outputs), span,
+                raise _refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
                                f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
                                f"non-negative rows of their row span span only {len(units)} dimensions "
                                f"({len(reports)} patterns examined, each decided exactly)",
@@ -291,7 +246,7 @@ def _prove_span(instance, outputs, units, r, reports, progress, deadline):
     den = int(instance.labels.den)  # hidden row w = c^T A_S with A_S = B / den: c_B = c / den
     try:
         while len(units) < r:
-            a = _annihilator([c for c, _ in units], r)[0]
+            a = annihilator([c for c, _ in units], r)[0]
             found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
             if not isinstance(found, Realisable):
                 return a, found
@@ -352,22 +307,6 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, execu
             decisions.close()  # stop the parallel decisions still in flight
     bar.close()
     reports.extend(final.values())
-
-
-def _face_decision(X, members, S, annihilators, r, keep):
-    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
-    certs = []
-    for a in annihilators:
-        for sign in (1, -1):
-            res = _face_lp(X, members, S, a, sign)
-            if keep:
-                certs.append(res.certificate())
-            if res.status == "feasible":
-                lam = res.point[: len(members)]
-                c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
-                den = math.lcm(*(x.denominator for x in c))
-                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
-    return None, certs
 
 
 def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:

@@ -1,7 +1,7 @@
 """The worst-case solver's pattern decisions, in order, computed on a ``concurrent.futures`` executor.
 
-Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.worstcase._unit_lp`),
-each higher face by a few (:func:`exactrelu.decide.worstcase._face_decision`, against the functionals
+Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.pattern_lps.unit_lp`),
+each higher face by a few (:func:`exactrelu.decide.pattern_lps.face_decision`, against the functionals
 vanishing on the units found so far). :func:`ray_decisions` and :func:`face_decisions` send chunks of
 patterns to the executor as plain values (the inputs as integer rows and one denominator; rays as
 tuples of ints: FLINT objects do not pickle), keep a bounded window of chunks in flight, and yield the
@@ -26,6 +26,9 @@ from collections import deque
 from concurrent.futures import Executor
 from typing import Iterator
 
+from ..certificates.claims.lp import lp_certificate
+from .pattern_lps import annihilator, face_decision, unit_lp
+
 __all__ = ["ray_decisions", "face_decisions", "decide_chunk", "decide_faces"]
 
 #: A decision: the LP's status, its point (when feasible) and its certificates (when kept).
@@ -33,10 +36,8 @@ Decision = tuple
 
 
 def _decide(X, w, support, keep: bool) -> Decision:
-    from .worstcase import _unit_lp
-
-    res = _unit_lp(X, w, support)
-    return res.status, res.point, [res.certificate()] if keep else []
+    res = unit_lp(X, w, support)
+    return res.status, res.point, [lp_certificate(res)] if keep else []
 
 
 def decide_chunk(rows: list[list[int]], den: int, chunk: list[tuple[tuple[int, ...], tuple[int, ...]]],
@@ -80,27 +81,23 @@ def decide_faces(rows: list[list[int]], den: int, items: list, annihilators: lis
     import flint
 
     from ..exact.matrix import QMatrix
-    from .worstcase import _face_decision
-
     X = QMatrix(flint.fmpz_mat(rows), den)
-    return [_face_decision(X, members, S, annihilators, r, keep) for S, members in items]
+    return [face_decision(X, members, S, annihilators, r, keep) for S, members in items]
 
 
 def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Executor | None = None,
                    workers: int = 2) -> Iterator[tuple]:
     """``(support, found, certificates)`` for each face of ``faces`` ((support, member rays) pairs), in order,
     each decided against the span of ``cs`` and of the units found at the faces before it."""
-    from .worstcase import _annihilator, _face_decision
-
     cs = list(cs)
-    A = _annihilator(cs, r)
+    A = annihilator(cs, r)
     if executor is None:
         for S, members in faces:
-            found, certs = _face_decision(X, members, S, A, r, keep)
+            found, certs = face_decision(X, members, S, A, r, keep)
             yield S, found, certs
             if found:
                 cs.append(found[0])
-                A = _annihilator(cs, r)
+                A = annihilator(cs, r)
         return
     rows, den = _plain(X)
     size = max(1, min(32, math.ceil(len(faces) / (8 * workers))))
@@ -116,7 +113,7 @@ def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Ex
                 yield faces[start + j][0], found, certs
                 if found:  # the span grew: what was decided after this face used the old one
                     cs.append(found[0])
-                    A = _annihilator(cs, r)
+                    A = annihilator(cs, r)
                     for _, f in pending:
                         f.cancel()
                     pending.clear()

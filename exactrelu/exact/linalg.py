@@ -22,9 +22,10 @@ from typing import Sequence
 
 import flint
 
-from ..errors import NotRealizable
+from ..errors import ExactReluError, NotRealizable
 
 __all__ = [
+    "nonsingular_minor",
     "PRIMES",
     "rank_mod_p",
     "independent_rows",
@@ -199,3 +200,23 @@ def solve_small_direction(M: flint.fmpz_mat, b: Sequence, p: int = PRIMES[0]) ->
             return None
         out.append(Fraction(*rr))
     return out
+
+
+def nonsingular_minor(Y, t: int, columns: list[int] | None = None) -> tuple[list[int], list[int]]:
+    """(columns, rows): t columns of ``Y`` (a QMatrix; the given ``columns``, else chosen) and t rows whose
+    t x t minor is non-zero (needs rank(Y) >= t). Found modulo primes; a minor non-zero modulo p is non-zero.
+
+    >>> from exactrelu.exact.matrix import QMatrix
+    >>> nonsingular_minor(QMatrix.from_rows([[1, 2], [2, 4], [0, 1]]), 2)
+    ([0, 1], [0, 2])
+    """
+    given = columns
+    for p in PRIMES:
+        cols = list(given) if given is not None else independent_rows(Y.num.transpose(), p)[:t]
+        if len(cols) < t:
+            continue
+        sub = type(Y)(Y.num, 1).take_columns(cols).num  # n x t
+        samples = independent_rows(sub, p)[:t]
+        if len(samples) == t:
+            return cols, samples
+    raise ExactReluError(f"internal error: no {t} x {t} minor of the labels found modulo the primes")  # pragma: no cover

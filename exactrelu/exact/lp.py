@@ -25,9 +25,9 @@ Float proposes, exact disposes (docs/design.md). The methods, tried in order:
    Phase 1 either finds a Farkas vector or ends with duals that *are* a feasible point.
    It always decides; its answer is checked exactly like the others.
 
-Whatever path decides, the returned witness has been verified exactly here, and
-:meth:`LPResult.certificate` writes it into the JSON envelope (claims ``lp-feasible`` and
-``lp-infeasible``) that the independent stdlib checker verifies again.
+Whatever path decides, the returned witness has been verified exactly here;
+:func:`exactrelu.certificates.claims.lp.lp_certificate` writes it into the JSON envelope (claims
+``lp-feasible`` and ``lp-infeasible``) that the independent stdlib checker verifies again.
 
 >>> res = feasible(A_ub=[[1, 1], [-1, 0], [0, -1]], b_ub=[1, 0, 0])
 >>> res.status, all(v >= 0 for v in res.point), sum(res.point) <= 1
@@ -35,8 +35,6 @@ Whatever path decides, the returned witness has been verified exactly here, and
 >>> res = feasible(A_eq=[[1, 1]], b_eq=[3], A_ub=[[1, 0], [0, 1]], b_ub=[1, 1])
 >>> res.status, res.farkas
 ('infeasible', ([Fraction(-1, 1)], [Fraction(1, 1), Fraction(1, 1)]))
->>> res.verify()
-'lp-infeasible: 1 equations, 2 inequalities in 2 variables have no solution (Farkas vector checked)'
 """
 
 from __future__ import annotations
@@ -56,16 +54,12 @@ from ..errors import ExactReluError, InvalidInput
 from .linalg import PRIMES, independent_rows
 from .matrix import QMatrix
 from .rationals import to_fraction
-from .rationals import format_rational
 
 __all__ = ["feasible", "LPResult", "METHODS"]
 
 #: Methods accepted by :func:`feasible`: ``"auto"`` (HiGHS proposals, then the exact simplex)
 #: or ``"exact"`` (the exact simplex only, no floating point at all).
 METHODS = ("auto", "exact")
-
-FORMAT = "exactrelu.certificate"
-
 
 # -- the system in exact integer form -------------------------------------------------------
 
@@ -510,39 +504,6 @@ class LPResult:
     method: str
     nvars: int
     system: tuple = field(repr=False, default=())
-
-    def certificate(self, **provenance) -> dict:
-        """The JSON certificate (claim ``lp-feasible`` or ``lp-infeasible``), system inline."""
-        from .._version import __version__
-
-        Ae, be, Au, bu = self.system
-        def strs(Q):
-            return Q.to_strings() if Q is not None and Q.shape[0] else []
-        def col(Q):
-            return [r[0] for r in strs(Q)]
-        cert = {
-            "format": FORMAT,
-            "version": 1,
-            "claim": "lp-feasible" if self.status == "feasible" else "lp-infeasible",
-            "system": {"nvars": self.nvars, "A_eq": strs(Ae), "b_eq": col(be), "A_ub": strs(Au), "b_ub": col(bu)},
-        }
-        if self.status == "feasible":
-            cert["point"] = [format_rational(v) for v in self.point]
-        else:
-            cert["y_eq"] = [format_rational(v) for v in self.farkas[0]]
-            cert["y_ub"] = [format_rational(v) for v in self.farkas[1]]
-        cert["provenance"] = {"exactrelu_version": __version__, "method": self.method, **provenance}
-        return cert
-
-    def verify(self) -> str:
-        """Run the independent stdlib checker on :meth:`certificate`; raise CertificateInvalid if it fails."""
-        from ..certificates import checker
-        from ..errors import CertificateInvalid
-
-        try:
-            return checker.check(self.certificate(), None)
-        except checker.CheckFailed as exc:
-            raise CertificateInvalid(str(exc)) from None
 
 
 def _feasible_result(S: _System, num: list[int], den: int, method: str) -> LPResult:

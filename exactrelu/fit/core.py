@@ -211,7 +211,8 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
 
 
 def _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress):
-    from ..certificates.envelope import residual_certificate, verify
+    from ..certificates.claims.realizes import residual_certificate
+    from ..certificates.envelope import verify
 
     t0 = time.perf_counter()
     if progress is not None:

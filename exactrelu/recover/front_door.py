@@ -145,9 +145,10 @@ def _rank_over_k(evidence: dict, k: int) -> bool:
 def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
     """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
     from ..certificates.envelope import verify
-    from ..decide.span_refutation import not_realizable_certificate, rank_witness
+    from ..certificates.claims.span import not_realizable_certificate
+    from ..exact.linalg import nonsingular_minor
 
-    cert = not_realizable_certificate(inst, k, *rank_witness(inst.labels, k + 1), activation=act, solver="recover")
+    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, k + 1), activation=act, solver="recover")
     summary = verify(cert, inst)
     return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
                          certificate=cert)

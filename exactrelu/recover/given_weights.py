@@ -32,7 +32,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ..certificates.envelope import instance_sha256, realizes_certificate, verify
+from ..certificates.envelope import instance_sha256, verify
+from ..certificates.claims.realizes import realizes_certificate
 from ..errors import ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -160,7 +161,7 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
 
 def _residual_outcome(instance: Instance, given: Network, res: Residual, reason: str, check: bool) -> WeightsCertificate:
     """The ``residual`` certificate of the given weights (no exact certificate could be given)."""
-    from ..certificates.envelope import residual_certificate
+    from ..certificates.claims.realizes import residual_certificate
 
     cert = residual_certificate(instance, given, residual=res, sha256=instance_sha256(instance),
                                 proposer="given weights", no_exact_certificate=reason)

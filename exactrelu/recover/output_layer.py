@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import flint
 
-from ..certificates.envelope import instance_sha256, realizes_certificate, verify
+from ..certificates.envelope import instance_sha256, verify
+from ..certificates.claims.realizes import realizes_certificate
 from ..errors import AssumptionViolated, ExactReluError, NotRealizable, ProposalFailed
 from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows
 from ..exact.matrix import QMatrix

@@ -43,7 +43,8 @@ import flint
 import numpy as np
 from scipy.linalg import qr
 
-from ..certificates.envelope import instance_sha256, realizes_except_certificate, verify
+from ..certificates.envelope import instance_sha256, verify
+from ..certificates.claims.realizes import realizes_except_certificate
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance

@@ -12,13 +12,15 @@ import pytest
 from pysat.solvers import Solver
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, instance_sha256, realizes_certificate
+from exactrelu.certificates.envelope import checker_instance, instance_sha256
+from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.trusted.rup import _check_rup
 from exactrelu.exact.lp import feasible
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.exact.rationals import format_rational
 from exactrelu.instances import Instance, planted
 from exactrelu.network import Network
+from exactrelu.certificates.claims.lp import lp_certificate
 
 
 def _check(cert, inst):
@@ -133,7 +135,7 @@ def test_checker_command_line_exit_codes(tmp_path, capsys, monkeypatch):
     cpath.write_text(json.dumps(realizes_certificate(inst, inst.planted)))
     assert checker.main([str(cpath), str(ipath)]) == 0
     lp = tmp_path / "lp.json"
-    lp.write_text(json.dumps(feasible(A_ub=[[1]], b_ub=[0]).certificate()))
+    lp.write_text(json.dumps(lp_certificate(feasible(A_ub=[[1]], b_ub=[0]))))
     assert checker.main([str(lp)]) == 0
     monkeypatch.setattr(sys, "argv", ["checker", str(lp)])
     assert checker.main() == 0
@@ -228,7 +230,7 @@ def test_pairs_out_of_range_are_refused(case, message):
 
 
 def test_realizes_needs_units_and_except_lists_must_be_sorted():
-    from exactrelu.certificates.envelope import realizes_except_certificate
+    from exactrelu.certificates.claims.realizes import realizes_except_certificate
 
     inst = planted(d=3, k=2, m=1, n=12, seed=3)
     cert = realizes_certificate(inst, inst.planted)
@@ -299,7 +301,7 @@ def test_inputs_over_a_common_denominator_of_exactly_two():
 
 def test_a_residual_below_one_states_its_own_largest_error():
     """Every error below 1: the largest is not 1 (kills the start value of the running maximum)."""
-    from exactrelu.certificates.envelope import residual_certificate
+    from exactrelu.certificates.claims.realizes import residual_certificate
 
     net = Network.from_rows([[1]], [[1, 0]])
     X = QMatrix.from_rows([[1, 0], [2, 0], [3, 0]])
@@ -316,7 +318,7 @@ def test_a_residual_below_one_states_its_own_largest_error():
 
 def test_a_duplicated_except_entry_is_rejected():
     """[[1, 0], [1, 0], [2, 0]] with only sample 1 wrong: a duplicate would hide that entry 2 is not wrong."""
-    from exactrelu.certificates.envelope import realizes_except_certificate
+    from exactrelu.certificates.claims.realizes import realizes_except_certificate
 
     net = Network.from_rows([[1]], [[1, 0]])
     X = QMatrix.from_rows([[1, 0], [2, 0], [3, 0]])

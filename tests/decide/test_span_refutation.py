@@ -16,7 +16,9 @@ from exactrelu.certificates.envelope import checker_instance, instance_sha256, v
 from exactrelu.errors import AssumptionViolated, CertificateInvalid, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted
-from exactrelu.decide.span_refutation import Realisable, not_realizable_certificate, rank_witness, span_refutation
+from exactrelu.decide.span_refutation import Realisable, span_refutation
+from exactrelu.certificates.claims.span import not_realizable_certificate
+from exactrelu.exact.linalg import nonsingular_minor
 from exactrelu.decide import solve
 
 LINE = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
@@ -103,7 +105,7 @@ def test_rank_certificate_valid_and_tampered():
 
 
 def test_a_wrong_functional_finds_a_realisable_row_instead_of_a_proof():
-    outputs, _ = rank_witness(UNREALISABLE.labels, 2)
+    outputs, _ = nonsingular_minor(UNREALISABLE.labels, 2)
     found = span_refutation(UNREALISABLE, outputs, [1, 0])
     assert isinstance(found, Realisable)
     # the row it found is realisable: relu(v . x_j) == c . a_j on every sample
@@ -147,7 +149,7 @@ def test_solve_answers_are_certified_either_way(seed, n, k):
 
 
 def test_certificate_writer_without_span():
-    outputs, samples = rank_witness(UNREALISABLE.labels, 2)
+    outputs, samples = nonsingular_minor(UNREALISABLE.labels, 2)
     cert = not_realizable_certificate(UNREALISABLE, 1, outputs, samples)
     assert verify(cert, UNREALISABLE).startswith("not-realizable: rank(labels) >= 2 > k = 1")
 

@@ -17,6 +17,7 @@ from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.exact import lp
 from exactrelu.exact.lp import LPResult, feasible
 from exactrelu.exact.matrix import QMatrix
+from exactrelu.certificates.claims.lp import lp_certificate, verify_lp
 
 
 # -- an independent brute-force decision ------------------------------------------------------
@@ -69,7 +70,7 @@ def assert_witness(res: LPResult, Ae, be, Au, bu, n):
         for j in range(n):
             assert sum(v * r[j] for v, r in zip(ye + yu, Ae + Au)) == 0
         assert sum(v * b for v, b in zip(ye + yu, be + bu)) < 0
-    assert res.verify().startswith(f"lp-{res.status}")
+    assert verify_lp(res).startswith(f"lp-{res.status}")
 
 
 small = st.integers(-3, 3)
@@ -206,7 +207,7 @@ def test_no_variables():
     assert feasible(A_eq=flint.fmpz_mat(1, 0), b_eq=[0], A_ub=flint.fmpz_mat(1, 0), b_ub=[0]).point == []
     assert feasible(nvars=2).point == [0, 0]
     for r in (feasible(A_eq=flint.fmpz_mat(2, 0), b_eq=[0, 3], nvars=0), feasible(nvars=2)):
-        r.verify()
+        verify_lp(r)
 
 
 @pytest.mark.parametrize(
@@ -226,7 +227,7 @@ def test_input_forms(A, b):
     assert res.status == "feasible"
     x = res.point
     assert x[0] + x[1] == Fraction(5, 2) and x[0] / 2 + x[1] <= 1 and -x[0] <= 0
-    assert res.certificate()["system"]["b_eq"] == ["5/2"]
+    assert lp_certificate(res)["system"]["b_eq"] == ["5/2"]
 
 
 @pytest.mark.parametrize(
@@ -254,7 +255,7 @@ def test_invalid_input(kwargs, message):
 
 def test_empty_blocks_are_no_constraints():
     res = feasible(A_eq=[], b_eq=[], A_ub=[[1]], b_ub=[2])
-    assert res.status == "feasible" and res.certificate()["system"]["A_eq"] == []
+    assert res.status == "feasible" and lp_certificate(res)["system"]["A_eq"] == []
     assert feasible(A_ub=np.zeros((0, 2)), b_ub=np.zeros(0), nvars=2).point == [0, 0]
 
 
@@ -268,11 +269,11 @@ def test_huge_entries_skip_float_but_stay_exact():
 # -- certificates: valid and tampered ------------------------------------------------------------
 
 def _feasible_cert():
-    return feasible(A_eq=[[1, 1]], b_eq=[1], A_ub=[[-1, 0], [0, -1]], b_ub=[0, 0]).certificate()
+    return lp_certificate(feasible(A_eq=[[1, 1]], b_eq=[1], A_ub=[[-1, 0], [0, -1]], b_ub=[0, 0]))
 
 
 def _infeasible_cert():
-    return feasible(A_eq=[[1, 1]], b_eq=[3], A_ub=[[1, 0], [0, 1]], b_ub=[1, 1]).certificate()
+    return lp_certificate(feasible(A_eq=[[1, 1]], b_eq=[3], A_ub=[[1, 0], [0, 1]], b_ub=[1, 1]))
 
 
 def test_valid_certificates_verify_without_instance():
@@ -377,7 +378,7 @@ def test_verify_raises_certificate_invalid_on_a_corrupted_result():
     res = feasible(A_ub=[[1]], b_ub=[0])
     res.point = [Fraction(5)]
     with pytest.raises(CertificateInvalid):
-        res.verify()
+        verify_lp(res)
 
 
 @pytest.mark.parametrize("nvars", [True, False, "2", 2.0, -1, None])

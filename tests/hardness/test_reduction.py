@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exactrelu.certificates.envelope import realizes_certificate, verify
+from exactrelu.certificates.claims.realizes import realizes_certificate
+from exactrelu.certificates.envelope import verify
 from exactrelu.errors import InvalidInput, NotRealizable
 from exactrelu.hardness import (CNF, Chain, CnfToNae, NAEFormula, NaeToRelu, assignment_from_literals, random_kcnf,
                                 reduction_for)

@@ -61,7 +61,7 @@ def peak_memory_below(megabytes: float):
 def small(tmp_path):
     inst = planted(d=3, k=2, m=2, n=12, seed=0, input_bits=6)
     path = write_instance(inst, tmp_path / "small.json", include_planted=False)
-    from exactrelu.certificates.envelope import realizes_certificate
+    from exactrelu.certificates.claims.realizes import realizes_certificate
 
     cert = realizes_certificate(inst, inst.planted)
     return inst, path, json.loads(path.read_text()), cert

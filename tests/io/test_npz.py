@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import instance_sha256, realizes_certificate
+from exactrelu.certificates.envelope import instance_sha256
+from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.trusted import common
 from exactrelu.cli import main
 from exactrelu.errors import InvalidInput

@@ -4,7 +4,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from exactrelu.certificates.envelope import realizes_certificate
+from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.errors import InvalidInput
 from exactrelu.instances import planted
 from exactrelu.network import Activation, Network

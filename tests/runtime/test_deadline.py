@@ -19,7 +19,8 @@ from exactrelu.fit import fit
 from exactrelu.instances import Instance, planted, write_instance
 from exactrelu.decide.patterns import extreme_rays, nonnegative_patterns, sign_patterns
 from exactrelu.recover import recover
-from exactrelu.decide.span_refutation import rank_witness, span_refutation
+from exactrelu.exact.linalg import nonsingular_minor
+from exactrelu.decide.span_refutation import span_refutation
 from exactrelu.recover.given_weights import certify_weights
 from exactrelu.decide import solve
 
@@ -60,7 +61,7 @@ def test_solve_and_patterns_stop_at_the_limit():
     with pytest.raises(TimeLimitExceeded, match="sign patterns"):
         list(sign_patterns([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], deadline=Deadline(0)))
     unreal = Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
-    outputs, _ = rank_witness(unreal.labels, 2)
+    outputs, _ = nonsingular_minor(unreal.labels, 2)
     with pytest.raises(TimeLimitExceeded, match="span refutation"):
         span_refutation(unreal, outputs, [0, 1], deadline=Deadline(0))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .proof import Core
+from .core import Core
 
 __all__ = ["drup_core", "parse_binary_drup"]
 

@@ -1,0 +1,95 @@
+"""The exact LPs of the worst-case solver: is one sign pattern (an extreme ray, or a face) realisable?
+
+An extreme ray w of the cone of non-negative vectors of the labels' row span is realisable when some v
+has ``v . x_j = w_j`` on its support and ``v . x_j <= 0`` off it (:func:`unit_lp`). A higher face with
+rays R is searched for a realisable ``w = sum lambda_r r`` outside the span found so far, one LP per
+functional vanishing on that span and sign (:func:`face_lp`, :func:`face_decision`). Each LP is
+decided exactly (:func:`exactrelu.exact.lp.feasible`) and its certificate kept on request. Used by the
+serial solver (:mod:`.worstcase`) and its parallel runner (:mod:`.worstcase_parallel`).
+
+>>> from exactrelu.exact.matrix import QMatrix
+>>> X = QMatrix.from_rows([[1, 0], [0, 1], [-1, -1]])
+>>> unit_lp(X, [1, 0, 0], (0,)).status, unit_lp(X, [1, 1, 1], (0, 1, 2)).status
+('feasible', 'infeasible')
+>>> annihilator([(1, 0)], 2)
+[[0, -1]]
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+
+from ..certificates.claims.lp import lp_certificate
+from ..exact.lp import LPResult, feasible
+from ..exact.matrix import QMatrix
+from .patterns import Ray
+
+__all__ = ["unit_lp", "face_lp", "annihilator", "face_decision"]
+
+
+def unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResult:
+    """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it?"""
+    n = X.shape[0]
+    S = set(support)
+    # any positive multiple of w will do: scale it near 1 by a power of two (exact) so that
+    # the float proposal sees well-scaled numbers
+    top = max((abs(x) for x in w), default=0)
+    if top:
+        e = top.numerator.bit_length() - top.denominator.bit_length() if isinstance(top, Fraction) else top.bit_length()
+        w = [Fraction(x) / Fraction(2) ** e for x in w]
+    on = [j for j in range(n) if j in S]
+    off = [j for j in range(n) if j not in S]
+    return feasible(
+        A_eq=X.take_rows(on) if on else None, b_eq=[w[j] for j in on] if on else None,
+        A_ub=X.take_rows(off) if off else None, b_ub=[0] * len(off) if off else None, nvars=X.shape[1],
+    )
+
+
+def face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int) -> LPResult:
+    """Exists ``lambda >= 0, v``: ``w = sum lambda_r w_r``, ``v . x_j = w_j`` on S, ``<= 0`` off S,
+    and ``a . c(w) = sign``? Variables ``(lambda, v)``."""
+    n, d = X.shape
+    q = len(rays)
+    Xr = X.to_fractions()
+    S = set(support)
+    Ae, be, Au, bu = [], [], [], []
+    for j in range(n):
+        if j in S:
+            Ae.append([-Fraction(r.w[j]) for r in rays] + Xr[j])
+            be.append(0)
+        else:
+            Au.append([Fraction(0)] * q + Xr[j])
+            bu.append(0)
+    for i in range(q):
+        Au.append([Fraction(-1 if t == i else 0) for t in range(q)] + [Fraction(0)] * d)
+        bu.append(0)
+    Ae.append([Fraction(sum(x * y for x, y in zip(a, r.c))) for r in rays] + [Fraction(0)] * d)
+    be.append(sign)
+    return feasible(A_eq=Ae, b_eq=be, A_ub=Au, b_ub=bu)
+
+
+def annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
+    """Integer vectors a with ``a . c = 0`` for every c in ``cs`` (a basis), in Q^r."""
+    if not cs:
+        return [[int(i == j) for j in range(r)] for i in range(r)]
+    N, nullity = flint.fmpz_mat([list(c) for c in cs]).nullspace()
+    return [[int(N[i, j]) for i in range(r)] for j in range(int(nullity))]
+
+
+def face_decision(X, members, S, annihilators, r, keep):
+    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
+    certs = []
+    for a in annihilators:
+        for sign in (1, -1):
+            res = face_lp(X, members, S, a, sign)
+            if keep:
+                certs.append(lp_certificate(res))
+            if res.status == "feasible":
+                lam = res.point[: len(members)]
+                c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
+                den = math.lcm(*(x.denominator for x in c))
+                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
+    return None, certs
