@@ -120,8 +120,10 @@ def _primitive_int64(Vnum, bnum, Vden: int, bden: int):
     """``_primitive`` in NumPy int64 when the scaled entries stay below 2^62 (no overflow possible), else None."""
     limit = 2**62 // max(Vden, bden)
     V = _int64(Vnum, limit)
-    b = np.zeros((V.shape[0], 1), dtype=np.int64) if bnum is None or V is None else _int64(bnum, limit)
-    if V is None or b is None:
+    if V is None:
+        return None
+    b = np.zeros((V.shape[0], 1), dtype=np.int64) if bnum is None else _int64(bnum, limit)
+    if b is None:
         return None
     W = np.hstack([V * bden, b * Vden])
     g = np.gcd.reduce(W, axis=1)

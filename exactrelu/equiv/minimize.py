@@ -172,7 +172,6 @@ def _relu_candidate(form: CanonicalForm, negative: set) -> tuple[list[Unit], lis
             N[j] = list(beta)
             for r in range(m):
                 A[r] = [a + beta[r] * v for a, v in zip(A[r], p[:d])]
-                offset[r] += beta[r] * p[d]
     seconds, pairs, _ = _write_affine(A, [list(p[:d]) for p, _ in form.hyperplanes])
     units: list[Unit] = []
     for j, (p, beta) in enumerate(form.hyperplanes):

@@ -109,13 +109,13 @@ def candidate_points(a: CanonicalForm, b: CanonicalForm, *, seed: int = 0, count
         normals = sorted(hyper, key=lambda p: (sum(x * x for x in p), p))  # small numbers first
         p = normals[0]
         return _hyperplane_points(p, [q for q in hyper if q != p], a.degree, rng)
+    if powers:  # h = P + constant, P a non-zero sum of powers (or zero, grouped differently: not decided)
+        return [[Fraction(0)] * d] + random_points(d, count, rng)
     if any(offset):
         return [[Fraction(0)] * d]
     for j in range(d):
         if any(row[j] for row in linear):
             return [[Fraction(int(i == j)) for i in range(d)]]
-    if powers:
-        return random_points(d, count, rng)
     return []
 
 
