@@ -42,6 +42,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ..exact.matrix import QMatrix
 from ..exact.rationals import format_rational
 from ..network import Network
 
@@ -106,26 +107,31 @@ def int_rows(M: flint.fmpz_mat) -> list[list[int]]:
     return [[int(x) for x in row] for row in M.tolist()]
 
 
-def _int64(M: flint.fmpz_mat, bound: int) -> np.ndarray | None:
-    """The entries as an int64 array when every one is below ``bound`` in absolute value, else None."""
-    r, c = M.nrows(), M.ncols()
-    try:
-        a = np.fromiter(M.entries(), dtype=np.int64, count=r * c).reshape(r, c)
-    except OverflowError:
-        return None
+def _int64(Q: QMatrix, bound: int) -> np.ndarray | None:
+    """The numerators of Q as an int64 array when every one is below ``bound`` in absolute value, else None.
+    From the float64 array itself when Q was made from one (no FLINT entries are read)."""
+    src = Q.float_source
+    if src is not None and src[2] <= 62:
+        a = np.ldexp(src[0], src[1]).astype(np.int64)  # exact: integers below 2^62
+    else:
+        M = Q.num
+        r, c = M.nrows(), M.ncols()
+        try:
+            a = np.fromiter(M.entries(), dtype=np.int64, count=r * c).reshape(r, c)
+        except OverflowError:
+            return None
     return a if not a.size or int(np.abs(a).max()) < bound else None
 
 
-def _primitive_int64(Vnum, bnum, Vden: int, bden: int):
+def _primitive_int64(V: QMatrix, b: QMatrix | None, sv: int, sb: int):
     """``_primitive`` in NumPy int64 when the scaled entries stay below 2^62 (no overflow possible), else None."""
-    limit = 2**62 // max(Vden, bden)
-    V = _int64(Vnum, limit)
+    V = _int64(V, 2**62 // sv)
     if V is None:
         return None
-    b = np.zeros((V.shape[0], 1), dtype=np.int64) if bnum is None else _int64(bnum, limit)
+    b = np.zeros((V.shape[0], 1), dtype=np.int64) if b is None else _int64(b, 2**62 // sb)
     if b is None:
         return None
-    W = np.hstack([V * bden, b * Vden])
+    W = np.hstack([V * sv, b * sb])
     g = np.gcd.reduce(W, axis=1)
     P = W // np.where(g == 0, 1, g)[:, None]
     head = P[:, :-1]
@@ -133,16 +139,22 @@ def _primitive_int64(Vnum, bnum, Vden: int, bden: int):
     return P.tolist(), g.tolist(), lead.tolist()
 
 
+def row_denominator(net: Network) -> int:
+    """L = lcm(den V, den b): every (V_i, b_i) is an integer row over L."""
+    return math.lcm(int(net.V.den), 1 if net.b is None else int(net.b.den))
+
+
 def _primitive(net: Network) -> tuple[list[list[int]], list[int], list[int]]:
-    """Each unit's (V_i, b_i) as ``g_i / (den(V) den(b)) * p_i``: (primitive integer rows p_i of d + 1 entries, g_i,
-    the first non-zero of p_i's first d entries or 0), g_i = 0 for V_i = 0, b_i = 0."""
-    Vden = int(net.V.den)
-    bnum, bden = (None, 1) if net.b is None else (net.b.num, int(net.b.den))
-    fast = _primitive_int64(net.V.num, bnum, Vden, bden)
+    """Each unit's (V_i, b_i) as ``g_i / L * p_i`` (L = :func:`row_denominator`): (primitive integer rows p_i of
+    d + 1 entries, g_i, the first non-zero of p_i's first d entries or 0), g_i = 0 for V_i = 0, b_i = 0."""
+    L = row_denominator(net)
+    sv = L // int(net.V.den)
+    bnum, sb = (None, 1) if net.b is None else (net.b.num, L // int(net.b.den))
+    fast = _primitive_int64(net.V, net.b, sv, sb)
     if fast is not None:
         return fast
     b = [0] * net.k if bnum is None else [int(x) for x in bnum.entries()]
-    rows = [[x * bden for x in v] + [bi * Vden] for v, bi in zip(int_rows(net.V.num), b)]
+    rows = [([x * sv for x in v] if sv != 1 else v) + [bi * sb] for v, bi in zip(int_rows(net.V.num), b)]
     gs = [math.gcd(*w) for w in rows]
     rows = [[x // g for x in w] if g else w for w, g in zip(rows, gs)]
     return rows, gs, [next((x for x in p[:-1] if x), 0) for p in rows]
@@ -158,11 +170,11 @@ def _add(table: dict, key, vec: list[int], sign: int) -> None:
 
 
 def _groups(net: Network):
-    """Integer coefficients over the denominator D = den(U) (den(V) den(b))^c: (hyperplanes, powers, flipped
-    units, constant, D), with ``u_i f(V_i x + b_i) = (cols_i g_i^c / D) f(p_i . (x, 1))``."""
+    """Integer coefficients over the denominator D = den(U) L^c: (hyperplanes, powers, flipped units, constant, D),
+    with ``u_i f(V_i x + b_i) = (cols_i g_i^c / D) f(p_i . (x, 1))``."""
     rows, gs, leads = _primitive(net)
     c, d, m = net.activation.degree, net.d, net.m
-    D = int(net.U.den) * (int(net.V.den) * (1 if net.b is None else int(net.b.den))) ** c
+    D = int(net.U.den) * row_denominator(net) ** c
     hyper: dict[Normal, list[int]] = {}
     powers: dict[Normal, list[int]] = {}
     flipped: list[tuple[list[int], list[int]]] = []  # (alpha_i, q_i): the ReLU's affine terms alpha_i (q_i . (x, 1))

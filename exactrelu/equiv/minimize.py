@@ -45,7 +45,7 @@ import flint
 from ..errors import InvalidInput
 from ..exact.linalg import exact_rank, independent_rows
 from ..network import Network
-from .canonical import CanonicalForm, _primitive, canonical_form, int_rows
+from .canonical import CanonicalForm, _primitive, canonical_form, int_rows, row_denominator
 from .equality import Equivalence, functionally_equal
 
 __all__ = ["Minimized", "minimize"]
@@ -97,7 +97,8 @@ def _network(units: list[Unit], offset, like: Network) -> Network:
 def _merged_input(net: Network) -> tuple[list[Unit], list[Fraction]]:
     """The input with units on one oriented hyperplane merged, zero and dead units dropped, constant units in c."""
     rows, gs, leads = _primitive(net)
-    c, D = net.activation.degree, int(net.U.den) * (int(net.V.den) * (1 if net.b is None else int(net.b.den))) ** net.activation.degree
+    c = net.activation.degree
+    D = int(net.U.den) * row_denominator(net) ** c
     table: dict[tuple[int, ...], list[int]] = {}
     offset = list(net.c_fractions())
     for p, g, lead, u in zip(rows, gs, leads, int_rows(net.U.num.transpose())):
