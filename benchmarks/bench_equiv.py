@@ -178,6 +178,8 @@ def torch_example(seed: int = 0) -> list[dict]:
     with torch.no_grad():  # near-duplicate units: the second half starts as a copy of the first, plus 1e-3 noise
         model[0].weight[k // 2:] = model[0].weight[: k // 2] + 1e-3 * torch.randn(k // 2, d, dtype=torch.double)
         model[0].bias[k // 2:] = model[0].bias[: k // 2]
+        model[0].bias[:4] = -20.0  # four units (and their copies) that no training input ever activates
+        model[0].bias[k // 2: k // 2 + 4] = -20.0
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     for _ in range(300):
         opt.zero_grad()
@@ -194,6 +196,7 @@ def torch_example(seed: int = 0) -> list[dict]:
     rounded = tuple(rnd(a) for a in trained)
     half = tuple(a.astype(np.float16).astype(np.float64) for a in trained)
     rows = []
+    data = X.double().numpy()
     for name, a, b in (("trained vs units inactive on the data pruned", trained, pruned),
                        ("trained vs weights rounded to 2^-4", trained, rounded),
                        ("trained vs float16", trained, half)):
@@ -201,7 +204,8 @@ def torch_example(seed: int = 0) -> list[dict]:
         t = time.perf_counter()
         res = functionally_equal(A, B)
         secs = time.perf_counter() - t
-        row = {"comparison": name, "units": f"{A.k} vs {B.k}", "status": res.status, "seconds": secs}
+        row = {"comparison": name, "units": f"{A.k} vs {B.k}", "status": res.status, "seconds": secs,
+               "max_diff_on_data_float": float(np.max(np.abs(A.predict(data) - B.predict(data))))}
         if res.witness is not None:
             gap = abs(res.values[0][0] - res.values[1][0])
             row.update(witness_norm=float(max(abs(x) for x in res.witness)), difference=float(gap))

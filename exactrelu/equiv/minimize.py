@@ -44,11 +44,11 @@ import flint
 
 from ..errors import InvalidInput
 from ..exact.linalg import exact_rank, independent_rows
-from ..network import Network
+from ..network import Activation, Network
 from .canonical import CanonicalForm, _primitive, canonical_form, int_rows, row_denominator
 from .equality import Equivalence, functionally_equal
 
-__all__ = ["Minimized", "minimize"]
+__all__ = ["Minimized", "minimize", "network_from_form"]
 
 
 @dataclass
@@ -81,17 +81,16 @@ class Minimized:
 Unit = tuple[tuple[int, ...], list[Fraction]]  # (p = (V_i, b_i) as integers, U's column)
 
 
-def _network(units: list[Unit], offset, like: Network) -> Network:
+def _network(units: list[Unit], offset, d: int, m: int, activation: Activation) -> Network:
     """The network ``sum_units col f(p . (x, 1)) + offset`` (units with a zero column left out)."""
     units = [(p, col) for p, col in units if any(col)]
-    d, m = like.d, like.m
     if not units:  # a constant function: one dead unit keeps the shapes valid
         units = [((0,) * (d + 1), [Fraction(0)] * m)]
     k = len(units)
     U = [[units[i][1][r] for i in range(k)] for r in range(m)]
     V = [list(p[:d]) for p, _ in units]
     b = [p[d] for p, _ in units]
-    return Network.from_rows(U, V, like.activation, b=b if any(b) else None, c=list(offset) if any(offset) else None)
+    return Network.from_rows(U, V, activation, b=b if any(b) else None, c=list(offset) if any(offset) else None)
 
 
 def _merged_input(net: Network) -> tuple[list[Unit], list[Fraction]]:
@@ -265,17 +264,36 @@ def minimize(net: Network, *, check: bool = True, **prov) -> Minimized:
     if not isinstance(net, Network):
         raise InvalidInput("minimize takes a Network (exactrelu.io.read_weights reads files)")
     form = canonical_form(net)
-    merged = _merged_input(net)
-    if form.degree == 1:
-        bound, candidates = _relu_bound_and_candidates(form, {p for p, _ in merged[0]})
-    else:
-        bound, candidates = form.units, {"powers written back": _power_candidate(form)}
-    candidates["input merged"] = merged
-    sizes = {name: _size(units) for name, (units, _) in candidates.items()}
-    best = min(candidates, key=lambda name: sizes[name])
-    out = _network(*candidates[best], net)
-    if canonical_form(out) != form:  # every candidate is the input's function by construction
-        raise RuntimeError(f"bug: the minimization candidate {best!r} is not the input's function")
+    out, bound, sizes, best = _smallest(form, _merged_input(net))
     result = functionally_equal(net, out, check=check, **prov)
     return Minimized(out, net.k - out.k, bound, sizes[best] <= bound, result,
                      {"hyperplanes": form.units, "candidates": sizes, "chosen": best})
+
+
+def _smallest(form: CanonicalForm, merged=None):
+    """(network, lower bound, candidate sizes, chosen candidate) for ``form``; ``merged``: the input's own units."""
+    if form.degree == 1:
+        bound, candidates = _relu_bound_and_candidates(form, set() if merged is None else {p for p, _ in merged[0]})
+    else:
+        bound, candidates = form.units, {"powers written back": _power_candidate(form)}
+    if merged is not None:
+        candidates["input merged"] = merged
+    sizes = {name: _size(units) for name, (units, _) in candidates.items()}
+    best = min(candidates, key=lambda name: sizes[name])
+    out = _network(*candidates[best], form.d, form.m, Activation.relu() if form.degree == 1 else Activation.power(form.degree))
+    if canonical_form(out) != form:  # every candidate is the form's function by construction
+        raise RuntimeError(f"bug: the minimization candidate {best!r} is not the form's function")
+    return out, bound, sizes, best
+
+
+def network_from_form(form: CanonicalForm) -> tuple[Network, int, bool]:
+    """The smallest network found that computes the function of ``form``: (network, lower bound, proved smallest).
+
+    >>> from exactrelu.equiv.canonical import canonical_form
+    >>> form = canonical_form(Network.from_rows(U=[[2, 1]], V=[[1, 0], [-1, 0]], c=[1]))    # 2 relu(x) + relu(-x) + 1
+    >>> net, bound, optimal = network_from_form(form)
+    >>> net.k, bound, optimal, canonical_form(net) == form
+    (2, 2, True, True)
+    """
+    out, bound, sizes, best = _smallest(form)
+    return out, bound, sizes[best] <= bound
