@@ -1,0 +1,269 @@
+"""``extract``: the exact weights of a two-layer ReLU network from query access, with what the answers prove.
+
+1. A random rational line x(t) = p + t q; every kink on it found exactly (:mod:`.line_search`).
+2. The Jacobian of each linear region the line crosses, by d probes; the jumps give each hyperplane and its
+   coefficient, the first region the affine part (:mod:`.regions`). Probes found afterwards to have left their
+   region are repeated with a step below their exact distance to the hyperplanes found.
+3. The canonical form is written as the smallest network found (:func:`exactrelu.equiv.minimize.network_from_form`).
+4. Fresh random queries, asked only now, must all be reproduced exactly; then the transcript (every query and
+   answer) is an instance, and the network's ``realizes`` certificate on it is checked by the independent
+   checker.
+
+What this proves, and what not, is :attr:`Extraction.statement` (docs/extraction.md, "What is proved").
+
+>>> from exactrelu.network import Network
+>>> from exactrelu.extract.oracles import NetworkOracle
+>>> hidden = Network.from_rows(U=[[2, -1]], V=[[1, 1], [1, -2]], b=["1/2", 0], c=[3])
+>>> res = extract(NetworkOracle(hidden))
+>>> res.network.k, res.width_lower_bound, res.summary.startswith("realizes")
+(2, 2, True)
+>>> from exactrelu.equiv import functionally_equal
+>>> functionally_equal(res.network, hidden).status
+'equivalent'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from operator import mul
+
+import numpy as np
+
+from ..certificates.claims.realizes import realizes_certificate
+from ..certificates.envelope import verify
+from ..equiv.canonical import CanonicalForm
+from ..equiv.minimize import network_from_form
+from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..network import RELU, Network
+from .line_search import Line, Piece, kinks
+from .oracles import Oracle
+from .regions import canonical_from_line, jacobian, region_points
+
+__all__ = ["Extraction", "extract"]
+
+#: the certificate's instance holds every query up to this many numbers n (d + m); above, the d-point probe
+#: batches are left out (the line points, region points and fresh queries stay): the checker's work is n k d
+CERTIFIED_ENTRIES = 2_000_000
+
+
+@dataclass
+class Extraction:
+    """The extracted network and what the answers prove about it.
+
+    Attributes
+    ----------
+    network : the smallest network found computing the function seen (exact weights, biases, output bias).
+    canonical : its canonical form (hyperplanes, coefficients, affine part).
+    queries : oracle calls made, fresh ones included.
+    width_lower_bound : every network reproducing the transcript has at least this many units (proved by
+        exact collinearity tests on the search line).
+    certificate : ``realizes`` of ``network`` on ``instance``, checked by the independent checker.
+    instance : the transcript as an instance (all queries, or all but the probe batches: ``evidence``).
+    summary : the checker's verdict line.
+    statement : what is proved and what is not, in words.
+    evidence : the line, kinks, query counts by phase, seconds.
+    """
+
+    network: Network
+    canonical: CanonicalForm
+    queries: int
+    width_lower_bound: int
+    certificate: dict
+    instance: Instance
+    summary: str
+    statement: str
+    evidence: dict = field(default_factory=dict)
+
+    @property
+    def units(self) -> int:
+        return self.network.k
+
+
+def _line(d: int, rng: np.random.Generator) -> Line:
+    draw = lambda: [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]  # noqa: E731  dyadic, |x| <= 4
+    p, q = draw(), draw()
+    while not any(q):
+        q = draw()
+    return Line(p, q)
+
+
+def _power_of_two_at_most(x: Fraction) -> Fraction:
+    t = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
+    while t > x:
+        t /= 2
+    while t * 2 <= x:
+        t *= 2
+    return t
+
+
+def _delta(gap: Fraction) -> Fraction:
+    """A power of two at most gap / 2^10 (small numbers in the probes)."""
+    return _power_of_two_at_most(gap / 1024)
+
+
+def _safe_step(form: CanonicalForm, x: list[Fraction], delta: Fraction) -> Fraction | None:
+    """None when every probe x + delta e_l is on the same side of every hyperplane of ``form`` as x, else a
+    smaller step that is (exact, in integers: x = xn / X)."""
+    X = math.lcm(*(v.denominator for v in x))
+    xn = [v.numerator * (X // v.denominator) for v in x] + [X]
+    bound = None
+    for p, _ in form.hyperplanes:
+        zX = abs(sum(map(mul, p, xn)))  # |p . (x, 1)| * X
+        big = max(abs(a) for a in p[:-1])
+        if delta * big * X >= zX:
+            limit = Fraction(zX, 2 * big * X)
+            bound = limit if bound is None else min(bound, limit)
+    return None if bound is None else _delta(bound * 1024)
+
+
+def _regions(oracle: Oracle, line: Line, ks: list[Fraction], progress):
+    """(region points, their values, Jacobians, steps) with the steps made safe against the hyperplanes found."""
+    ts = region_points(ks)
+    xs = [line.at(t) for t in ts]
+    ys = oracle(xs)
+    edges = [ts[0] - 1] + ks + [ts[-1] + 1]
+    steps = [_delta(min(t - edges[j], edges[j + 1] - t)) for j, t in enumerate(ts)]
+    J = []
+    for j, (x, y, h) in enumerate(zip(xs, ys, steps)):
+        J.append(jacobian(oracle, x, y, h))
+        if progress and j % 16 == 0:
+            progress(f"extract: Jacobian of region {j + 1} of {len(ts)}, {oracle.queries} queries")
+    for _ in range(3):
+        form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
+        redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(form, xs[j], steps[j])) is not None]
+        if not redo:
+            return form, ts, steps, redo
+        for j, s in redo:
+            steps[j] = s
+            J[j] = jacobian(oracle, xs[j], ys[j], s)
+    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form")
+
+
+def _windows(found) -> int:
+    """Kinks whose three window points have answers that are not collinear (exact). The windows are disjoint open
+    intervals of the search line, each needs a kink of any network reproducing the answers, and a unit has one
+    kink on a line: so at least this many units."""
+    count = 0
+    for kink in found:
+        (a, t, b), (ya, yt, yb) = kink.window, kink.answers
+        if Piece.through(a, ya, b, yb)(t) != yt:
+            count += 1
+    return count
+
+
+def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -> int:
+    points = [[Fraction(int(v), 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
+    got = oracle(points)
+    want = net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], count, oracle.d)).to_fractions()
+    for x, a, b in zip(points, got, want):
+        if a != b:
+            raise AssumptionViolated("the extracted network differs from the oracle at a fresh query: the oracle is "
+                                     "not a two-layer ReLU network, or a unit was missed (its kink beyond the search "
+                                     "range, or a slab of parallel units between queries)",
+                                     evidence={"point": [str(v) for v in x], "oracle": [str(v) for v in a],
+                                               "extracted": [str(v) for v in b]})
+    return count
+
+
+def _transcript(oracle: Oracle) -> tuple[Instance, bool]:
+    X, Y = oracle.points()
+    complete = len(X) * (oracle.d + oracle.m) <= CERTIFIED_ENTRIES
+    if not complete:
+        keep = [item for item in oracle.transcript if item[0] != "axes"]
+        X, Y = [x for x, _ in keep], [y for _, y in keep]
+    n, d, m = len(X), oracle.d, oracle.m
+    inst = Instance(QMatrix.from_fractions([v for x in X for v in x], n, d), QMatrix.from_fractions([v for y in Y for v in y], n, m),
+                    activation=RELU)
+    # the canonical strings straight from the Fractions (str(Fraction) is canonical): the instance's one common
+    # denominator is large (kink points have their own), so QMatrix.to_strings would reduce every entry by a gcd
+    inst._cache["_input_strings"] = [[str(v) for v in x] for x in X]
+    inst._cache["_label_strings"] = [[str(v) for v in y] for y in Y]
+    return inst, complete
+
+
+def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fresh: int, n: int, complete: bool) -> str:
+    parts = [f"proved: the extracted network reproduces the oracle exactly at the {n} queries of the transcript "
+             f"({'all of them' if complete else 'all but the probe batches'}; the realizes certificate) and at "
+             f"{fresh} fresh random queries asked after the extraction"]
+    parts.append(f"proved: every network reproducing these answers has at least {K} units ({K} disjoint windows of the "
+                 "search line where three answers are not collinear; a unit has one kink on a line)"
+                 + (", so none has fewer units than the extracted one" if units == K else ""))
+    if units > K:
+        parts.append(f"the function found needs at least {lower} units of this form (its affine part is written back "
+                     f"as units){'; the extracted network has that many' if optimal else ''}")
+    if k is not None and units < k:
+        parts.append(f"{k - units} of the k = {k} units are not seen: dead, with zero output weights, cancelling, or "
+                     "folded into the affine part (they do not change the function)")
+    parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries "
+                 "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays unseen); "
+                 "for a network you believe the oracle is, exactrelu equiv gives a certificate either way")
+    return "; ".join(parts)
+
+
+def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int | None = None, check: bool = True,
+            progress=None) -> Extraction:
+    """Extract the exact weights of the two-layer ReLU network behind ``oracle`` (module docstring).
+
+    Parameters
+    ----------
+    oracle : an :class:`~exactrelu.extract.oracles.Oracle` (its budget and time limit apply to every query).
+    k : the number of hidden units, if known; more kinks than k on one line is a proof that no k-unit network
+        reproduces the answers (NotRealizable). None: found from the answers.
+    seed : seed of the search line and of the fresh queries.
+    fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them).
+    check : run the independent checker on the certificate (default True).
+    progress : a callable receiving progress lines with the query count.
+
+    Returns
+    -------
+    Extraction
+        The network, the queries used, the proved lower bound on the width, the checked certificate, and the
+        statement of what is proved.
+
+    Raises
+    ------
+    NotRealizable
+        More than k kinks on the search line.
+    AssumptionViolated
+        The oracle is not affine far out, kinks accumulate, probes keep leaving their region, a fresh query
+        differs, or the query budget is exhausted: nothing is claimed.
+    """
+    if not isinstance(oracle, Oracle):
+        raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise InvalidInput(f"k must be a positive integer, got {k!r}")
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    line = _line(oracle.d, rng)
+    found = kinks(oracle, line)
+    ks = [kink.t for kink in found]
+    q_line = oracle.queries
+    if progress:
+        progress(f"extract: {len(ks)} kinks on the search line, {q_line} queries")
+    if k is not None and len(ks) > k:
+        raise NotRealizable(f"the oracle has {len(ks)} kinks on one line: no network with k = {k} units reproduces its "
+                            "answers (each unit has at most one kink on a line)", evidence={"kinks": len(ks), "k": k})
+    form, ts, steps, _ = _regions(oracle, line, ks, progress)
+    net, lower, optimal = network_from_form(form)
+    q_regions = oracle.queries - q_line
+    if k is not None and net.k > k and lower > k:
+        raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
+                                 f"(its affine part written back as units), more than k = {k}",
+                                 evidence={"hyperplanes": form.units, "lower_bound": lower})
+    count = fresh if fresh is not None else 64
+    _fresh(oracle, net, count, rng)
+    inst, complete = _transcript(oracle)
+    cert = realizes_certificate(inst, net, method="extract", seed=seed, queries=oracle.queries)
+    summary = verify(cert, inst) if check else "realizes (not checked: check=False)"
+    K = _windows(found)
+    statement = _statement(K, net.k, lower, optimal, k, count, inst.n, complete)
+    evidence = {"kinks": len(ks), "hyperplanes": form.units, "queries_line": q_line, "queries_regions": q_regions,
+                "queries_fresh": count, "transcript_complete": complete, "lower_bound_form": lower,
+                "optimal_form": optimal, "seconds": time.perf_counter() - t0,
+                "line": {"p": [str(v) for v in line.p], "q": [str(v) for v in line.q]}}
+    return Extraction(net, form, oracle.queries, K, cert, inst, summary, statement, evidence)

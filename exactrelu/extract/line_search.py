@@ -1,0 +1,188 @@
+"""Every kink of a ReLU network on a rational line, found exactly (docs/extraction.md, "Kinks on a line").
+
+On x(t) = p + t q the network is ``g(t) = sum_i u_i relu(a_i + t s_i) + c``: piecewise affine in t, with a
+kink at ``t_i = -a_i / s_i`` for each visible unit. Two queries in one affine piece give the piece
+``alpha + beta t`` exactly; two pieces that meet at one kink meet where they intersect, so a kink is found
+by intersecting the pieces around it and confirmed by six dyadic queries (three just left of it, three just
+right of it, each side collinear); the kink itself, where the two pieces meet, is never queried, so every
+query is a dyadic point (small numbers in the transcript). An interval whose two end pieces are equal is checked at its midpoint (a sum of units vanishing outside
+a slab, such as ``relu(z) - 2 relu(z - 1) + relu(z - 2)``, is invisible to the end pieces alone).
+
+Far out the function is affine: the search covers ``[-T, T]``, T = 2^20 by default, doubled until the pieces
+at T and 2T agree with a third point at 4T (kinks beyond are not seen: docs/extraction.md).
+
+>>> from fractions import Fraction
+>>> from exactrelu.extract.oracles import CallableOracle
+>>> oracle = CallableOracle(lambda x: [2 * max(x[0] - 1, 0) - max(-x[0] - 3, 0)], d=1)
+>>> line = Line([Fraction(0)], [Fraction(1)])
+>>> [str(kink.t) for kink in kinks(oracle, line)]
+['-3', '1']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import AssumptionViolated
+from .oracles import Oracle
+
+__all__ = ["Line", "Piece", "Kink", "kinks", "simplest_between"]
+
+
+@dataclass(frozen=True)
+class Line:
+    """x(t) = p + t q (kept also as integers over one denominator, for fast points)."""
+
+    p: tuple[Fraction, ...]
+    q: tuple[Fraction, ...]
+
+    def __init__(self, p, q):
+        object.__setattr__(self, "p", tuple(Fraction(x) for x in p))
+        object.__setattr__(self, "q", tuple(Fraction(x) for x in q))
+        den = math.lcm(*(x.denominator for x in self.p + self.q))
+        object.__setattr__(self, "_ints", ([int(x * den) for x in self.p], [int(x * den) for x in self.q], den))
+
+    def at(self, t: Fraction) -> list[Fraction]:
+        P, Q, den = self._ints
+        tn, td = t.numerator, t.denominator
+        return [Fraction(a * td + tn * b, den * td) for a, b in zip(P, Q)]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """g(t) = alpha + beta t (m outputs each)."""
+
+    alpha: tuple[Fraction, ...]
+    beta: tuple[Fraction, ...]
+
+    @classmethod
+    def through(cls, t1: Fraction, y1, t2: Fraction, y2) -> "Piece":
+        beta = tuple((b - a) / (t2 - t1) for a, b in zip(y1, y2))
+        return cls(tuple(a - s * t1 for a, s in zip(y1, beta)), beta)
+
+    def __call__(self, t: Fraction) -> list[Fraction]:
+        return [a + b * t for a, b in zip(self.alpha, self.beta)]
+
+    def meet(self, other: "Piece") -> Fraction | None:
+        """The one t where both pieces agree in every output, or None (parallel, or no common t)."""
+        t = None
+        for a1, b1, a2, b2 in zip(self.alpha, self.beta, other.alpha, other.beta):
+            if b1 == b2:
+                if a1 != a2:
+                    return None
+                continue
+            s = (a2 - a1) / (b1 - b2)
+            if t is not None and s != t:
+                return None
+            t = s
+        return t
+
+
+def simplest_between(a: Fraction, b: Fraction) -> Fraction:
+    """The dyadic rational with the smallest denominator strictly between a < b (small numbers in queries).
+
+    >>> simplest_between(Fraction(1, 3), Fraction(1, 2)), simplest_between(Fraction(-5), Fraction(7))
+    (Fraction(3, 8), Fraction(0, 1))
+    """
+    if a < 0 < b:
+        return Fraction(0)
+    scale = Fraction(1)
+    while True:
+        n = (a * scale).__floor__() + 1  # the least integer above a * scale
+        if n < b * scale:
+            return Fraction(n) / scale
+        scale *= 2
+
+
+def _g(oracle: Oracle, line: Line, ts: list[Fraction]) -> list[list[Fraction]]:
+    return oracle([line.at(t) for t in ts])
+
+
+def _outer(oracle: Oracle, line: Line, sign: int, T: Fraction, T_max: Fraction) -> tuple[Fraction, Piece]:
+    """(t, piece) with the piece valid at sign * t and beyond: three collinear queries at sign * (T, 2T, 4T)."""
+    while T <= T_max:
+        ts = [sign * T, sign * 2 * T, sign * 4 * T]
+        ys = _g(oracle, line, ts)
+        piece = Piece.through(ts[0], ys[0], ts[1], ys[1])
+        if piece(ts[2]) == ys[2]:
+            return ts[0], piece
+        T *= 4
+    raise AssumptionViolated(f"the oracle is not affine far out along a line (no affine piece up to |t| = {T_max}): "
+                             "not a ReLU network of this form, or its kinks are beyond the search range",
+                             evidence={"queries": oracle.queries})
+
+
+@dataclass(frozen=True)
+class Kink:
+    """A kink at t (exact), and three queried points around it with their answers, not collinear."""
+
+    t: Fraction
+    window: tuple[Fraction, Fraction, Fraction]
+    answers: tuple[list[Fraction], list[Fraction], list[Fraction]]
+
+
+def _grid(h: Fraction) -> Fraction:
+    """The largest power of two at most h / 4."""
+    g = Fraction(2) ** (h.numerator.bit_length() - h.denominator.bit_length() - 3)
+    while 4 * g > h:
+        g /= 2
+    return g
+
+
+def _probe(oracle: Oracle, line: Line, s: Fraction, h: Fraction, tries: int = 4):
+    """(L, R, kink or None, left end, right end) around s: three dyadic queries just left of s, three just right
+    (each side collinear), and where the two pieces meet when they differ. The window shrinks by 2^-16 when a side
+    is not collinear or the pieces meet outside it (a kink inside a side, or two kinks)."""
+    for _ in range(tries):
+        g = _grid(h)
+        lo, hi = (s / g).__floor__() * g, (s / g).__ceil__() * g
+        lo, hi = (lo - g if lo == s else lo), (hi + g if hi == s else hi)
+        ts = [lo - 2 * g, lo - g, lo, hi, hi + g, hi + 2 * g]
+        y = _g(oracle, line, ts)
+        L, R = Piece.through(ts[0], y[0], ts[2], y[2]), Piece.through(ts[3], y[3], ts[5], y[5])
+        if L(ts[1]) == y[1] and R(ts[4]) == y[4]:
+            if L == R:
+                return L, R, None, ts[0], ts[5]
+            t = L.meet(R)
+            if t is not None and lo < t < hi:
+                return L, R, Kink(t, (ts[0], ts[2], ts[5]), (y[0], y[2], y[5])), ts[0], ts[5]
+        h /= 2**16
+    raise AssumptionViolated("kinks accumulate at one point of the search line (no single kink between two affine "
+                             "pieces)", evidence={"point": str(s), "queries": oracle.queries})
+
+
+def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: Fraction = Fraction(2**60),
+          resolution: Fraction = Fraction(1, 2**200)) -> list[Kink]:
+    """The kinks of the oracle's restriction to ``line``, sorted by t (module docstring). Every query is a
+    dyadic point of the line.
+
+    Raises AssumptionViolated when no affine piece is found far out, or two kinks are closer than
+    ``resolution`` times the search range (not a ReLU network of this form, or not in general position).
+    """
+    a, Pa = _outer(oracle, line, -1, T, T_max)
+    b, Pb = _outer(oracle, line, 1, T, T_max)
+    found: list[Kink] = []
+    stack = [(a, Pa, b, Pb)]
+    width = b - a
+    while stack:
+        a, Pa, b, Pb = stack.pop()
+        if b - a < resolution * width:
+            raise AssumptionViolated("two kinks on the search line are too close to separate (the line is not in "
+                                     "general position for this oracle)", evidence={"interval": [str(a), str(b)]})
+        third = (b - a) / 3
+        if Pa == Pb:
+            m = simplest_between(a + third, b - third)
+            if _g(oracle, line, [m])[0] == Pa(m):
+                continue  # one affine piece (or a slab no query meets: docs/extraction.md)
+            s = m
+        else:
+            t = Pa.meet(Pb)
+            s = t if t is not None and a < t < b else simplest_between(a + third, b - third)
+        L, R, kink, left, right = _probe(oracle, line, s, min(s - a, b - s) / 2**20)
+        if kink is not None:
+            found.append(kink)
+        stack.append((a, Pa, left, L))
+        stack.append((right, R, b, Pb))
+    return sorted(found, key=lambda kink: kink.t)

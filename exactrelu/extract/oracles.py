@@ -1,0 +1,242 @@
+"""Oracles: exact query access to a function R^d -> R^m, counted, with a budget and a time limit.
+
+Every oracle answers a batch of rational points with exact rational outputs and records the transcript
+(every point asked and its answer). :meth:`Oracle.along_axes` asks the d points ``x0 + delta e_l``; a
+network oracle answers it from one pre-activation vector (FLINT products, no point is built), others ask
+the d points one by one. Each point counts as one query either way.
+
+* :class:`CallableOracle`: a Python function of one point (a list of d Fractions) returning m rationals.
+* :class:`NetworkOracle`: a network (a weights file the user holds in exact form, or for tests and
+  demonstrations), evaluated exactly.
+* :class:`CommandOracle`: another process speaking JSON lines: it first writes ``{"d": D, "m": M}``, then
+  answers each line ``["p/q", ...]`` (d rationals) with one line of m rationals (strings or JSON integers;
+  JSON floats are refused: a float oracle is approximate, docs/extraction.md).
+
+>>> from fractions import Fraction
+>>> oracle = CallableOracle(lambda x: [max(x[0] - 1, 0) + x[1]], d=2)
+>>> oracle([[Fraction(3), Fraction(1)]]), oracle.queries
+([[Fraction(3, 1)]], 1)
+>>> oracle.along_axes([Fraction(0), Fraction(0)], Fraction(1, 2)), oracle.queries
+([[Fraction(0, 1)], [Fraction(1, 2)]], 3)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shlex
+import subprocess
+from fractions import Fraction
+from typing import Callable
+
+import flint
+
+from ..deadline import Deadline
+from ..errors import AssumptionViolated, InvalidInput
+from ..exact.matrix import QMatrix
+from ..exact.rationals import format_rational, to_fraction
+from ..network import RELU, Network
+
+__all__ = ["Oracle", "CallableOracle", "NetworkOracle", "CommandOracle"]
+
+Point = list[Fraction]
+
+
+class Oracle:
+    """Exact query access to f: R^d -> R^m (``m`` is learnt from the first answer when not given).
+
+    Attributes: ``queries`` (points asked so far), ``transcript`` (``(point, answer)`` pairs, in order; axis
+    batches are kept as ``("axes", x0, delta, answers)`` and expanded by :meth:`points`).
+    """
+
+    def __init__(self, d: int, m: int | None = None, *, max_queries: int | None = None, time_limit=None):
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+            raise InvalidInput(f"an oracle needs the input dimension d >= 1, got {d!r}")
+        if max_queries is not None and (isinstance(max_queries, bool) or not isinstance(max_queries, int) or max_queries < 1):
+            raise InvalidInput(f"max_queries must be a positive integer, got {max_queries!r}")
+        self.d, self.m, self.max_queries = d, m, max_queries
+        self.deadline = Deadline.coerce(time_limit)
+        self.queries = 0
+        self.transcript: list = []
+
+    # -- what subclasses provide -------------------------------------------------------------------
+    def _evaluate(self, points: list[Point]) -> list[list[Fraction]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _evaluate_axes(self, x0: Point, delta: Fraction) -> list[list[Fraction]]:
+        points = [list(x0) for _ in range(self.d)]
+        for l, x in enumerate(points):
+            x[l] += delta
+        return self._evaluate(points)
+
+    # -- the public face ---------------------------------------------------------------------------
+    def _spend(self, n: int) -> None:
+        if self.max_queries is not None and self.queries + n > self.max_queries:
+            raise AssumptionViolated(f"the query budget of {self.max_queries} is exhausted ({self.queries} asked, "
+                                     f"{n} more needed); nothing is claimed",
+                                     evidence={"queries": self.queries, "budget": self.max_queries},
+                                     suggestion="raise --max-queries (about (k + 1)(d + 1) + 8 k + 2 d queries are needed)")
+        self.deadline.check(f"{self.queries} queries")
+        self.queries += n
+
+    def _checked(self, answers, n: int) -> list[list[Fraction]]:
+        if not isinstance(answers, list) or len(answers) != n:
+            raise AssumptionViolated(f"the oracle gave {len(answers) if isinstance(answers, list) else 'no'} answers "
+                                     f"to {n} queries")
+        for y in answers:
+            if self.m is None:
+                self.m = len(y)
+            if len(y) != self.m or not self.m:
+                raise AssumptionViolated(f"the oracle answered {len(y)} outputs, expected m = {self.m}")
+        return answers
+
+    def __call__(self, points: list[Point]) -> list[list[Fraction]]:
+        """The exact answers at ``points`` (each d Fractions); counts len(points) queries."""
+        self._spend(len(points))
+        answers = self._checked(self._evaluate(points), len(points))
+        self.transcript.extend(zip(points, answers))
+        return answers
+
+    def along_axes(self, x0: Point, delta: Fraction) -> list[list[Fraction]]:
+        """The answers at ``x0 + delta e_l``, l = 0..d-1 (d queries)."""
+        self._spend(self.d)
+        answers = self._checked(self._evaluate_axes(x0, delta), self.d)
+        self.transcript.append(("axes", list(x0), delta, answers))
+        return answers
+
+    def points(self) -> tuple[list[Point], list[list[Fraction]]]:
+        """Every point asked and its answer, in order (axis batches expanded)."""
+        X, Y = [], []
+        for item in self.transcript:
+            if item[0] == "axes":
+                _, x0, delta, answers = item
+                for l, y in enumerate(answers):
+                    x = list(x0)
+                    x[l] += delta
+                    X.append(x)
+                    Y.append(y)
+            else:
+                X.append(item[0])
+                Y.append(item[1])
+        return X, Y
+
+    def close(self) -> None:
+        """Release what the oracle holds (a process); a no-op by default."""
+
+
+class CallableOracle(Oracle):
+    """A Python callable ``f(point) -> m rationals`` (ints, Fractions, rational strings), one point at a time."""
+
+    def __init__(self, f: Callable, d: int, m: int | None = None, **kw):
+        if not callable(f):
+            raise InvalidInput("CallableOracle needs a callable")
+        super().__init__(d, m, **kw)
+        self.f = f
+
+    def _evaluate(self, points):
+        out = []
+        for x in points:
+            y = self.f(list(x))
+            try:
+                out.append([_exact(v) for v in y])
+            except TypeError:
+                raise AssumptionViolated(f"the oracle returned {type(y).__name__}, not a list of rationals") from None
+        return out
+
+
+def _exact(v) -> Fraction:
+    """An oracle's output, exactly; floats are refused (a float oracle rounds: it is not piecewise linear)."""
+    if isinstance(v, float):
+        raise AssumptionViolated(f"the oracle answered the float {v!r}: extraction needs exact answers (a float "
+                                 "oracle rounds, so its answers are not a piecewise linear function; docs/extraction.md)")
+    return to_fraction(v)
+
+
+class NetworkOracle(Oracle):
+    """A network evaluated exactly (``Network.evaluate_exact``); axis batches from one pre-activation vector."""
+
+    def __init__(self, net: Network, **kw):
+        if not isinstance(net, Network):
+            raise InvalidInput("NetworkOracle needs a Network (exactrelu.io.read_weights reads files)")
+        if net.activation != RELU:
+            raise InvalidInput(f"extraction is for ReLU networks; this one has {net.activation}")
+        super().__init__(net.d, net.m, **kw)
+        self.net = net
+
+    def _evaluate(self, points):
+        return self.net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], len(points), self.d)).to_fractions()
+
+    def _evaluate_axes(self, x0, delta):
+        """relu(z0 + delta V e_l) for every l at once: integer matrices over one denominator."""
+        net = self.net
+        z0 = net.pre_activations_exact(QMatrix.from_fractions(x0, 1, self.d))  # k x 1
+        dz = int(z0.den) * delta.denominator * int(net.V.den)
+        col = flint.fmpz_mat(net.k, 1, [int(v) * (dz // int(z0.den)) for v in z0.num.entries()])
+        ones = flint.fmpz_mat(1, self.d, [1] * self.d)
+        Z = col * ones + net.V.num * (delta.numerator * (dz // (delta.denominator * int(net.V.den))))
+        H = flint.fmpz_mat(net.k, self.d, [v if v > 0 else 0 for v in Z.entries()])
+        Y = QMatrix(net.U.num * H, int(net.U.den) * dz).to_fractions()  # m x d
+        c = net.c_fractions()
+        return [[Y[r][l] + c[r] for r in range(net.m)] for l in range(self.d)]
+
+
+class CommandOracle(Oracle):
+    """A process answering JSON lines (module docstring); started at once, its header read, stopped by close()."""
+
+    def __init__(self, command: str, *, answer_timeout: float = 60.0, **kw):
+        argv = shlex.split(command)
+        if not argv:
+            raise InvalidInput("--oracle-cmd needs a command")
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        except OSError as exc:
+            raise InvalidInput(f"cannot start the oracle command {argv[0]!r}: {exc.strerror or exc}") from None
+        self.timeout, self._buffer = answer_timeout, b""
+        header = self._line("its header")
+        if not isinstance(header, dict) or not isinstance(header.get("d"), int) or header["d"] < 1:
+            self.close()
+            raise InvalidInput(f"the oracle command must first write {{\"d\": D, \"m\": M}}, wrote {str(header)[:80]}")
+        super().__init__(header["d"], header.get("m"), **kw)
+
+    def _line(self, what: str):
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16) if ready else b""
+            if not chunk:
+                code = self.proc.poll()
+                self.close()
+                raise AssumptionViolated(f"the oracle command gave no answer for {what} "
+                                         + (f"(it exited with code {code})" if code is not None else f"within {self.timeout} s"))
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        try:
+            return json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            self.close()
+            raise AssumptionViolated(f"the oracle command wrote a line that is not JSON for {what}: {line[:80]!r}") from None
+
+    def _evaluate(self, points):
+        text = "".join(json.dumps([format_rational(x) for x in p]) + "\n" for p in points)
+        try:
+            self.proc.stdin.write(text.encode())
+            self.proc.stdin.flush()
+        except OSError:
+            self.close()
+            raise AssumptionViolated("the oracle command stopped reading its queries") from None
+        out = []
+        for i in range(len(points)):
+            y = self._line(f"query {self.queries - len(points) + i + 1}")
+            if not isinstance(y, list):
+                raise AssumptionViolated(f"the oracle command answered {str(y)[:60]}, not a list of m rationals")
+            out.append([_exact(v) for v in y])
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
