@@ -85,10 +85,10 @@ class Extraction:
 
 
 def _line(d: int, rng: np.random.Generator) -> Line:
-    draw = lambda: [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]  # noqa: E731  dyadic, |x| <= 4
-    p, q = draw(), draw()
-    while not any(q):
-        q = draw()
+    """A random line: p on a coarse dyadic grid (|p_i| <= 4), q with 2^17 values per entry, none zero (a line
+    parallel to a hyperplane misses its kink: with integer weights a coarse q would often be)."""
+    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
+    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
     return Line(p, q)
 
 
@@ -141,7 +141,8 @@ def _regions(oracle: Oracle, line: Line, ks: list[Fraction], progress):
         for j, s in redo:
             steps[j] = s
             J[j] = jacobian(oracle, xs[j], ys[j], s)
-    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form")
+    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form",
+                             evidence={"line_specific": True})
 
 
 def _windows(found) -> int:
@@ -166,7 +167,7 @@ def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -
                                      "not a two-layer ReLU network, or a unit was missed (its kink beyond the search "
                                      "range, or a slab of parallel units between queries)",
                                      evidence={"point": [str(v) for v in x], "oracle": [str(v) for v in a],
-                                               "extracted": [str(v) for v in b]})
+                                               "extracted": [str(v) for v in b], "line_specific": True})
     return count
 
 
@@ -205,8 +206,29 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
     return "; ".join(parts)
 
 
+def _one_line(oracle: Oracle, rng, k, progress):
+    """Steps 1-3 of the module docstring on one random line."""
+    line = _line(oracle.d, rng)
+    q0 = oracle.queries
+    found = kinks(oracle, line)
+    q_line = oracle.queries - q0
+    if progress:
+        progress(f"extract: {len(found)} kinks on the search line, {oracle.queries} queries")
+    if k is not None and len(found) > k:
+        raise NotRealizable(f"the oracle has {len(found)} kinks on one line: no network with k = {k} units reproduces "
+                            "its answers (each unit has at most one kink on a line)", evidence={"kinks": len(found), "k": k})
+    form, _, _, _ = _regions(oracle, line, [kink.t for kink in found], progress)
+    net, lower, optimal = network_from_form(form)
+    if k is not None and net.k > k and lower > k:
+        raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
+                                 f"(its affine part written back as units), more than k = {k}; no fewer will do",
+                                 evidence={"hyperplanes": form.units, "lower_bound": lower})
+    phases = {"queries_line": q_line, "queries_regions": oracle.queries - q0 - q_line}
+    return line, found, form, net, lower, optimal, phases
+
+
 def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int | None = None, check: bool = True,
-            progress=None) -> Extraction:
+            progress=None, lines: int = 3) -> Extraction:
     """Extract the exact weights of the two-layer ReLU network behind ``oracle`` (module docstring).
 
     Parameters
@@ -218,6 +240,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them).
     check : run the independent checker on the certificate (default True).
     progress : a callable receiving progress lines with the query count.
+    lines : random lines to try before giving up (a line parallel to a hyperplane, or two kinks too close, fails
+        the fresh queries or the checks; another line is drawn).
 
     Returns
     -------
@@ -239,30 +263,23 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    line = _line(oracle.d, rng)
-    found = kinks(oracle, line)
-    ks = [kink.t for kink in found]
-    q_line = oracle.queries
-    if progress:
-        progress(f"extract: {len(ks)} kinks on the search line, {q_line} queries")
-    if k is not None and len(ks) > k:
-        raise NotRealizable(f"the oracle has {len(ks)} kinks on one line: no network with k = {k} units reproduces its "
-                            "answers (each unit has at most one kink on a line)", evidence={"kinks": len(ks), "k": k})
-    form, ts, steps, _ = _regions(oracle, line, ks, progress)
-    net, lower, optimal = network_from_form(form)
-    q_regions = oracle.queries - q_line
-    if k is not None and net.k > k and lower > k:
-        raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
-                                 f"(its affine part written back as units), more than k = {k}",
-                                 evidence={"hyperplanes": form.units, "lower_bound": lower})
-    count = fresh if fresh is not None else 64
-    _fresh(oracle, net, count, rng)
+    for attempt in range(lines):
+        try:
+            line, found, form, net, lower, optimal, phases = _one_line(oracle, rng, k, progress)
+            count = fresh if fresh is not None else 64
+            _fresh(oracle, net, count, rng)
+            break
+        except AssumptionViolated as exc:
+            if attempt == lines - 1 or not exc.evidence.get("line_specific"):
+                raise
+            if progress:
+                progress(f"extract: line {attempt + 1} failed ({str(exc)[:60]}...), trying another")
     inst, complete = _transcript(oracle)
     cert = realizes_certificate(inst, net, method="extract", seed=seed, queries=oracle.queries)
     summary = verify(cert, inst) if check else "realizes (not checked: check=False)"
     K = _windows(found)
     statement = _statement(K, net.k, lower, optimal, k, count, inst.n, complete)
-    evidence = {"kinks": len(ks), "hyperplanes": form.units, "queries_line": q_line, "queries_regions": q_regions,
+    evidence = {"kinks": len(found), "hyperplanes": form.units, **phases, "lines": attempt + 1,
                 "queries_fresh": count, "transcript_complete": complete, "lower_bound_form": lower,
                 "optimal_form": optimal, "seconds": time.perf_counter() - t0,
                 "line": {"p": [str(v) for v in line.p], "q": [str(v) for v in line.q]}}

@@ -3,9 +3,10 @@
 On x(t) = p + t q the network is ``g(t) = sum_i u_i relu(a_i + t s_i) + c``: piecewise affine in t, with a
 kink at ``t_i = -a_i / s_i`` for each visible unit. Two queries in one affine piece give the piece
 ``alpha + beta t`` exactly; two pieces that meet at one kink meet where they intersect, so a kink is found
-by intersecting the pieces around it and confirmed by six dyadic queries (three just left of it, three just
-right of it, each side collinear); the kink itself, where the two pieces meet, is never queried, so every
-query is a dyadic point (small numbers in the transcript). An interval whose two end pieces are equal is checked at its midpoint (a sum of units vanishing outside
+by intersecting the pieces around it: six dyadic queries (three just left of it, three just right of it, each
+side collinear) give the pieces, six more in a window 2^-40 times narrower around their meeting point must
+show the same two pieces (so the first window held one kink, not several). The kink itself is never queried:
+every query is a dyadic point (small numbers in the transcript). An interval whose two end pieces are equal is checked at its midpoint (a sum of units vanishing outside
 a slab, such as ``relu(z) - 2 relu(z - 1) + relu(z - 2)``, is invisible to the end pieces alone).
 
 Far out the function is affine: the search covers ``[-T, T]``, T = 2^20 by default, doubled until the pieces
@@ -96,6 +97,20 @@ def simplest_between(a: Fraction, b: Fraction) -> Fraction:
         scale *= 2
 
 
+def _split(a: Fraction, b: Fraction) -> Fraction:
+    """A simple dyadic inside (a, b), halfway on the scale sign(t) log2(1 + |t|): kinks of a network lie near
+    |t| ~ 1 far more often than near 2^20, so splitting in that scale takes O(log log T) steps to get there
+    (the float only chooses the point)."""
+    def slog(t):
+        return math.copysign(math.log2(1 + abs(float(t))), float(t))
+
+    mid = (slog(a) + slog(b)) / 2
+    guess = Fraction(math.copysign(2 ** abs(mid) - 1, mid))
+    w = (b - a) / 8
+    guess = min(max(guess, a + w), b - w)
+    return simplest_between(max(a + w / 2, guess - w / 2), min(b - w / 2, guess + w / 2))
+
+
 def _g(oracle: Oracle, line: Line, ts: list[Fraction]) -> list[list[Fraction]]:
     return oracle([line.at(t) for t in ts])
 
@@ -131,26 +146,36 @@ def _grid(h: Fraction) -> Fraction:
     return g
 
 
+def _sides(oracle: Oracle, line: Line, s: Fraction, h: Fraction):
+    """(L, R, points, answers): three dyadic queries just left of s and three just right (within h), and the pieces
+    through each side, or None for a side that is not collinear."""
+    g = _grid(h)
+    lo, hi = (s / g).__floor__() * g, (s / g).__ceil__() * g
+    lo, hi = (lo - g if lo == s else lo), (hi + g if hi == s else hi)
+    ts = [lo - 2 * g, lo - g, lo, hi, hi + g, hi + 2 * g]
+    y = _g(oracle, line, ts)
+    L, R = Piece.through(ts[0], y[0], ts[2], y[2]), Piece.through(ts[3], y[3], ts[5], y[5])
+    return (L if L(ts[1]) == y[1] else None), (R if R(ts[4]) == y[4] else None), ts, y
+
+
 def _probe(oracle: Oracle, line: Line, s: Fraction, h: Fraction, tries: int = 4):
-    """(L, R, kink or None, left end, right end) around s: three dyadic queries just left of s, three just right
-    (each side collinear), and where the two pieces meet when they differ. The window shrinks by 2^-16 when a side
-    is not collinear or the pieces meet outside it (a kink inside a side, or two kinks)."""
+    """(L, R, kink or None, left end, right end) around s (see :func:`_sides`). When the two pieces differ they meet
+    at t inside the window; a second, 2^-40 times narrower window around t must show the same two pieces (two
+    kinks in the first window would show the piece between them there). The window shrinks by 2^-16 when a side
+    is not collinear or the kink is not confirmed."""
     for _ in range(tries):
-        g = _grid(h)
-        lo, hi = (s / g).__floor__() * g, (s / g).__ceil__() * g
-        lo, hi = (lo - g if lo == s else lo), (hi + g if hi == s else hi)
-        ts = [lo - 2 * g, lo - g, lo, hi, hi + g, hi + 2 * g]
-        y = _g(oracle, line, ts)
-        L, R = Piece.through(ts[0], y[0], ts[2], y[2]), Piece.through(ts[3], y[3], ts[5], y[5])
-        if L(ts[1]) == y[1] and R(ts[4]) == y[4]:
+        L, R, ts, y = _sides(oracle, line, s, h)
+        if L is not None and R is not None:
             if L == R:
                 return L, R, None, ts[0], ts[5]
             t = L.meet(R)
-            if t is not None and lo < t < hi:
-                return L, R, Kink(t, (ts[0], ts[2], ts[5]), (y[0], y[2], y[5])), ts[0], ts[5]
+            if t is not None and ts[2] < t < ts[3]:
+                L2, R2, _, _ = _sides(oracle, line, t, min(t - ts[2], ts[3] - t) / 2**40)
+                if L2 == L and R2 == R:
+                    return L, R, Kink(t, (ts[0], ts[2], ts[5]), (y[0], y[2], y[5])), ts[0], ts[5]
         h /= 2**16
     raise AssumptionViolated("kinks accumulate at one point of the search line (no single kink between two affine "
-                             "pieces)", evidence={"point": str(s), "queries": oracle.queries})
+                             "pieces)", evidence={"point": str(s), "queries": oracle.queries, "line_specific": True})
 
 
 def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: Fraction = Fraction(2**60),
@@ -170,16 +195,15 @@ def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: F
         a, Pa, b, Pb = stack.pop()
         if b - a < resolution * width:
             raise AssumptionViolated("two kinks on the search line are too close to separate (the line is not in "
-                                     "general position for this oracle)", evidence={"interval": [str(a), str(b)]})
-        third = (b - a) / 3
+                                     "general position for this oracle)", evidence={"interval": [str(a), str(b)], "line_specific": True})
         if Pa == Pb:
-            m = simplest_between(a + third, b - third)
+            m = _split(a, b)
             if _g(oracle, line, [m])[0] == Pa(m):
                 continue  # one affine piece (or a slab no query meets: docs/extraction.md)
             s = m
         else:
             t = Pa.meet(Pb)
-            s = t if t is not None and a < t < b else simplest_between(a + third, b - third)
+            s = t if t is not None and a < t < b else _split(a, b)
         L, R, kink, left, right = _probe(oracle, line, s, min(s - a, b - s) / 2**20)
         if kink is not None:
             found.append(kink)

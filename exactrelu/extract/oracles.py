@@ -204,7 +204,10 @@ class CommandOracle(Oracle):
             ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
             chunk = os.read(self.proc.stdout.fileno(), 1 << 16) if ready else b""
             if not chunk:
-                code = self.proc.poll()
+                try:  # end of output: the process is exiting (or it is silent past the timeout)
+                    code = self.proc.wait(timeout=1) if ready else None
+                except subprocess.TimeoutExpired:
+                    code = None
                 self.close()
                 raise AssumptionViolated(f"the oracle command gave no answer for {what} "
                                          + (f"(it exited with code {code})" if code is not None else f"within {self.timeout} s"))

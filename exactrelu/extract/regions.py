@@ -24,6 +24,8 @@ from .oracles import Oracle
 
 __all__ = ["region_points", "jacobian", "canonical_from_line"]
 
+_LINE = {"line_specific": True}  # another line may succeed (extract draws one)
+
 
 def region_points(kinks: list[Fraction]) -> list[Fraction]:
     """A simple rational in each of the K + 1 regions the kinks cut the line into."""
@@ -55,13 +57,13 @@ def _hyperplane(delta: list[list[Fraction]], point: list[Fraction], q) -> tuple[
     rows = [r for r in delta if any(r)]
     if not rows:
         raise AssumptionViolated("the Jacobian does not change across a kink of the search line (probes left "
-                                 "their region)")
+                                 "their region)", evidence=_LINE)
     n = rows[0]
     l0 = next(i for i, x in enumerate(n) if x)
     lam = [r[l0] / n[l0] for r in delta]
     if any([lam[r] * x for x in n] != delta[r] for r in range(len(delta))):
         raise AssumptionViolated("the jump of the Jacobian across a kink has rank > 1: two hyperplanes cross the "
-                                 "search line at the same point (not in general position)")
+                                 "search line at the same point (not in general position)", evidence=_LINE)
     v = [Fraction(x) for x in _primitive(n)]
     p = _primitive(v + [-sum(a * x for a, x in zip(v, point))])  # through the point; a positive multiple of (v, b)
     vp = [Fraction(x) for x in p[:-1]]
@@ -91,7 +93,8 @@ def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, valu
         delta = [[a - b for a, b in zip(r1, r0)] for r1, r0 in zip(jacobians[j + 1], jacobians[j])]
         p, beta = _hyperplane(delta, line.at(t), line.q)
         if p in hyper:
-            raise AssumptionViolated("one hyperplane crosses the search line twice: the oracle is not a network of this form")
+            raise AssumptionViolated("one hyperplane crosses the search line twice: the oracle is not a network of this "
+                                     "form", evidence=_LINE)
         hyper[p] = beta
     items = sorted(hyper.items())
     x0 = line.at(region_points(kinks)[0])

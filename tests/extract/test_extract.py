@@ -1,0 +1,147 @@
+"""extract recovers the hidden network's function exactly (equal canonical forms), with a checked certificate, across
+shapes, seeds and degenerate networks; every refusal says why."""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exactrelu.certificates.envelope import verify
+from exactrelu.equiv import canonical_form, functionally_equal
+from exactrelu.errors import AssumptionViolated, InvalidInput, NotRealizable
+from exactrelu.exact.matrix import QMatrix
+from exactrelu.extract import CallableOracle, CommandOracle, NetworkOracle, extract
+from exactrelu.network import Activation, Network
+
+
+def random_network(d: int, k: int, m: int, seed: int, kind: str = "float32") -> Network:
+    rng = np.random.default_rng(seed)
+    draw = (lambda s: rng.integers(-5, 6, s).astype(np.float64)) if kind == "integer" else \
+        (lambda s: rng.standard_normal(s).astype(np.float32).astype(np.float64))
+    return Network(QMatrix.from_numpy(draw((m, k))), QMatrix.from_numpy(draw((k, d))),
+                   b=QMatrix.from_numpy(draw((k, 1))), c=QMatrix.from_numpy(draw((m, 1))))
+
+
+def recovered(hidden: Network, **kw):
+    res = extract(NetworkOracle(hidden), **kw)
+    assert canonical_form(res.network) == canonical_form(hidden)
+    assert res.summary.startswith("realizes:")
+    assert verify(res.certificate, res.instance) == res.summary
+    return res
+
+
+@settings(deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 3), st.integers(0, 10**6),
+       st.sampled_from(["float32", "integer"]))
+def test_random_biased_networks_are_recovered_exactly(d, k, m, seed, kind):
+    hidden = random_network(d, k, m, seed, kind)
+    res = recovered(hidden, seed=seed)
+    assert res.width_lower_bound == canonical_form(hidden).units
+    assert res.queries <= 20 * (k * d + k) + 64 + 100  # 64 fresh queries, and the far ends of the line
+
+
+def test_the_width_is_proved_and_the_query_count_is_small():
+    hidden = random_network(20, 8, 1, seed=3)
+    res = recovered(hidden, k=8)
+    assert res.width_lower_bound == 8 == res.units
+    assert res.queries <= 20 * (8 * 20 + 8)
+    assert "at least 8 units" in res.statement and "not proved" in res.statement
+
+
+def test_degenerate_networks():
+    parallel = Network.from_rows(U=[[1, 2, -1]], V=[[1, 2], [2, 4], [-1, -2]], b=[0, 3, 1])  # three parallel hyperplanes
+    recovered(parallel)
+    dead = Network.from_rows(U=[[1, 5, 0]], V=[[1, -1], [0, 0], [3, 1]], b=[1, -2, 4], c=[2])  # V = 0, b < 0; U = 0
+    res = recovered(dead, k=3)
+    assert res.units == 1 and "2 of the k = 3 units are not seen" in res.statement
+    always_on = Network.from_rows(U=[[1, 1]], V=[[1, 0], [0, 1]], b=[1000, -3])  # active on every input near 0
+    recovered(always_on)
+    duplicates = Network.from_rows(U=[[1, 2, -3]], V=[[1, 1], [1, 1], [2, -1]], b=[1, 1, 0])
+    assert recovered(duplicates).units == 2
+    rank_one_U = Network.from_rows(U=[[1, 2, 3], [2, 4, 6]], V=[[1, 0, 1], [0, 1, -1], [1, 1, 1]], b=[0, 1, -1])
+    recovered(rank_one_U)
+    scalar = Network.from_rows(U=[[-1]], V=[[3]], b=[2])  # m = d = k = 1, a negative unit: written as -relu(3x + 2)
+    res = recovered(scalar)
+    assert functionally_equal(res.network, scalar).equal and res.units == 1
+
+
+def test_an_affine_function_has_no_kinks_and_becomes_two_units():
+    affine = Network.from_rows(U=[[1, -1]], V=[[2, 1], [-2, -1]], c=[3])  # 2x + y + 3
+    res = recovered(affine)
+    assert res.evidence["kinks"] == 0 and res.units == 2
+
+
+def test_too_many_kinks_for_k_is_a_proved_no():
+    hidden = random_network(3, 4, 1, seed=1)
+    with pytest.raises(NotRealizable, match="no network with k = 2 units"):
+        extract(NetworkOracle(hidden), k=2)
+
+
+def test_the_budget_is_respected():
+    oracle = NetworkOracle(random_network(10, 5, 1, seed=0), max_queries=50)
+    with pytest.raises(AssumptionViolated, match="query budget of 50 is exhausted"):
+        extract(oracle)
+    assert oracle.queries <= 50
+
+
+def test_oracles_that_are_not_relu_networks_are_refused():
+    square = CallableOracle(lambda x: [x[0] * x[0]], d=1)
+    with pytest.raises(AssumptionViolated, match="not affine far out|accumulate|fresh"):
+        extract(square)
+    floats = CallableOracle(lambda x: [float(max(x[0], 0))], d=1)
+    with pytest.raises(AssumptionViolated, match="float"):
+        extract(floats)
+
+
+def test_a_callable_oracle():
+    oracle = CallableOracle(lambda x: [max(x[0] + 2 * x[1] - 1, 0) - 3 * max(-x[1], 0), Fraction(1, 2)], d=2)
+    res = extract(oracle)
+    assert res.units == 2 and res.network.m == 2
+
+
+def test_a_command_oracle(tmp_path):
+    script = tmp_path / "oracle.py"
+    script.write_text(
+        "import json, sys\n"
+        "from fractions import Fraction\n"
+        "print(json.dumps({'d': 2, 'm': 1}), flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    x = [Fraction(v) for v in json.loads(line)]\n"
+        "    y = 2 * max(x[0] - x[1], 0) + max(x[0] + 1, 0) - 1\n"
+        "    print(json.dumps([str(y)]), flush=True)\n")
+    oracle = CommandOracle(f"{sys.executable} {script}")
+    try:
+        res = extract(oracle)
+    finally:
+        oracle.close()
+    target = Network.from_rows(U=[[2, 1]], V=[[1, -1], [1, 0]], b=[0, 1], c=[-1])
+    assert functionally_equal(res.network, target).equal
+
+
+def test_command_oracle_failures(tmp_path):
+    silent = tmp_path / "silent.py"
+    silent.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(AssumptionViolated, match="exited with code 3"):
+        CommandOracle(f"{sys.executable} {silent}")
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("print('[1, 2]', flush=True)\n")
+    with pytest.raises(InvalidInput, match="must first write"):
+        CommandOracle(f"{sys.executable} {wrong}")
+    with pytest.raises(InvalidInput, match="cannot start"):
+        CommandOracle("/no/such/program")
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidInput, match="needs an Oracle"):
+        extract(lambda x: x)
+    with pytest.raises(InvalidInput, match="k must be a positive integer"):
+        extract(NetworkOracle(random_network(2, 1, 1, 0)), k=0)
+    with pytest.raises(InvalidInput, match="ReLU networks"):
+        NetworkOracle(Network.from_rows(U=[[1]], V=[[1]], activation=Activation.power(2)))
+    with pytest.raises(InvalidInput, match="max_queries"):
+        NetworkOracle(random_network(2, 1, 1, 0), max_queries=0)
