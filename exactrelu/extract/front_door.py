@@ -65,7 +65,7 @@ class Extraction:
     certificate : ``realizes`` of ``network`` on ``instance``, checked by the independent checker.
     instance : the transcript as an instance (all queries, or all but the probe batches: ``evidence``).
     summary : the checker's verdict line.
-    statement : what is proved and what is not, in words.
+    statement : what is proved and what is not, one sentence per line.
     evidence : the line, kinks, query counts by phase, seconds.
     """
 
@@ -203,7 +203,7 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
     parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries "
                  "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays unseen); "
                  "for a network you believe the oracle is, exactrelu equiv gives a certificate either way")
-    return "; ".join(parts)
+    return "\n".join(parts)
 
 
 def _one_line(oracle: Oracle, rng, k, progress):

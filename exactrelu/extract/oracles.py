@@ -74,9 +74,9 @@ class Oracle:
     def _spend(self, n: int) -> None:
         if self.max_queries is not None and self.queries + n > self.max_queries:
             raise AssumptionViolated(f"the query budget of {self.max_queries} is exhausted ({self.queries} asked, "
-                                     f"{n} more needed); nothing is claimed",
+                                     f"{n} more needed); nothing is claimed.",
                                      evidence={"queries": self.queries, "budget": self.max_queries},
-                                     suggestion="raise --max-queries (about (k + 1)(d + 1) + 8 k + 2 d queries are needed)")
+                                     suggestion="raise --max-queries (about (k + 1)(d + 1) + 30 k + 100 queries are needed)")
         self.deadline.check(f"{self.queries} queries")
         self.queries += n
 

@@ -1,0 +1,94 @@
+"""``exactrelu extract --oracle NET | --oracle-cmd CMD -o OUT``: exact weights from query access, certified."""
+
+from __future__ import annotations
+
+import json
+
+from ._report import emit, json_command
+
+
+def register(sub) -> None:
+    p = sub.add_parser("extract", help="extract the exact weights of a two-layer ReLU network from query access",
+                       description="Ask an exact oracle (a network file, or a command answering JSON lines: docs/"
+                                   "extraction.md) at chosen rational points, find every kink on a random line, the "
+                                   "hyperplanes and coefficients from the Jacobians around them, and write the "
+                                   "smallest network that computes what was seen, with a realizes certificate on "
+                                   "the transcript of queries and a statement of what the answers prove.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--oracle", metavar="NET", help="a weights file, evaluated exactly, as the oracle")
+    src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
+    p.add_argument("-k", type=int, help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
+    p.add_argument("--max-queries", type=int, metavar="N", help="stop (exit 1, nothing claimed) after N queries")
+    p.add_argument("--time-limit", type=float, help="stop (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search line and the fresh queries (default 0)")
+    p.add_argument("-o", "--output", required=True, help="the extracted network (exactrelu.weights JSON)")
+    p.add_argument("--certificate", dest="certificate_out", metavar="CERT",
+                   help="write the realizes certificate here and the transcript next to it (CERT.transcript.json)")
+    p.add_argument("--expect", metavar="NET", help="a network you believe the oracle is: compare it with the "
+                   "extracted one (equivalent / not-equivalent, certificate with --expect-certificate)")
+    p.add_argument("--expect-certificate", dest="evidence", metavar="FILE", help="where to write that certificate")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress with the query count on stderr")
+    json_command(p, "extract", cmd_extract)
+
+
+def _oracle(args):
+    from ..extract import CommandOracle, NetworkOracle
+    from ..io.weights import read_weights
+
+    budget = {"max_queries": args.max_queries, "time_limit": args.time_limit}
+    if args.oracle:
+        return NetworkOracle(read_weights(args.oracle), **budget)
+    return CommandOracle(args.oracle_cmd, **budget)
+
+
+def _write(obj: dict, path: str) -> None:
+    from ..io.files import write_text_atomic
+
+    write_text_atomic(path, json.dumps(obj, indent=1) + "\n")
+
+
+def cmd_extract(args) -> int:
+    from ..errors import InvalidInput
+    from ..extract import extract
+    from ..instances import write_instance
+    from ..io.weights import read_weights, weights_json
+    from ..progress import LineProgress
+
+    if args.k is not None and args.k < 1:
+        raise InvalidInput(f"-k must be a positive integer, got {args.k}")
+    expected = read_weights(args.expect) if args.expect else None  # a bad file is refused before any query
+    progress = LineProgress() if args.verbose else None
+    oracle = _oracle(args)
+    try:
+        res = extract(oracle, k=args.k, seed=args.seed, progress=progress)
+    finally:
+        oracle.close()
+        if progress:
+            progress.close()
+    _write(weights_json(res.network, extracted_with=f"{res.queries} queries", seed=args.seed), args.output)
+    record = {"queries": res.queries, "units": res.units, "width_lower_bound": res.width_lower_bound,
+              "hyperplanes": res.canonical.units, "output": args.output, "summary": res.summary,
+              "statement": res.statement, "certificate": args.certificate_out,
+              "transcript_complete": res.evidence["transcript_complete"]}
+    lines = [f"extracted {res.units} units with {res.queries} queries (d = {res.network.d}, m = {res.network.m}); "
+             f"wrote {args.output}", f"checked: {res.summary}"]
+    if args.certificate_out:
+        transcript = _transcript_path(args.certificate_out)
+        write_instance(res.instance, transcript)
+        _write(res.certificate, args.certificate_out)
+        record["transcript"] = transcript
+        lines.append(f"certificate: {args.certificate_out} (exactrelu check {args.certificate_out} {transcript})")
+    if expected is not None:
+        from ..equiv import functionally_equal
+
+        cmp = functionally_equal(res.network, expected)
+        record["expect"] = {"status": cmp.status, "summary": cmp.summary, "certificate": args.evidence}
+        if args.evidence:
+            _write(cmp.certificate, args.evidence)
+        lines.append(f"--expect {args.expect}: {cmp.status} ({cmp.summary})")
+    lines += [f"  {part}" for part in res.statement.splitlines()]
+    return emit(args, record, lines)
+
+
+def _transcript_path(cert: str) -> str:
+    return (cert[:-5] if cert.endswith(".json") else cert) + ".transcript.json"
