@@ -197,42 +197,54 @@ def _power_candidate(form: CanonicalForm) -> tuple[list[Unit], list[Fraction]]:
 
 def _independent_coordinates(form: CanonicalForm):
     """For linearly independent normals v_j: (mu, rho) with A = sum_j mu_j v_j^T + E, E of rank rho orthogonal to
-    every v_j (mu is unique); None when the normals are dependent."""
+    every v_j (mu is unique); None when the normals are dependent. In integers: with N the K x d normals and
+    A = A_num / a, mu = (A_num N^T) (N N^T)^-1 / a (one square FLINT solve), and E a = A_num - a mu N."""
     normals = [list(p[:-1]) for p, _ in form.hyperplanes]
     if normals and len(independent_rows(flint.fmpz_mat(normals))) < len(normals):
         return None  # independent modulo a prime implies independent over Q; otherwise no claim is made
-    A = _fmpq([list(r) for r in form.linear])
+    den = math.lcm(*(x.denominator for row in form.linear for x in row))
+    A = flint.fmpz_mat([[x.numerator * (den // x.denominator) for x in row] for row in form.linear])
     if not normals:
-        return [], exact_rank(flint.fmpz_mat([_integer_row(r) for r in form.linear]))
-    Vq = flint.fmpq_mat(flint.fmpz_mat(normals))
-    mu = A * Vq.transpose() * (Vq * Vq.transpose()).inv()
-    E = A - mu * Vq
-    rho = exact_rank(flint.fmpz_mat([_integer_row([Fraction(int(x.p), int(x.q)) for x in r]) for r in E.tolist()]))
-    return [[Fraction(int(x.p), int(x.q)) for x in row] for row in mu.tolist()], rho
+        return [], exact_rank(A)
+    N = flint.fmpz_mat(normals)
+    G, B = N * N.transpose(), A * N.transpose()  # K x K (non-singular: N has independent rows), m x K
+    muT = G.solve(B.transpose())  # G mu^T = B^T (G is symmetric)
+    num, mden = muT.numer_denom()
+    E = A * int(mden) - num.transpose() * N  # = (A - mu N) a mden, integers
+    mu = [[Fraction(int(x), int(mden) * den) for x in row] for row in num.transpose().tolist()]
+    return mu, exact_rank(E)
 
 
 def _relu_bound_and_candidates(form: CanonicalForm, merged_keys: set):
-    """(lower bound on the units, {name: candidate}) for the ReLU (module docstring)."""
+    """(lower bound on the units, {name: candidate}) for the ReLU (module docstring). When A's coordinates in
+    independent normals already meet the bound, the other candidates are not built (they cost products of
+    K x d rational matrices)."""
     neg = lambda p: tuple(-x for x in p)  # noqa: E731
-    negative_only = {p for p, _ in form.hyperplanes if p not in merged_keys and neg(p) in merged_keys}
-    candidates = {"all positive": _relu_candidate(form, set()), "input orientations": _relu_candidate(form, negative_only)}
     K, coords = form.units, _independent_coordinates(form)
-    if coords is None:
-        return K, candidates
-    mu, rho = coords
-    if rho:
-        return K + 2 * rho, candidates  # every pair removes at most one from the rank of A outside span(v_j)
-    m = form.m
-    col = lambda j: [mu[r][j] for r in range(m)]  # noqa: E731
-    bad = [j for j, (_, beta) in enumerate(form.hyperplanes) if any(col(j)) and col(j) != [-x for x in beta]]
-    units = []
-    for j, (p, beta) in enumerate(form.hyperplanes):  # N_j = -mu_j, P_j = beta_j + mu_j: exactly A = sum mu_j v_j^T
-        units += [(p, [x + y for x, y in zip(beta, col(j))]), (neg(p), [-x for x in col(j)])]
-    offset = [o - sum(mu[r][j] * p[-1] for j, (p, _) in enumerate(form.hyperplanes)) for r, o in enumerate(form.offset)]
-    candidates["coordinates"] = (units, offset)
-    candidates["coordinates, pairs"] = _relu_candidate(
-        form, {p for j, (p, beta) in enumerate(form.hyperplanes) if any(col(j)) and j not in bad})
-    return K + min(len(bad), 2), candidates
+    candidates, bound = {}, K
+    if coords is not None:
+        mu, rho = coords
+        bound = K + 2 * rho  # every pair removes at most one from the rank of A outside span(v_j)
+        if not rho:
+            m = form.m
+            col = lambda j: [mu[r][j] for r in range(m)]  # noqa: E731
+            bad = [j for j, (_, beta) in enumerate(form.hyperplanes) if any(col(j)) and col(j) != [-x for x in beta]]
+            units = []
+            for j, (p, beta) in enumerate(form.hyperplanes):  # N_j = -mu_j, P_j = beta_j + mu_j: A = sum mu_j v_j^T
+                units += [(p, [x + y for x, y in zip(beta, col(j))]), (neg(p), [-x for x in col(j)])]
+            offset = [o - sum(mu[r][j] * p[-1] for j, (p, _) in enumerate(form.hyperplanes))
+                      for r, o in enumerate(form.offset)]
+            candidates["coordinates"] = (units, offset)
+            bound = K + min(len(bad), 2)
+            if _size(units) <= bound:
+                return bound, candidates
+            candidates["coordinates, pairs"] = _relu_candidate(
+                form, {p for j, (p, beta) in enumerate(form.hyperplanes) if any(col(j)) and j not in bad})
+    candidates["all positive"] = _relu_candidate(form, set())
+    negative_only = {p for p, _ in form.hyperplanes if p not in merged_keys and neg(p) in merged_keys}
+    if negative_only:
+        candidates["input orientations"] = _relu_candidate(form, negative_only)
+    return bound, candidates
 
 
 def _size(units: list[Unit]) -> int:

@@ -106,15 +106,14 @@ def _delta(gap: Fraction) -> Fraction:
     return _power_of_two_at_most(gap / 1024)
 
 
-def _safe_step(form: CanonicalForm, x: list[Fraction], delta: Fraction) -> Fraction | None:
-    """None when every probe x + delta e_l is on the same side of every hyperplane of ``form`` as x, else a
+def _safe_step(hyperplanes, x: list[Fraction], delta: Fraction) -> Fraction | None:
+    """None when every probe x + delta e_l is on the same side of every hyperplane (p, max |p_l|) as x, else a
     smaller step that is (exact, in integers: x = xn / X)."""
     X = math.lcm(*(v.denominator for v in x))
     xn = [v.numerator * (X // v.denominator) for v in x] + [X]
     bound = None
-    for p, _ in form.hyperplanes:
+    for p, big in hyperplanes:
         zX = abs(sum(map(mul, p, xn)))  # |p . (x, 1)| * X
-        big = max(abs(a) for a in p[:-1])
         if delta * big * X >= zX:
             limit = Fraction(zX, 2 * big * X)
             bound = limit if bound is None else min(bound, limit)
@@ -135,7 +134,8 @@ def _regions(oracle: Oracle, line: Line, ks: list[Fraction], progress):
             progress(f"extract: Jacobian of region {j + 1} of {len(ts)}, {oracle.queries} queries")
     for _ in range(3):
         form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
-        redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(form, xs[j], steps[j])) is not None]
+        planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
+        redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
         if not redo:
             return form, ts, steps, redo
         for j, s in redo:
@@ -172,11 +172,11 @@ def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -
 
 
 def _transcript(oracle: Oracle) -> tuple[Instance, bool]:
-    X, Y = oracle.points()
-    complete = len(X) * (oracle.d + oracle.m) <= CERTIFIED_ENTRIES
-    if not complete:
-        keep = [item for item in oracle.transcript if item[0] != "axes"]
-        X, Y = [x for x, _ in keep], [y for _, y in keep]
+    complete = oracle.queries * (oracle.d + oracle.m) <= CERTIFIED_ENTRIES
+    if complete:
+        X, Y = oracle.points()
+    else:
+        X, Y = oracle.points(axes=False)
     n, d, m = len(X), oracle.d, oracle.m
     inst = Instance(QMatrix.from_fractions([v for x in X for v in x], n, d), QMatrix.from_fractions([v for y in Y for v in y], n, m),
                     activation=RELU)
@@ -218,6 +218,8 @@ def _one_line(oracle: Oracle, rng, k, progress):
         raise NotRealizable(f"the oracle has {len(found)} kinks on one line: no network with k = {k} units reproduces "
                             "its answers (each unit has at most one kink on a line)", evidence={"kinks": len(found), "k": k})
     form, _, _, _ = _regions(oracle, line, [kink.t for kink in found], progress)
+    if progress:
+        progress(f"extract: {form.units} hyperplanes, writing the network, {oracle.queries} queries")
     net, lower, optimal = network_from_form(form)
     if k is not None and net.k > k and lower > k:
         raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
@@ -267,6 +269,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
         try:
             line, found, form, net, lower, optimal, phases = _one_line(oracle, rng, k, progress)
             count = fresh if fresh is not None else 64
+            if progress:
+                progress(f"extract: {count} fresh queries")
             _fresh(oracle, net, count, rng)
             break
         except AssumptionViolated as exc:
@@ -274,6 +278,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
                 raise
             if progress:
                 progress(f"extract: line {attempt + 1} failed ({str(exc)[:60]}...), trying another")
+    if progress:
+        progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
     inst, complete = _transcript(oracle)
     cert = realizes_certificate(inst, net, method="extract", seed=seed, queries=oracle.queries)
     summary = verify(cert, inst) if check else "realizes (not checked: check=False)"

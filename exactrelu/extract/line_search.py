@@ -112,7 +112,7 @@ def _split(a: Fraction, b: Fraction) -> Fraction:
 
 
 def _g(oracle: Oracle, line: Line, ts: list[Fraction]) -> list[list[Fraction]]:
-    return oracle([line.at(t) for t in ts])
+    return oracle.along_line(list(line.p), list(line.q), ts)
 
 
 def _outer(oracle: Oracle, line: Line, sign: int, T: Fraction, T_max: Fraction) -> tuple[Fraction, Piece]:

@@ -23,11 +23,13 @@ the d points one by one. Each point counts as one query either way.
 from __future__ import annotations
 
 import json
+import math
 import os
 import select
 import shlex
 import subprocess
 from fractions import Fraction
+from operator import mul
 from typing import Callable
 
 import flint
@@ -46,8 +48,9 @@ Point = list[Fraction]
 class Oracle:
     """Exact query access to f: R^d -> R^m (``m`` is learnt from the first answer when not given).
 
-    Attributes: ``queries`` (points asked so far), ``transcript`` (``(point, answer)`` pairs, in order; axis
-    batches are kept as ``("axes", x0, delta, answers)`` and expanded by :meth:`points`).
+    Attributes: ``queries`` (points asked so far), ``transcript`` (``(point, answer)`` pairs, in order; points on
+    a line are kept as ``("line", p, q, t, answer)`` and axis batches as ``("axes", x0, delta, answers)``, both
+    expanded by :meth:`points`).
     """
 
     def __init__(self, d: int, m: int | None = None, *, max_queries: int | None = None, time_limit=None):
@@ -98,6 +101,16 @@ class Oracle:
         self.transcript.extend(zip(points, answers))
         return answers
 
+    def along_line(self, p: Point, q: Point, ts: list[Fraction]) -> list[list[Fraction]]:
+        """The answers at ``p + t q`` for t in ``ts`` (len(ts) queries)."""
+        self._spend(len(ts))
+        answers = self._checked(self._evaluate_line(p, q, ts), len(ts))
+        self.transcript.extend(("line", p, q, t, y) for t, y in zip(ts, answers))
+        return answers
+
+    def _evaluate_line(self, p: Point, q: Point, ts: list[Fraction]) -> list[list[Fraction]]:
+        return self._evaluate([_point(p, q, t) for t in ts])
+
     def along_axes(self, x0: Point, delta: Fraction) -> list[list[Fraction]]:
         """The answers at ``x0 + delta e_l``, l = 0..d-1 (d queries)."""
         self._spend(self.d)
@@ -105,11 +118,16 @@ class Oracle:
         self.transcript.append(("axes", list(x0), delta, answers))
         return answers
 
-    def points(self) -> tuple[list[Point], list[list[Fraction]]]:
-        """Every point asked and its answer, in order (axis batches expanded)."""
+    def points(self, *, axes: bool = True) -> tuple[list[Point], list[list[Fraction]]]:
+        """Every point asked and its answer, in order (axis batches expanded; left out with ``axes=False``)."""
         X, Y = [], []
         for item in self.transcript:
-            if item[0] == "axes":
+            if item[0] == "line":
+                X.append(_point(*item[1:4]))
+                Y.append(item[4])
+            elif item[0] == "axes":
+                if not axes:
+                    continue
                 _, x0, delta, answers = item
                 for l, y in enumerate(answers):
                     x = list(x0)
@@ -123,6 +141,22 @@ class Oracle:
 
     def close(self) -> None:
         """Release what the oracle holds (a process); a no-op by default."""
+
+
+_LINE_INTS: dict = {}
+
+
+def _point(p: Point, q: Point, t: Fraction) -> Point:
+    """p + t q, through integers over one denominator (one Fraction per entry)."""
+    key = (id(p), id(q))
+    if key not in _LINE_INTS or _LINE_INTS[key][0] is not p or _LINE_INTS[key][1] is not q:
+        den = math.lcm(*(x.denominator for x in p), *(x.denominator for x in q))
+        _LINE_INTS.clear()
+        _LINE_INTS[key] = (p, q, [x.numerator * (den // x.denominator) for x in p],
+                           [x.numerator * (den // x.denominator) for x in q], den)
+    _, _, P, Q, den = _LINE_INTS[key]
+    tn, td = t.numerator, t.denominator
+    return [Fraction(a * td + tn * b, den * td) for a, b in zip(P, Q)]
 
 
 class CallableOracle(Oracle):
@@ -167,18 +201,54 @@ class NetworkOracle(Oracle):
     def _evaluate(self, points):
         return self.net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], len(points), self.d)).to_fractions()
 
+    def _evaluate_line(self, p, q, ts):
+        """relu(z(p) + t (V q)) in integers: O(k m) per point once V p + b and V q are known (cached per line)."""
+        key = (tuple(p), tuple(q))
+        if getattr(self, "_line_key", None) != key:
+            zp = self.net.pre_activations_exact(QMatrix.from_fractions(list(p), 1, self.d))  # V p + b, k x 1
+            zq = self.net.V @ QMatrix.from_fractions(list(q), self.d, 1)  # V q
+            den = math.lcm(int(zp.den), int(zq.den))
+            self._line = ([int(v) * (den // int(zp.den)) for v in zp.num.entries()],
+                          [int(v) * (den // int(zq.den)) for v in zq.num.entries()], den,
+                          [[int(v) for v in row] for row in self.net.U.num.tolist()], int(self.net.U.den),
+                          self.net.c_fractions())
+            self._line_key = key
+        P, Q, den, U, uden, c = self._line
+        out = []
+        for t in ts:
+            tn, td = t.numerator, t.denominator
+            h = [z if z > 0 else 0 for z in (a * td + tn * b for a, b in zip(P, Q))]  # z * den * td
+            scale = uden * den * td
+            out.append([Fraction(sum(map(mul, row, h)), scale) + cr for row, cr in zip(U, c)])
+        return out
+
     def _evaluate_axes(self, x0, delta):
-        """relu(z0 + delta V e_l) for every l at once: integer matrices over one denominator."""
+        """f(x0 + delta e_l) for every l at once, exactly: with z = V x0 + b, a unit whose |z_i| exceeds
+        |delta| max_l |V_il| keeps its sign on every probe, so its part is ``u_i (z_i + delta V_il)`` (or 0): two
+        FLINT products with U's columns masked to those units; the few others are evaluated entry by entry."""
         net = self.net
+        if not hasattr(self, "_vmax"):
+            self._vrows = net.V.num.tolist()
+            self._vmax = [max(abs(int(v)) for v in row) for row in self._vrows]
+            self._ucols = [[int(v) for v in col] for col in net.U.num.transpose().tolist()]
         z0 = net.pre_activations_exact(QMatrix.from_fractions(x0, 1, self.d))  # k x 1
-        dz = int(z0.den) * delta.denominator * int(net.V.den)
-        col = flint.fmpz_mat(net.k, 1, [int(v) * (dz // int(z0.den)) for v in z0.num.entries()])
-        ones = flint.fmpz_mat(1, self.d, [1] * self.d)
-        Z = col * ones + net.V.num * (delta.numerator * (dz // (delta.denominator * int(net.V.den))))
-        H = flint.fmpz_mat(net.k, self.d, [v if v > 0 else 0 for v in Z.entries()])
-        Y = QMatrix(net.U.num * H, int(net.U.den) * dz).to_fractions()  # m x d
-        c = net.c_fractions()
-        return [[Y[r][l] + c[r] for r in range(net.m)] for l in range(self.d)]
+        dz = int(z0.den) * delta.denominator * int(net.V.den)  # Z_il = (col_i + w V_il) / dz
+        col = [int(v) * (dz // int(z0.den)) for v in z0.num.entries()]
+        w = delta.numerator * int(z0.den)
+        far_on = [c > 0 and c > abs(w) * vm for c, vm in zip(col, self._vmax)]
+        near = [i for i, (c, vm) in enumerate(zip(col, self._vmax)) if abs(c) <= abs(w) * vm]
+        mask = flint.fmpz_mat(net.m, net.k, [u if far_on[i] else 0 for u_row in zip(*self._ucols)
+                                            for i, u in enumerate(u_row)])
+        Y = mask * flint.fmpz_mat(net.k, 1, col) * flint.fmpz_mat(1, self.d, [1] * self.d) + mask * net.V.num * w
+        for i in near:
+            h = [max(col[i] + w * int(v), 0) for v in self._vrows[i]]
+            Y += flint.fmpz_mat(net.m, 1, self._ucols[i]) * flint.fmpz_mat(1, self.d, h)
+        S = int(net.U.den) * dz  # Y / S = U relu(Z), m x d
+        if net.has_output_bias:  # + c, over one denominator: Y cden + c_num S
+            cden = int(net.c.den)
+            Y = Y * cden + net.c.num * flint.fmpz_mat(1, self.d, [S] * self.d)
+            S *= cden
+        return QMatrix(Y.transpose(), S).to_fractions()  # d rows of m
 
 
 class CommandOracle(Oracle):

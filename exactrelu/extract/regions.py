@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import flint
+
 from ..equiv.canonical import CanonicalForm
 from ..errors import AssumptionViolated
 from .line_search import Line, simplest_between
@@ -36,62 +38,73 @@ def region_points(kinks: list[Fraction]) -> list[Fraction]:
         [simplest_between(kinks[-1], kinks[-1] + 2 + abs(kinks[-1]))]
 
 
-def jacobian(oracle: Oracle, x: list[Fraction], y: list[Fraction], delta: Fraction) -> list[list[Fraction]]:
-    """``(f(x + delta e_l) - f(x)) / delta`` for l = 0..d-1, as m rows of d (d queries)."""
+def jacobian(oracle: Oracle, x: list[Fraction], y: list[Fraction], delta: Fraction) -> tuple[list[list[int]], int]:
+    """``(f(x + delta e_l) - f(x)) / delta`` for l = 0..d-1 (d queries), as (m rows of d integers, denominator)."""
     cols = oracle.along_axes(x, delta)
-    inv = 1 / delta
-    return [[(col[r] - yr) * inv for col in cols] for r, yr in enumerate(y)]
+    den = math.lcm(*(v.denominator for col in cols for v in col), *(v.denominator for v in y))
+    # dividing by delta = p / q multiplies the numerators by q and the denominator by p
+    rows = [[(col[r].numerator * (den // col[r].denominator) - base) * delta.denominator for col in cols]
+            for r, base in enumerate(yr.numerator * (den // yr.denominator) for yr in y)]
+    return rows, den * delta.numerator
 
 
-def _primitive(row: list[Fraction]) -> tuple[int, ...]:
-    """The primitive integer vector with the direction of ``row``, its first non-zero entry positive."""
-    den = math.lcm(*(f.denominator for f in row))
-    ints = [f.numerator * (den // f.denominator) for f in row]
+def _primitive(row) -> tuple[int, ...]:
+    """The primitive integer vector with the direction of ``row`` (Fractions or ints), its first non-zero entry
+    positive."""
+    den = math.lcm(*(Fraction(f).denominator for f in row))
+    ints = [Fraction(f).numerator * (den // Fraction(f).denominator) for f in row]
     g = math.gcd(*ints)
     lead = next(x for x in ints if x)
     return tuple(x // g * (1 if lead > 0 else -1) for x in ints)
 
 
-def _hyperplane(delta: list[list[Fraction]], point: list[Fraction], q) -> tuple[tuple[int, ...], list[Fraction]]:
-    """(p = oriented primitive (v, b), beta) from a rank-one jump ``Delta = +-beta v^T`` at a point of the plane."""
+def _hyperplane(delta: list[list[int]], den: int, point: list[Fraction], q) -> tuple[tuple[int, ...], list[Fraction]]:
+    """(p = oriented primitive (v, b), beta) from a rank-one jump ``Delta = delta / den = +-beta v^T`` at a point
+    of the hyperplane (integers: the rank-one test is a cross-multiplication)."""
     rows = [r for r in delta if any(r)]
     if not rows:
         raise AssumptionViolated("the Jacobian does not change across a kink of the search line (probes left "
                                  "their region)", evidence=_LINE)
     n = rows[0]
     l0 = next(i for i, x in enumerate(n) if x)
-    lam = [r[l0] / n[l0] for r in delta]
-    if any([lam[r] * x for x in n] != delta[r] for r in range(len(delta))):
-        raise AssumptionViolated("the jump of the Jacobian across a kink has rank > 1: two hyperplanes cross the "
-                                 "search line at the same point (not in general position)", evidence=_LINE)
-    v = [Fraction(x) for x in _primitive(n)]
-    p = _primitive(v + [-sum(a * x for a, x in zip(v, point))])  # through the point; a positive multiple of (v, b)
-    vp = [Fraction(x) for x in p[:-1]]
-    side = 1 if sum(a * c for a, c in zip(vp, q)) > 0 else -1  # the line enters the positive side: Delta = beta v^T
-    beta = [side * delta[r][l0] / vp[l0] for r in range(len(delta))]
+    for r in delta:  # r = (r[l0] / n[l0]) n exactly
+        a, b = r[l0], n[l0]
+        if any(x * b != a * y for x, y in zip(r, n)):
+            raise AssumptionViolated("the jump of the Jacobian across a kink has rank > 1: two hyperplanes cross the "
+                                     "search line at the same point (not in general position)", evidence=_LINE)
+    v = _primitive(n)
+    p = _primitive([Fraction(x) for x in v] + [-sum(a * x for a, x in zip(v, point))])  # through the point
+    side = 1 if sum(a * c for a, c in zip(p[:-1], q)) > 0 else -1  # entering the positive side: Delta = beta v^T
+    beta = [Fraction(side * r[l0], den * p[l0]) for r in delta]
     return p, beta
 
 
 def _affine(hyper, J0, x0, y0, d, m):
-    """(A, offset) from the Jacobian and the value at x0."""
-    A = [list(row) for row in J0]
+    """(A, offset) from the Jacobian J0 = (rows, den) and the value at x0 (integer products: A = J0 - B P over one
+    denominator, B the coefficients and P the normals of the hyperplanes active at x0)."""
+    N0, D0 = J0
+    active = [(p, beta) for p, beta in hyper if sum(Fraction(a) * x for a, x in zip(p[:d], x0)) + p[d] > 0]
+    L = math.lcm(D0, *(b.denominator for _, beta in active for b in beta))
+    A = flint.fmpz_mat(N0) * (L // D0)
+    if active:
+        B = flint.fmpz_mat([[beta[r].numerator * (L // beta[r].denominator) for _, beta in active] for r in range(m)])
+        A -= B * flint.fmpz_mat([list(p[:d]) for p, _ in active])
+    A = [[Fraction(int(x), L) for x in row] for row in A.tolist()]
     value = list(y0)
-    for p, beta in hyper:
+    for p, beta in active:
         z = sum(Fraction(a) * x for a, x in zip(p[:d], x0)) + p[d]
-        if z > 0:
-            for r in range(m):
-                A[r] = [a - beta[r] * v for a, v in zip(A[r], p[:d])]
-                value[r] -= beta[r] * z
+        value = [v - b * z for v, b in zip(value, beta)]
     offset = [value[r] - sum(a * x for a, x in zip(A[r], x0)) for r in range(m)]
     return A, offset
 
 
 def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, values: list, d: int, m: int) -> CanonicalForm:
-    """The canonical form from the kinks, the Jacobian of each region and f at the region points."""
+    """The canonical form from the kinks, the Jacobian (rows, den) of each region and f at the region points."""
     hyper: dict[tuple[int, ...], list[Fraction]] = {}
     for j, t in enumerate(kinks):
-        delta = [[a - b for a, b in zip(r1, r0)] for r1, r0 in zip(jacobians[j + 1], jacobians[j])]
-        p, beta = _hyperplane(delta, line.at(t), line.q)
+        (N1, D1), (N0, D0) = jacobians[j + 1], jacobians[j]
+        delta = [[a * D0 - b * D1 for a, b in zip(r1, r0)] for r1, r0 in zip(N1, N0)]
+        p, beta = _hyperplane(delta, D0 * D1, line.at(t), line.q)
         if p in hyper:
             raise AssumptionViolated("one hyperplane crosses the search line twice: the oracle is not a network of this "
                                      "form", evidence=_LINE)

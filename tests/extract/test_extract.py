@@ -145,3 +145,22 @@ def test_bad_arguments():
         NetworkOracle(Network.from_rows(U=[[1]], V=[[1]], activation=Activation.power(2)))
     with pytest.raises(InvalidInput, match="max_queries"):
         NetworkOracle(random_network(2, 1, 1, 0), max_queries=0)
+
+
+@settings(deadline=None)
+@given(st.integers(1, 5), st.integers(1, 4), st.integers(1, 3), st.integers(0, 10**6), st.integers(-4, 6))
+def test_the_network_oracles_fast_paths_answer_like_the_network(d, k, m, seed, e):
+    """Axis batches (units far from their kink in bulk, the others entry by entry) and line batches (in
+    integers) give exactly Network.evaluate_exact at the same points, for steps that cross kinks or not."""
+    net = random_network(d, k, m, seed, "integer")
+    rng = np.random.default_rng(seed)
+    x0 = [Fraction(int(v), 4) for v in rng.integers(-8, 9, d)]
+    q = [Fraction(int(v), 2) for v in rng.integers(-4, 5, d)]
+    delta = Fraction(1, 2**e) if e >= 0 else Fraction(2**-e)
+    oracle = NetworkOracle(net)
+    probes = [[x + delta * (i == l) for i, x in enumerate(x0)] for l in range(d)]
+    assert oracle.along_axes(x0, delta) == net.evaluate_exact(probes).to_fractions()
+    ts = [Fraction(int(v), 3) for v in rng.integers(-9, 10, 4)]
+    assert oracle.along_line(x0, q, ts) == net.evaluate_exact([[a + t * b for a, b in zip(x0, q)] for t in ts]).to_fractions()
+    X, Y = oracle.points()
+    assert net.evaluate_exact(X).to_fractions() == Y and oracle.queries == len(X) == d + 4
