@@ -126,7 +126,7 @@ def _decide(args) -> int:
         if bar is not None:
             bar.close()
     write_certificate(res.certificate, args.output)
-    st = res.stats
+    st = res.evidence
     work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
             else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
     return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),

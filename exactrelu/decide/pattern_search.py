@@ -33,7 +33,6 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..certificates.claims.realizes import realizes_certificate
@@ -44,19 +43,10 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
 from ..exact.rationals import format_rational
+from .decision import NOT_REALIZABLE, REALIZABLE, Decision
 from .tree import SearchLimit, _exact_rows, _Open, _Search
 
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
-
-
-@dataclass
-class Decision:
-    """The answer of :func:`decide`: a status, the witness, its certificate and search statistics."""
-
-    status: str  # "realizable" | "not-realizable"
-    certificate: dict
-    network: Network | None = None
-    stats: dict = field(default_factory=dict)
 
 
 def sign_cases(k: int) -> list[tuple[int, ...]]:
@@ -101,7 +91,9 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     Decision
         ``status`` ``"realizable"`` (``network`` and a ``realizes`` certificate) or
         ``"not-realizable"`` (a ``not-realizable`` certificate). Both were verified by the
-        independent checker before returning.
+        independent checker before returning; ``summary`` is its verdict line and ``evidence`` the
+        search statistics (``nodes``, ``lps``, ``cases``, the lazy engine's ``rounds``, ``lemmas`` and
+        seconds per phase, ``check_seconds``).
     """
     if not isinstance(instance, Instance):
         raise InvalidInput("decide needs an Instance")
@@ -126,8 +118,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
             kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof)
             if kind == "realizable":
                 cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
-                _checked(cert, instance, stats)
-                return Decision("realizable", cert, out, stats)
+                return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
             refuted.append(out)
     finally:
         sys.setrecursionlimit(old)
@@ -136,8 +127,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         raise SearchLimit("the search ran out of its time limit before its certificate was checked")
     cert = cases_certificate(instance, k, given, refuted, engine=engine,
                              **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
-    _checked(cert, instance, stats)
-    return Decision("not-realizable", cert, None, stats)
+    return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
 
 
 def _cases(instance: Instance, U, k):
@@ -174,11 +164,12 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
     return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
 
 
-def _checked(cert, instance, stats) -> None:
-    """The independent checker's verdict (raises if invalid); its time goes into ``stats["check_seconds"]``."""
+def _checked(cert, instance, stats) -> str:
+    """The independent checker's verdict line (raises if invalid); its time goes into ``stats["check_seconds"]``."""
     t = time.monotonic()
-    verify(cert, instance)
+    summary = verify(cert, instance)
     stats["check_seconds"] = time.monotonic() - t
+    return summary
 
 
 def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):

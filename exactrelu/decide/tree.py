@@ -123,7 +123,8 @@ class _Search:
             key = (kind, j, x, tuple(self.decided[(j, i)][0] for i in self.rows.units(x)))
         hit = self.cache.get(key)
         if hit is None:
-            (_, coefs, rhs, _), scale = self.rows.sign_row(j, x, key[3]) if kind == "sign" else self.rows.eq_row(j, x, key[3])
+            row, scale = self.rows.sign_row(j, x, key[3]) if kind == "sign" else self.rows.eq_row(j, x, key[3])
+            coefs, rhs = row.coefs, row.rhs
             ci = [0] * self.nv
             for (i, t), a in coefs.items():
                 ci[self.pos[i] * self.d + t] = a

@@ -227,7 +227,7 @@ def test_only_used_lemmas_are_written_and_templates_cover_the_clusters():
     res = decide(inst, U=[[1, 1]])
     case = res.certificate["cases"][0]
     kept = sum(len(t["lemmas"]) * len(t["instances"]) for t in case["templates"]) + len(case["lemmas"])
-    assert kept < res.stats["lemmas"] and res.stats["core_steps"] <= res.stats["trace_steps"] + 1
+    assert kept < res.evidence["lemmas"] and res.evidence["core_steps"] <= res.evidence["trace_steps"] + 1
     assert len(case["templates"]) < sum(len(t["instances"]) for t in case["templates"])
     assert decide(inst, U=[[1, 1]], proof="drup").status == "not-realizable"
     with pytest.raises(InvalidInput, match="unknown proof"):
@@ -244,4 +244,4 @@ def test_templates_agree_with_the_instance_data_exactly():
             for tpl in res.certificate["cases"][0].get("templates", []):
                 local = [[[X[j][t] for t in ts] for j in js] for js, ts in tpl["instances"]]
                 assert all(x == local[0] for x in local)
-            assert Fraction(res.stats["check_seconds"]) >= 0
+            assert Fraction(res.evidence["check_seconds"]) >= 0

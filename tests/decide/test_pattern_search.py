@@ -12,6 +12,7 @@ from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
 from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.hardness import CNF, NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
+from exactrelu.decide import Decision
 from exactrelu.decide.pattern_search import SearchLimit, decide, sign_cases
 from exactrelu.instances import Instance, planted
 from exactrelu.network import Activation
@@ -33,6 +34,23 @@ def test_decision_matches_brute_force_nae(seed, engine):
             assert f.satisfied_by(NaeToRelu().invert(res.network, data))
         else:
             assert verify(res.certificate, inst).startswith("not-realizable")
+
+
+@pytest.mark.parametrize("engine", ["tree", "lazy"])
+def test_decide_answers_with_one_record_either_way(engine):
+    """A Decision both ways: the status, the witness (a network only for yes), the certificate and the
+    checker's verdict line on it; the statistics are the evidence (Decision.stats: deprecated alias)."""
+    for clauses, status, claim in (([(1, 2, 3)], "realizable", "realizes"), ([(1, 1, 1)], "not-realizable", "not-realizable")):
+        inst, _ = NaeToRelu().apply(NAEFormula(3, clauses))
+        res = decide(inst, engine=engine)
+        assert isinstance(res, Decision) and res.status == status and res.realizable == (status == "realizable")
+        assert res.summary == verify(res.certificate, inst) and res.summary.startswith(claim)
+        assert (res.network is not None) == res.realizable
+        assert res.evidence["lps"] >= 1 and res.evidence["check_seconds"] >= 0
+        with pytest.warns(DeprecationWarning, match="Decision.evidence"):
+            assert res.stats is res.evidence
+    with pytest.raises(InvalidInput, match="status"):
+        Decision("unknown", None, {}, "")
 
 
 def test_pigeonhole_and_unsatisfiable_cnf_are_certified_not_realizable():
