@@ -74,7 +74,7 @@ def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES):
     >>> decide_rows([("a", {"x": 1, "y": 1}, 1, True), ("b", {"x": -1}, 0, False)])[0]
     {'x': Fraction(0, 1), 'y': Fraction(1, 1)}
     """
-    rows = [r if isinstance(r, Row) else Row(*r) for r in rows]
+    rows = rows if all(type(r) is Row for r in rows) else [Row(*r) for r in rows]
     prop = _Propagation(rows, max_cores)
     prop.run()
     if prop.violated:
@@ -91,10 +91,11 @@ class _Propagation:
 
     def __init__(self, rows: list[Row], max_cores: int):
         self.rows, self.max_cores = rows, max_cores
-        self.left = [len(r.coefs) for r in rows]
+        self.is_eq = [r[3] for r in rows]  # by index: the hot loop below reads these many times
+        self.left = [len(r[1]) for r in rows]
         self.rows_of: dict = {}
         for ri, r in enumerate(rows):
-            for key in r.coefs:
+            for key in r[1]:
                 self.rows_of.setdefault(key, []).append(ri)
         self.val: dict = {}
         self.fixed_by: dict = {}  # key -> (rank in fixing order, row index)
@@ -112,8 +113,8 @@ class _Propagation:
             self.violated.append((ri, 1 if s > 0 else -1))
 
     def run(self) -> None:
-        rows, left, val, checked = self.rows, self.left, self.val, self.checked
-        queue = [ri for ri, r in enumerate(rows) if left[ri] == 0 or (left[ri] == 1 and r.is_eq)]
+        rows, left, val, checked, is_eq = self.rows, self.left, self.val, self.checked, self.is_eq
+        queue = [ri for ri in range(len(rows)) if left[ri] == 0 or (left[ri] == 1 and is_eq[ri])]
         qi = 0
         while qi < len(queue) and len(self.violated) < self.max_cores:
             ri = queue[qi]
@@ -140,7 +141,7 @@ class _Propagation:
                 left[rj] -= 1
                 if left[rj] == 0:
                     self.check(rj)
-                elif left[rj] == 1 and rows[rj].is_eq:
+                elif left[rj] == 1 and is_eq[rj]:
                     queue.append(rj)
 
 
