@@ -40,13 +40,16 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..errors import ExactReluError
+from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, compile_cluster, singletons
-from .sat.proof import Deadline, ProofFormatError, lrat_core, lrat_solver, refute, solve_until, trace
+from .sat.proof import lrat_core, lrat_solver, refute, solve_until, trace
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
-__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]
+__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
+# errors.SearchLimit, kept for one release
+
+_TIMED_OUT = "the search ran out of its time limit without deciding"
 
 #: clusters with at most this many literals (samples x units) are compiled before the search,
 #: with at most this many case-tree nodes per shape; the others are checked lazily
@@ -64,10 +67,6 @@ class CaseResult:
     V: list | None = None  # k x d Fractions (realizable)
     case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
-
-
-class RoundLimit(ExactReluError):
-    """The lazy search met its round or time limit (:func:`decide` turns it into ``SearchLimit``)."""
 
 
 def _symmetry(R: Rows):
@@ -160,8 +159,8 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
                symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
-    Raises :class:`RoundLimit` when ``deadline`` (a ``time.monotonic()`` value) passes or after
-    ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
+    Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
+    passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). See the module docstring for the method.
@@ -184,18 +183,15 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
         while True:
             if deadline is not None and time.monotonic() > deadline:
-                raise RoundLimit("ran out of its time limit")
+                raise TimeLimitExceeded(_TIMED_OUT)
             if max_rounds is not None and stats["rounds"] >= max_rounds:
-                raise RoundLimit(f"used its {max_rounds} solver rounds")
+                raise SearchLimit(f"the search used its {max_rounds} solver rounds without deciding")
             stats["rounds"] += 1
             stats["lemmas"] = len(store.clauses)
             if progress is not None:
                 progress(stats)
             t = time.monotonic()
-            try:
-                found = solve_until(sat, deadline)
-            except Deadline:
-                raise RoundLimit("ran out of its time limit") from None
+            found = solve_until(sat, deadline)
             stats["solve_seconds"] += time.monotonic() - t
             if not found:
                 break
@@ -213,23 +209,20 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
         data = (trace(sat), sat.order) if fresh else None
     stats["lemmas"] = len(store.clauses)
     if deadline is not None and time.monotonic() > deadline:
-        raise RoundLimit("ran out of its time limit")
+        raise TimeLimitExceeded(_TIMED_OUT)
     return _refutation(store, proof, data, deadline, stats)
 
 
 def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:
     """The not-realizable case: a trimmed hinted refutation (or the solver's DRUP proof)."""
     t = time.monotonic()
+    if proof == "drup":
+        return _drup_case(store, deadline, stats)
     try:
-        if proof == "drup":
-            return _drup_case(store, deadline, stats)
-        try:
-            core = lrat_core(*data) if data is not None else None
-        except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
-            core = None
-        core = core or refute(store.clauses, deadline)
-    except Deadline:
-        raise RoundLimit("ran out of its time limit") from None
+        core = lrat_core(*data) if data is not None else None
+    except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
+        core = None
+    core = core or refute(store.clauses, deadline)
     t1 = time.monotonic()
     stats["trim_seconds"] = t1 - t
     stats.update(core.stats)

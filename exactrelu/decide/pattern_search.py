@@ -38,15 +38,15 @@ from fractions import Fraction
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.claims.refutation import cases_certificate
 from ..certificates.envelope import verify
-from ..errors import InvalidInput
+from ..errors import InvalidInput, SearchLimit, TimeLimitExceeded
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
 from ..exact.rationals import format_rational
 from .decision import NOT_REALIZABLE, REALIZABLE, Decision
-from .tree import SearchLimit, _exact_rows, _Open, _Search
+from .tree import _exact_rows, _Open, _Search
 
-__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
+__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]  # SearchLimit: errors.py's, re-exported
 
 
 def sign_cases(k: int) -> list[tuple[int, ...]]:
@@ -78,10 +78,10 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     engine : ``"lazy"`` (a CDCL SAT solver over activation literals with exact LP lemmas and a
         DRUP refutation, :mod:`exactrelu.decide.lazy`), ``"tree"`` (the case-tree search
         below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
-    max_nodes : stop with :class:`SearchLimit` after this many search nodes (tree engine) or
-        solver rounds (lazy engine); None: no limit.
-    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit). The SAT
-        solver is interrupted when it passes; a certificate already found is still checked.
+    max_nodes : stop with :class:`~exactrelu.errors.SearchLimit` after this many search nodes (tree
+        engine) or solver rounds (lazy engine); None: no limit.
+    time_limit : stop with :class:`~exactrelu.errors.TimeLimitExceeded` after this many seconds (None: no
+        limit). The SAT solver is interrupted when it passes; a certificate already found is still checked.
     progress : optional callable receiving a statistics dict while the lazy engine runs.
     proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
         the default) or ``"drup"`` (the solver's whole DRUP proof, replayed by unit propagation).
@@ -124,7 +124,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         sys.setrecursionlimit(old)
     stats["engine"] = engine
     if time_limit is not None and time.monotonic() > start + time_limit:
-        raise SearchLimit("the search ran out of its time limit before its certificate was checked")
+        raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
     cert = cases_certificate(instance, k, given, refuted, engine=engine,
                              **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
     return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
@@ -174,14 +174,11 @@ def _checked(cert, instance, stats) -> str:
 
 def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):
     """One output-weight case by the lazy engine; statistics are added into ``stats``."""
-    from .lazy import RoundLimit, solve_case
+    from .lazy import solve_case
 
     deadline = None if time_limit is None else start + time_limit
     budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
-    try:
-        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
-    except RoundLimit as exc:
-        raise SearchLimit(f"the search {exc} without deciding") from None
+    out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
     for key, v in out.stats.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             stats[key] = stats.get(key, 0) + v

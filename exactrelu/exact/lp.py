@@ -117,7 +117,12 @@ def _column(b, rows: int, name: str) -> QMatrix:
     if isinstance(b, (QMatrix, flint.fmpz_mat, flint.fmpq_mat, np.ndarray)):
         B = QMatrix.coerce(b, name=name)
     else:
-        items = list(b)
+        if isinstance(b, (str, bytes, dict)):
+            raise InvalidInput(f"{name} must be a list of numbers, got {type(b).__name__}")
+        try:
+            items = list(b)
+        except TypeError:
+            raise InvalidInput(f"{name} must be a list of numbers, got {type(b).__name__}") from None
         if items and all(isinstance(x, (list, tuple)) for x in items):
             B = QMatrix.coerce(items, name=name)
         else:

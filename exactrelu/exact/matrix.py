@@ -245,10 +245,7 @@ class QMatrix:
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[RationalLike]], *, name: str = "matrix") -> "QMatrix":
         """Exact conversion of a nested sequence of rationals (ints, floats, Fractions, strings)."""
-        try:
-            rows = [list(r) for r in rows]
-        except TypeError:
-            raise InvalidInput(f"{name} must be a list of rows") from None
+        rows = _rows_of(rows, name)
         if not rows:
             raise InvalidInput(f"{name} has no rows")
         ncols = len(rows[0])
@@ -288,7 +285,7 @@ class QMatrix:
             return cls.from_fmpq_mat(a)
         if isinstance(a, np.ndarray):
             return cls.from_numpy(a, name=name)
-        rows = list(a)
+        rows = _rows_of(a, name)
         # Python floats with small integers: the fast float64 path, which is exact for them (not for
         # integers beyond 2**53, long doubles or anything else: those go entry by entry, exactly)
         if rows and all(type(x) is float or (type(x) is int and abs(x) <= 2**53) for r in rows for x in r):
@@ -446,3 +443,28 @@ class QMatrix:
         body = "[" + ", ".join(rows) + "]"
         small = 0 < r <= limit and 0 < c <= limit
         return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"
+
+
+def _rows_of(a, name: str) -> list[list]:
+    """``a`` as a list of rows (lists), or InvalidInput: a matrix is a list of rows, each a list of numbers.
+
+    >>> _rows_of([1, 1], "A_eq")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: A_eq must be a list of rows (each a list of numbers); row 0 is int
+    """
+    if isinstance(a, (str, bytes, dict)):
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
+    try:
+        rows = list(a)
+    except TypeError:
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}") from None
+    out = []
+    for i, r in enumerate(rows):
+        if isinstance(r, (str, bytes, dict)):
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}")
+        try:
+            out.append(list(r))
+        except TypeError:
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}") from None
+    return out

@@ -12,7 +12,7 @@ from exactrelu.certificates import checker
 from exactrelu.certificates.trusted.refutation import _symmetry_clauses
 from exactrelu.certificates.trusted.rup import _check_rup
 from exactrelu.certificates.envelope import verify
-from exactrelu.errors import CertificateInvalid
+from exactrelu.errors import CertificateInvalid, TimeLimitExceeded
 from exactrelu.exact.lp import feasible
 from exactrelu.hardness import CNF, NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
 from exactrelu.decide.pattern_search import SearchLimit, decide
@@ -144,10 +144,11 @@ def test_rational_output_weights_and_zero_inputs():
 
 def test_limits():
     inst, _ = NaeToRelu().apply(random_nae3(8, 17, seed=0))
-    with pytest.raises(SearchLimit, match="solver rounds"):
+    with pytest.raises(SearchLimit, match="solver rounds"):  # a budget: SearchLimit, a TimeLimitExceeded
         decide(inst, U=[[1, 1]], max_nodes=0)
-    with pytest.raises(SearchLimit, match="time limit"):
+    with pytest.raises(TimeLimitExceeded, match="time limit") as info:  # a time-out: TimeLimitExceeded itself
         decide(inst, U=[[1, 1]], time_limit=-1)
+    assert type(info.value) is TimeLimitExceeded
     seen = []
     decide(inst, U=[[1, 1]], progress=seen.append)
     assert seen and seen[-1]["rounds"] >= 1 and seen[-1]["case"] == 1
@@ -288,6 +289,6 @@ def test_time_limit_interrupts_the_solver():
     f = random_nae3(250, 525, seed=250000)
     inst, _ = NaeToRelu().apply(f)
     t = time.monotonic()
-    with pytest.raises(SearchLimit, match="time limit"):
+    with pytest.raises(TimeLimitExceeded, match="time limit"):
         decide(inst, U=[[1, 1]], time_limit=2.0)
     assert time.monotonic() - t < 15

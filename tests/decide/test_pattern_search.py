@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
-from exactrelu.errors import CertificateInvalid, InvalidInput
+from exactrelu.errors import CertificateInvalid, InvalidInput, TimeLimitExceeded
 from exactrelu.hardness import CNF, NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
 from exactrelu.decide import Decision
 from exactrelu.decide.pattern_search import SearchLimit, decide, sign_cases
@@ -254,5 +254,7 @@ def test_planted_instances_are_realizable_and_any_answer_is_certified(seed, bump
 
 def test_time_limit():
     inst, _ = NaeToRelu().apply(random_nae3(8, 17, seed=0))
-    with pytest.raises(SearchLimit, match="time limit"):
-        decide(inst, U=[[1, 1]], time_limit=-1)
+    for engine in ("tree", "lazy"):
+        with pytest.raises(TimeLimitExceeded, match="time limit") as info:
+            decide(inst, U=[[1, 1]], time_limit=-1, engine=engine)
+        assert type(info.value) is TimeLimitExceeded

@@ -105,7 +105,7 @@ def test_decide_rows_certify_both_answers():
 
 def test_decide_time_limit_is_a_refusal():
     row = run_task(payload("hardness-random", seed=0, vars=60, density=3.0, time_limit=0.001))
-    assert row["status"] == "refused" and row["reason"].startswith("SearchLimit")
+    assert row["status"] == "refused" and row["reason"].startswith("TimeLimitExceeded")
 
 
 def test_fit_rows_carry_a_checked_residual_certificate():
