@@ -1,4 +1,4 @@
-"""The model: ``labels = f(inputs @ V.T + b) @ U.T`` with U (m x k), V (k x d), hidden biases b (k).
+"""The model: ``labels = f(inputs @ V.T + b) @ U.T + c`` with U (m x k), V (k x d), hidden biases b (k), output bias c (m).
 
 The activation ``f`` is the ReLU ``max(t, 0)`` or the rectified power ``t**c`` for t > 0
 (0 otherwise), c a positive integer. Both are positively homogeneous of degree c (ReLU: 1),
@@ -7,7 +7,10 @@ permuted. :meth:`Network.canonical` picks one representative per class (docs/des
 unit's (V_i, b_i) is scaled so that the first non-zero entry of V_i is +1 or -1, the scale moves
 into U's column, and units are sorted by (V_i, b_i). A unit with V_i = 0 is a constant,
 ``U[:, i] f(b_i)``: it is written with b_i = 1 when b_i > 0. A dead unit (zero column of U, or
-V_i = 0 and b_i <= 0) computes 0 and is written all zero. ``b = None`` means no biases (zero).
+V_i = 0 and b_i <= 0) computes 0 and is written all zero. ``b = None`` means no hidden biases (zero);
+``c = None`` means no output bias (zero), so every network and file made before c existed keeps its meaning.
+The output bias is what PyTorch's ``nn.Linear(k, m)`` adds by default; it is part of the canonical form
+as it is (positive rescaling of units leaves it unchanged).
 
 >>> net = Network.from_rows(U=[[1, 2]], V=[[2, 0], [-1, 1]])
 >>> X = QMatrix.from_rows([[1, 1], [-1, 3]])
@@ -23,6 +26,11 @@ True
 [[Fraction(2, 1)], [Fraction(9, 1)]]
 >>> biased.canonical().b_fractions()
 [Fraction(1, 2), Fraction(-1, 2)]
+>>> shifted = Network.from_rows(U=[[1, 2]], V=[[2, 0], [-1, 1]], c=["1/3"])
+>>> shifted.evaluate_exact(X).to_fractions()
+[[Fraction(7, 3)], [Fraction(25, 3)]]
+>>> shifted.equivalent(net), shifted.c_fractions()
+(False, [Fraction(1, 3)])
 """
 
 from __future__ import annotations
@@ -132,31 +140,36 @@ class Activation:
 RELU = Activation.relu()
 
 
-def _bias_column(b, k: int) -> QMatrix | None:
+def _bias_column(b, k: int, name: str = "b") -> QMatrix | None:
     """``b`` (None, k rationals, a k-vector array or a k x 1 QMatrix) as a k x 1 QMatrix, or None."""
     if b is None:
         return None
     if isinstance(b, QMatrix):
         col = b
     elif isinstance(b, np.ndarray):
-        col = QMatrix.from_numpy(as_float_array(b.reshape(-1, 1), name="b"), name="b") if b.size else None
+        col = QMatrix.from_numpy(as_float_array(b.reshape(-1, 1), name=name), name=name) if b.size else None
     elif not isinstance(b, (list, tuple)):
-        raise InvalidInput(f"b must be a list of k = {k} rationals, got {type(b).__name__}")
+        raise InvalidInput(f"{name} must be a list of {_SIZE[name]} = {k} rationals, got {type(b).__name__}")
     else:
-        col = QMatrix.coerce([[x] for x in b], name="b") if len(b) else None
+        col = QMatrix.coerce([[x] for x in b], name=name) if len(b) else None
     if col is None or col.shape != (k, 1):
-        raise InvalidInput(f"b must have k = {k} entries, got shape {None if col is None else col.shape}")
+        raise InvalidInput(f"{name} must have {_SIZE[name]} = {k} entries, got shape {None if col is None else col.shape}")
     return col
+
+
+_SIZE = {"b": "k", "c": "m"}
 
 
 @dataclass(frozen=True, eq=False)
 class Network:
-    """Weights ``U`` (m x k) and ``V`` (k x d), hidden biases ``b`` (k x 1, or None for zero), exact, and an activation."""
+    """Weights ``U`` (m x k) and ``V`` (k x d), hidden biases ``b`` (k x 1, or None for zero), output bias ``c``
+    (m x 1, or None for zero), exact, and an activation."""
 
     U: QMatrix
     V: QMatrix
     activation: Activation = RELU
     b: QMatrix | None = None
+    c: QMatrix | None = None
 
     def __post_init__(self):
         if not isinstance(self.U, QMatrix) or not isinstance(self.V, QMatrix):
@@ -165,12 +178,15 @@ class Network:
             raise InvalidInput(f"U has {self.U.shape[1]} columns but V has {self.V.shape[0]} rows (both must be k)")
         if self.b is not None and (not isinstance(self.b, QMatrix) or self.b.shape != (self.V.shape[0], 1)):
             raise InvalidInput(f"b must be a {self.V.shape[0]} x 1 QMatrix or None; use Network.from_rows(..., b=[...])")
+        if self.c is not None and (not isinstance(self.c, QMatrix) or self.c.shape != (self.U.shape[0], 1)):
+            raise InvalidInput(f"c must be a {self.U.shape[0]} x 1 QMatrix or None; use Network.from_rows(..., c=[...])")
 
     @classmethod
-    def from_rows(cls, U, V, activation: Activation = RELU, b=None) -> "Network":
-        """Build from nested rows of rationals (ints, Fractions, floats taken exactly, strings); ``b``: k of them."""
+    def from_rows(cls, U, V, activation: Activation = RELU, b=None, c=None) -> "Network":
+        """Build from nested rows of rationals (ints, Fractions, floats taken exactly, strings); ``b``: k of them,
+        ``c``: m of them."""
         Uq, Vq = QMatrix.coerce(U, name="U"), QMatrix.coerce(V, name="V")
-        return cls(Uq, Vq, activation, _bias_column(b, Vq.shape[0]))
+        return cls(Uq, Vq, activation, _bias_column(b, Vq.shape[0]), _bias_column(c, Uq.shape[0], "c"))
 
     from_arrays = from_rows
 
@@ -195,6 +211,19 @@ class Network:
         """The hidden biases as k Fractions (zeros when ``b`` is None)."""
         return [Fraction(0)] * self.k if self.b is None else [r[0] for r in self.b.to_fractions()]
 
+    @property
+    def has_output_bias(self) -> bool:
+        """True when some output bias is non-zero."""
+        return self.c is not None and any(x != 0 for x in self.c.num.entries())
+
+    def c_fractions(self) -> list[Fraction]:
+        """The output bias as m Fractions (zeros when ``c`` is None)."""
+        return [Fraction(0)] * self.m if self.c is None else [r[0] for r in self.c.to_fractions()]
+
+    def without_output_bias(self) -> "Network":
+        """The same hidden layer and U, with c = 0 (the labels minus c are what this network computes)."""
+        return Network(self.U, self.V, self.activation, self.b)
+
     def pre_activations_exact(self, inputs: QMatrix) -> QMatrix:
         """``V X + b 1^T`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
         if inputs.shape[1] != self.d:
@@ -217,10 +246,16 @@ class Network:
         return QMatrix(self.activation.apply_fmpz_mat(P.num), int(P.den) ** self.activation.degree)
 
     def evaluate_exact(self, inputs) -> QMatrix:
-        """Labels ``f(inputs @ V.T + b) @ U.T`` (n x m), exactly."""
+        """Labels ``f(inputs @ V.T + b) @ U.T + c`` (n x m), exactly."""
         X = QMatrix.coerce(inputs, name="inputs")
         W = self.hidden_exact(X)
-        return QMatrix((self.U.num * W.num).transpose(), int(self.U.den) * int(W.den))
+        P, den = (self.U.num * W.num).transpose(), int(self.U.den) * int(W.den)
+        if not self.has_output_bias:
+            return QMatrix(P, den)
+        cd = int(self.c.den)
+        ones = flint.fmpz_mat(P.nrows(), 1, [1] * P.nrows())
+        shift = flint.fmpz_mat(1, P.ncols(), [int(x) * den for x in self.c.num.entries()])  # c_r * cd * den
+        return QMatrix(P * cd + ones * shift, den * cd)
 
     def predict(self, inputs) -> np.ndarray:
         """Labels in floating point (for display and proposals, never for claims)."""
@@ -228,7 +263,8 @@ class Network:
         pre = X @ self.V.to_float().T
         if self.has_bias:
             pre = pre + self.b.to_float()[:, 0]
-        return self.activation.apply_float(pre) @ self.U.to_float().T
+        out = self.activation.apply_float(pre) @ self.U.to_float().T
+        return out + self.c.to_float()[:, 0] if self.has_output_bias else out
 
     def canonical(self) -> "Network":
         """The canonical representative of the class of networks computing the same function."""
@@ -248,23 +284,28 @@ class Network:
         Uc = [units[i][2][r] for r in range(m) for i in range(k)]
         Vc = [x for u in units for x in u[0]]
         bc = QMatrix.from_fractions([u[1] for u in units], k, 1) if any(u[1] != 0 for u in units) else None
-        return Network(QMatrix.from_fractions(Uc, m, k), QMatrix.from_fractions(Vc, k, self.d), self.activation, bc)
+        cc = self.c if self.has_output_bias else None
+        return Network(QMatrix.from_fractions(Uc, m, k), QMatrix.from_fractions(Vc, k, self.d), self.activation, bc, cc)
 
     def equivalent(self, other: "Network") -> bool:
-        """True when both have equal canonical forms (exactly); biases included (None equals zero)."""
+        """True when both have equal canonical forms (exactly); biases and output biases included (None equals zero).
+
+        This is equality of parameters up to permutation and positive rescaling of units, not equality of
+        functions: ``relu(z) - relu(-z)`` and ``z`` are the same function with different parameters.
+        """
         if self.activation.degree != other.activation.degree or self.U.shape != other.U.shape or self.V.shape != other.V.shape:
             return False
         a, b = self.canonical(), other.canonical()
-        return a.U == b.U and a.V == b.V and a.b_fractions() == b.b_fractions()
+        return a.U == b.U and a.V == b.V and a.b_fractions() == b.b_fractions() and a.c_fractions() == b.c_fractions()
 
     def parameter_error(self, other: "Network") -> Fraction:
-        """Largest absolute entry difference between the canonical forms (exact; biases included)."""
+        """Largest absolute entry difference between the canonical forms (exact; both biases included)."""
         a, b = self.canonical(), other.canonical()
         if a.U.shape != b.U.shape or a.V.shape != b.V.shape:
             raise InvalidInput(f"cannot compare networks of shapes {a.U.shape},{a.V.shape} and {b.U.shape},{b.V.shape}")
         err = Fraction(0)
         pairs = ((a.U.to_fractions(), b.U.to_fractions()), (a.V.to_fractions(), b.V.to_fractions()),
-                 ([a.b_fractions()], [b.b_fractions()]))
+                 ([a.b_fractions()], [b.b_fractions()]), ([a.c_fractions()], [b.c_fractions()]))
         for A, B in pairs:
             for ra, rb in zip(A, B):
                 for x, y in zip(ra, rb):
@@ -272,23 +313,27 @@ class Network:
         return err
 
     def to_json(self) -> dict:
-        """``{"U", "V", "activation"}`` with rational strings, plus ``"b"`` when some bias is non-zero."""
+        """``{"U", "V", "activation"}`` with rational strings, plus ``"b"`` (``"c"``) when some hidden (output) bias
+        is non-zero."""
         out = {"U": self.U.to_strings(), "V": self.V.to_strings(), "activation": self.activation.to_json()}
         if self.has_bias:
             out["b"] = [r[0] for r in self.b.to_strings()]
+        if self.has_output_bias:
+            out["c"] = [r[0] for r in self.c.to_strings()]
         return out
 
     @classmethod
     def from_json(cls, obj: dict, activation: Activation | None = None) -> "Network":
-        """Read ``{"U", "V"}`` with optional ``"b"`` and ``"activation"``; entries are exact rationals."""
+        """Read ``{"U", "V"}`` with optional ``"b"``, ``"c"`` and ``"activation"``; entries are exact rationals."""
         if not isinstance(obj, dict) or "U" not in obj or "V" not in obj:
             raise InvalidInput("a network needs 'U' and 'V'")
         act = Activation.from_json(obj["activation"]) if "activation" in obj else (activation or RELU)
-        b = obj.get("b")
-        if b is not None and not isinstance(b, list):
-            raise InvalidInput(f"'b' must be a list of k rationals, got {type(b).__name__}")
-        return cls.from_rows(obj["U"], obj["V"], act, b)
+        b, c = obj.get("b"), obj.get("c")
+        for name, v, size in (("b", b, "k"), ("c", c, "m")):
+            if v is not None and not isinstance(v, list):
+                raise InvalidInput(f"'{name}' must be a list of {size} rationals, got {type(v).__name__}")
+        return cls.from_rows(obj["U"], obj["V"], act, b, c)
 
     def __repr__(self) -> str:
-        bias = ", biased" if self.has_bias else ""
+        bias = (", biased" if self.has_bias else "") + (", output bias" if self.has_output_bias else "")
         return f"Network(m={self.m}, k={self.k}, d={self.d}, activation={self.activation}{bias})"

@@ -52,7 +52,8 @@ def provenance(**extra) -> dict:
 
 
 def network_fields(instance: Instance, network: Network, claim: str, sha256: str | None = None) -> dict:
-    """The envelope and the network of a claim about one network on one instance (docs/design.md)."""
+    """The envelope and the network of a claim about one network on one instance (docs/design.md); ``"b"`` and
+    ``"c"`` are written only when some hidden, output bias is non-zero (absent means zero)."""
     cert = {
         "format": FORMAT,
         "version": 1,
@@ -64,6 +65,8 @@ def network_fields(instance: Instance, network: Network, claim: str, sha256: str
     }
     if network.has_bias:
         cert["b"] = [r[0] for r in network.b.to_strings()]
+    if network.has_output_bias:
+        cert["c"] = [r[0] for r in network.c.to_strings()]
     return cert
 
 

@@ -45,7 +45,7 @@ def ill_conditioned(d: int, k: int, m: int, n: int, *, kappa: float, seed=0, bia
         V = np.round((u + rng.standard_normal((k, d)) / kappa) * 2**24) / 2**24
         if rank_mod_p(QMatrix.from_numpy(V).num) == k:
             break
-    net = Network(base.planted.U, QMatrix.from_numpy(V, name="V"), activation, base.planted.b)
+    net = Network(base.planted.U, QMatrix.from_numpy(V, name="V"), activation, base.planted.b, base.planted.c)
     Y = net.evaluate_exact(base.inputs)
     meta = dict(base.meta, generator="exactrelu.instances.conditioning.ill_conditioned", kappa=float(kappa))
     return Instance(base.inputs, Y, activation, net, base.inputs_float, None, meta)

@@ -322,8 +322,7 @@ def write_instance(instance: Instance, path: str | os.PathLike, *, include_plant
         obj["activation"] = instance.activation.to_json()
     if include_planted and instance.planted is not None:
         obj["planted"] = {"U": instance.planted.U.to_strings(), "V": instance.planted.V.to_strings()}
-        if instance.planted.has_bias:
-            obj["planted"]["b"] = instance.planted.to_json()["b"]
+        obj["planted"].update({key: v for key, v in instance.planted.to_json().items() if key in ("b", "c")})
     if include_planted and instance.clean_labels is not None:
         obj.setdefault("planted", {})["clean_labels"] = instance.clean_labels.to_strings()
         if instance.noise_model is not None:
@@ -379,11 +378,11 @@ def _read_json(path: Path, raw: bytes) -> Instance:
     return Instance(X, Y, act, net, clean_labels=clean, noise_model=model)
 
 
-_PLANTED_FIELDS = {"U", "V", "b", "clean_labels", "noise"}
+_PLANTED_FIELDS = {"U", "V", "b", "c", "clean_labels", "noise"}
 
 
 def _read_planted(path: Path, pl, act) -> tuple[Network | None, QMatrix | None, NoiseModel | None]:
-    """The planted record: network (U, V, b), clean labels and noise model, each optional but strict."""
+    """The planted record: network (U, V, b, c), clean labels and noise model, each optional but strict."""
     if not isinstance(pl, dict):
         raise InvalidInput(f"{path}: 'planted' must be an object")
     unknown = set(pl) - _PLANTED_FIELDS

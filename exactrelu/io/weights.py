@@ -35,11 +35,11 @@ from ..network import RELU, Activation, Network
 __all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "weights_json"]
 
 WEIGHTS_FORMAT = "exactrelu.weights"
-_FIELDS = {"format", "version", "activation", "U", "V", "b", "provenance"}
+_FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "provenance"}
 
 
 def weights_json(network: Network, **provenance) -> dict:
-    """The ``exactrelu.weights`` object of ``network`` (``"b"`` only when some bias is non-zero)."""
+    """The ``exactrelu.weights`` object of ``network`` (``"b"``, ``"c"`` only when some hidden, output bias is non-zero)."""
     obj = {"format": WEIGHTS_FORMAT, "version": 1, **network.to_json()}
     obj["provenance"] = {"exactrelu_version": __version__, **{k: v for k, v in provenance.items() if v is not None}}
     return obj
@@ -95,6 +95,6 @@ def _from_json_file(path: Path, activation: Activation | None) -> Network:
     if named is not None and activation is not None and named != activation:
         raise InvalidInput(f"{path}: the file's activation {named} differs from the one asked for, {activation}")
     try:
-        return Network.from_json({k: obj[k] for k in ("U", "V", "b") if k in obj}, named or activation or RELU)
+        return Network.from_json({k: obj[k] for k in ("U", "V", "b", "c") if k in obj}, named or activation or RELU)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc}") from None

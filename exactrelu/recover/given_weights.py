@@ -147,7 +147,7 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     if isinstance(weights, Network):
         if V is not None or b is not None:
             raise InvalidInput("pass a Network, or U and V (and b), not both")
-        return weights if weights.activation == activation else Network(weights.U, weights.V, activation, weights.b)
+        return weights if weights.activation == activation else Network(weights.U, weights.V, activation, weights.b, weights.c)
     if V is None:
         raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
 

@@ -65,7 +65,7 @@ def _nonparallel(rows: list[list[Fraction]], row: list[Fraction]) -> bool:
 
 
 @st.composite
-def _networks(draw, k, m, d, activation, weights, identifiable, bias=False):
+def _networks(draw, k, m, d, activation, weights, identifiable, bias=False, output_bias=False):
     k = positive_int(resolve(draw, k), "k")
     lo = k if identifiable else 1
     m = positive_int(resolve(draw, m) if m is not None else draw(st.integers(lo, lo + 2)), "m")
@@ -93,7 +93,13 @@ def _networks(draw, k, m, d, activation, weights, identifiable, bias=False):
         b = draw(matrices(rows=k, cols=1, elements=belems))
     elif bias is not False:
         raise InvalidInput(f"bias must be True, False or a strategy of rationals, got {bias!r}")
-    return Network(Uq, Vq, act, b)
+    c = None
+    if output_bias is True or isinstance(output_bias, st.SearchStrategy):
+        celems = output_bias.map(to_fraction) if isinstance(output_bias, st.SearchStrategy) else elems
+        c = draw(matrices(rows=m, cols=1, elements=celems))
+    elif output_bias is not False:
+        raise InvalidInput(f"output_bias must be True, False or a strategy of rationals, got {output_bias!r}")
+    return Network(Uq, Vq, act, b, c)
 
 
 def networks(
@@ -105,8 +111,9 @@ def networks(
     weights: st.SearchStrategy | None = None,
     identifiable: bool = False,
     bias: bool | st.SearchStrategy = False,
+    output_bias: bool | st.SearchStrategy = False,
 ) -> st.SearchStrategy[Network]:
-    """Two-layer networks ``U f(V x + b)`` with exact rational weights.
+    """Two-layer networks ``U f(V x + b) + c`` with exact rational weights.
 
     Parameters
     ----------
@@ -119,6 +126,7 @@ def networks(
         (raises InvalidInput when m < k, or d = 1 < k).
     bias : False (no hidden biases, ``b = None``), True (biases drawn like the weights) or a
         strategy of rational entries for b.
+    output_bias : the same for the output bias c (m entries; False: ``c = None``).
 
     >>> from hypothesis import given
     >>> @given(networks(k=2, m=3, d=2, identifiable=True))
@@ -126,7 +134,7 @@ def networks(
     ...     assert (net.m, net.k, net.d) == (3, 2, 2) and net.U.num.rank() == 2
     >>> check()
     """
-    return _networks(k, m, d, activation, weights, identifiable, bias)
+    return _networks(k, m, d, activation, weights, identifiable, bias, output_bias)
 
 
 @st.composite
@@ -168,8 +176,9 @@ def inputs(
 
 
 @st.composite
-def _planted(draw, k, m, d, n, activation, distribution, weights, identifiable, bias=False):
-    net = draw(networks(k=k, m=m, d=d, activation=activation, weights=weights, identifiable=identifiable, bias=bias))
+def _planted(draw, k, m, d, n, activation, distribution, weights, identifiable, bias=False, output_bias=False):
+    net = draw(networks(k=k, m=m, d=d, activation=activation, weights=weights, identifiable=identifiable, bias=bias,
+                        output_bias=output_bias))
     if n is None:
         n = draw(st.integers(net.d + net.k, 4 * (net.d + net.k)))
     X = draw(inputs(n=n, d=net.d, distribution=distribution))
@@ -188,12 +197,13 @@ def planted_instances(
     weights: st.SearchStrategy | None = None,
     identifiable: bool = True,
     bias: bool | st.SearchStrategy = False,
+    output_bias: bool | st.SearchStrategy = False,
 ) -> st.SearchStrategy[Instance]:
     """Planted instances: a network from :func:`networks`, inputs, and exact labels.
 
     Parameters
     ----------
-    k, m, d, activation, weights, identifiable, bias : as in :func:`networks` (identifiable by default).
+    k, m, d, activation, weights, identifiable, bias, output_bias : as in :func:`networks` (identifiable by default).
     n : samples (default drawn in [d + k, 4 (d + k)]).
     inputs : input distribution, one of :data:`INPUT_KINDS` (default ``"gaussian"``), or a strategy.
 
@@ -206,4 +216,4 @@ def planted_instances(
     ...     assert inst.labels.shape == (6, inst.m)
     >>> check()
     """
-    return _planted(k, m, d, n, activation, inputs, weights, identifiable, bias)
+    return _planted(k, m, d, n, activation, inputs, weights, identifiable, bias, output_bias)

@@ -1,7 +1,8 @@
 """Claims about one network on one instance: ``realizes``, ``realizes-except``, ``residual``.
 
-Standard library only. The network is ``sum_i U[r][i] f(V[i] . x_j + b[i])`` with f the ReLU or
-the rectified power t^c (t^c for t > 0, else 0); a certificate without ``"b"`` means b = 0.
+Standard library only. The network is ``sum_i U[r][i] f(V[i] . x_j + b[i]) + c[r]`` with f the ReLU or
+the rectified power t^degree (t^degree for t > 0, else 0); a certificate without ``"b"`` means b = 0, one
+without ``"c"`` (the output bias) means c = 0.
 
 ``realizes``
     every label equals the network's value exactly.
@@ -15,7 +16,7 @@ the rectified power t^c (t^c for t > 0, else 0); a certificate without ``"b"`` m
 
 Every comparison is in integers: each unit's (V_i, b_i) is put over one denominator D_i and each
 sample over its own Dx_j, so ``t = Nv_i . Nx_j + Nb_i Dx_j`` decides the sign of the pre-activation
-exactly and ``f(t / (D_i Dx_j)) = f(t) / (D_i Dx_j)^c``.
+exactly and ``f(t / (D_i Dx_j)) = f(t) / (D_i Dx_j)^degree``; the output bias is put over one denominator Dc.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from operator import mul
 from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, _vector, parse_rational
 from .instance import _bound_instance
 
-_NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "provenance"}
+_NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
 
 
 def _network(cert: dict, instance: dict, claim: str, extra: set):
-    """Parse and bind the network of a certificate: (X, Y, U, V, b, c) with X, Y the parsed instance."""
+    """Parse and bind the network of a certificate: (X, Y, U, V, b, offset, c) with X, Y the parsed instance,
+    ``offset`` the output bias (m entries) and c the activation degree."""
     _only_fields(cert, _NETWORK_FIELDS | extra)
     X, Y = _bound_instance(cert, instance, claim)
     c = _degree(cert.get("activation"))
@@ -45,10 +47,11 @@ def _network(cert: dict, instance: dict, claim: str, extra: set):
     U = _matrix(cert.get("U"), m, k, "U")
     V = _matrix(Vraw, k, d, "V")
     b = _vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
-    return X, Y, U, V, b, c
+    offset = _vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
+    return X, Y, U, V, b, offset, c
 
 
-def _differences(X, Y, U, V, b, c):
+def _differences(X, Y, U, V, b, offset, c):
     """For every entry (j, r) in order: (j, r, p, q) with network_jr - labels_jr == p / q, q > 0."""
     k, m = len(V), len(U)
     # unit i over one denominator: V_i = Nv_i / D_i, b_i = Nb_i / D_i
@@ -59,6 +62,8 @@ def _differences(X, Y, U, V, b, c):
     A = [[U[r][i] / Fraction(D[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
     Na = [[f.numerator * (Dr // f.denominator) for f in row] for row, Dr in zip(A, Du)]
+    Dc = math.lcm(*(f.denominator for f in offset))  # the output bias c_r = Nc[r] / Dc
+    Nc = [f.numerator * (Dc // f.denominator) for f in offset]
     for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
         Dx = math.lcm(*dens)
         Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
@@ -68,12 +73,12 @@ def _differences(X, Y, U, V, b, c):
             h.append(t**c if t > 0 else 0)
         scale = Dx**c
         for r in range(m):
-            S = Du[r] * scale  # network_jr = sum(Na[r] h) / S
-            yield j, r, yden[r] * sum(map(mul, Na[r], h)) - ynum[r] * S, S * yden[r]
+            S = Du[r] * scale  # network_jr = sum(Na[r] h) / S + Nc[r] / Dc
+            yield j, r, (yden[r] * (Dc * sum(map(mul, Na[r], h)) + Nc[r] * S) - ynum[r] * S * Dc), S * yden[r] * Dc
 
 
-def _shape(X, Y, U, b, c) -> str:
-    bias = ", hidden biases" if any(b) else ""
+def _shape(X, Y, U, b, offset, c) -> str:
+    bias = (", hidden biases" if any(b) else "") + (", output bias" if any(offset) else "")
     return f"(k={len(U[0])}, d={len(X[0][0])}, activation degree {c}{bias})"
 
 
@@ -87,16 +92,16 @@ def _approx(f: Fraction) -> str:
 
 def check_realizes(cert: dict, instance: dict) -> str:
     """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
-    X, Y, U, V, b, c = _network(cert, instance, "realizes", set())
-    for j, r, p, _ in _differences(X, Y, U, V, b, c):
+    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes", set())
+    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
         if p:
             raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
-    return f"realizes: {len(X)} samples x {len(Y[0][0])} outputs equal exactly {_shape(X, Y, U, b, c)}"
+    return f"realizes: {len(X)} samples x {len(Y[0][0])} outputs equal exactly {_shape(X, Y, U, b, offset, c)}"
 
 
 def check_realizes_except(cert: dict, instance: dict) -> str:
     """Verify ``realizes-except``: the network differs from the labels exactly at the listed entries."""
-    X, Y, U, V, b, c = _network(cert, instance, "realizes-except", {"except"})
+    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes-except", {"except"})
     listed = cert.get("except")
     n, m = len(X), len(Y[0][0])
     if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and _pair(e, n, m) for e in listed):
@@ -106,7 +111,7 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
         raise CheckFailed("except must be sorted, without duplicates")
     expected = iter(entries + [None])
     nxt = next(expected)
-    for j, r, p, _ in _differences(X, Y, U, V, b, c):
+    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
         if (j, r) == nxt:
             if not p:
                 raise CheckFailed(f"sample {j}, output {r} is listed as corrupted but the network reproduces it")
@@ -114,19 +119,19 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
         elif p:
             raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label and is not listed")
     return (f"realizes-except: {len(X)} samples x {m} outputs equal exactly except at the {len(entries)} listed "
-            f"entries, which all differ {_shape(X, Y, U, b, c)}")
+            f"entries, which all differ {_shape(X, Y, U, b, offset, c)}")
 
 
 def check_residual(cert: dict, instance: dict) -> str:
     """Verify ``residual``: the stated squared error (and largest absolute error) are exact."""
-    X, Y, U, V, b, c = _network(cert, instance, "residual", {"squared_error", "max_abs_error"})
+    X, Y, U, V, b, offset, c = _network(cert, instance, "residual", {"squared_error", "max_abs_error"})
     if "squared_error" not in cert:
         raise CheckFailed("residual needs 'squared_error'")
     stated = parse_rational(cert["squared_error"])
     stated_max = parse_rational(cert["max_abs_error"]) if "max_abs_error" in cert else None
     sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
     big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
-    for _, _, p, q in _differences(X, Y, U, V, b, c):
+    for _, _, p, q in _differences(X, Y, U, V, b, offset, c):
         if p:
             sums[q] = sums.get(q, 0) + p * p
             if abs(p) * big_q > big_p * q:
@@ -139,4 +144,4 @@ def check_residual(cert: dict, instance: dict) -> str:
         raise CheckFailed(f"max_abs_error is {stated_max}, but the exact largest difference is {largest}")
     extra = f", largest |error| {_approx(largest)}" if stated_max is not None else ""
     return (f"residual: {len(X)} samples x {len(Y[0][0])} outputs, squared error {_approx(total)}{extra}, "
-            f"stated exactly {_shape(X, Y, U, b, c)}")
+            f"stated exactly {_shape(X, Y, U, b, offset, c)}")
