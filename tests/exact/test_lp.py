@@ -141,10 +141,10 @@ def test_single_point_feasible_set_needs_exact_point():
 def _liar(status):
     def propose(S, presolve):
         if status == "infeasible":
-            return lp._Proposal("infeasible", ray=np.ones(S.m))
+            return lp.Proposal("infeasible", ray=np.ones(S.m))
         if status == "feasible":
-            return lp._Proposal("feasible", active_rows=list(range(min(S.n, S.m))), zero_cols=[], tight_rows=[])
-        return lp._Proposal("unknown")
+            return lp.Proposal("feasible", active_rows=list(range(min(S.n, S.m))), zero_cols=[], tight_rows=[])
+        return lp.Proposal("unknown")
     return propose
 
 
@@ -164,11 +164,11 @@ def test_lying_float_solver_ends_in_exact_answer(monkeypatch, lie):
 
 def test_presolve_false_infeasible_is_corrected_without_presolve(monkeypatch):
     """HiGHS' presolve once called a feasible system infeasible: the exact check must catch it."""
-    real = lp._highs_propose
+    real = lp.highs_propose
 
     def first_liar(S, presolve):
         if not presolve:
-            return lp._Proposal("infeasible", ray=None)
+            return lp.Proposal("infeasible", ray=None)
         return real(S, presolve)
 
     monkeypatch.setattr(lp, "_propose", first_liar)
@@ -181,7 +181,7 @@ def test_ray_with_wide_support_is_decided_on_the_support(monkeypatch):
     # the ray's support is all rows, whose left kernel is 2-dimensional: the exact LP on it decides
     Au = [[1], [1], [-1], [-1]]
     bu = [0, 0, -1, -1]
-    monkeypatch.setattr(lp, "_propose", lambda S, presolve: lp._Proposal("infeasible", ray=np.ones(S.m)))
+    monkeypatch.setattr(lp, "_propose", lambda S, presolve: lp.Proposal("infeasible", ray=np.ones(S.m)))
     res = feasible(A_ub=Au, b_ub=bu)
     assert res.status == "infeasible" and res.method == "highs"
     assert_witness(res, [], [], Au, bu, 1)
@@ -192,7 +192,7 @@ def test_wrong_ray_with_one_dimensional_kernel_is_refused(monkeypatch):
     Au = [[1], [-1], [1]]
     bu = [1, 1, 5]
     ray = np.array([1.0, 1.0, 0.0])
-    monkeypatch.setattr(lp, "_propose", lambda S, presolve: lp._Proposal("infeasible", ray=ray))
+    monkeypatch.setattr(lp, "_propose", lambda S, presolve: lp.Proposal("infeasible", ray=ray))
     res = feasible(A_ub=Au, b_ub=bu)
     assert res.status == "feasible" and res.method == "exact-simplex"
 
