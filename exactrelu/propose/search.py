@@ -25,25 +25,10 @@ import numpy as np
 from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_int, check_number
+from .floats import as_generator, check_activation, check_int, check_number, normalize_rows, row_norms
 
+# normalize_rows lives in propose.floats (the one float-utilities module) and is re-exported here for old imports
 __all__ = ["SearchProposer", "propose_search", "expected_tries", "normalize_rows"]
-
-
-def normalize_rows(A: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit norm (zero rows kept), without overflow or underflow for extreme magnitudes."""
-    mx = np.abs(A).max(axis=1, keepdims=True)
-    B = A / np.where(mx > 0, mx, 1.0)
-    nb = np.linalg.norm(B, axis=1, keepdims=True)
-    return B / np.where(nb > 0, nb, 1.0)
-
-
-def row_norms(A: np.ndarray) -> np.ndarray:
-    """Euclidean norms of the rows, computed without intermediate overflow or underflow."""
-    mx = np.abs(A).max(axis=1)
-    safe = np.where(mx > 0, mx, 1.0)
-    with np.errstate(over="ignore"):
-        return mx * np.linalg.norm(A / safe[:, None], axis=1)
 
 
 def expected_tries(k: int) -> float:

@@ -43,8 +43,8 @@ from ..exact.linalg import independent_rows
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
+from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
-from ..propose.search import normalize_rows
 from .views import InputProducts, RowView, augmented, float_view
 from .output_layer import certify, check_identifiable, solve_output, split_bias
 from .lift import Lift, refine

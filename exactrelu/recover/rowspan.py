@@ -40,7 +40,8 @@ from ..exact.linalg import primitive_kernel
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
-from ..propose.search import SearchProposer, normalize_rows
+from ..propose.floats import normalize_rows
+from ..propose.search import SearchProposer
 from .views import InputProducts, RowView, augmented, float_view, stack_rows
 from .output_layer import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
 from .proposals import run_proposer
