@@ -27,7 +27,7 @@ A corruption of any size (1e-30 included) is found, since agreement is exact equ
 >>> from exactrelu.instances import planted
 >>> clean = planted(d=4, k=2, m=6, n=600, seed=3)
 >>> bad = corrupt(clean, 0.1, seed=0)
->>> res = recover_sparse_corruption(bad, k=2)
+>>> res = recover_sparse_corruption(bad, RecoveryRequest(k=2))
 >>> res.network.equivalent(clean.planted), res.except_entries == [tuple(e) for e in bad.meta["corrupted"]]
 (True, True)
 """
@@ -35,7 +35,6 @@ A corruption of any size (1e-30 included) is found, since agreement is exact equ
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
 from fractions import Fraction
 
 import flint
@@ -47,8 +46,9 @@ from ..certificates.envelope import instance_sha256, verify
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import RELU, Activation, Network
+from ..network import Network
 from ..propose.floats import normalize_rows
+from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
 from .rowspan import recover_rowspan
 from .sparse_decoding import span_and_decode, spread
@@ -56,9 +56,7 @@ from .sparse_decoding import span_and_decode, spread
 __all__ = ["recover_sparse_corruption"]
 
 
-def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
-                              init: Any = "auto", random_state=0, check: bool = True,
-                              progress: Callable[[str], None] | None = None) -> RecoveryResult:
+def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
     """Recover U, V (and b) from labels with sparsely corrupted entries; certify ``realizes-except`` (module doc).
 
     Raises
@@ -67,7 +65,7 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
         holds enough of the label entries (the corruption is not sparse).
     NotRealizable : the corrected samples are not realised exactly (from the noiseless route).
     """
-    say = progress or (lambda msg: None)
+    say, k, random_state = req.say, req.k, req.random_state
     T = Timer()
     t0 = T.start()
     n, m = inst.n, inst.m
@@ -76,7 +74,7 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
             f"sparse corruption needs more outputs than units (m > k): with m = {m} <= k = {k} every label vector "
             "lies in a k-dimensional span and corrupted entries cannot be told from clean ones",
             evidence={"m": m, "k": k}, suggestion="route='auto' without sparse noise")
-    act = activation or inst.activation or RELU
+    act = req.activation_for(inst)
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
     Yf = normalize_rows(inst.float_labels())
@@ -89,8 +87,7 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
                                  evidence={"decoded": len(kept)}, suggestion="more outputs m, or fewer corruptions")
     sub = _sub_instance(inst, kept, labels)
     try:
-        res = recover_rowspan(sub, k=k, activation=act, bias=bias, init=init, random_state=random_state,
-                              check=False, progress=progress, certificate=False)
+        res = recover_rowspan(sub, req.but(activation=act, check=False), certificate=False)
     except InvalidInput:
         raise
     except ExactReluError as exc:
@@ -99,7 +96,7 @@ def recover_sparse_corruption(inst: Instance, *, k: int, activation: Activation 
     t0 = T.start()
     net = _refit_outputs(inst, res.network, rng)
     T.add("output rows", t0)
-    return _certify(inst, res, net, T, random_state, check, len(kept))
+    return _certify(inst, req, res, net, T, len(kept))
 
 
 def _refit_outputs(inst: Instance, net, rng):
@@ -158,7 +155,8 @@ def _agreement(u, Fnum, Fden, Ycols, r, L) -> int:
     return sum(1 for p, y in zip(P, Y) if p * L == y * den * Fden)
 
 
-def _certify(inst, res, net, T, random_state, check, n_kept) -> RecoveryResult:
+def _certify(inst, req: RecoveryRequest, res, net, T, n_kept) -> RecoveryResult:
+    random_state, check = req.random_state, req.check
     t0 = T.start()
     resid = exact_residual(net, inst, max_listed=None)
     seed = random_state if isinstance(random_state, int) else None
