@@ -132,9 +132,16 @@ def _row_candidates(Ff, y, Fnum, Ycols, r, k, rng, tries: int = 300) -> list[lis
         inl = np.flatnonzero(np.abs(Ff @ u - y) <= 1e-9 * scale)
         if len(inl) > len(best) and spread(Ff[inl], k):
             best = inl
-    out = []
-    for _ in range(4 if len(best) >= k else 0):
+    out: list[list[Fraction]] = []
+    attempts = 0
+    # a sample where no unit is active (or only units the other picks share) agrees with every row: a pick of
+    # such samples is singular. Up to 40 picks, well conditioned in floats, for 4 exact rows (issue 23: with
+    # 4 picks and no such screen, all 4 were singular at frac = 0.2, bias = 1, seed = 0, and a wrong row stayed)
+    while len(best) >= k and len(out) < 4 and attempts < 40:
+        attempts += 1
         pick = [int(j) for j in rng.choice(best, size=k, replace=False)]
+        if np.linalg.cond(Ff[pick]) > 1e8:
+            continue
         M = flint.fmpz_mat([[Fnum[i, j] for i in range(k)] for j in pick])
         try:
             num, den = M.solve(flint.fmpz_mat([[Ycols[r, j]] for j in pick])).numer_denom()

@@ -27,6 +27,7 @@ import numpy as np
 from scipy.linalg import qr
 
 from ..errors import AssumptionViolated
+from .span_consensus import consensus, spread  # spread: re-exported (used by the route's output rows)
 
 __all__ = ["Decoding", "span_and_decode", "max_in_hyperplane", "spread"]
 
@@ -93,14 +94,26 @@ def _span(Ynum, Yf, S, R0, k: int, rng) -> list[list]:
     """Exact basis B (m rows of k Fractions, B[R0] = I) of the labels' clean span, for the base R0."""
     m = Yf.shape[1]
     B = [[int(R0.index(r) == t) for t in range(k)] if r in R0 else None for r in range(m)]
+    pool = None  # samples clean on R0 (proposed): where the first relation found holds
     for r in range(m):
-        if B[r] is None:
-            B[r] = _beta(Ynum, Yf, S, R0, r, k, rng)
+        if B[r] is not None:
+            continue
+        if pool is not None:
+            try:  # inliers need only y_r clean now: RANSAC needs (1 - p)^-k picks, not (1 - p)^-k(k+1)
+                B[r], _ = _beta(Ynum, Yf, pool, R0, r, k, rng)
+                continue
+            except AssumptionViolated:
+                pass  # the pool was captured by a part of the span, or is too small: all samples again
+        B[r], support = _beta(Ynum, Yf, S, R0, r, k, rng)
+        if pool is None and support is not None and len(support) >= 20 * k:
+            pool = np.asarray(support, dtype=int)
     return B
 
 
-def _beta(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
-    """beta_r exactly: float consensus on random k-subsets of samples, then exact solves, the best kept.
+def _beta(Ynum, Yf, S, R0, r: int, k: int, rng) -> tuple[list, list[int] | None]:
+    """beta_r exactly, and the samples of the float consensus it came from (None for a zero row of U):
+    float consensus on random k-subsets of samples (or the L1 fit, :mod:`.span_consensus`), then exact
+    solves, the best kept.
 
     Samples whose labels vanish on R0 carry no information on beta_r (and would agree with any
     candidate), and samples with y_r = 0 agree with beta = 0 whatever y[R0] holds: both are left out. A consensus must span all k dimensions (:func:`spread`): where
@@ -117,25 +130,14 @@ def _beta(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
         return _beta_nonzero(Ynum, Yf, S[Yf[S, r] != 0], R0, r, k, rng)
     except AssumptionViolated:
         if zero > 0.5:  # no relation holds where y_r != 0, and y_r = 0 on most samples: a zero row of U
-            return [Fraction(0)] * k
+            return [Fraction(0)] * k, None
         raise
 
 
-def _beta_nonzero(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
-    """beta_r from the samples ``S`` (all with y_r != 0): consensus, then exact solves."""
-    Z, t = Yf[S][:, R0], Yf[S, r]
-    best, tries, need = np.zeros(0, dtype=int), 0, 50
-    while tries < need and tries < 5000 and len(S) >= k:
-        tries += 1
-        pick = rng.choice(len(S), size=k, replace=False)
-        if np.linalg.cond(Z[pick]) > 1e8:
-            continue  # samples from a lower-dimensional part of the span (fewer active units): no information
-        beta = np.linalg.solve(Z[pick], t[pick])
-        inl = np.flatnonzero(np.abs(Z @ beta - t) <= 1e-9 * (1.0 + np.abs(beta).sum()))
-        if len(inl) > len(best) and spread(Z[inl], k):
-            best = inl
-            w = len(best) / len(S)  # adaptive stop: P(no all-inlier pick in the tries) < 1e-6
-            need = int(math.log(1e-6) / math.log(max(1e-12, 1.0 - w**k))) + 1
+def _beta_nonzero(Ynum, Yf, S, R0, r: int, k: int, rng) -> tuple[list, list[int]]:
+    """beta_r from the samples ``S`` (all with y_r != 0): a float consensus (:func:`.span_consensus.consensus`),
+    then exact solves; with the consensus' samples."""
+    best = consensus(Yf[S][:, R0], Yf[S, r], k, rng)
     if len(best) < 2 * k:
         raise AssumptionViolated(
             f"no k-dimensional span of the labels holds output {r} on more than {len(best)} of {len(S)} samples: "
@@ -155,20 +157,11 @@ def _beta_nonzero(Ynum, Yf, S, R0, r: int, k: int, rng) -> list:
         if good > top[0]:
             top = (good, [Fraction(b, den) for b in bn])
     if top[0] > k and top[0] >= 0.5 * len(idx):
-        return top[1]
+        return top[1], idx
     raise AssumptionViolated(f"output {r}: no exact span coefficients hold on most of the {len(idx)} samples that "
                              "agree in floating point (corruptions too small for float64 on most of them?)",
                              evidence={"output": r, "best_exact": top[0]})
 
-
-def spread(Z: np.ndarray, k: int) -> bool:
-    """The rows of Z span k dimensions, well above rounding (a consensus from the whole span, not a part).
-
-    >>> bool(spread(np.eye(3), 3)), bool(spread(np.ones((5, 2)), 2))
-    (True, False)
-    """
-    sv = np.linalg.svd(Z[: 4 * k + 200], compute_uv=False) if len(Z) >= k else np.zeros(1)
-    return len(sv) >= k and sv[k - 1] > 1e-6 * sv[0]
 
 
 def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
