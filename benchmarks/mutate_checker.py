@@ -57,6 +57,8 @@ TESTS = {
     "trusted/rup.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_lazy.py", "tests/io/test_limits.py"],
     "trusted/lrat.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_hints.py", "tests/decide/test_lazy.py"],
     "trusted/span.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_span_refutation.py"],
+    "trusted/tree.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_span_refutation.py",
+                        "tests/decide/test_pattern_search.py"],
     "trusted/lp.py": ["tests/certificates/test_checker_mutants.py", "tests/exact/test_lp.py", "tests/io/test_limits.py"],
 }
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import sys
 
-from .trusted.common import CheckFailed, UnreadableInput, _json, canonical, parse_rational
+from .trusted.common import CheckFailed, UnreadableInput, read_json, canonical, parse_rational
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
 from .trusted.realizes import check_realizes, check_realizes_except, check_residual
@@ -57,7 +57,7 @@ FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
-                 "trusted/refutation.py", "trusted/rup.py", "trusted/span.py", "trusted/lp.py")
+                 "trusted/refutation.py", "trusted/rup.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py")
 
 def _not_realizable(cert: dict, instance) -> str:
     """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""
@@ -87,7 +87,7 @@ def check_files(cert_path: str, instance_path: str | None) -> str:
             raw = fh.read()
     except OSError as exc:
         raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
-    cert = _json(raw, cert_path)
+    cert = read_json(raw, cert_path)
     instance = load_instance(instance_path) if instance_path is not None else None
     return check(cert, instance)
 

@@ -14,7 +14,7 @@ from pysat.solvers import Solver
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import checker_instance, instance_sha256
 from exactrelu.certificates.claims.realizes import realizes_certificate
-from exactrelu.certificates.trusted.rup import _check_rup
+from exactrelu.certificates.trusted.rup import check_rup
 from exactrelu.exact.lp import feasible
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.exact.rationals import format_rational
@@ -107,7 +107,7 @@ def _certificate(classes, sample):
 def test_unsound_symmetry_classes_are_refused(classes, sample, why):
     cert, inst, clauses = _certificate(classes, sample)
     # the refutation itself replays: only the symmetry check stands between it and a false claim
-    assert _check_rup(clauses, cert["cases"][0]["rup"], len(X) * K) >= 0
+    assert check_rup(clauses, cert["cases"][0]["rup"], len(X) * K) >= 0
     with pytest.raises(checker.CheckFailed, match=why):
         _check(cert, inst)
 
@@ -194,13 +194,13 @@ def test_other_limits_leave_pythons_digit_limit_alone(monkeypatch):
 def test_degree_bounds_are_inclusive():
     from exactrelu.certificates.trusted import common
 
-    assert common._degree({"name": "power", "degree": 100}) == 100
-    assert common._degree({"name": "power", "degree": 1}) == 1
+    assert common.activation_degree({"name": "power", "degree": 100}) == 100
+    assert common.activation_degree({"name": "power", "degree": 1}) == 1
     with pytest.raises(checker.UnreadableInput):
-        common._degree({"name": "power", "degree": 101})
+        common.activation_degree({"name": "power", "degree": 101})
     for bad in ({"name": "power", "degree": 0}, {"name": "relu", "degree": 2}, {"name": "tanh"}, {"name": "power", "degree": "2"}):
         with pytest.raises(checker.CheckFailed):
-            common._degree(bad)
+            common.activation_degree(bad)
 
 
 def test_instances_need_a_column_on_both_sides():
@@ -363,9 +363,9 @@ def test_the_literal_zero_cannot_derive_anything():
     proof = [[0, 2], [0, -2], [0], []]
     for steps in (proof, [[0, 1]]):
         with pytest.raises(checker.CheckFailed, match="malformed proof step"):
-            _check_rup([[1, 2]], steps, 2)
+            check_rup([[1, 2]], steps, 2)
     with pytest.raises(checker.CheckFailed, match="malformed clause"):
-        _check_rup([[1, 0]], [[]], 2)
+        check_rup([[1, 0]], [[]], 2)
 
 
 # A satisfiable formula has no refutation: whatever the proof, the DRUP replay must reject it. The two
@@ -389,7 +389,7 @@ def _satisfiable(clauses, n):
 def test_watched_literals_never_lose_a_literal(n, clauses, proof):
     assert _satisfiable(clauses, n)
     with pytest.raises(checker.CheckFailed):
-        _check_rup(clauses, proof, n)
+        check_rup(clauses, proof, n)
 
 
 from hypothesis import given, settings  # noqa: E402
@@ -414,7 +414,7 @@ def test_no_drup_proof_refutes_a_satisfiable_formula(case):
     n, clauses, proof = case
     if _satisfiable(clauses, n):
         with pytest.raises(checker.CheckFailed):
-            _check_rup(clauses, proof, n)
+            check_rup(clauses, proof, n)
 
 
 # -- survivors of the lp.py and instance.py runs ---------------------------------------------------------
@@ -522,23 +522,23 @@ def test_json_integers_are_counted_without_their_sign(tmp_path, monkeypatch):
         for text, ok in (("7" * 700, True), ("-" + "7" * 700, True), ("7" * 701, False), ("-" + "7" * 701, False)):
             raw = ('{"x": ' + text + "}").encode()
             if ok:
-                assert common._json(raw, "f.json") == {"x": int(text)}
+                assert common.read_json(raw, "f.json") == {"x": int(text)}
             else:
                 with pytest.raises(checker.UnreadableInput, match="limit digits"):
-                    common._json(raw, "f.json")
+                    common.read_json(raw, "f.json")
         sys.set_int_max_str_digits(640)  # Python's own limit below ours: still one line over the limit
         with pytest.raises(checker.UnreadableInput, match="limit digits"):
-            common._json(('{"x": ' + "7" * 650 + "}").encode(), "f.json")
+            common.read_json(('{"x": ' + "7" * 650 + "}").encode(), "f.json")
     finally:
         sys.set_int_max_str_digits(before)
 
 
 def test_pairs_are_pairs_of_integers():
-    from exactrelu.certificates.trusted.common import _pair
+    from exactrelu.certificates.trusted.common import is_pair
 
-    assert _pair([0, 1], 2, 2) and _pair([1, 0], 2, 2)
+    assert is_pair([0, 1], 2, 2) and is_pair([1, 0], 2, 2)
     for bad in ([0, "1"], ["0", 1], [0.0, 1], [True, 1], [0, 1.5], [2, 0], [0, 2], [-1, 0]):
-        assert not _pair(bad, 2, 2), bad
+        assert not is_pair(bad, 2, 2), bad
 
 
 def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
@@ -600,13 +600,13 @@ def test_template_samples_and_symmetry_literals_are_exact():
 
 
 def test_an_activation_is_exactly_a_name_and_a_degree():
-    from exactrelu.certificates.trusted.common import _degree
+    from exactrelu.certificates.trusted.common import activation_degree
 
-    assert _degree({"name": "relu"}) == 1 and _degree({"name": "power", "degree": 3}) == 3
+    assert activation_degree({"name": "relu"}) == 1 and activation_degree({"name": "power", "degree": 3}) == 3
     for bad in ({"name": "power", "degree": 2, "note": "x"}, ["name"], "relu", {"name": "relu", "degree": 2},
                 {"name": "power"}, {"name": "power", "degree": 0}, {"name": "power", "degree": True}):
         with pytest.raises(checker.CheckFailed, match="unknown activation"):
-            _degree(bad)
+            activation_degree(bad)
 
 
 def test_fractions_at_the_digit_limit_and_limits_that_are_not_positive(monkeypatch):

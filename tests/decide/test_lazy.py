@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.trusted.refutation import _symmetry_clauses
-from exactrelu.certificates.trusted.rup import _check_rup
+from exactrelu.certificates.trusted.rup import check_rup
 from exactrelu.certificates.envelope import verify
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact.lp import feasible
@@ -179,29 +179,29 @@ def test_rup_replay_is_sound_and_complete_on_solver_proofs(cnf, junk):
         junk = [[x for x in c if abs(x) <= nv] for c in junk]
         for proof in (junk + [[]], [[]], junk):
             with pytest.raises(checker.CheckFailed):
-                _check_rup(clauses, proof or [[]], nv)
+                check_rup(clauses, proof or [[]], nv)
     else:
-        assert _check_rup(clauses, _drup(clauses), nv) >= 0  # raises CheckFailed when invalid
+        assert check_rup(clauses, _drup(clauses), nv) >= 0  # raises CheckFailed when invalid
 
 
 def test_rup_replay_rejects_bad_steps():
     clauses = [[1, 2], [-1, 2], [1, -2], [-1, -2]]
-    assert _check_rup(clauses, [[2], []], 2) == 1  # steps replayed until the conflict
-    assert _check_rup(clauses, [[2]], 2) == 1  # refuted once propagation conflicts: the empty clause may be left out
+    assert check_rup(clauses, [[2], []], 2) == 1  # steps replayed until the conflict
+    assert check_rup(clauses, [[2]], 2) == 1  # refuted once propagation conflicts: the empty clause may be left out
     with pytest.raises(checker.CheckFailed, match="unit propagation"):
-        _check_rup(clauses[:3], [[-2], []], 2)  # -2 does not follow
+        check_rup(clauses[:3], [[-2], []], 2)  # -2 does not follow
     with pytest.raises(checker.CheckFailed, match="do not refute"):
-        _check_rup(clauses[:3], [[2]], 2)
+        check_rup(clauses[:3], [[2]], 2)
     with pytest.raises(checker.CheckFailed, match="malformed"):
-        _check_rup(clauses, [[3], []], 2)
+        check_rup(clauses, [[3], []], 2)
     with pytest.raises(checker.CheckFailed, match="malformed"):
-        _check_rup(clauses, [[True], []], 2)
+        check_rup(clauses, [[True], []], 2)
     with pytest.raises(checker.CheckFailed, match="non-empty list"):
-        _check_rup(clauses, [], 2)
+        check_rup(clauses, [], 2)
     # deleting a clause the next step needs makes that step fail (deletions only weaken)
     with pytest.raises(checker.CheckFailed, match="unit propagation"):
-        _check_rup(clauses, [["d", -1, 2], ["d", 1, 2], [2], []], 2)
-    assert _check_rup(clauses, [["d", 1], [1, -1], [2], []], 2) == 3  # absent deletions, tautologies
+        check_rup(clauses, [["d", -1, 2], ["d", 1, 2], [2], []], 2)
+    assert check_rup(clauses, [["d", 1], [1, -1], [2], []], 2) == 3  # absent deletions, tautologies
 
 
 @pytest.fixture(scope="module")
@@ -262,7 +262,7 @@ def test_symmetry_is_not_a_free_lunch():
     assert res.status == "realizable"
     # the only realisations have unit 0 active on sample 0 or unit 1: symmetric; the clause keeps one
     with pytest.raises(checker.CheckFailed):
-        _check_rup(_symmetry_clauses({"sample": 0, "classes": [[0, 1]]}, [[1, 1]], 2, 2), [[]], 4)
+        check_rup(_symmetry_clauses({"sample": 0, "classes": [[0, 1]]}, [[1, 1]], 2, 2), [[]], 4)
 
 
 def test_adversarial_instances():

@@ -20,7 +20,7 @@ import pytest
 from exactrelu import limits
 from exactrelu.certificates import checker
 from exactrelu.certificates.trusted import common
-from exactrelu.certificates.trusted.rup import _check_rup
+from exactrelu.certificates.trusted.rup import check_rup
 from exactrelu.cli import main
 from exactrelu.errors import InvalidInput
 from exactrelu.exact.rationals import to_fraction
@@ -178,8 +178,8 @@ def test_power_degree_is_bounded(small, tmp_path):
         with pytest.raises(InvalidInput):
             Activation.from_json(bad)
         with pytest.raises(common.CheckFailed):
-            common._degree(bad)
-    assert common._degree({"name": "relu", "degree": 1}) == Activation.from_json({"name": "relu", "degree": 1}).degree == 1
+            common.activation_degree(bad)
+    assert common.activation_degree({"name": "relu", "degree": 1}) == Activation.from_json({"name": "relu", "degree": 1}).degree == 1
 
 
 def test_unknown_output_weights_count_cases_before_building_them(tmp_path):
@@ -215,14 +215,14 @@ def test_a_long_drup_step_is_checked_in_linear_time():
     step = list(range(1, 10**6 + 1))  # quadratic before: 5 * 10^11 membership tests
     with watchdog():
         with pytest.raises(checker.CheckFailed, match="does not follow"):
-            _check_rup([], [step, []], 10**6)
+            check_rup([], [step, []], 10**6)
         # a tautology among a million literals is still seen
-        assert _check_rup([[1], [-1]], [step + [-10**6]], 10**6) == 0
+        assert check_rup([[1], [-1]], [step + [-10**6]], 10**6) == 0
 
 
 def test_drup_memory_follows_the_clauses_not_the_variables():
     with peak_memory_below(60):  # 2 * 10^7 literals: a list of watch lists per literal was ~1 GB
-        assert _check_rup([[5], [-5]], [[]], 10**7) == 0
+        assert check_rup([[5], [-5]], [[]], 10**7) == 0
 
 
 def test_deeply_nested_case_tree_is_read_in_linear_space(tmp_path):

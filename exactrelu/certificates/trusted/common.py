@@ -54,7 +54,7 @@ def over(name: str, what: str) -> UnreadableInput:
                            f"(raise it with EXACTRELU_MAX_{name.upper()}; docs/limits.md)")
 
 
-def _json(raw: bytes, path: str):
+def read_json(raw: bytes, path: str):
     """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep or has too long numbers."""
     digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
 
@@ -110,7 +110,7 @@ def canonical(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
-def _matrix(obj, rows, cols, name):
+def read_matrix(obj, rows, cols, name):
     if not isinstance(obj, list) or len(obj) != rows:
         raise CheckFailed(f"{name} must have {rows} rows")
     out = []
@@ -121,13 +121,13 @@ def _matrix(obj, rows, cols, name):
     return out
 
 
-def _vector(obj, size, name):
+def read_vector(obj, size, name):
     if not isinstance(obj, list) or len(obj) != size:
         raise CheckFailed(f"{name} must be a list of {size} rationals")
     return [parse_rational(x) for x in obj]
 
 
-def _degree(act) -> int:
+def activation_degree(act) -> int:
     """1 for the ReLU, c for the rectified power t^c (1 <= c <= the limit 'degree')."""
     if isinstance(act, dict) and set(act) in ({"name"}, {"name", "degree"}):
         c = act.get("degree", 1)
@@ -138,10 +138,10 @@ def _degree(act) -> int:
     raise CheckFailed(f"unknown activation {str(act)[:80]}")
 
 
-def _only_fields(cert: dict, allowed: set) -> None:
+def only_fields(cert: dict, allowed: set) -> None:
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
 
 
-def _pair(p, n, k):
+def is_pair(p, n, k):
     return all(isinstance(t, int) and not isinstance(t, bool) for t in p) and 0 <= p[0] < n and 0 <= p[1] < k

@@ -25,8 +25,8 @@ import math
 from fractions import Fraction
 from operator import mul
 
-from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, _vector, parse_rational
-from .instance import _bound_instance
+from .common import CheckFailed, activation_degree, read_matrix, only_fields, is_pair, read_vector, parse_rational
+from .instance import bound_instance
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
 
@@ -34,20 +34,20 @@ _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation"
 def _network(cert: dict, instance: dict, claim: str, extra: set):
     """Parse and bind the network of a certificate: (X, Y, U, V, b, offset, c) with X, Y the parsed instance,
     ``offset`` the output bias (m entries) and c the activation degree."""
-    _only_fields(cert, _NETWORK_FIELDS | extra)
-    X, Y = _bound_instance(cert, instance, claim)
-    c = _degree(cert.get("activation"))
-    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+    only_fields(cert, _NETWORK_FIELDS | extra)
+    X, Y = bound_instance(cert, instance, claim)
+    c = activation_degree(cert.get("activation"))
+    if instance.get("activation") is not None and activation_degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     d, m = len(X[0][0]), len(Y[0][0])
     Vraw = cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
     k = len(Vraw)
-    U = _matrix(cert.get("U"), m, k, "U")
-    V = _matrix(Vraw, k, d, "V")
-    b = _vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
-    offset = _vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
+    U = read_matrix(cert.get("U"), m, k, "U")
+    V = read_matrix(Vraw, k, d, "V")
+    b = read_vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
+    offset = read_vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
     return X, Y, U, V, b, offset, c
 
 
@@ -104,7 +104,7 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
     X, Y, U, V, b, offset, c = _network(cert, instance, "realizes-except", {"except"})
     listed = cert.get("except")
     n, m = len(X), len(Y[0][0])
-    if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and _pair(e, n, m) for e in listed):
+    if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and is_pair(e, n, m) for e in listed):
         raise CheckFailed(f"except must be a list of [sample, output] pairs with 0 <= sample < {n}, 0 <= output < {m}")
     entries = [tuple(e) for e in listed]
     if any(a >= b_ for a, b_ in zip(entries, entries[1:])):

@@ -9,10 +9,11 @@ import itertools
 import math
 from fractions import Fraction
 
-from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, limit, over, parse_rational
-from .instance import _bound_instance
+from .common import CheckFailed, activation_degree, read_matrix, only_fields, is_pair, limit, over, parse_rational
+from .instance import bound_instance
 from .lrat import check_hinted
-from .rup import _check_rup
+from .rup import check_rup
+from .tree import walk_tree
 
 
 def _refute_leaf(leaf, dec, X, Y, U, k):
@@ -52,20 +53,20 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
 
 def check_not_realizable(cert: dict, instance: dict) -> str:
     """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
-    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
+    only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
                         "provenance"})
-    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
+    Xp, Yp = bound_instance(cert, instance, "not-realizable")
     Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
     d = len(Xp[0][0])
     X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
-    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
+    if activation_degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
         raise CheckFailed("k must be a positive integer and cases a list")
     if mode == "unknown" and (m != 1 or len(cases) != math.comb(k + 2, 2)):  # counted before any work
         raise CheckFailed(f"unknown output weights need m = 1 and the {math.comb(k + 2, 2)} cases {{1,0,-1}}^k, non-increasing")
-    Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
+    Us = [read_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
     if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
         if any(U != [list(u)] for U, u in zip(Us, itertools.combinations_with_replacement((1, 0, -1), k))):
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
@@ -103,7 +104,7 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
         if len(X) * k > limit("literals"):
             raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
         if "rup" in c:
-            steps += _check_rup(clauses, c["rup"], len(X) * k)
+            steps += check_rup(clauses, c["rup"], len(X) * k)
         else:
             hinted += check_hinted(clauses, c["lrat"], len(X) * k)
     rup = (f", {steps} DRUP steps replayed" if steps else "") + (f", {hinted} hinted steps checked" if hinted else "")
@@ -114,7 +115,7 @@ def _assumed(lemma, n, k) -> dict:
     """The decisions a lemma assumes, ``{(j, i): active}`` (validated)."""
     assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
     if not isinstance(assume, list) or not all(
-            isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], n, k) for a in assume):
+            isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and is_pair(a[:2], n, k) for a in assume):
         raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
     dec = {(a[0], a[1]): a[2] for a in assume}
     if len(dec) != len(assume):
@@ -145,7 +146,7 @@ def _template_clauses(tpl, X, Y, U, k, d):
     members = []
     for inst in tpl["instances"]:
         if not (isinstance(inst, list) and len(inst) == 2 and all(isinstance(v, list) for v in inst)
-                and all(_pair([j, 0], len(X), 1) for j in inst[0]) and all(_pair([0, t], 1, d) for t in inst[1])
+                and all(is_pair([j, 0], len(X), 1) for j in inst[0]) and all(is_pair([0, t], 1, d) for t in inst[1])
                 and len(set(inst[0])) == len(inst[0]) and len(set(inst[1])) == len(inst[1])):
             raise CheckFailed(f"bad template instance {inst!r} (distinct samples and coordinates in range)")
         js, ts = inst
@@ -175,13 +176,13 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
     one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
     V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
     """
-    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and _pair([sym["sample"], 0], n, k)
+    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and is_pair([sym["sample"], 0], n, k)
             and isinstance(sym["classes"], list)):
         raise CheckFailed("symmetry is {'sample': j, 'classes': [[i, i2, ...], ...]}")
     used: set = set()
     out = []
     for cls in sym["classes"]:
-        if not (isinstance(cls, list) and len(cls) >= 2 and all(_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
+        if not (isinstance(cls, list) and len(cls) >= 2 and all(is_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
                 or len(set(cls)) != len(cls):
             raise CheckFailed(f"bad symmetry class {cls!r} (units in range, disjoint classes)")
         used |= set(cls)
@@ -193,41 +194,24 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
 
 
 def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
-    """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
+    """Read a case tree over the pairs (sample j, unit i) under the decisions dec0; the number of leaves refuted.
 
     A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
-    One dictionary holds the decisions of the node being read; a trail of the splits on the path lets
-    the inactive branch of a split undo the active branch's decisions (each undone once: linear time).
     """
-    if not isinstance(tree, list):
-        raise CheckFailed("a tree is a list of nodes in preorder")
-    dec, trail, leaves = dict(dec0), [], 0
-    todo = [(0, None, None)]  # subtrees still to read: (trail length at the split, split, active) or the root
-    for node in tree:
-        if not todo:
-            raise CheckFailed("the tree has nodes after it is complete")
-        depth, key, active = todo.pop()
-        for old in trail[depth:]:
-            del dec[old]
-        del trail[depth:]
-        if key is not None:
-            dec[key] = active
-            trail.append(key)
-        keys = set(node) if isinstance(node, dict) else None
-        if keys == {"lemma"}:
+    n = len(X)
+
+    def split_key(split, dec):
+        if not (isinstance(split, list) and len(split) == 2 and is_pair(split, n, k) and tuple(split) not in dec):
+            raise CheckFailed(f"bad split {split!r}")
+        return tuple(split)
+
+    def refute(node, dec):
+        if isinstance(node, dict) and set(node) == {"lemma"}:
             t = node["lemma"]
             if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(proved)) or \
                     any(dec.get(key) is not a for key, a in proved[t].items()):
                 raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
-        elif keys == {"split"}:
-            split = node["split"]
-            if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
-                raise CheckFailed(f"bad split {split!r}")
-            todo += [(len(trail), tuple(split), False), (len(trail), tuple(split), True)]  # active child first
-            continue
         else:
             _refute_leaf(node, dec, X, Y, U, k)
-        leaves += 1
-    if todo:
-        raise CheckFailed("the tree is incomplete")
-    return leaves
+
+    return walk_tree(tree, dec0, split_key, refute)

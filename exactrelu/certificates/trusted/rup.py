@@ -5,7 +5,7 @@ from __future__ import annotations
 from .common import CheckFailed
 
 
-def _check_rup(clauses, proof, nvars) -> int:
+def check_rup(clauses, proof, nvars) -> int:
     """Replay DRUP steps: each added clause must follow by unit propagation; then a conflict.
 
     ``proof`` is a list of steps ``[l1, l2, ...]`` (add; literal +-(variable), variables 1..nvars)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .common import CheckFailed, _degree, _only_fields, _vector, parse_rational
-from .instance import _bound_instance
+from .common import CheckFailed, activation_degree, only_fields, read_vector, parse_rational
+from .instance import bound_instance
+from .tree import walk_tree
 
 FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "rank", "span",
           "provenance"}
@@ -52,10 +53,10 @@ def _nonsingular(M) -> bool:
 
 def check_rank_refutation(cert: dict, instance: dict) -> str:
     """Verify ``not-realizable`` given by a rank witness (and, for rank k, a span refutation)."""
-    _only_fields(cert, FIELDS)
-    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
-    c = _degree(cert.get("activation"))
-    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+    only_fields(cert, FIELDS)
+    Xp, Yp = bound_instance(cert, instance, "not-realizable")
+    c = activation_degree(cert.get("activation"))
+    if instance.get("activation") is not None and activation_degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     k, n, m = cert.get("k"), len(Xp), len(Yp[0][0])
     if type(k) is not int or k < 1 or cert.get("output_weights") != "unknown":
@@ -79,7 +80,7 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
     if not (isinstance(span, dict) and set(span) == {"functional", "cases"} and isinstance(span["cases"], list)
             and [c.get("sign") if isinstance(c, dict) else None for c in span["cases"]] == [1, -1]):
         raise CheckFailed("span is {'functional': [k rationals], 'cases': [{'sign': 1, 'tree'}, {'sign': -1, 'tree'}]}")
-    a = _vector(span["functional"], k, "functional")
+    a = read_vector(span["functional"], k, "functional")
     if not any(a):
         raise CheckFailed("the functional must be non-zero")
     leaves = 0
@@ -93,33 +94,17 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
 
 def _check_tree(tree, s, a, X, A) -> int:
     """A preorder tree of {'split': j} nodes (active child first) and Farkas leaves; the number of leaves."""
-    if not isinstance(tree, list):
-        raise CheckFailed("a tree is a list of nodes in preorder")
-    dec, trail, todo, leaves = {}, [], [(0, None, None)], 0
-    for node in tree:
-        if not todo:
-            raise CheckFailed("the tree has nodes after it is complete")
-        depth, j, active = todo.pop()
-        for old in trail[depth:]:
-            del dec[old]
-        del trail[depth:]
-        if j is not None:
-            dec[j] = active
-            trail.append(j)
-        keys = set(node) if isinstance(node, dict) else None
-        if keys == {"split"}:
-            j = node["split"]
-            if type(j) is not int or not 0 <= j < len(X) or j in dec:
-                raise CheckFailed(f"bad split {j!r}")
-            todo += [(len(trail), j, False), (len(trail), j, True)]
-            continue
-        if keys != {"farkas"} or not isinstance(node["farkas"], list):
+    def split_key(j, dec):
+        if type(j) is not int or not 0 <= j < len(X) or j in dec:
+            raise CheckFailed(f"bad split {j!r}")
+        return j
+
+    def refute(node, dec):
+        if not (isinstance(node, dict) and set(node) == {"farkas"} and isinstance(node["farkas"], list)):
             raise CheckFailed("a leaf is {'farkas': [[kind, j, multiplier] or ['norm', multiplier], ...]}")
         _refute(node["farkas"], dec, s, a, X, A)
-        leaves += 1
-    if todo:
-        raise CheckFailed("the tree is incomplete")
-    return leaves
+
+    return walk_tree(tree, {}, split_key, refute)
 
 
 def _refute(rows, dec, s, a, X, A) -> None:
