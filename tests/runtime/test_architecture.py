@@ -1,0 +1,61 @@
+"""The house of docs/design.md, checked: the import order, no circles, a small top level, a stdlib-only face."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "exactrelu"
+
+
+def test_the_import_contracts_of_pyproject_hold():
+    """import-linter: the layers of docs/design.md, the stdlib-only checker, exact/ writes no certificate, no cycles.
+
+    grimp reads every import statement, those inside functions included, so a lazy import cannot hide an arrow
+    that runs back up a floor."""
+    pytest.importorskip("importlinter")
+    out = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+                          "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "BROKEN" not in out.stdout and out.stdout.count("KEPT") >= 4
+
+
+def test_the_top_level_of_the_package_is_small():
+    files = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(files) <= 11, files  # the runtime floor, the model and the command: docs/design.md, "Layout"
+
+
+def test_importing_the_package_loads_only_the_standard_library():
+    """The package face and the checker's import must not pull FLINT, NumPy or SciPy (a bare-Python auditor)."""
+    code = ("import sys, exactrelu, exactrelu.certificates, exactrelu.certificates.checker; "
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'flint', 'numpy', 'scipy', 'highspy', 'pysat'}); "
+            "print(heavy); sys.exit(1 if heavy else 0)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_public_names_load_on_first_use():
+    import exactrelu
+
+    assert exactrelu.Network.__module__ == "exactrelu.network"
+    assert exactrelu.recover_exact.__module__ == "exactrelu.recover.front_door"
+    assert "planted" in dir(exactrelu)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        exactrelu.nothing  # noqa: B018
+
+
+def test_old_module_paths_still_import_with_a_warning():
+    import importlib
+
+    from exactrelu._moved import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
+            mod = importlib.import_module(old)
+        assert mod is importlib.import_module(new)
