@@ -25,7 +25,7 @@ DEFAULTS = {
     "digits": 4300,            # decimal digits of one integer (Python's own int/str limit); decimals: digits + |exponent|
     "degree": 100,             # degree c of the rectified power t^c
     "entries": 20_000_000,     # numbers in an instance, n * (d + m)
-    "literals": 10_000_000,    # activation literals n * k of a DRUP refutation
+    "literals": 10_000_000,    # activation literals n * k of a hinted refutation
     "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
 }
 _limits: dict = {}

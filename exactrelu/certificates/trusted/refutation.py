@@ -1,4 +1,4 @@
-"""The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a DRUP refutation.
+"""The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a hinted (LRAT) refutation.
 
 Standard library only (docs/certificates.md, "not-realizable").
 """
@@ -9,10 +9,9 @@ import itertools
 import math
 from fractions import Fraction
 
-from .common import CheckFailed, activation_degree, read_matrix, only_fields, is_pair, limit, over, parse_rational
+from .common import CheckFailed, activation_degree, is_pair, limit, only_fields, over, parse_rational, read_matrix
 from .instance import bound_instance
 from .lrat import check_hinted
-from .rup import check_rup
 from .tree import walk_tree
 
 
@@ -51,15 +50,26 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
 
 
-def check_not_realizable(cert: dict, instance: dict) -> str:
-    """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
-    only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
-                        "provenance"})
+FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
+
+#: the refusal of a case that carries a DRUP proof (issue 26: the trusted base checks hinted proofs only)
+DRUP_RETIRED = ("case {number} carries a DRUP proof ('rup'), which this checker no longer replays (it checks hinted "
+                "'lrat' proofs only, docs/certificates.md); rewrite it with `exactrelu check --upgrade NEW.json CERT "
+                "INSTANCE` (hints found by the untrusted trimmer; the checker then verifies NEW.json)")
+
+
+def read_claim(cert: dict, instance: dict):
+    """The parsed parts of a ``not-realizable`` case certificate: (X, Y, d, k, mode, cases, Us).
+
+    ``X`` holds each sample as its non-zero entries ``[(t, x_t), ...]``, ``Y`` the labels as Fractions,
+    ``Us`` the output weights of each case (validated: one given case, or the sign cases of unknown U).
+    """
+    only_fields(cert, FIELDS)
     Xp, Yp = bound_instance(cert, instance, "not-realizable")
     Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
-    d = len(Xp[0][0])
     X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
-    if activation_degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
+    if activation_degree(cert.get("activation")) != 1 or (
+            instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
@@ -72,43 +82,67 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
     elif mode != "given" or len(cases) != 1:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
-    leaves = steps = hinted = 0
-    tree_shapes = ({"U", "tree"}, {"U", "tree", "lemmas"})
-    for c, U in zip(cases, Us):
-        keys = set(c) if isinstance(c, dict) else set()
-        proof = keys & {"rup", "lrat"}
-        if not (keys in tree_shapes or (len(proof) == 1 and {"U", "lemmas"} <= keys <= {"U", "lemmas", "symmetry", "templates"} | proof)) \
-                or not isinstance(c.get("lemmas", []), list):
-            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup' or 'lrat', "
-                              "optional 'templates', 'symmetry'}")
-        proved = []  # assumptions of the lemmas verified so far, in order
-        for lemma in c.get("lemmas", []):
-            dec = _assumed(lemma, len(X), k)
-            leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
-            proved.append(dec)
-        if "tree" in c:
-            leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
-            continue
-        # every full assignment of the literals (j, i) -> active violates a clause: not(lemma assumptions),
-        # plus, under symmetry, "sorted on one sample"; the (D)RUP or hinted steps show that clause set unsatisfiable
-        clauses = [_clause(dec, k) for dec in proved]
-        templates = c.get("templates", [])
-        if not isinstance(templates, list):
-            raise CheckFailed("templates must be a list")
-        for tpl in templates:
-            more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
-            clauses += more
-            leaves += n_leaves
-        if "symmetry" in c:
-            clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
-        if len(X) * k > limit("literals"):
-            raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
-        if "rup" in c:
-            steps += check_rup(clauses, c["rup"], len(X) * k)
-        else:
-            hinted += check_hinted(clauses, c["lrat"], len(X) * k)
-    rup = (f", {steps} DRUP steps replayed" if steps else "") + (f", {hinted} hinted steps checked" if hinted else "")
-    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{rup} (k={k}, {len(X)} samples)"
+    return X, Y, len(Xp[0][0]), k, mode, cases, Us
+
+
+def check_not_realizable(cert: dict, instance: dict) -> str:
+    """Verify the claim ``not-realizable`` (ReLU): every case is refuted, by a case tree or by hinted steps."""
+    X, Y, d, k, mode, cases, Us = read_claim(cert, instance)
+    leaves = hinted = 0
+    for number, (case, U) in enumerate(zip(cases, Us)):
+        n_leaves, n_hinted = _check_case(case, number, U, X, Y, k, d)
+        leaves, hinted = leaves + n_leaves, hinted + n_hinted
+    steps = f", {hinted} hinted steps checked" if hinted else ""
+    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{steps} (k={k}, {len(X)} samples)"
+
+
+def _check_case(case, number, U, X, Y, k, d) -> tuple[int, int]:
+    """Refute one output-weight case: (leaves refuted, hinted steps checked)."""
+    keys = set(case) if isinstance(case, dict) else set()
+    if "rup" in keys:
+        raise CheckFailed(DRUP_RETIRED.format(number=number))
+    hinted_shape = {"U", "lemmas", "lrat"} <= keys <= {"U", "lemmas", "lrat", "symmetry", "templates"}
+    if not (keys in ({"U", "tree"}, {"U", "tree", "lemmas"}) or hinted_shape) or not isinstance(case.get("lemmas", []), list):
+        raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'lrat', "
+                          "optional 'templates', 'symmetry'}")
+    if "tree" in case:
+        proved, leaves = _proved_lemmas(case.get("lemmas", []), X, Y, U, k)
+        return leaves + _check_tree(case["tree"], {}, proved, X, Y, U, k), 0
+    if len(X) * k > limit("literals"):
+        raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
+    clauses, leaves = case_clauses(case, U, X, Y, k, d)
+    return leaves, check_hinted(clauses, case["lrat"], len(X) * k)
+
+
+def case_clauses(case: dict, U, X, Y, k: int, d: int) -> tuple[list, int]:
+    """The input clauses of a hinted case, after proving every lemma they stand for; and the leaves refuted.
+
+    Every full assignment of the literals (j, i) -> active that a network could follow satisfies them:
+    "not all of a lemma's assumptions" for the plain lemmas, then each template's instances in order,
+    then, under symmetry, "sorted on one sample". Numbered 1, 2, ... in this order (docs/certificates.md).
+    """
+    proved, leaves = _proved_lemmas(case["lemmas"], X, Y, U, k)
+    clauses = [_clause(dec, k) for dec in proved]
+    templates = case.get("templates", [])
+    if not isinstance(templates, list):
+        raise CheckFailed("templates must be a list")
+    for tpl in templates:
+        more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
+        clauses += more
+        leaves += n_leaves
+    if "symmetry" in case:
+        clauses += _symmetry_clauses(case["symmetry"], U, len(X), k)
+    return clauses, leaves
+
+
+def _proved_lemmas(lemmas, X, Y, U, k) -> tuple[list, int]:
+    """The assumptions of each lemma, in order, each proved by its tree (which may cite earlier ones)."""
+    proved, leaves = [], 0
+    for lemma in lemmas:
+        dec = _assumed(lemma, len(X), k)
+        leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
+        proved.append(dec)
+    return proved, leaves
 
 
 def _assumed(lemma, n, k) -> dict:
