@@ -546,7 +546,7 @@ def test_unknown_output_weights_need_every_sign_case():
     with pytest.raises(checker.CheckFailed, match="exactly the cases"):
         checker.check(cert, checker_instance(inst))
     given = dict(cert, output_weights="given", cases=cert["cases"][:1])  # u = +1 alone: a true claim
-    assert checker.check(given, checker_instance(inst)).startswith("not-realizable: 1 output-weight case(s) (given)")
+    assert "1 output-weight case(s) (given)" in checker.check(given, checker_instance(inst))
     for row in (["eq", 2, 0, "1"], ["eq", 0, 1, "1"], ["sign", 0, 1, "1"], ["eq", -1, 0, "1"]):
         bad = dict(given, cases=[{"U": [["1"]], "tree": [{"split": [0, 0]}, {"farkas": [row]}, {"farkas": [["eq", 0, 0, "1"]]}]}])
         with pytest.raises(checker.CheckFailed, match="out of range"):

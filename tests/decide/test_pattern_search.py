@@ -190,8 +190,8 @@ def _tamperings(cert):
 
 def test_valid_certificates_and_every_tampering_rejected(refuted, tmp_path):
     inst, unknown, given = refuted
-    assert verify(unknown, inst).startswith("not-realizable: 6 output-weight case(s) (unknown)")
-    assert verify(given, inst).startswith("not-realizable: 1 output-weight case(s) (given)")
+    assert "6 output-weight case(s) (unknown)" in verify(unknown, inst)
+    assert "1 output-weight case(s) (given)" in verify(given, inst)
     # through files and the checker's command line
     from exactrelu.instances import write_instance
     write_instance(inst, tmp_path / "i.json")

@@ -30,7 +30,7 @@ def span_cert():
     with pytest.raises(NotRealizable) as exc:
         solve(UNREALISABLE, 2, try_recovery=False)
     cert = exc.value.certificate
-    assert "span" in cert and verify(cert, UNREALISABLE).startswith("not-realizable: rank(labels) = 2")
+    assert "span" in cert and "rank(labels) = 2" in verify(cert, UNREALISABLE)
     return cert
 
 
@@ -89,7 +89,7 @@ def test_rank_certificate_valid_and_tampered():
     with pytest.raises(NotRealizable) as exc:
         solve(inst, 2)
     cert = exc.value.certificate
-    assert verify(cert, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    assert "rank(labels) >= 3 > k = 2" in verify(cert, inst)
     for tamper in (lambda c: c["rank"]["samples"].__setitem__(0, c["rank"]["samples"][1]),
                    lambda c: c.__setitem__("k", 3), lambda c: c["rank"]["outputs"].pop(),
                    lambda c: c.__setitem__("span", {"functional": ["1"], "cases": []})):
@@ -151,7 +151,7 @@ def test_solve_answers_are_certified_either_way(seed, n, k):
 def test_certificate_writer_without_span():
     outputs, samples = nonsingular_minor(UNREALISABLE.labels, 2)
     cert = not_realizable_certificate(UNREALISABLE, 1, outputs, samples)
-    assert verify(cert, UNREALISABLE).startswith("not-realizable: rank(labels) >= 2 > k = 1")
+    assert "rank(labels) >= 2 > k = 1" in verify(cert, UNREALISABLE)
 
 
 def test_recover_certifies_its_rank_refutation_for_any_activation(tmp_path, capsys):
@@ -165,7 +165,7 @@ def test_recover_certifies_its_rank_refutation_for_any_activation(tmp_path, caps
         with pytest.raises(NotRealizable, match="certified") as exc:
             recover(inst, k=2)
         assert exc.value.certificate["activation"] == (act or Activation.relu()).to_json()
-        assert verify(exc.value.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+        assert "rank(labels) >= 3 > k = 2" in verify(exc.value.certificate, inst)
     path = write_instance(inst, tmp_path / "p.json")
     assert main(["recover", str(path), "-k", "2", "-o", str(tmp_path / "c.json")]) == 1
     assert "NOT REALIZABLE (certified)" in capsys.readouterr().out

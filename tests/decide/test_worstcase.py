@@ -136,7 +136,7 @@ def test_rank_above_k_is_refuted_at_once():
     inst = planted(d=3, k=3, m=3, n=30, seed=1)
     with pytest.raises(NotRealizable, match="rank\\(labels\\) = 3 > k = 2") as exc:
         solve(inst, 2)
-    assert verify(exc.value.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    assert "rank(labels) >= 3 > k = 2" in verify(exc.value.certificate, inst)
 
 
 def test_rank_below_k():

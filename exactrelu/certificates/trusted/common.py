@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -108,6 +109,37 @@ def parse_rational(x) -> Fraction:
 
 def canonical(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def approx(x) -> str:
+    """A rational for display only, to about six significant digits, however large (the claim is decided exactly).
+
+    >>> approx(Fraction(1, 3)), approx(-10**5000), approx(Fraction(1, 7**9000))
+    ('0.333333', '-1.00000e+5000', '1.31111e-7606')
+    """
+    f = Fraction(x)
+    if f == 0:
+        return "0"
+    e = math.log10(abs(f.numerator)) - math.log10(f.denominator)  # exact enough for any size of integer
+    if -300 < e < 300:
+        return f"{float(f):.6g}"
+    exp = math.floor(e)
+    return f"{'-' if f < 0 else ''}{10 ** (e - exp):.5f}e{exp:+d}"
+
+
+def display(x) -> str:
+    """The one display of a number in a message: exact when short (up to 40 digits each), else approximate.
+
+    Never ``str()`` of a long integer (Python refuses those over 4300 digits, and they say nothing).
+
+    >>> display(Fraction(-3, 4)), display(10**60 + 1)
+    ('-3/4', '~1e+60 (a number of 200 bits; exact value not shown)')
+    """
+    f = Fraction(x)
+    bits = max(f.numerator.bit_length(), f.denominator.bit_length())
+    if bits <= 133:
+        return canonical(f)
+    return f"~{approx(f)} (a number of {bits} bits; exact value not shown)"
 
 
 def read_matrix(obj, rows, cols, name):

@@ -12,6 +12,7 @@ from fractions import Fraction
 from .common import CheckFailed, activation_degree, is_pair, limit, only_fields, over, parse_rational, read_matrix
 from .instance import bound_instance
 from .lrat import check_hinted
+from .model import constant_column, excluded_class, verdict
 from .tree import walk_tree
 
 
@@ -50,7 +51,13 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
 
 
-FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "provenance"}
+FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "model",
+          "provenance"}
+#: what a case refutation excludes: relu(V x) with U given or any U (m = 1); hidden biases only through a constant column
+NO_BIASES = {"biases": False, "output_bias": False}
+WHY_NO_BIASES = ("a case refutation is about networks without hidden biases, and no input column is one non-zero "
+                 "constant that would absorb them")
+WHY_NO_OUTPUT_BIAS = "a case refutation does not exclude an output bias"
 
 #: the refusal of a case that carries a DRUP proof (issue 26: the trusted base checks hinted proofs only)
 DRUP_RETIRED = ("case {number} carries a DRUP proof ('rup'), which this checker no longer replays (it checks hinted "
@@ -88,12 +95,16 @@ def read_claim(cert: dict, instance: dict):
 def check_not_realizable(cert: dict, instance: dict) -> str:
     """Verify the claim ``not-realizable`` (ReLU): every case is refuted, by a case tree or by hinted steps."""
     X, Y, d, k, mode, cases, Us = read_claim(cert, instance)
+    model, note = excluded_class(cert, old=NO_BIASES, output_bias=WHY_NO_OUTPUT_BIAS,
+                                 biases=None if constant_column(X) else WHY_NO_BIASES)  # refused before any work
     leaves = hinted = 0
     for number, (case, U) in enumerate(zip(cases, Us)):
         n_leaves, n_hinted = _check_case(case, number, U, X, Y, k, d)
         leaves, hinted = leaves + n_leaves, hinted + n_hinted
-    steps = f", {hinted} hinted steps checked" if hinted else ""
-    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{steps} (k={k}, {len(X)} samples)"
+    weights = "any output weights" if mode == "unknown" else "the given output weights"
+    steps = f", {hinted:,} hinted steps checked" if hinted else ""
+    return (f"not-realizable: {verdict(model, k, 1, len(X), weights, note)}; {len(cases)} output-weight case(s) "
+            f"({mode}), {leaves:,} leaves refuted{steps}")
 
 
 def _check_case(case, number, U, X, Y, k, d) -> tuple[int, int]:
