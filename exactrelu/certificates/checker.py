@@ -73,8 +73,8 @@ def check(cert: dict, instance: dict | None) -> str:
     """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
-    if cert.get("version") != 1:
-        raise CheckFailed(f"unsupported certificate version {cert.get('version')!r}")
+    if type(cert.get("version")) is not int or cert["version"] != 1:  # not true, not 1.0
+        raise CheckFailed(f"unsupported certificate version {str(cert.get('version'))[:20]!r}")
     claim = cert.get("claim")
     if claim not in CLAIMS:
         raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")

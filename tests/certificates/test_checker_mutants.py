@@ -259,21 +259,6 @@ def test_a_hinted_step_cannot_hint_the_same_clause_twice_on_the_largest_variable
             check_hinted([[n]], [[0, 1, 1]], n)
 
 
-@pytest.mark.parametrize("name, message", [("truncated header", "truncated"), ("shape (10^9, 0)", "has no entries"),
-                                           ("data shorter than the shape", "data bytes"), ("boolean shape", "malformed")])
-def test_npz_refusals_say_why(tmp_path, name, message):
-    from exactrelu.errors import InvalidInput
-    from exactrelu.instances import read_instance
-
-    from test_npz import INVALID, _write
-
-    path = _write(tmp_path, name, INVALID[name])
-    with pytest.raises(checker.UnreadableInput, match=message):
-        checker.load_instance(str(path))
-    with pytest.raises(InvalidInput, match=message):
-        read_instance(path)
-
-
 # -- survivors of the realizes.py mutation run (benchmarks/mutate_checker.py) -----------------------
 
 def test_the_certificate_s_activation_must_be_the_instance_s():

@@ -56,7 +56,8 @@ def over(name: str, what: str) -> UnreadableInput:
 
 
 def read_json(raw: bytes, path: str):
-    """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep or has too long numbers."""
+    """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep, has too long numbers or
+    repeats a key in one object."""
     digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
 
     def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
@@ -64,8 +65,16 @@ def read_json(raw: bytes, path: str):
             raise over("digits", f"{path}: an integer of {len(text)} characters")
         return int(text)
 
+    def unique_keys(pairs):  # a repeated key would let two readers see two documents
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set = set()
+            key = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise UnreadableInput(f"{path}: the key {key[:40]!r} appears twice in one object")
+        return obj
+
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=bounded_int)
+        return json.loads(raw.decode("utf-8"), parse_int=bounded_int, object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:

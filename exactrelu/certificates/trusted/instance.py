@@ -157,7 +157,8 @@ def load_instance(path: str) -> dict:
         instance = _read_npz(path)
     else:
         obj = read_json(raw, path)
-        if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or obj.get("version") != 1:
+        if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or type(obj.get("version")) is not int \
+                or obj["version"] != 1:
             raise UnreadableInput(f"{path}: not an exactrelu.instance version 1")
         if set(obj) - INSTANCE_FIELDS:
             raise UnreadableInput(f"{path}: unknown fields {sorted(set(obj) - INSTANCE_FIELDS)[:5]} in the instance")

@@ -50,7 +50,9 @@ def check_hinted(clauses, steps, nvars: int) -> int:
         try:
             cut = step.index(0)
         except ValueError:
-            raise CheckFailed(f"step {number} has no 0 between its literals and its hints") from None
+            cut = None
+        if cut is None or type(step[cut]) is not int:  # False == 0 too, and is no separator
+            raise CheckFailed(f"step {number} has no 0 between its literals and its hints")
         lits = _literals(step[:cut], nvars, f"step {number}")
         if not _conflict(lits, step[cut + 1:], db, val, number):
             raise CheckFailed(f"step {number}: the hints end without a conflict")

@@ -97,7 +97,8 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
 def _check_span(span, k, X, A) -> int:
     """Both sign cases of a span refutation (``A``: the labels' columns S, n rows of k); the leaves refuted."""
     if not (isinstance(span, dict) and set(span) == {"functional", "cases"} and isinstance(span["cases"], list)
-            and [c.get("sign") if isinstance(c, dict) else None for c in span["cases"]] == [1, -1]):
+            and [c.get("sign") if isinstance(c, dict) and type(c.get("sign")) is int else None
+                 for c in span["cases"]] == [1, -1]):
         raise CheckFailed("span is {'functional': [k rationals], 'cases': [{'sign': 1, 'tree'}, {'sign': -1, 'tree'}]}")
     a = read_vector(span["functional"], k, "functional")
     if not any(a):
