@@ -4,7 +4,8 @@
 ``exactrelu.recover.front_door``, with a :class:`DeprecationWarning` naming it. Nothing here is
 imported unless an old name is asked for: the finder answers only for the names in :data:`MOVED`.
 
->>> import importlib, warnings
+>>> import importlib, sys, warnings
+>>> _ = sys.modules.pop("exactrelu.files", None)  # imported before (by another test, say): import it afresh
 >>> with warnings.catch_warnings(record=True) as seen:
 ...     warnings.simplefilter("always")
 ...     old = importlib.import_module("exactrelu.files")

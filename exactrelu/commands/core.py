@@ -14,6 +14,12 @@ DIMENSIONS = {"d": "input dimension", "k": "hidden units", "m": "outputs", "n": 
 
 
 def register(sub) -> None:
+    """Add ``demo``, ``generate``, ``recover`` and ``check`` to the sub-command parsers ``sub``."""
+    for add in (_register_demo, _register_generate, _register_recover, _register_check):
+        add(sub)
+
+
+def _register_demo(sub) -> None:
     p = sub.add_parser("demo", help="recover and certify a planted network (d=20, k=5, m=5, n=5000)",
                        description="Generate a planted instance, recover its weights exactly, check the certificate "
                                    "with the independent checker, and report times and errors.")
@@ -24,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", help="also write the certificate here")
     json_command(p, "demo", cmd_demo)
 
+
+def _register_generate(sub) -> None:
     p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)",
                        description="Draw inputs, plant a network and write the instance with its exact labels.")
     for name, what in DIMENSIONS.items():
@@ -46,6 +54,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     json_command(p, "generate", cmd_generate)
 
+
+def _register_recover(sub) -> None:
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
@@ -65,6 +75,8 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "recover", cmd_recover)
 
+
+def _register_check(sub) -> None:
     p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
                        description="Verify a certificate with the independent standard-library checker.")
     p.add_argument("certificate", help="the certificate file (JSON)")

@@ -315,7 +315,7 @@ def test_ill_conditioned_generator():
 def test_sparse_corruption_with_zero_and_repeated_rows_of_U():
     """U with zero rows and a repeated row (seed 322): span vectors can agree on more than k - 1 outputs,
     so decoding needs agreement on more than (m + z)/2 outputs, z = 4 here (found by hypothesis)."""
-    from exactrelu.recover.sparse_corruption import _max_in_hyperplane
+    from exactrelu.recover.sparse_decoding import max_in_hyperplane as _max_in_hyperplane
 
     for bias in (None, 1.0):
         clean = planted(3, 2, 8, 500, seed=322, bias=bias)
