@@ -81,6 +81,8 @@ def _register_check(sub) -> None:
                        description="Verify a certificate with the independent standard-library checker.")
     p.add_argument("certificate", help="the certificate file (JSON)")
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
+    p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
+                   "with hints (untrusted), write the result to NEW, and check NEW")
     json_command(p, "check", cmd_check)
 
 
@@ -291,6 +293,9 @@ def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exc
 def cmd_check(args) -> int:
     from ..certificates import checker
 
+    if args.upgrade:
+        _upgrade(args)
+        args.certificate = args.upgrade
     try:
         summary = checker.check_files(args.certificate, args.instance)
     except checker.UnreadableInput as exc:
@@ -298,3 +303,24 @@ def cmd_check(args) -> int:
     except checker.CheckFailed as exc:
         return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
     return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")
+
+
+def _upgrade(args) -> None:
+    """Write ``args.upgrade``: the certificate with its DRUP cases rewritten as hinted cases (checked next)."""
+    from ..certificates import checker
+    from ..certificates.envelope import write_certificate
+    from ..decide.sat.upgrade import upgrade_certificate
+    from ..io.files import writable
+
+    if args.instance is None:
+        raise InvalidInput("--upgrade needs the instance file the certificate is about")
+    writable(args.upgrade)
+    try:
+        with open(args.certificate, "rb") as fh:
+            cert = checker.read_json(fh.read(), args.certificate)
+        instance = checker.load_instance(args.instance)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {args.certificate}: {exc}") from None
+    except checker.UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
+    write_certificate(upgrade_certificate(cert, instance), args.upgrade)

@@ -19,7 +19,8 @@ inside a region the instance's equations are linear in V. So:
    unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.decide.sat.proof`): the
    solver's LRAT trace, walked back from the empty clause so that only the lemmas and steps it
    uses go into the ``not-realizable`` certificate, which the stdlib checker verifies in one
-   linear pass (docs/certificates.md). ``proof="drup"`` writes the older, unhinted DRUP case.
+   linear pass (docs/certificates.md). ``proof="drup"`` finds the hints from the solver's DRUP proof
+   instead, with our backward trimmer (the checker no longer replays DRUP itself).
 
 Symmetry: units whose output-weight columns are equal can be permuted without changing the
 network, so on one chosen sample they are taken sorted, active first; the certificate states
@@ -42,7 +43,7 @@ from fractions import Fraction
 
 from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, compile_cluster, singletons
-from .sat.proof import lrat_core, lrat_solver, refute, solve_until, trace
+from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
@@ -55,7 +56,7 @@ _TIMED_OUT = "the search ran out of its time limit without deciding"
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
-#: the refutations :func:`solve_case` writes: hinted and trimmed (LRAT), or the solver's whole DRUP proof
+#: where :func:`solve_case` takes the hints of its refutation: the solver's LRAT trace, or its DRUP proof trimmed by us
 PROOFS = ("lrat", "drup")
 
 
@@ -160,7 +161,9 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
-    passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
+    passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"``
+    (hints from the solver's LRAT trace) or ``"drup"`` (from its DRUP proof, trimmed by
+    :mod:`exactrelu.decide.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). See the module docstring for the method.
@@ -214,15 +217,16 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
 
 
 def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:
-    """The not-realizable case: a trimmed hinted refutation (or the solver's DRUP proof)."""
+    """The not-realizable case: a trimmed hinted refutation (from the solver's LRAT trace, or its DRUP proof)."""
     t = time.monotonic()
-    if proof == "drup":
-        return _drup_case(store, deadline, stats)
-    try:
-        core = lrat_core(*data) if data is not None else None
-    except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
-        core = None
-    core = core or refute(store.clauses, deadline)
+    if proof == "drup":  # the solver's DRUP proof, trimmed to hints by our backward trimmer (untrusted)
+        core = drup_refute(store.clauses, deadline)
+    else:
+        try:
+            core = lrat_core(*data) if data is not None else None
+        except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
+            core = None
+        core = core or refute(store.clauses, deadline)
     t1 = time.monotonic()
     stats["trim_seconds"] = t1 - t
     stats.update(core.stats)
@@ -230,42 +234,3 @@ def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseRes
     stats["write_seconds"] = time.monotonic() - t1
     stats["proof_steps"] = len(case["lrat"])
     return CaseResult("not-realizable", case=case, stats=stats)
-
-
-def _drup_case(store: LemmaStore, deadline, stats) -> CaseResult:
-    """Every lemma as a plain lemma, and the solver's whole DRUP proof (the certificates of version 0.1)."""
-    from pysat.solvers import Solver
-
-    lemmas = []
-    for p, o in enumerate(store.origin):
-        if o[0] == "plain":
-            lemmas.append(store.lemmas[o[1]])
-        elif o[0] == "template":
-            members = store.templates[o[1]]["instances"][o[2]][0]
-            local = store.templates[o[1]]["lemmas"][o[3]]
-            lemmas.append({"assume": [[members[p_], i, a] for p_, i, a in local["assume"]],
-                           "tree": [{"farkas": [[kind, members[p_], x, y] for kind, p_, x, y in local["tree"][0]["farkas"]]}]})
-    clauses = [c for c, o in zip(store.clauses, store.origin) if o[0] != "symmetry"]
-    clauses += store.symmetry_clauses
-    t = time.monotonic()
-    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
-        if solve_until(s, deadline):  # pragma: no cover
-            raise AssertionError("the lemma clauses are satisfiable")
-        data = trace(s)
-    rup = _drup_steps(data)
-    stats["trim_seconds"] = time.monotonic() - t
-    stats["proof_steps"] = len(rup)
-    case = {"lemmas": lemmas, "rup": rup}
-    if store.symmetry:
-        case["symmetry"] = store.symmetry
-    return CaseResult("not-realizable", case=case, stats=stats)
-
-
-def _drup_steps(data: bytes) -> list:
-    """A binary DRUP trace (python-sat's) as steps ``[lits...]`` / ``["d", lits...]``, ending in ``[]``."""
-    from .sat.trim import parse_binary_drup
-
-    out = [(["d", *lits] if deleted else lits) for deleted, lits in parse_binary_drup(data)]
-    if not out or out[-1] != []:
-        out.append([])
-    return out

@@ -84,7 +84,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         limit). The SAT solver is interrupted when it passes; a certificate already found is still checked.
     progress : optional callable receiving a statistics dict while the lazy engine runs.
     proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
-        the default) or ``"drup"`` (the solver's whole DRUP proof, replayed by unit propagation).
+        the default) or ``"drup"`` (hints found from the solver's DRUP proof by our trimmer).
 
     Returns
     -------

@@ -143,7 +143,7 @@ def test_rank_above_k_is_refuted_at_once():
     res = solve_decision(inst, 2)
     assert res.status == "not-realizable" and re.search("rank\\(labels\\) = 3 > k = 2", res.evidence["reason"])
     assert res.evidence["route"] == "rank" and res.evidence["patterns"] == []
-    assert verify(res.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    assert "rank(labels) >= 3 > k = 2" in verify(res.certificate, inst)
 
 
 def test_rank_below_k():
