@@ -23,6 +23,7 @@ REGISTRARS = [
     "exactrelu.commands.certify:register",
     "exactrelu.commands.fit:register",
     "exactrelu.commands.sweep:register",
+    "exactrelu.commands.equiv:register",
 ]
 
 

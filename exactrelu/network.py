@@ -292,7 +292,9 @@ class Network:
         """True when both have equal canonical forms (exactly); biases and output biases included (None equals zero).
 
         This is equality of parameters up to permutation and positive rescaling of units, not equality of
-        functions: ``relu(z) - relu(-z)`` and ``z`` are the same function with different parameters.
+        functions: ``relu(z) - relu(-z)`` and ``z`` are the same function with different parameters. For
+        equality of functions on all of R^d, with a certificate either way, use
+        :func:`exactrelu.equiv.functionally_equal` (docs/equivalence.md).
         """
         if self.activation.degree != other.activation.degree or self.U.shape != other.U.shape or self.V.shape != other.V.shape:
             return False

@@ -37,6 +37,9 @@ Claims known (every other claim is rejected):
 ``lp-infeasible``
     ``y_ub >= 0``, ``y_eq^T A_eq + y_ub^T A_ub = 0`` and ``y_eq^T b_eq + y_ub^T b_ub < 0``
     (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
+``equivalent`` / ``not-equivalent``
+    two inline networks are the same function on all of R^d (both canonical forms recomputed and equal to
+    the stated one), or differ at the stated witness (both evaluated exactly); no instance needed.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from __future__ import annotations
 import sys
 
 from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational, read_json
+from .trusted.equivalence import check_equivalent, check_not_equivalent
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
 from .trusted.realizes import check_realizes, check_realizes_except, check_residual
@@ -58,7 +62,7 @@ FORMAT = "exactrelu.certificate"
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
                  "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
-                 "trusted/model.py")
+                 "trusted/model.py", "trusted/equivalence.py")
 
 def _not_realizable(cert: dict, instance) -> str:
     """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""
@@ -66,7 +70,8 @@ def _not_realizable(cert: dict, instance) -> str:
 
 
 CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, "residual": check_residual,
-          "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": _not_realizable}
+          "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": _not_realizable,
+          "equivalent": check_equivalent, "not-equivalent": check_not_equivalent}
 
 
 def check(cert: dict, instance: dict | None) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import InvalidInput
 from ..limits import limit, over
 
-__all__ = ["read_json", "check_fields", "writable", "read_bytes"]
+__all__ = ["read_json", "check_fields", "writable", "read_bytes", "write_text_atomic"]
 
 
 def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
@@ -82,4 +82,34 @@ def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
         raise InvalidInput(f"cannot write {path}: the directory {parent} does not exist")
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise InvalidInput(f"cannot write {path}: permission denied")
+    return path
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` so that a kill leaves the old file or the new one, never half of either
+    (a temporary file in the same directory, flushed and fsynced, then ``os.replace``).
+
+    >>> import tempfile, os
+    >>> p = write_text_atomic(os.path.join(tempfile.mkdtemp(), "a.json"), "{}\\n")
+    >>> p.read_text()
+    '{}\\n'
+    """
+    import tempfile
+
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
     return path

@@ -70,6 +70,10 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None) 
         head = fh.read(64).lstrip()
     if path.suffix.lower() == ".json" or head.startswith(b"{") or head.startswith(b"["):
         return _from_json_file(path, activation)
+    if path.suffix.lower() == ".onnx":
+        from .onnx_weights import read_onnx
+
+        return read_onnx(path, activation)
     from .torch_weights import load_float_weights  # .npz and state dicts
 
     U, V, b = load_float_weights(path)

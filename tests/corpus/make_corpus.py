@@ -38,10 +38,12 @@ from exactrelu.certificates.claims.realizes import (realizes_certificate, realiz
                                                     residual_certificate)
 from exactrelu.certificates.claims.span import not_realizable_certificate  # noqa: E402
 from exactrelu.decide import decide, solve  # noqa: E402
+from exactrelu.equiv import functionally_equal  # noqa: E402
 from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.linalg import nonsingular_minor  # noqa: E402
 from exactrelu.exact.lp import feasible  # noqa: E402
 from exactrelu.instances import write_instance  # noqa: E402
+from exactrelu.network import Activation, Network  # noqa: E402
 
 
 class Corpus:
@@ -231,6 +233,60 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
               "span is", "true (== 1 in Python) as the sign of a case")
 
 
+# 3 relu(x + 2y + 1) - relu(y) + relu(-x) + 1/2: one flipped unit, so the canonical form has an affine part -x
+_BASE = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 0], c=["1/2"])
+# the same function: a rescaled unit, relu(-x) written as relu(x) - relu(x) + relu(-x), and the block
+# relu(x - y) - relu(y - x) - relu(x - y + 3) + relu(y - x - 3) = -3 compensated by c
+_SAME = Network.from_rows(U=[["3/2", -1, "1/2", -1, 1, 1, -1, -1, 1]],
+                          V=[[2, 4], [0, 1], [2, 0], [1, 0], [-1, 0], [1, -1], [-1, 1], [1, -1], [-1, 1]],
+                          b=[2, 0, 0, 0, 0, 0, 0, 3, -3], c=["7/2"])
+
+
+def _equivalence_claims(c: Corpus) -> None:
+    """equivalent and not-equivalent: the networks are inline, no instance file."""
+    same = functionally_equal(_BASE, _SAME).certificate
+    c.valid("equivalent-folded-block", same, None, "VALID: equivalent",
+            "a rescaled unit, a flipped unit and a block that sums to a constant: the same function")
+    power = Network.from_rows(U=[[1, -2]], V=[[1, 1], [2, -1]], b=[0, 1], activation=Activation.power(2))
+    rescaled = Network.from_rows(U=[["-1/2", 1]], V=[[4, -2], [1, 1]], b=[2, 0], activation=Activation.power(2))
+    c.valid("equivalent-power2-rescaled", functionally_equal(power, rescaled).certificate, None, "VALID: equivalent",
+            "t^2 units, one rescaled by 2 (its output weight by 1/4) and the units permuted")
+    moved = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 1, 0], c=["1/2"])
+    kink = functionally_equal(_BASE, moved).certificate
+    c.valid("not-equivalent-moved-kink", kink, None, "VALID: not-equivalent", "relu(y) against relu(y + 1): an exact witness")
+    shifted = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 0], c=["1/3"])
+    c.valid("not-equivalent-affine-part", functionally_equal(_BASE, shifted).certificate, None, "VALID: not-equivalent",
+            "the same units, another output bias: only the affine part differs")
+
+    def unit_moved(x):
+        net = x["networks"][1]
+        net["V"][0], net["b"][0] = list(net["V"][2]), net["b"][2]
+
+    c.invalid("equivalent-unit-moved", tampered(same, unit_moved), None, "the canonical form of network 2 differs",
+              "a unit of network 2 moved onto another unit's hyperplane")
+    c.invalid("equivalent-coefficient-off-by-2-60", tampered(same, lambda x: x["canonical"]["hyperplanes"]["coefficients"][0]
+                                                       .__setitem__(0, _bump_tiny(x["canonical"]["hyperplanes"]["coefficients"][0][0]))),
+              None, "the canonical form of network 1 differs", "a stated canonical coefficient off by 2^-60")
+    c.invalid("equivalent-affine-dropped", tampered(same, lambda x: x["canonical"].__setitem__("linear", [["0", "0"]])), None,
+              "the canonical form of network 1 differs", "the affine part -x of the canonical form dropped")
+    c.invalid("equivalent-activations-differ", tampered(same, lambda x: x["networks"][1].__setitem__(
+        "activation", {"name": "power", "degree": 2})), None, "differ in activation", "network 2 made a t^2 network")
+    c.invalid("not-equivalent-value-off-by-2-60", tampered(kink, lambda x: x["values"][0].__setitem__(0, _bump_tiny(x["values"][0][0]))),
+              None, "network 1 at the witness is", "the first value at the witness off by 2^-60")
+    at = ["0", "-5"]  # relu(y) = relu(y + 1) = 0 there: both networks agree
+    agree = [[str(v) for v in net.evaluate_exact([at]).to_fractions()[0]] for net in (_BASE, moved)]
+    c.invalid("not-equivalent-witness-agrees", tampered(kink, lambda x: (x.__setitem__("witness", at), x.__setitem__("values", agree))),
+              None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
+
+
+def _bump_tiny(text) -> str:
+    """A rational string plus 2^-60."""
+    from fractions import Fraction
+
+    f = Fraction(text) + Fraction(1, 2**60)
+    return f"{f.numerator}/{f.denominator}"
+
+
 def _unreadable(c: Corpus, insts: dict) -> None:
     """Files the checker cannot read: exit 2, one line."""
     ip = "instances/plain.json"
@@ -294,6 +350,7 @@ def build(root: Path) -> Corpus:
     _lp_claims(c)
     _case_claims(c, insts)
     _rank_claims(c, insts)
+    _equivalence_claims(c)
     _unreadable(c, insts)
     c.finish()
     return c

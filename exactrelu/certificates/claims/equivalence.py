@@ -1,0 +1,56 @@
+"""Writers of the claims ``equivalent`` and ``not-equivalent`` about two networks (both inline, no instance).
+
+Read by the trusted :mod:`exactrelu.certificates.trusted.equivalence` (docs/certificates.md):
+
+* ``equivalent``: ``"networks": [NET1, NET2]`` and ``"canonical"``, the canonical form of their common function
+  (:meth:`exactrelu.equiv.CanonicalForm.to_json`); the checker recomputes both forms itself and compares.
+* ``not-equivalent``: the networks, ``"witness"`` (d rationals) and ``"values"`` (the two outputs there, m
+  rationals each, different); the checker evaluates both networks at the witness.
+
+Each NET is :meth:`exactrelu.network.Network.to_json` (U, V, activation, and b, c when non-zero).
+
+>>> from exactrelu.network import Network
+>>> a = Network.from_rows(U=[[1]], V=[[1]])
+>>> cert = not_equivalent_certificate(a, a.without_output_bias(), ["1"], [["1"], ["2"]])
+>>> cert["claim"], cert["witness"]
+('not-equivalent', ['1'])
+>>> verify_equivalence(cert)
+Traceback (most recent call last):
+...
+exactrelu.errors.CertificateInvalid: network 2 at the witness is 1, not the stated 2
+"""
+
+from __future__ import annotations
+
+from ...errors import CertificateInvalid, InvalidInput
+from ...exact.rationals import format_rational
+from ...network import Network
+from .. import checker
+from ..envelope import envelope, provenance
+
+__all__ = ["equivalent_certificate", "not_equivalent_certificate", "verify_equivalence"]
+
+
+def equivalent_certificate(net1: Network, net2: Network, canonical: dict, **prov) -> dict:
+    """``equivalent``: ``net1`` and ``net2`` compute the same function on all of R^d, whose canonical form is
+    ``canonical`` (not verified here: see :func:`verify_equivalence`)."""
+    return {**envelope("equivalent", networks=[net1.to_json(), net2.to_json()], canonical=canonical),
+            "provenance": provenance(**prov)}
+
+
+def not_equivalent_certificate(net1: Network, net2: Network, witness, values, **prov) -> dict:
+    """``not-equivalent``: at ``witness`` (d rationals) the networks output ``values[0]`` and ``values[1]``."""
+    return {**envelope("not-equivalent", networks=[net1.to_json(), net2.to_json()],
+                       witness=[format_rational(x) for x in witness],
+                       values=[[format_rational(x) for x in v] for v in values]),
+            "provenance": provenance(**prov)}
+
+
+def verify_equivalence(cert: dict) -> str:
+    """Run the independent checker on an equivalence certificate; its summary, or CertificateInvalid."""
+    try:
+        return checker.check(cert, None)
+    except checker.CheckFailed as exc:
+        raise CertificateInvalid(str(exc)) from None
+    except checker.UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None

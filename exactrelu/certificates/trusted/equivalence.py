@@ -1,0 +1,214 @@
+"""The claims ``equivalent`` and ``not-equivalent`` about two networks given inline. Standard library only.
+
+A network is ``{"activation", "U" (m x k), "V" (k x d), "b" (k, optional), "c" (m, optional)}`` and computes
+``x -> sum_i U[r][i] f(V[i] . x + b[i]) + c[r]``, f the ReLU or the rectified power t^c (docs/certificates.md).
+
+``not-equivalent``
+    ``"witness"`` (d rationals) and ``"values"`` (two lists of m rationals): each network, evaluated here
+    exactly at the witness, gives its stated value, and the two values differ.
+``equivalent``
+    both networks have the same activation, d and m, and the canonical form stated in ``"canonical"``,
+    which this module recomputes from each network and compares (docs/equivalence.md). The form: write
+    each unit's (V_i, b_i) as g p with p a primitive integer vector (d + 1 entries) and g > 0, so that
+    ``u f(V_i x + b_i) = u g^c f(p . (x, 1))``; if the first non-zero entry of p's first d entries is
+    negative, use ``f(q . y) = (-1)^(c+1) f(-q . y) + (q . y)^c``. Coefficients on equal p add up
+    (``"hyperplanes"``: normals p, sorted, and their non-zero coefficients); the terms ``(q . y)^c`` are the
+    affine part A x + e for the ReLU (``"linear"`` A and ``"offset"``), grouped by -q for c >= 2
+    (``"powers"``, ``(-1)^c`` times the coefficient on the normal -q); units with V_i = 0 add u f(b_i) to the
+    offset, as does c. Equal forms mean equal functions: each term of one form is the same function as the
+    sum of the terms it came from.
+
+Both claims need no instance. The stated canonical form must be written as this module writes it
+(canonical rational strings, normals as integer strings), so that it is compared as text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from operator import mul
+
+from .common import CheckFailed, activation_degree, canonical, limit, only_fields, parse_rational
+
+_NET_FIELDS = {"activation", "U", "V", "b", "c"}
+
+
+_ROW = re.compile(r"(?:-?[0-9]+(?:/[0-9]+)?\x00)*")  # a row of canonical rationals, joined by NUL
+
+
+def _pq(x) -> tuple[int, int]:
+    """A rational as (numerator, denominator > 0), read by parse_rational."""
+    f = parse_rational(x)
+    return f.numerator, f.denominator
+
+
+def _row(r) -> tuple[list[int], list[int] | None]:
+    """(numerators, denominators or None when all are 1) of a row of rationals. Canonical strings ("-3", "5/7")
+    are read in bulk (one regular expression, then int); anything else entry by entry by parse_rational."""
+    if all(type(x) is str for x in r) and max(map(len, r), default=0) <= limit("digits"):
+        joined = "\x00".join(r) + "\x00"
+        if _ROW.fullmatch(joined):
+            if "/" not in joined:
+                return list(map(int, r)), None
+            pairs = [x.partition("/") for x in r]
+            if all(not sep or int(q) for _, sep, q in pairs):  # a zero denominator goes to parse_rational
+                return [int(p) for p, _, _ in pairs], [int(q) if q else 1 for _, _, q in pairs]
+    pairs = [_pq(x) for x in r]
+    return [p for p, _ in pairs], [q for _, q in pairs]
+
+
+def _rows(obj, rows: int | None, cols: int | None, name: str) -> list[tuple[list[int], list[int] | None]]:
+    """A non-empty list of ``rows`` rows (any number when None) of ``cols`` rationals (the first row's width
+    when None, at least 1), each as :func:`_row` reads it."""
+    if not isinstance(obj, list) or not obj or (rows is not None and len(obj) != rows):
+        raise CheckFailed(f"{name} must be a non-empty list of rows" + (f" ({rows} rows)" if rows is not None else ""))
+    width = cols if cols is not None else (len(obj[0]) if isinstance(obj[0], list) else 0)
+    out = []
+    for r in obj:
+        if not isinstance(r, list) or len(r) != width or width < 1:
+            raise CheckFailed(f"every row of {name} must be a list of {width or 'one or more'} rationals")
+        out.append(_row(r))
+    return out
+
+
+def _fractions(row) -> list[Fraction]:
+    nums, dens = row
+    return [Fraction(p) for p in nums] if dens is None else [Fraction(p, q) for p, q in zip(nums, dens)]
+
+
+def _network(obj, which: int):
+    """(degree, U columns, unit rows (integers w, denominator L) with (V_i, b_i) = w / L, output bias, d, m)."""
+    if not isinstance(obj, dict):
+        raise CheckFailed(f"network {which} must be an object")
+    only_fields(obj, _NET_FIELDS)
+    c = activation_degree(obj.get("activation"))
+    V = _rows(obj.get("V"), None, None, f"V of network {which}")
+    k, d = len(V), len(V[0][0])
+    U = [_fractions(r) for r in _rows(obj.get("U"), None, k, f"U of network {which}")]
+    m = len(U)
+    b = _fractions(_rows([obj["b"]], 1, k, f"b of network {which}")[0]) if "b" in obj else [Fraction(0)] * k
+    out = _fractions(_rows([obj["c"]], 1, m, f"c of network {which}")[0]) if "c" in obj else [Fraction(0)] * m
+    units = []
+    for (nums, dens), bi in zip(V, b):
+        if dens is None and bi.denominator == 1:
+            units.append((nums + [bi.numerator], 1))
+            continue
+        L = math.lcm(*(dens or [1]), bi.denominator)
+        units.append(([p * (L // q) for p, q in zip(nums, dens or [1] * d)] + [bi.numerator * (L // bi.denominator)], L))
+    cols = [[U[r][i] for r in range(m)] for i in range(k)]
+    return c, cols, units, out, d, m
+
+
+def _add(table: dict, key, vec, sign: int) -> None:
+    acc = table.setdefault(key, [Fraction(0)] * len(vec))
+    for r, v in enumerate(vec):
+        acc[r] += sign * v
+
+
+def _terms(table: dict) -> dict:
+    kept = sorted((p, g) for p, g in table.items() if any(g))
+    return {"normals": [[str(x) for x in p] for p, _ in kept], "coefficients": [[canonical(x) for x in g] for _, g in kept]}
+
+
+def _affine(flips: dict, m: int, d: int) -> list[list[Fraction]]:
+    """``sum_q coef_q q`` (m rows of d + 1), each output over the lcm of its denominators (integer sums)."""
+    rows = []
+    for r in range(m):
+        terms = [(g[r], q) for q, g in flips.items() if g[r]]
+        L = math.lcm(*(f.denominator for f, _ in terms)) if terms else 1
+        acc = [0] * (d + 1)
+        for f, q in terms:
+            n = f.numerator * (L // f.denominator)
+            acc = [a + n * x for a, x in zip(acc, q)]
+        rows.append([Fraction(a, L) for a in acc])
+    return rows
+
+
+def canonical_form(net) -> dict:
+    """The canonical form of a parsed network (module docstring), written as the certificate states it."""
+    c, cols, units, out, d, m = net
+    hyper, powers, flips, offset = {}, {}, {}, list(out)
+    for (w, L), u in zip(units, cols):
+        g = math.gcd(*w)
+        if g == 0 or not any(u):
+            continue
+        p = [x // g for x in w]
+        coef = [x * Fraction(g, L) ** c for x in u]
+        lead = next((x for x in p[:d] if x), 0)
+        if lead == 0:
+            if p[d] > 0:
+                offset = [o + x for o, x in zip(offset, coef)]
+        elif lead > 0:
+            _add(hyper, tuple(p), coef, 1)
+        else:
+            key = tuple(-x for x in p)
+            _add(hyper, key, coef, (-1) ** (c + 1))
+            _add(flips if c == 1 else powers, tuple(p) if c == 1 else key, coef, 1 if c == 1 else (-1) ** c)
+    form = {"hyperplanes": _terms(hyper)}
+    if c == 1:
+        A = _affine(flips, m, d)
+        form["linear"] = [[canonical(x) for x in row[:d]] for row in A]
+        offset = [o + row[d] for o, row in zip(offset, A)]
+    else:
+        form["powers"] = _terms(powers)
+    form["offset"] = [canonical(x) for x in offset]
+    return form
+
+
+def _evaluate(net, x: list[Fraction]) -> list[Fraction]:
+    """The network's m outputs at x, exactly (integer pre-activations: x = Nx / X)."""
+    c, cols, units, out, d, m = net
+    X = math.lcm(*(f.denominator for f in x))
+    Nx = [f.numerator * (X // f.denominator) for f in x] + [X]
+    values = list(out)
+    for (w, L), u in zip(units, cols):
+        t = sum(map(mul, w, Nx))
+        if t > 0:
+            h = Fraction(t**c, (L * X) ** c)
+            values = [v + ur * h for v, ur in zip(values, u)]
+    return values
+
+
+def _pair(cert: dict, extra: set):
+    only_fields(cert, {"format", "version", "claim", "networks", "provenance"} | extra)
+    nets = cert.get("networks")
+    if not isinstance(nets, list) or len(nets) != 2:
+        raise CheckFailed("networks must be a list of two networks")
+    a, b = _network(nets[0], 1), _network(nets[1], 2)
+    if a[0] != b[0] or a[4] != b[4] or a[5] != b[5]:
+        raise CheckFailed("the two networks differ in activation, input dimension d or output dimension m")
+    return a, b
+
+
+def _describe(a, b) -> str:
+    act = "relu" if a[0] == 1 else f"power {a[0]}"
+    return f"(k = {len(a[1])} and {len(b[1])} units, d = {a[4]}, m = {a[5]}, {act})"
+
+
+def check_equivalent(cert: dict, instance=None) -> str:
+    """Verify ``equivalent``: both networks' canonical forms, recomputed here, equal the stated one."""
+    a, b = _pair(cert, {"canonical"})
+    stated = cert.get("canonical")
+    for which, net in ((1, a), (2, b)):
+        if canonical_form(net) != stated:
+            raise CheckFailed(f"the canonical form of network {which} differs from the stated one")
+    hyper = len(stated["hyperplanes"]["normals"])
+    return (f"equivalent: the two networks {_describe(a, b)} are the same function on all of R^d "
+            f"(canonical form: {hyper} hyperplanes{', affine part' if a[0] == 1 else ', grouped power terms'})")
+
+
+def check_not_equivalent(cert: dict, instance=None) -> str:
+    """Verify ``not-equivalent``: both networks evaluated at the witness give the stated, different values."""
+    a, b = _pair(cert, {"witness", "values"})
+    x = _fractions(_rows([cert.get("witness")], 1, a[4], "witness")[0])
+    values = [_fractions(r) for r in _rows(cert.get("values"), 2, a[5], "values")]
+    for which, net, stated in ((1, a, values[0]), (2, b, values[1])):
+        got = _evaluate(net, x)
+        for r, (v, s) in enumerate(zip(got, stated)):
+            if v != s:
+                raise CheckFailed(f"network {which} at the witness is {canonical(v)}, not the stated {canonical(s)}"
+                                  + (f" (output {r})" if len(got) > 1 else ""))
+    if values[0] == values[1]:
+        raise CheckFailed("the two values at the witness are equal")
+    return f"not-equivalent: the two networks {_describe(a, b)} differ at the witness (both evaluated exactly)"

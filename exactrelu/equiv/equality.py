@@ -1,0 +1,175 @@
+"""The front door of ``exactrelu equiv``: are two networks the same function on all of R^d? One record either way.
+
+:func:`functionally_equal` compares the canonical forms (:mod:`exactrelu.equiv.canonical`). Equal forms: the
+record carries the form and an ``equivalent`` certificate. Different forms: an exact witness x with
+f1(x) != f2(x) (:mod:`exactrelu.equiv.witness`), both values, and a ``not-equivalent`` certificate. Either
+certificate is checked by the independent checker before the record is returned (``check=False`` skips it,
+for timing the decision alone; the summary then says so).
+
+This is equality of *functions*. :meth:`exactrelu.network.Network.equivalent` answers a narrower question,
+equality of *parameters* up to permutation and positive rescaling of units: ``relu(z) - relu(-z)`` and
+``relu(z) - relu(-z) + relu(2z) - 2 relu(z)`` are the same function but not the same parameters.
+
+>>> from exactrelu.network import Network
+>>> a = Network.from_rows(U=[[1, -1]], V=[[1, 2], [-1, -2]], b=[1, -1])          # relu(z) - relu(-z) = z
+>>> b = Network.from_rows(U=[[1, 1]], V=[[1, 0], [0, 2]], c=[1])                 # ... for x, y >= 0 only
+>>> functionally_equal(a, a).status
+'equivalent'
+>>> res = functionally_equal(a, b)
+>>> res.status, len(res.witness), res.values[0] != res.values[1]
+('not-equivalent', 2, True)
+>>> res.summary
+'not-equivalent: the two networks (k = 2 and 2 units, d = 2, m = 1, relu) differ at the witness (both evaluated exactly)'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..certificates.claims.equivalence import equivalent_certificate, not_equivalent_certificate, verify_equivalence
+from ..errors import AssumptionViolated, InvalidInput
+from ..network import Network
+from .canonical import CanonicalForm, canonical_form
+from .witness import candidate_points, difference, evaluate_at
+
+__all__ = ["Equivalence", "functionally_equal", "STATUSES"]
+
+STATUSES = ("equivalent", "not-equivalent")
+
+
+@dataclass
+class Equivalence:
+    """The answer to "do these two networks compute the same function on R^d?", either way.
+
+    Attributes
+    ----------
+    status : ``"equivalent"`` or ``"not-equivalent"``.
+    canonical : the canonical form of the common function (``equivalent``), else None.
+    witness : d rationals where the networks differ (``not-equivalent``), else None.
+    values : the two networks' outputs at the witness (m rationals each), else None.
+    certificate : the ``equivalent`` or ``not-equivalent`` certificate (both networks inline).
+    summary : the independent checker's verdict on ``certificate`` (or, with ``check=False``, what is claimed).
+    evidence : how the answer was found: which part of the canonical forms differs, the number of
+        hyperplanes on each side, seconds spent in each step.
+
+    >>> Equivalence("same", None, None, None, {}, "")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: an Equivalence's status is 'equivalent' or 'not-equivalent', got 'same'
+    """
+
+    status: str
+    canonical: CanonicalForm | None
+    witness: list[Fraction] | None
+    values: tuple[list[Fraction], list[Fraction]] | None
+    certificate: dict
+    summary: str
+    evidence: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise InvalidInput(f"an Equivalence's status is 'equivalent' or 'not-equivalent', got {self.status!r}")
+
+    @property
+    def equal(self) -> bool:
+        """True when the networks are the same function."""
+        return self.status == "equivalent"
+
+
+def _comparable(a: Network, b: Network) -> None:
+    if not isinstance(a, Network) or not isinstance(b, Network):
+        raise InvalidInput("functionally_equal compares two Network objects (exactrelu.io.read_weights reads files)")
+    if a.activation != b.activation:
+        raise InvalidInput(f"the networks have different activations ({a.activation} and {b.activation}); "
+                           "equivalence is decided within one activation")
+    if a.d != b.d or a.m != b.m:
+        raise InvalidInput(f"the networks map R^{a.d} -> R^{a.m} and R^{b.d} -> R^{b.m}: not comparable")
+
+
+def _what_differs(hyper, powers, linear, offset) -> str:
+    if hyper:
+        return "hyperplanes"
+    if any(offset) or any(any(r) for r in linear):
+        return "affine part" if linear else "offset"
+    return "power terms"
+
+
+def _witness(a: Network, b: Network, fa: CanonicalForm, fb: CanonicalForm, seed: int):
+    """(x, value of a, value of b) at the first candidate point where they differ, or None."""
+    points = candidate_points(fa, fb, seed=seed)
+    va, vb = evaluate_at(a, points), evaluate_at(b, points)
+    for x, ya, yb in zip(points, va, vb):
+        if ya != yb:
+            return x, ya, yb
+    return None
+
+
+def _undecided(a: Network, hyper_equal: bool, powers: dict) -> AssumptionViolated:
+    c = a.activation.degree
+    return AssumptionViolated(
+        f"undecided: for t^{c} the hyperplane parts agree and the networks agree at every point tried, but their "
+        f"polynomial parts are grouped differently ({len(powers)} terms (q . (x, 1))^{c} differ); proving such a "
+        "sum of powers zero needs its monomial expansion, which is not implemented (docs/equivalence.md)",
+        evidence={"hyperplanes_equal": hyper_equal, "power_terms_differing": len(powers)},
+        suggestion="compare the networks on data (exactrelu certify) or ask for the ReLU")
+
+
+def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed: int = 0, **prov) -> Equivalence:
+    """Decide exactly whether ``net1`` and ``net2`` are the same function on all of R^d; certify the answer.
+
+    Parameters
+    ----------
+    net1, net2 : networks with the same activation, d and m (any numbers of units, biases, output biases).
+    check : run the independent checker on the certificate before returning (default True).
+    seed : seed of the random points the witness search uses (the answer does not depend on it).
+    **prov : extra provenance recorded in the certificate.
+
+    Returns
+    -------
+    Equivalence
+        ``equivalent`` with the canonical form, or ``not-equivalent`` with an exact witness and both values.
+
+    Raises
+    ------
+    InvalidInput
+        Different activations or shapes.
+    AssumptionViolated
+        Rectified powers t^c (c >= 2) whose hyperplane parts agree but whose power terms are grouped
+        differently and agree at every point tried: not decided (docs/equivalence.md). Never for the ReLU.
+
+    Examples
+    --------
+    >>> from exactrelu.network import Network
+    >>> a = Network.from_rows(U=[[2]], V=[[3, -6]], b=[3], c=[1])
+    >>> b = Network.from_rows(U=[[6, 5]], V=[[1, -2], [0, 0]], b=[1, "1/5"])
+    >>> functionally_equal(a, b).equal
+    True
+    """
+    _comparable(net1, net2)
+    t0 = time.perf_counter()
+    fa, fb = canonical_form(net1), canonical_form(net2)
+    evidence = {"hyperplanes": [fa.units, fb.units], "seconds_canonical": time.perf_counter() - t0}
+    if fa == fb:
+        cert = equivalent_certificate(net1, net2, fa.to_json(), **prov)
+        status, canonical, witness, values = "equivalent", fa, None, None
+    else:
+        hyper, powers, linear, offset = difference(fa, fb)
+        evidence["differs_in"] = _what_differs(hyper, powers, linear, offset)
+        t1 = time.perf_counter()
+        found = _witness(net1, net2, fa, fb, seed)
+        evidence["seconds_witness"] = time.perf_counter() - t1
+        if found is None:
+            raise _undecided(net1, not hyper, powers)
+        witness, ya, yb = found
+        values = (ya, yb)
+        cert = not_equivalent_certificate(net1, net2, witness, values, **prov)
+        status, canonical = "not-equivalent", None
+    if check:
+        t2 = time.perf_counter()
+        summary = verify_equivalence(cert)
+        evidence["seconds_check"] = time.perf_counter() - t2
+    else:
+        summary = f"{status} (not checked: check=False)"
+    return Equivalence(status, canonical, witness, values, cert, summary, evidence)
