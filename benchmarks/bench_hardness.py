@@ -79,7 +79,7 @@ def ours(inst, unknown_u: bool, budget: float, proof: str = "lrat"):
         total = time.perf_counter() - t
     except SearchLimit:
         return {"status": "timeout"}
-    st = res.stats
+    st = res.evidence
     out = {"status": "timeout" if total > budget else res.status, "seconds": total, "json_seconds": total - (t1 - t),
            "bytes": len(text)}
     for key in ("lemma_seconds", "solve_seconds", "trim_seconds", "write_seconds", "check_seconds", "lemmas",

@@ -19,10 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _lp_peers import save, table  # noqa: E402
 
-from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.matrix import QMatrix  # noqa: E402
 from exactrelu.instances import Instance, planted  # noqa: E402
-from exactrelu.decide.worstcase import solve  # noqa: E402
+from exactrelu.decide import solve_decision  # noqa: E402
 
 
 def main():
@@ -35,12 +34,12 @@ def main():
         for inputs in ("gaussian", "integer"):
             inst = planted(d=d, k=k, m=k, n=n, seed=5, inputs=inputs)
             t = time.perf_counter()
-            try:
-                res = solve(inst, k, keep_certificates=False)
+            res = solve_decision(inst, k, keep_certificates=False)
+            pats = len(res.evidence["patterns"])
+            if res.realizable:
                 out = "realizes" + (" (= planted)" if res.network.equivalent(inst.planted) else "")
-                pats = len(res.patterns)
-            except NotRealizable as exc:  # pragma: no cover - a planted instance is realisable
-                out, pats = f"NOT REALIZABLE?! {exc}", 0
+            else:  # pragma: no cover - a planted instance is realisable
+                out = f"NOT REALIZABLE?! {res.evidence['reason']}"
             rows.append([f"planted n={n} k={k} d={d} {inputs}", out, pats, f"{time.perf_counter() - t:.3f}"])
             print(rows[-1], flush=True)
     rng = np.random.default_rng(3)
@@ -49,12 +48,13 @@ def main():
         Y = rng.integers(-2, 3, (n, k)) @ rng.integers(-2, 3, (k, k))
         inst = Instance(QMatrix.from_numpy(X), QMatrix.from_numpy(Y))
         t = time.perf_counter()
-        try:
-            res = solve(inst, k, keep_certificates=False)
-            out, pats = "realizes", len(res.patterns)
-        except NotRealizable as exc:
-            out = f"not realisable (span {exc.evidence.get('span')} < {k})" if "span" in exc.evidence else "not realisable (rank)"
-            pats = len(exc.evidence.get("patterns", []))
+        res = solve_decision(inst, k, keep_certificates=False)
+        ev = res.evidence
+        pats = len(ev["patterns"])
+        if res.realizable:
+            out = "realizes"
+        else:
+            out = f"not realisable (span {ev.get('span')} < {k})" if "span" in ev else "not realisable (rank)"
         rows.append([f"random labels n={n} k={k} d={d}", out, pats, f"{time.perf_counter() - t:.3f}"])
         print(rows[-1], flush=True)
     headers = ["instance", "answer", "patterns examined", "seconds (incl. certificate check)"]

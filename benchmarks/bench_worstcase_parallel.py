@@ -1,5 +1,5 @@
 """The worst-case solver's enumeration serially, on a 2-worker process pool and on a 4-worker Dask
-LocalCluster (``solve(..., executor=...)``, ``exactrelu solve --workers N``), side by side in one session.
+LocalCluster (``solve_decision(..., executor=...)``, ``exactrelu solve --workers N``), side by side in one session.
 
     python benchmarks/bench_worstcase_parallel.py [--rounds 2] [--quick]
 
@@ -32,10 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _dask_cluster import local_cluster  # noqa: E402
 
-from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.matrix import QMatrix  # noqa: E402
 from exactrelu.instances import Instance, planted  # noqa: E402
-from exactrelu.decide.worstcase import solve  # noqa: E402
+from exactrelu.decide import solve_decision  # noqa: E402
 from exactrelu.sweep.executors import Backend  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -71,11 +70,12 @@ def run(inst, k, executor, workers):
     t0 = time.perf_counter()
     if executor is not None:
         executor = Counting(executor)
-    try:
-        res = solve(inst, k, try_recovery=False, executor=executor, workers=workers)
-        answer = ("realizes", [asdict(p) for p in res.patterns], res.certificate["U"], res.certificate["V"])
-    except NotRealizable as exc:
-        answer = ("not-realizable", [asdict(p) for p in exc.evidence["patterns"]], None, None)
+    res = solve_decision(inst, k, try_recovery=False, executor=executor, workers=workers)
+    reports = [asdict(p) for p in res.evidence["patterns"]]
+    if res.realizable:
+        answer = ("realizes", reports, res.certificate["U"], res.certificate["V"])
+    else:
+        answer = ("not-realizable", reports, None, None)
     return time.perf_counter() - t0, answer, executor.sent if executor is not None else None
 
 

@@ -11,7 +11,15 @@ Mutations (on the syntax tree, never in strings or docstrings):
 * ``and``/``or``; ``not x`` -> ``x``; ``any``/``all``;
 * integer constants c -> c + 1 and c -> c - 1; ``True``/``False``;
 * ``+``/``-``; ``range(x)`` -> ``range(x - 1)``;
-* a ``raise`` -> ``pass`` (a check deleted); a ``continue`` -> ``pass``.
+* a ``raise`` -> ``pass`` (a check deleted); a ``continue`` -> ``pass``;
+* **statement deletion**: any other statement -> ``pass`` (an assignment, a call, a ``return``, a whole
+  ``if``/``for`` block; never a ``def``, ``class``, import or docstring): the operator that found the two
+  unsound DRUP-replay mutants of issue 26;
+* an ``if`` (or ``elif``) condition -> ``True`` and -> ``False``;
+* an augmented assignment ``x op= y`` -> ``x = y``;
+* the two adjacent positional arguments of a call swapped, ``f(a, b)`` -> ``f(b, a)``;
+* two local variables loaded in one statement swapped there (sibling variables: ``i`` and ``j``,
+  ``n`` and ``m``, ``X`` and ``Y``), every occurrence of each in that statement.
 
 Each mutant is written into a copy of the package and the tests run in a fresh interpreter with
 ``pytest -x`` (stop at the first failure) and a timeout (a mutant that loops forever counts as
@@ -29,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import itertools
 import json
 import os
 import random
@@ -44,25 +53,40 @@ ROOT = HERE.parent
 PKG = ROOT / "exactrelu" / "certificates"
 
 #: the tests that exercise each trusted file (every checker test for checker.py and common.py), fast killers first
-_ALL = ["tests/certificates/test_checker_mutants.py", "tests/certificates/test_certificates.py", "tests/io/test_limits.py", "tests/io/test_npz.py",
-        "tests/decide/test_span_refutation.py", "tests/exact/test_lp.py", "tests/certificates/test_claims_biases_residuals.py", "tests/decide/test_pattern_search.py",
-        "tests/decide/test_lazy.py", "tests/decide/test_hints.py"]
+_C = "tests/certificates/"
+_ALL = [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corpus/test_corpus.py", _C + "test_checker_limits.py",
+        "tests/io/test_limits.py", "tests/io/test_npz.py", _C + "test_span_checker.py", _C + "test_lp_checker.py",
+        _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py", _C + "test_case_trees.py",
+        _C + "test_hinted_check.py", _C + "test_drup_upgrade.py", "tests/decide/test_span_refutation.py",
+        "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py", "tests/decide/test_hints.py"]
 TESTS = {
     "checker.py": _ALL,
     "trusted/common.py": _ALL,  # shared by every claim
-    "trusted/instance.py": _ALL[:5] + ["tests/io/test_exactness.py"] + _ALL[5:],
-    "trusted/realizes.py": ["tests/certificates/test_checker_mutants.py", "tests/certificates/test_certificates.py", "tests/certificates/test_claims_biases_residuals.py"],
-    "trusted/refutation.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py",
-                              "tests/decide/test_hints.py", "tests/io/test_limits.py"],
-    "trusted/rup.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_lazy.py", "tests/io/test_limits.py"],
-    "trusted/lrat.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_hints.py", "tests/decide/test_lazy.py"],
-    "trusted/span.py": ["tests/certificates/test_checker_mutants.py", "tests/decide/test_span_refutation.py"],
-    "trusted/lp.py": ["tests/certificates/test_checker_mutants.py", "tests/exact/test_lp.py", "tests/io/test_limits.py"],
+    "trusted/instance.py": _ALL[:6] + ["tests/io/test_exactness.py"] + _ALL[6:],
+    "trusted/realizes.py": [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corpus/test_corpus.py",
+                            _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py", "tests/network/test_output_bias.py"],
+    "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
+                              _C + "test_hinted_check.py", _C + "test_checker_limits.py", _C + "test_model_classes.py",
+                              _C + "test_drup_upgrade.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py"],
+    "trusted/lrat.py": [_C + "test_checker_mutants.py", _C + "test_hinted_check.py", "tests/corpus/test_corpus.py",
+                        _C + "test_checker_limits.py", _C + "test_drup_upgrade.py", "tests/decide/test_hints.py"],
+    "trusted/span.py": [_C + "test_checker_mutants.py", _C + "test_span_checker.py", "tests/corpus/test_corpus.py",
+                        _C + "test_model_classes.py", "tests/decide/test_span_refutation.py"],
+    "trusted/lp.py": [_C + "test_checker_mutants.py", _C + "test_lp_checker.py", "tests/corpus/test_corpus.py",
+                      _C + "test_checker_limits.py"],
+    "trusted/tree.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
+                        _C + "test_span_checker.py", _C + "test_checker_limits.py"],
+    "trusted/model.py": [_C + "test_model_classes.py", "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
+                         _C + "test_case_trees.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's
 #: command-line tests stay in: they call main() in-process and pin its exit codes and help text)
-DESELECT = "not test_time_limit_interrupts_the_solver"
+DESELECT = ("not test_time_limit_interrupts_the_solver and not test_the_checker_command_gives_each_verdict "
+            "and not test_the_corpus_is_what_its_generator_writes")  # the corpus runs in-process as well
+
+#: statements never deleted (deleting them breaks the module at import: killed trivially, says nothing)
+_KEEP = (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Pass, ast.Global, ast.Nonlocal)
 
 SWAP_CMP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
             ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -90,7 +114,7 @@ def mutation_points(tree) -> list[tuple[int, str, int]]:
             skip |= {id(n) for n in ast.walk(node)}
         if id(node) in _docstrings(tree):
             skip |= {id(n) for n in ast.walk(node)}
-    points = []
+    points, scope = [], _scopes(tree)
     for i, node in enumerate(ast.walk(tree)):
         if id(node) in skip:
             continue
@@ -120,7 +144,57 @@ def mutation_points(tree) -> list[tuple[int, str, int]]:
             points.append((i, "raise", line))
         elif isinstance(node, ast.Continue):
             points.append((i, "continue", line))
+        points += _new_points(node, i, line, scope.get(id(node), set()))
     return points
+
+
+def _new_points(node, i, line, local: set) -> list:
+    """The operators added for issue 26: statement deletion, if -> True/False, x op= y -> x = y, swaps."""
+    out = []
+    if isinstance(node, ast.stmt) and not isinstance(node, _KEEP + (ast.Raise, ast.Continue)):
+        out.append((i, "delete", line))
+    if isinstance(node, ast.If):
+        out += [(i, "if-true", line), (i, "if-false", line)]
+    if isinstance(node, ast.AugAssign):
+        out.append((i, "augassign", line))
+    if isinstance(node, ast.Call) and not any(isinstance(a, ast.Starred) for a in node.args):
+        out += [(i, f"argswap{j}", line) for j in range(len(node.args) - 1)
+                if ast.dump(node.args[j]) != ast.dump(node.args[j + 1])]
+    if isinstance(node, ast.stmt) and not isinstance(node, _KEEP + (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+        names = _sibling_names(node, local)
+        out += [(i, f"varswap:{a}:{b}", line) for a, b in itertools.combinations(names, 2)]
+    return out
+
+
+def _sibling_names(stmt, local: set) -> list[str]:
+    """The function's own variables loaded in one simple statement, in order (not the names it calls, not globals:
+    swapping ``len`` and ``CheckFailed`` says nothing)."""
+    called = {id(n.func) for n in ast.walk(stmt) if isinstance(n, ast.Call)}
+    names: list = []
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called and n.id in local \
+                and n.id not in names:
+            names.append(n.id)
+    return names
+
+
+def _scopes(tree) -> dict:
+    """id(statement) -> the variables of its innermost function and of the functions around it."""
+    fns = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]  # breadth first: outer before inner
+    parent: dict = {}
+    for fn in fns:
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.FunctionDef) and sub is not fn:
+                parent[id(sub)] = fn
+    local, scope = {}, {}
+    for fn in fns:
+        own = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        own |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        local[id(fn)] = own | (local[id(parent[id(fn)])] if id(fn) in parent else set())
+        for sub in ast.walk(fn):
+            if isinstance(sub, ast.stmt):
+                scope[id(sub)] = local[id(fn)]
+    return scope
 
 
 class _Apply(ast.NodeTransformer):
@@ -156,8 +230,20 @@ class _Apply(ast.NodeTransformer):
         elif k == "range-1":
             node.args[-1 if len(node.args) > 1 else 0] = ast.BinOp(node.args[-1 if len(node.args) > 1 else 0], ast.Sub(),
                                                                    ast.Constant(1))
-        elif k in ("raise", "continue"):
+        elif k in ("raise", "continue", "delete"):
             return ast.Pass()
+        elif k in ("if-true", "if-false"):
+            node.test = ast.Constant(k == "if-true")
+        elif k == "augassign":
+            return ast.Assign(targets=[node.target], value=node.value, lineno=node.lineno)
+        elif k.startswith("argswap"):
+            j = int(k[7:])
+            node.args[j], node.args[j + 1] = node.args[j + 1], node.args[j]
+        elif k.startswith("varswap:"):
+            _, a, b = k.split(":")
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in (a, b):
+                    n.id = b if n.id == a else a
         return node
 
 
@@ -204,6 +290,9 @@ def main():
     ap.add_argument("--files", nargs="*", help="trusted files (as in checker.TRUSTED_FILES); default all")
     ap.add_argument("--sample", type=int, help="at most this many mutants per file, drawn at random")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kinds", help="only these kinds of mutant, comma-separated prefixes (delete,if-true,varswap,...)")
+    ap.add_argument("--merge", action="store_true",
+                    help="add the rows of this run to the file's entry in --out instead of replacing it")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--list", action="store_true", help="count the mutants and exit")
     ap.add_argument("--rerun", action="store_true",
@@ -223,6 +312,8 @@ def main():
     for name in files:
         source = (PKG / name).read_text()
         points = mutation_points(ast.parse(source))
+        if args.kinds:
+            points = [p for p in points if p[1].startswith(tuple(args.kinds.split(",")))]
         if args.sample and len(points) > args.sample:
             points = sorted(rng.sample(points, args.sample))
         previous = None
@@ -261,6 +352,10 @@ def main():
                 new_r = again.get((r["line"], r["kind"], r.get("index")))
                 merged.append(dict(r, status=new_r["status"], rerun=True) if r["status"] == "survived" and new_r else r)
             rows = merged
+        if args.merge and not args.rerun:  # keep the rows of other kinds from earlier runs of the same source
+            earlier = json.loads(Path(args.out).read_text()).get(name, {}) if Path(args.out).exists() else {}
+            mine = {(r["index"], r["kind"]) for r in rows}
+            rows = [r for r in earlier.get("rows", []) if (r["index"], r["kind"]) not in mine] + rows
         killed = sum(r["status"].startswith("killed") for r in rows)
         results[name] = {"mutants": len(rows), "killed": killed, "score": round(killed / max(1, len(rows)), 3),
                          "survivors": [r for r in rows if r["status"] == "survived"], "rows": rows}

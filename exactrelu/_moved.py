@@ -5,7 +5,7 @@
 imported unless an old name is asked for: the finder answers only for the names in :data:`MOVED`.
 
 >>> import importlib, sys, warnings
->>> _ = sys.modules.pop("exactrelu.files", None)  # imported already by an earlier test: then no warning is due
+>>> _ = sys.modules.pop("exactrelu.files", None)  # imported before (by another test, say): import it afresh
 >>> with warnings.catch_warnings(record=True) as seen:
 ...     warnings.simplefilter("always")
 ...     old = importlib.import_module("exactrelu.files")

@@ -1,8 +1,19 @@
-"""The one error hierarchy of exactrelu.
+"""The one error hierarchy of exactrelu: every exception and warning the package raises on purpose.
 
-Malformed input is a different error from a rejected claim (STYLE.md, 4).
-The command line maps :class:`InvalidInput` to exit code 2 and every other
-:class:`ExactReluError` to exit code 1.
+Malformed input is a different error from a rejected claim (STYLE.md, 4 and 16; SymPy's
+``polys/matrices/exceptions.py``). The command line maps :class:`InvalidInput` to exit code 2 and every
+other :class:`ExactReluError` to exit code 1. A time-out is :class:`TimeLimitExceeded` everywhere; a
+search budget that ran out is its subclass :class:`SearchLimit`. The only exceptions defined elsewhere
+are the trusted checker's own two (it imports nothing of exactrelu) and private control-flow signals
+that never leave their module (``_TooBig``, ``_Stop``, ``_Rejected``).
+
+Old names kept for one release (CHANGELOG.md): ``RoundLimit`` (now :class:`SearchLimit`), and the
+import paths ``exactrelu.decide.tree.SearchLimit``, ``exactrelu.decide.lazy.RoundLimit``,
+``exactrelu.decide.sat.proof.ProofFormatError``, ``exactrelu.exact.linalg.InconsistentSystem`` and
+``exactrelu.propose.hermite.estimators.GaussianityWarning``, which re-export the classes defined here.
+
+>>> issubclass(SearchLimit, TimeLimitExceeded), issubclass(InconsistentSystem, NotRealizable)
+(True, True)
 """
 
 from __future__ import annotations
@@ -14,7 +25,13 @@ __all__ = [
     "NotRealizable",
     "CertificateInvalid",
     "ProposalFailed",
+    "InconsistentSystem",
     "TimeLimitExceeded",
+    "SearchLimit",
+    "RoundLimit",
+    "ProofFormatError",
+    "ExactReluWarning",
+    "GaussianityWarning",
 ]
 
 
@@ -78,3 +95,35 @@ class TimeLimitExceeded(ExactReluError):
     def __init__(self, message: str, *, done: str | None = None):
         self.done = done
         super().__init__(message if not done else f"{message}; done so far: {done}")
+
+
+class SearchLimit(TimeLimitExceeded):
+    """A search budget (``max_nodes``: case-tree nodes, or SAT-solver rounds) ran out before the answer.
+
+    Nothing is claimed (exit 1 on the command line): raise the budget or shrink the instance. A time
+    limit that passes is :class:`TimeLimitExceeded` itself; this subclass tells the budget apart.
+    """
+
+
+#: deprecated name of :class:`SearchLimit` (the lazy engine's round limit of 0.1); kept for one release
+RoundLimit = SearchLimit
+
+
+class InconsistentSystem(NotRealizable):
+    """An over-determined system ``M x = b`` that has no exact solution (``evidence``: the failing rows)."""
+
+
+class ProofFormatError(ExactReluError, ValueError):
+    """A SAT solver's proof (LRAT or DRUP trace) cannot be read, or does not refute its clauses.
+
+    Raised on the untrusted side (reading and trimming the solver's proof); no certificate is made
+    from such a proof, and the callers fall back to another proof or re-solve.
+    """
+
+
+class ExactReluWarning(UserWarning):
+    """Base class of the warnings exactrelu gives (a guarantee may not apply; nothing exact is affected)."""
+
+
+class GaussianityWarning(ExactReluWarning):
+    """The inputs do not look Gaussian: the Hermite guarantees do not apply (the result may still be usable)."""

@@ -44,7 +44,8 @@ import numpy as np
 
 from .errors import InvalidInput
 from .limits import limit, over
-from .exact.matrix import QMatrix, as_float_array, int_times_dyadic
+from .exact.float64 import as_float_array, int_times_dyadic
+from .exact.matrix import QMatrix
 
 
 __all__ = ["Activation", "RELU", "Network"]

@@ -2,8 +2,14 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Hypothesis profiles (docs/testing.md). "ci", the default: few examples, derandomized, so that every run of the
+# suite draws the same examples (a red CI run is reproducible, and green means the same thing every time); no
+# example database is read or written. "thorough" (HYPOTHESIS_PROFILE=thorough): random and 20x the examples,
+# for local runs that hunt new counterexamples; add what it finds as an @example to the property.
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True, database=None,
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=500, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 import pytest

@@ -28,8 +28,8 @@ Claims known (every other claim is rejected):
     any U when m = 1 (cases u in {1, 0, -1}^k, non-increasing). Each case carries a case tree over
     activation patterns with a Farkas vector (or a proved lemma) at every leaf, or lemmas (each a
     Farkas vector, or a template proved once and instantiated on clusters with equal data) and a
-    refutation of their clauses: hinted (LRAT-style, checked in one linear pass) or DRUP (replayed
-    by unit propagation) (docs/certificates.md). Or, for any U and any m (``exactrelu solve``): a
+    refutation of their clauses, hinted (LRAT-style, checked in one linear pass; a DRUP proof is refused
+    with the command that converts it) (docs/certificates.md). Or, for any U and any m (``exactrelu solve``): a
     non-zero (k+1) x (k+1) minor of the labels (rank > k), or a k x k one and a span refutation:
     no realisable hidden row lies outside a hyperplane of the labels' row space.
 ``lp-feasible``
@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import sys
 
-from .trusted.common import CheckFailed, UnreadableInput, _json, canonical, parse_rational
+from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational, read_json
 from .trusted.equivalence import check_equivalent, check_not_equivalent
 from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
@@ -55,14 +55,14 @@ from .trusted.refutation import check_not_realizable
 from .trusted.span import check_rank_refutation
 
 __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "load_instance", "instance_sha256",
-           "parsed_instance", "parse_rational", "entry", "canonical", "CLAIMS", "TRUSTED_FILES"]
+           "parsed_instance", "parse_rational", "entry", "canonical", "read_json", "CLAIMS", "TRUSTED_FILES"]
 
 FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
-                 "trusted/refutation.py", "trusted/rup.py", "trusted/span.py", "trusted/lp.py",
-                 "trusted/equivalence.py")
+                 "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
+                 "trusted/model.py", "trusted/equivalence.py")
 
 def _not_realizable(cert: dict, instance) -> str:
     """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""
@@ -78,8 +78,8 @@ def check(cert: dict, instance: dict | None) -> str:
     """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data)."""
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
-    if cert.get("version") != 1:
-        raise CheckFailed(f"unsupported certificate version {cert.get('version')!r}")
+    if type(cert.get("version")) is not int or cert["version"] != 1:  # not true, not 1.0
+        raise CheckFailed(f"unsupported certificate version {str(cert.get('version'))[:20]!r}")
     claim = cert.get("claim")
     if claim not in CLAIMS:
         raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")
@@ -93,7 +93,7 @@ def check_files(cert_path: str, instance_path: str | None) -> str:
             raw = fh.read()
     except OSError as exc:
         raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
-    cert = _json(raw, cert_path)
+    cert = read_json(raw, cert_path)
     instance = load_instance(instance_path) if instance_path is not None else None
     return check(cert, instance)
 

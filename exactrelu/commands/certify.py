@@ -35,69 +35,102 @@ def _num(x) -> str:
 
 def cmd_certify(args) -> int:
     from ..certificates.envelope import write_certificate
+
+    inst, act, given, out = _inputs(args)
+    from ..recover.given_weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
+    res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
+                          check=not args.no_check, residual_fallback=not args.as_given,
+                          time_limit=args.time_limit)
+    write_certificate(res.certificate, out)
+    record = _record(args, res, out)
+    if res.how == "as given":
+        lines = _as_given_lines(args, res)
+    elif res.how == "residual of the given weights":
+        lines = _residual_lines(args, res, inst, given, act, record)
+    else:
+        lines = _recovered_lines(args, res)
+    if res.checked:
+        lines.append(f"independent checker: {res.checked}")
+    about = "the recovered weights" if res.how == "recovered from the labels" else "the given weights"
+    lines.append(f"certificate ({res.certificate['claim']}, about {about}) written to {out}")
+    return emit(args, record, lines)
+
+
+def _inputs(args) -> tuple:
+    """(instance, activation asked for or None, the given network, the output path), all checked."""
     from ..errors import InvalidInput
     from ..instances import read_instance
-    from ..network import Activation
-    from ..io.weights import read_weights
-
     from ..io.files import writable
+    from ..io.weights import read_weights
+    from ..network import Activation
 
     out = writable(args.output if args.output else str(args.instance) + ".cert.json")
     inst = read_instance(args.instance)
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    given = read_weights(args.weights, activation=act or inst.activation)
-    from ..recover.given_weights import certify_weights  # after reading the input: a bad file is refused before SciPy loads
-    res = certify_weights(inst, given, activation=act, as_given=args.as_given, random_state=args.seed,
-                          check=not args.no_check, residual_fallback=not args.as_given,
-                          time_limit=args.time_limit)
-    write_certificate(res.certificate, out)
+    return inst, act, read_weights(args.weights, activation=act or inst.activation), out
+
+
+def _record(args, res, out) -> dict:
+    """The ``--json`` record of a certification."""
     r, k = res.given_residual, res.network.k
     certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",
                  "residual of the given weights": "residual of the given weights"}[res.how]
-    record = {"certified": certified,
-              "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
-              "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
-                                 "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
-                                 "relative_error": r.relative(), "worst": r.worst},
-              "units_from_given_first_layer": res.from_given,
-              "distance_to_given": res.distance.to_json() if res.distance else None, "checked": res.checked}
-    not_exact = (f"the weights in {args.weights} are not exact on this instance: {r.n_failing} of {r.n_entries} label "
-                 f"entries differ; exact squared error {_num(r.squared_error)} (relative {r.relative():.3g}), largest "
-                 f"difference {_num(r.max_abs_error)} at sample {r.worst[0]}, output {r.worst[1]}" if r.n_failing else "")
-    if res.how == "as given":
-        bias = ", hidden biases included" if res.given.has_bias else ""
-        lines = [f"certified as given: the weights in {args.weights} reproduce all {r.n_entries} label entries "
-                 f"exactly ({k} units{bias})"]
-    elif res.how == "residual of the given weights":
-        from ..recover.diagnosis import explain_failure
+    return {"certified": certified,
+            "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
+            "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
+                               "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
+                               "relative_error": r.relative(), "worst": r.worst},
+            "units_from_given_first_layer": res.from_given,
+            "distance_to_given": res.distance.to_json() if res.distance else None, "checked": res.checked}
 
-        lines = [not_exact, "no exact certificate: no exact weights were found from the labels either",
-                 "residual certificate of the given weights: their exact squared and largest error (how good the "
-                 "fit is, not that it is exact or optimal)"]
-        record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
-        if record["diagnosis"]:
-            lines.append(f"Diagnosis: {record['diagnosis']}")
+
+def _not_exact(args, res) -> str:
+    """How far the given weights are from the labels (empty when they are exact)."""
+    r = res.given_residual
+    if not r.n_failing:
+        return ""
+    return (f"the weights in {args.weights} are not exact on this instance: {r.n_failing} of {r.n_entries} label "
+            f"entries differ; exact squared error {_num(r.squared_error)} (relative {r.relative():.3g}), largest "
+            f"difference {_num(r.max_abs_error)} at sample {r.worst[0]}, output {r.worst[1]}")
+
+
+def _as_given_lines(args, res) -> list[str]:
+    bias = ", hidden biases included" if res.given.has_bias else ""
+    return [f"certified as given: the weights in {args.weights} reproduce all {res.given_residual.n_entries} label "
+            f"entries exactly ({res.network.k} units{bias})"]
+
+
+def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
+    """Only a residual was certified: say so, and add the diagnosis of the labels (also to ``record``)."""
+    from ..recover.diagnosis import explain_failure
+
+    lines = [_not_exact(args, res), "no exact certificate: no exact weights were found from the labels either",
+             "residual certificate of the given weights: their exact squared and largest error (how good the "
+             "fit is, not that it is exact or optimal)"]
+    record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
+    if record["diagnosis"]:
+        lines.append(f"Diagnosis: {record['diagnosis']}")
+    return lines
+
+
+def _recovered_lines(args, res) -> list[str]:
+    """Weights recovered from the labels were certified: how they were found, and how far from the given ones."""
+    k = res.network.k
+    if res.from_given is None:
+        found = f"the given weights were the float proposal of the {res.route} route"
     else:
-        if res.from_given is None:
-            found = f"the given weights were the float proposal of the {res.route} route"
-        else:
-            searched = k - res.from_given
-            found = (f"{res.from_given} of its {k} units were found from the given first layer used as a float "
-                     "proposal (it only chooses samples; the exact step finds whichever unit they isolate)"
-                     + (f", {searched} by blind search" if searched else ""))
-        dist = res.distance
-        lines = [
-            not_exact,
-            f"certified instead: a network recovered exactly from the labels, not the given weights; {found}",
-            f"distance from the given weights (units matched, each rescaled to the given unit's scale: the same "
-            f"function): largest entry difference "
-            f"{_num(dist.max_abs)} (U {_num(dist.max_U)}, V {_num(dist.max_V)}, b {_num(dist.max_b)}), relative "
-            f"{dist.relative:.3g}",
-        ]
-    if res.checked:
-        lines.append(f"independent checker: {res.checked}")
-    about = "the recovered weights" if res.how == "recovered from the labels" else "the given weights"
-    lines.append(f"certificate ({res.certificate['claim']}, about {about}) written to {out}")
-    return emit(args, record, lines)
+        searched = k - res.from_given
+        found = (f"{res.from_given} of its {k} units were found from the given first layer used as a float "
+                 "proposal (it only chooses samples; the exact step finds whichever unit they isolate)"
+                 + (f", {searched} by blind search" if searched else ""))
+    dist = res.distance
+    return [
+        _not_exact(args, res),
+        f"certified instead: a network recovered exactly from the labels, not the given weights; {found}",
+        f"distance from the given weights (units matched, each rescaled to the given unit's scale: the same "
+        f"function): largest entry difference "
+        f"{_num(dist.max_abs)} (U {_num(dist.max_U)}, V {_num(dist.max_V)}, b {_num(dist.max_b)}), relative "
+        f"{dist.relative:.3g}",
+    ]

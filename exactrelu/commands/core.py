@@ -14,6 +14,12 @@ DIMENSIONS = {"d": "input dimension", "k": "hidden units", "m": "outputs", "n": 
 
 
 def register(sub) -> None:
+    """Add ``demo``, ``generate``, ``recover`` and ``check`` to the sub-command parsers ``sub``."""
+    for add in (_register_demo, _register_generate, _register_recover, _register_check):
+        add(sub)
+
+
+def _register_demo(sub) -> None:
     p = sub.add_parser("demo", help="recover and certify a planted network (d=20, k=5, m=5, n=5000)",
                        description="Generate a planted instance, recover its weights exactly, check the certificate "
                                    "with the independent checker, and report times and errors.")
@@ -24,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", help="also write the certificate here")
     json_command(p, "demo", cmd_demo)
 
+
+def _register_generate(sub) -> None:
     p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)",
                        description="Draw inputs, plant a network and write the instance with its exact labels.")
     for name, what in DIMENSIONS.items():
@@ -46,6 +54,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     json_command(p, "generate", cmd_generate)
 
+
+def _register_recover(sub) -> None:
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
     p.add_argument("instance", help="instance file (.json or .npz)")
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
@@ -65,10 +75,14 @@ def register(sub) -> None:
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "recover", cmd_recover)
 
+
+def _register_check(sub) -> None:
     p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
                        description="Verify a certificate with the independent standard-library checker.")
     p.add_argument("certificate", help="the certificate file (JSON)")
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
+    p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
+                   "with hints (untrusted), write the result to NEW, and check NEW")
     json_command(p, "check", cmd_check)
 
 
@@ -279,6 +293,9 @@ def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exc
 def cmd_check(args) -> int:
     from ..certificates import checker
 
+    if args.upgrade:
+        _upgrade(args)
+        args.certificate = args.upgrade
     try:
         summary = checker.check_files(args.certificate, args.instance)
     except checker.UnreadableInput as exc:
@@ -286,3 +303,24 @@ def cmd_check(args) -> int:
     except checker.CheckFailed as exc:
         return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
     return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")
+
+
+def _upgrade(args) -> None:
+    """Write ``args.upgrade``: the certificate with its DRUP cases rewritten as hinted cases (checked next)."""
+    from ..certificates import checker
+    from ..certificates.envelope import write_certificate
+    from ..decide.sat.upgrade import upgrade_certificate
+    from ..io.files import writable
+
+    if args.instance is None:
+        raise InvalidInput("--upgrade needs the instance file the certificate is about")
+    writable(args.upgrade)
+    try:
+        with open(args.certificate, "rb") as fh:
+            cert = checker.read_json(fh.read(), args.certificate)
+        instance = checker.load_instance(args.instance)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {args.certificate}: {exc}") from None
+    except checker.UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
+    write_certificate(upgrade_certificate(cert, instance), args.upgrade)

@@ -126,7 +126,7 @@ def _decide(args) -> int:
         if bar is not None:
             bar.close()
     write_certificate(res.certificate, args.output)
-    st = res.stats
+    st = res.evidence
     work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
             else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
     return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
@@ -178,7 +178,8 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
                    help="lazy: SAT solver + exact LP lemmas, hinted refutation (default); tree: case-tree search")
     p.add_argument("--proof", choices=("lrat", "drup"), default="lrat",
-                   help="lazy engine's refutation: lrat (hinted, trimmed, checked in linear time; default) or drup")
+                   help="where the lazy engine's hints come from: the solver's LRAT trace (default) or its DRUP proof, "
+                        "trimmed by exactrelu; the certificate is hinted either way")
     p.add_argument("--max-nodes", type=int, default=None, help="budget: tree nodes, or solver rounds (lazy)")
     p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")

@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from ..errors import InvalidInput, NotRealizable
+from ..errors import InvalidInput
 from ._report import emit, json_command
 
 
@@ -126,7 +126,7 @@ def cmd_solve(args) -> int:
 
     out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
     inst = read_instance(args.instance)
-    from ..decide.worstcase import solve  # after reading the input: a bad file is refused before SciPy loads
+    from ..decide.worstcase import solve_decision  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
     if args.workers is not None or args.scheduler is not None:
@@ -135,36 +135,44 @@ def cmd_solve(args) -> int:
         backend = Backend(workers=args.workers, scheduler=args.scheduler)
         executor = backend.make()
     try:
-        res = solve(inst, args.k, progress=_show_progress(args) is not None, try_recovery=not args.enumerate_only,
-                    executor=executor, workers=backend.workers if backend else 2, time_limit=args.time_limit)
-    except NotRealizable as exc:
-        if args.evidence:
-            ev = dict(exc.evidence)
-            ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
-            obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": str(exc), **ev}
-            Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-        if exc.certificate is None:  # pragma: no cover - every "no" of solve carries its certificate
-            raise
-        write_certificate(exc.certificate, out)
-        seconds = time.perf_counter() - t0
-        summary = exc.evidence.get("certificate")
-        record = {"claim": "not-realizable", "certified": True, "summary": summary, "message": str(exc),
-                  "certificate": str(out), "seconds": seconds, "evidence": args.evidence}
-        return emit(args, record, [f"NOT REALIZABLE (certified): {summary}",
-                                   f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
-                                   f"{out} {args.instance})"], ok=False)
+        res = solve_decision(inst, args.k, progress=_show_progress(args) is not None,
+                             try_recovery=not args.enumerate_only, executor=executor,
+                             workers=backend.workers if backend else 2, time_limit=args.time_limit)
     finally:
         if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
             backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
+    if not res.realizable:
+        return _not_realizable(args, res, out, t0)
     write_certificate(res.certificate, out)
     seconds = time.perf_counter() - t0
-    examined = sum(1 for p in res.patterns if p.kind != "row-span-recovery")
-    used = sum(1 for p in res.patterns if p.outcome == "unit")
-    if res.patterns and res.patterns[-1].kind == "row-span-recovery":
+    patterns, rank = res.evidence["patterns"], res.evidence["rank"]
+    examined = sum(1 for p in patterns if p.kind != "row-span-recovery")
+    used = sum(1 for p in patterns if p.outcome == "unit")
+    if res.evidence["route"] == "row-span-recovery":
         route, how = "row-span recovery", "all units from row-span recovery (no enumeration needed)"
     else:
         route, how = "enumeration", f"{examined} patterns examined, {used} units"
-    record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": res.rank, "route": route,
+    record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": rank, "route": route,
               "patterns_examined": examined, "certificate": str(out), "seconds": seconds}
     return emit(args, record, [f"VALID: {res.summary}",
-                               f"rank(labels) = {res.rank}; {how}; {seconds:.3f} s; certificate: {out}"])
+                               f"rank(labels) = {rank}; {how}; {seconds:.3f} s; certificate: {out}"])
+
+
+def _not_realizable(args, res, out, t0) -> int:
+    """A proved "no": its certificate (and, on request, the per-pattern evidence) written; exit 1."""
+    from ..certificates.envelope import write_certificate
+
+    ev = {key: v for key, v in res.evidence.items() if key not in ("reason", "route", "search")}
+    message = f"{res.evidence['reason']}; certified: {res.summary}"
+    if args.evidence:
+        ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
+        obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": message,
+               **ev, "certificate": res.summary}
+        Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+    write_certificate(res.certificate, out)
+    seconds = time.perf_counter() - t0
+    record = {"claim": "not-realizable", "certified": True, "summary": res.summary, "message": message,
+              "certificate": str(out), "seconds": seconds, "evidence": args.evidence}
+    return emit(args, record, [f"NOT REALIZABLE (certified): {res.summary}",
+                               f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
+                               f"{out} {args.instance})"], ok=False)

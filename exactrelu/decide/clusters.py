@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .rows import Rows, decide_rows
+from .rows import Rows, ScaledRow, decide_rows
 
-__all__ = ["Cluster", "clusters", "singletons", "compile_cluster", "CLUSTER_SUPPORT", "CLUSTER_SAMPLES"]
+__all__ = ["Cluster", "ClusterRefutation", "clusters", "singletons", "compile_cluster", "CLUSTER_SUPPORT",
+           "CLUSTER_SAMPLES"]
 
 #: clusters: supports of at most this many coordinates, with at most this many samples
 CLUSTER_SUPPORT = 6
@@ -66,22 +68,47 @@ def singletons(R: Rows, covered: set) -> list[Cluster]:
     return out
 
 
-def compile_cluster(R: Rows, members: list, method: str, stats: dict, max_nodes: int):
+class ClusterRefutation(NamedTuple):
+    """A refutation at a leaf of a cluster's case tree, by member position: ``core`` a list of
+    ``((kind, position, index), y)`` on original rows, ``assumed`` the literal values
+    ``{(position, unit): active}`` its rows depend on."""
+
+    core: list
+    assumed: dict
+
+
+def compile_cluster(R: Rows, members: list, method: str, stats: dict, max_nodes: int) -> list[ClusterRefutation] | None:
     """Every activation pattern of a few samples, by a small exact case tree with backjumping.
 
-    Returns the refutations found at its leaves, each ``(core, assumed)`` by member position:
-    ``core`` a list of ``((kind, position, index), y)`` on original rows, ``assumed`` the literal
-    values ``{(position, unit): active}`` its rows depend on. Every infeasible pattern of the
-    samples contains one of them. Returns None past ``max_nodes`` nodes (the cluster stays lazy).
+    Returns the refutations found at its leaves (:class:`ClusterRefutation`). Every infeasible pattern of
+    the samples contains one of them. Returns None past ``max_nodes`` nodes (the cluster stays lazy).
     """
-    pos = {j: p for p, j in enumerate(members)}
-    # samples with small supports first: their equations fix coordinates the larger ones then reuse
-    order = [(j, i) for j in sorted(members, key=lambda j: (len(R.supp[j]), pos[j])) for i in R.rel]
-    assign: dict = {}
-    out: list = []
-    nodes = [0]
+    search = _ClusterSearch(R, members, method, stats, max_nodes)
+    try:
+        search.dfs(0, {}, [])
+    except _TooBig:
+        return None
+    return search.out
 
-    def new_rows(j, i):
+
+class _TooBig(Exception):
+    """Raised inside :class:`_ClusterSearch` past its node budget (never leaves this module)."""
+
+
+class _ClusterSearch:
+    """The case tree of :func:`compile_cluster`: the assignment so far, the refutations found, the nodes."""
+
+    def __init__(self, R: Rows, members: list, method: str, stats: dict, max_nodes: int):
+        self.R, self.method, self.stats, self.max_nodes = R, method, stats, max_nodes
+        self.pos = {j: p for p, j in enumerate(members)}
+        # samples with small supports first: their equations fix coordinates the larger ones then reuse
+        self.order = [(j, i) for j in sorted(members, key=lambda j: (len(R.supp[j]), self.pos[j])) for i in R.rel]
+        self.assign: dict = {}
+        self.out: list[ClusterRefutation] = []
+        self.nodes = 0
+
+    def new_rows(self, j: int, i: int) -> list[ScaledRow]:
+        R, assign = self.R, self.assign
         rows = [R.sign_row(j, i, assign[(j, i)])]
         for r in range(R.m):
             us = R.units(r)
@@ -89,48 +116,48 @@ def compile_cluster(R: Rows, members: list, method: str, stats: dict, max_nodes:
                 rows.append(R.eq_row(j, r, tuple(assign[(j, u)] for u in us)))
         return rows
 
-    def holds(point, rows):
+    @staticmethod
+    def holds(point: dict, rows: list[ScaledRow]) -> bool:
         for (_, coefs, rhs, is_eq), _ in rows:
             lhs = sum(a * point.get(key, 0) for key, a in coefs.items())
             if (lhs != rhs) if is_eq else (lhs > rhs):
                 return False
         return True
 
-    def dfs(depth, point, rows):
-        nodes[0] += 1
-        if nodes[0] > max_nodes:
+    def refute(self, rows: list[ScaledRow]):
+        """Decide the node's rows: a point, or None after recording the refutation (with the literals it uses)."""
+        self.stats["lps"] += 1
+        point, cores = decide_rows([sr.row for sr in rows], method=self.method)
+        if point is not None:
+            return point, None
+        R, pos = self.R, self.pos
+        scales = {sr.row.tag: sr.scale for sr in rows}
+        core = min(cores, key=len)
+        used = {(t[1], t[2]) for t, _ in core if t[0] == "sign"}
+        used |= {(t[1], u) for t, _ in core if t[0] == "eq" for u in R.units(t[2])}
+        self.out.append(ClusterRefutation([((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core],
+                                          {(pos[j], i): self.assign[(j, i)] for j, i in used}))
+        return None, used
+
+    def dfs(self, depth: int, point, rows: list[ScaledRow]):
+        """The literals the refutation of this subtree uses, or None when a leaf is feasible."""
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
             raise _TooBig
         if point is None:
-            stats["lps"] += 1
-            point, cores = decide_rows([row for row, _ in rows], method=method)
+            point, used = self.refute(rows)
             if point is None:
-                scales = {row[0]: sc for row, sc in rows}
-                core = min(cores, key=len)
-                used = {(t[1], t[2]) if t[0] == "sign" else None for t, _ in core} - {None}
-                used |= {(t[1], u) for t, _ in core if t[0] == "eq" for u in R.units(t[2])}
-                out.append(([((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core],
-                            {(pos[j], i): assign[(j, i)] for j, i in used}))
                 return used
-        if depth == len(order):
+        if depth == len(self.order):
             return None
-        j, i = order[depth]
+        j, i = self.order[depth]
         conflict: set | None = set()
         for a in (True, False):
-            assign[(j, i)] = a
-            add = new_rows(j, i)
-            res = dfs(depth + 1, point if holds(point, add) else None, rows + add)
-            del assign[(j, i)]
+            self.assign[(j, i)] = a
+            add = self.new_rows(j, i)
+            res = self.dfs(depth + 1, point if self.holds(point, add) else None, rows + add)
+            del self.assign[(j, i)]
             if res is not None and (j, i) not in res:
                 return res  # the sibling falls to the same refutation
             conflict = None if res is None or conflict is None else conflict | (res - {(j, i)})
         return conflict
-
-    try:
-        dfs(0, {}, [])
-    except _TooBig:
-        return None
-    return out
-
-
-class _TooBig(Exception):
-    pass

@@ -19,7 +19,8 @@ inside a region the instance's equations are linear in V. So:
    unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.decide.sat.proof`): the
    solver's LRAT trace, walked back from the empty clause so that only the lemmas and steps it
    uses go into the ``not-realizable`` certificate, which the stdlib checker verifies in one
-   linear pass (docs/certificates.md). ``proof="drup"`` writes the older, unhinted DRUP case.
+   linear pass (docs/certificates.md). ``proof="drup"`` finds the hints from the solver's DRUP proof
+   instead, with our backward trimmer (the checker no longer replays DRUP itself).
 
 Symmetry: units whose output-weight columns are equal can be permuted without changing the
 network, so on one chosen sample they are taken sorted, active first; the certificate states
@@ -40,19 +41,22 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..errors import ExactReluError
+from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, compile_cluster, singletons
-from .sat.proof import Deadline, ProofFormatError, lrat_core, lrat_solver, refute, solve_until, trace
+from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
-__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]
+__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
+# errors.SearchLimit, kept for one release
+
+_TIMED_OUT = "the search ran out of its time limit without deciding"
 
 #: clusters with at most this many literals (samples x units) are compiled before the search,
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
-#: the refutations :func:`solve_case` writes: hinted and trimmed (LRAT), or the solver's whole DRUP proof
+#: where :func:`solve_case` takes the hints of its refutation: the solver's LRAT trace, or its DRUP proof trimmed by us
 PROOFS = ("lrat", "drup")
 
 
@@ -64,10 +68,6 @@ class CaseResult:
     V: list | None = None  # k x d Fractions (realizable)
     case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
-
-
-class RoundLimit(ExactReluError):
-    """The lazy search met its round or time limit (:func:`decide` turns it into ``SearchLimit``)."""
 
 
 def _symmetry(R: Rows):
@@ -160,8 +160,10 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
                symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
-    Raises :class:`RoundLimit` when ``deadline`` (a ``time.monotonic()`` value) passes or after
-    ``max_rounds`` solver rounds. ``proof`` is ``"lrat"`` (hinted and trimmed) or ``"drup"``.
+    Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
+    passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"``
+    (hints from the solver's LRAT trace) or ``"drup"`` (from its DRUP proof, trimmed by
+    :mod:`exactrelu.decide.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). See the module docstring for the method.
@@ -184,18 +186,15 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
         while True:
             if deadline is not None and time.monotonic() > deadline:
-                raise RoundLimit("ran out of its time limit")
+                raise TimeLimitExceeded(_TIMED_OUT)
             if max_rounds is not None and stats["rounds"] >= max_rounds:
-                raise RoundLimit(f"used its {max_rounds} solver rounds")
+                raise SearchLimit(f"the search used its {max_rounds} solver rounds without deciding")
             stats["rounds"] += 1
             stats["lemmas"] = len(store.clauses)
             if progress is not None:
                 progress(stats)
             t = time.monotonic()
-            try:
-                found = solve_until(sat, deadline)
-            except Deadline:
-                raise RoundLimit("ran out of its time limit") from None
+            found = solve_until(sat, deadline)
             stats["solve_seconds"] += time.monotonic() - t
             if not found:
                 break
@@ -213,23 +212,21 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
         data = (trace(sat), sat.order) if fresh else None
     stats["lemmas"] = len(store.clauses)
     if deadline is not None and time.monotonic() > deadline:
-        raise RoundLimit("ran out of its time limit")
+        raise TimeLimitExceeded(_TIMED_OUT)
     return _refutation(store, proof, data, deadline, stats)
 
 
 def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:
-    """The not-realizable case: a trimmed hinted refutation (or the solver's DRUP proof)."""
+    """The not-realizable case: a trimmed hinted refutation (from the solver's LRAT trace, or its DRUP proof)."""
     t = time.monotonic()
-    try:
-        if proof == "drup":
-            return _drup_case(store, deadline, stats)
+    if proof == "drup":  # the solver's DRUP proof, trimmed to hints by our backward trimmer (untrusted)
+        core = drup_refute(store.clauses, deadline)
+    else:
         try:
             core = lrat_core(*data) if data is not None else None
         except ProofFormatError:  # pragma: no cover - another python-sat build: re-solve, DRUP if need be
             core = None
         core = core or refute(store.clauses, deadline)
-    except Deadline:
-        raise RoundLimit("ran out of its time limit") from None
     t1 = time.monotonic()
     stats["trim_seconds"] = t1 - t
     stats.update(core.stats)
@@ -237,42 +234,3 @@ def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseRes
     stats["write_seconds"] = time.monotonic() - t1
     stats["proof_steps"] = len(case["lrat"])
     return CaseResult("not-realizable", case=case, stats=stats)
-
-
-def _drup_case(store: LemmaStore, deadline, stats) -> CaseResult:
-    """Every lemma as a plain lemma, and the solver's whole DRUP proof (the certificates of version 0.1)."""
-    from pysat.solvers import Solver
-
-    lemmas = []
-    for p, o in enumerate(store.origin):
-        if o[0] == "plain":
-            lemmas.append(store.lemmas[o[1]])
-        elif o[0] == "template":
-            members = store.templates[o[1]]["instances"][o[2]][0]
-            local = store.templates[o[1]]["lemmas"][o[3]]
-            lemmas.append({"assume": [[members[p_], i, a] for p_, i, a in local["assume"]],
-                           "tree": [{"farkas": [[kind, members[p_], x, y] for kind, p_, x, y in local["tree"][0]["farkas"]]}]})
-    clauses = [c for c, o in zip(store.clauses, store.origin) if o[0] != "symmetry"]
-    clauses += store.symmetry_clauses
-    t = time.monotonic()
-    with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
-        if solve_until(s, deadline):  # pragma: no cover
-            raise AssertionError("the lemma clauses are satisfiable")
-        data = trace(s)
-    rup = _drup_steps(data)
-    stats["trim_seconds"] = time.monotonic() - t
-    stats["proof_steps"] = len(rup)
-    case = {"lemmas": lemmas, "rup": rup}
-    if store.symmetry:
-        case["symmetry"] = store.symmetry
-    return CaseResult("not-realizable", case=case, stats=stats)
-
-
-def _drup_steps(data: bytes) -> list:
-    """A binary DRUP trace (python-sat's) as steps ``[lits...]`` / ``["d", lits...]``, ending in ``[]``."""
-    from .sat.trim import parse_binary_drup
-
-    out = [(["d", *lits] if deleted else lits) for deleted, lits in parse_binary_drup(data)]
-    if not out or out[-1] != []:
-        out.append([])
-    return out

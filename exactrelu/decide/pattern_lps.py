@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 import flint
 
@@ -27,7 +28,31 @@ from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
 from .patterns import Ray
 
-__all__ = ["unit_lp", "face_lp", "annihilator", "face_decision"]
+__all__ = ["unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit", "RayDecision", "FaceDecision"]
+
+
+class Unit(NamedTuple):
+    """A realisable non-negative row of the labels' row span: ``w = c^T B`` (``c`` integers, ``B`` the basis of
+    the solver) and weights ``v`` with ``relu(v X) = w``."""
+
+    c: tuple[int, ...]
+    v: list[Fraction]
+
+
+class RayDecision(NamedTuple):
+    """One extreme ray decided: the LP's ``status``, its ``point`` v (when feasible), its certificates (when kept)."""
+
+    status: str
+    point: list[Fraction] | None
+    certificates: list[dict]
+
+
+class FaceDecision(NamedTuple):
+    """One face decided: its ``support``, the realisable row outside the span it holds (or None), the certificates."""
+
+    support: tuple[int, ...]
+    unit: Unit | None
+    certificates: list[dict]
 
 
 def unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResult:
@@ -79,8 +104,15 @@ def annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
     return [[int(N[i, j]) for i in range(r)] for j in range(int(nullity))]
 
 
-def face_decision(X, members, S, annihilators, r, keep):
-    """One face: a realisable row outside the span (``(c, v)``) or None, and the LP certificates."""
+def ray_decision(X: QMatrix, ray: Ray, keep: bool) -> RayDecision:
+    """One extreme ray: is it realisable (:func:`unit_lp`)? With its LP certificate when ``keep``."""
+    res = unit_lp(X, ray.w, ray.support)
+    return RayDecision(res.status, res.point, [lp_certificate(res)] if keep else [])
+
+
+def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilators: list[list[int]], r: int,
+                  keep: bool) -> FaceDecision:
+    """One face: a realisable row outside the span (a :class:`Unit`) or None, and the LP certificates."""
     certs = []
     for a in annihilators:
         for sign in (1, -1):
@@ -91,5 +123,6 @@ def face_decision(X, members, S, annihilators, r, keep):
                 lam = res.point[: len(members)]
                 c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
                 den = math.lcm(*(x.denominator for x in c))
-                return (tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]), certs
-    return None, certs
+                return FaceDecision(tuple(S), Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]),
+                                    certs)
+    return FaceDecision(tuple(S), None, certs)

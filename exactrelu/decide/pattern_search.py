@@ -33,30 +33,20 @@ from __future__ import annotations
 import itertools
 import sys
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.claims.refutation import cases_certificate
 from ..certificates.envelope import verify
-from ..errors import InvalidInput
+from ..errors import InvalidInput, SearchLimit, TimeLimitExceeded
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
 from ..exact.rationals import format_rational
-from .tree import SearchLimit, _exact_rows, _Open, _Search
+from .decision import NOT_REALIZABLE, REALIZABLE, Decision
+from .tree import _exact_rows, _Open, _Search
 
-__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]
-
-
-@dataclass
-class Decision:
-    """The answer of :func:`decide`: a status, the witness, its certificate and search statistics."""
-
-    status: str  # "realizable" | "not-realizable"
-    certificate: dict
-    network: Network | None = None
-    stats: dict = field(default_factory=dict)
+__all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]  # SearchLimit: errors.py's, re-exported
 
 
 def sign_cases(k: int) -> list[tuple[int, ...]]:
@@ -88,20 +78,22 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     engine : ``"lazy"`` (a CDCL SAT solver over activation literals with exact LP lemmas and a
         DRUP refutation, :mod:`exactrelu.decide.lazy`), ``"tree"`` (the case-tree search
         below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
-    max_nodes : stop with :class:`SearchLimit` after this many search nodes (tree engine) or
-        solver rounds (lazy engine); None: no limit.
-    time_limit : stop with :class:`SearchLimit` after this many seconds (None: no limit). The SAT
-        solver is interrupted when it passes; a certificate already found is still checked.
+    max_nodes : stop with :class:`~exactrelu.errors.SearchLimit` after this many search nodes (tree
+        engine) or solver rounds (lazy engine); None: no limit.
+    time_limit : stop with :class:`~exactrelu.errors.TimeLimitExceeded` after this many seconds (None: no
+        limit). The SAT solver is interrupted when it passes; a certificate already found is still checked.
     progress : optional callable receiving a statistics dict while the lazy engine runs.
     proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
-        the default) or ``"drup"`` (the solver's whole DRUP proof, replayed by unit propagation).
+        the default) or ``"drup"`` (hints found from the solver's DRUP proof by our trimmer).
 
     Returns
     -------
     Decision
         ``status`` ``"realizable"`` (``network`` and a ``realizes`` certificate) or
         ``"not-realizable"`` (a ``not-realizable`` certificate). Both were verified by the
-        independent checker before returning.
+        independent checker before returning; ``summary`` is its verdict line and ``evidence`` the
+        search statistics (``nodes``, ``lps``, ``cases``, the lazy engine's ``rounds``, ``lemmas`` and
+        seconds per phase, ``check_seconds``).
     """
     if not isinstance(instance, Instance):
         raise InvalidInput("decide needs an Instance")
@@ -126,18 +118,16 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
             kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof)
             if kind == "realizable":
                 cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
-                _checked(cert, instance, stats)
-                return Decision("realizable", cert, out, stats)
+                return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
             refuted.append(out)
     finally:
         sys.setrecursionlimit(old)
     stats["engine"] = engine
     if time_limit is not None and time.monotonic() > start + time_limit:
-        raise SearchLimit("the search ran out of its time limit before its certificate was checked")
+        raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
     cert = cases_certificate(instance, k, given, refuted, engine=engine,
                              **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
-    _checked(cert, instance, stats)
-    return Decision("not-realizable", cert, None, stats)
+    return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
 
 
 def _cases(instance: Instance, U, k):
@@ -174,23 +164,21 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
     return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
 
 
-def _checked(cert, instance, stats) -> None:
-    """The independent checker's verdict (raises if invalid); its time goes into ``stats["check_seconds"]``."""
+def _checked(cert, instance, stats) -> str:
+    """The independent checker's verdict line (raises if invalid); its time goes into ``stats["check_seconds"]``."""
     t = time.monotonic()
-    verify(cert, instance)
+    summary = verify(cert, instance)
     stats["check_seconds"] = time.monotonic() - t
+    return summary
 
 
 def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):
     """One output-weight case by the lazy engine; statistics are added into ``stats``."""
-    from .lazy import RoundLimit, solve_case
+    from .lazy import solve_case
 
     deadline = None if time_limit is None else start + time_limit
     budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
-    try:
-        out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
-    except RoundLimit as exc:
-        raise SearchLimit(f"the search {exc} without deciding") from None
+    out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
     for key, v in out.stats.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             stats[key] = stats.get(key, 0) + v

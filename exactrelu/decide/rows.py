@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 from fractions import Fraction
+from typing import NamedTuple
 
 import flint
 
@@ -23,10 +24,35 @@ from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
 from ..exact.rationals import format_rational
 
-__all__ = ["Rows", "decide_rows", "MAX_CORES"]
+__all__ = ["Rows", "Row", "Tag", "ScaledRow", "decide_rows", "MAX_CORES"]
 
 #: cores taken from one propagation pass (each violated row gives one)
 MAX_CORES = 256
+
+
+class Tag(NamedTuple):
+    """Which row: ``("sign", sample j, unit i)`` or ``("eq", sample j, output r)`` (equal to the plain tuple)."""
+
+    kind: str
+    sample: int
+    index: int
+
+
+class Row(NamedTuple):
+    """One exact row ``coefs . v == rhs`` (``is_eq``) or ``coefs . v <= rhs``: ``coefs`` maps a variable key
+    (``(unit, coordinate)`` for an instance's rows) to an integer, ``rhs`` is an integer."""
+
+    tag: Tag
+    coefs: dict
+    rhs: int
+    is_eq: bool
+
+
+class ScaledRow(NamedTuple):
+    """A :class:`Row` and the positive ``scale`` that turned the original row into it (row = scale x original)."""
+
+    row: Row
+    scale: Fraction
 
 
 # -- one exact system: propagation, then an LP on what is left ------------------------------------
@@ -34,78 +60,95 @@ MAX_CORES = 256
 def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES):
     """Decide ``{v : rows}`` exactly; explain infeasibility by Farkas vectors.
 
-    ``rows`` is a list of ``(tag, coefs, rhs, is_eq)``: ``coefs`` maps a variable key to an
-    integer, ``rhs`` is an integer, and the row reads ``coefs . v == rhs`` (``is_eq``) or
-    ``coefs . v <= rhs``. Returns ``(point, [])`` with ``point`` a dict key -> Fraction satisfying
-    every row (keys not present are 0), or ``(None, cores)``: each core a list of ``(tag, y)``
-    with ``y`` a rational multiplier (``y >= 0`` on inequalities) such that the combination reads
-    ``0 <= negative`` (or ``0 == non-zero``).
+    ``rows`` is a list of :class:`Row` (or plain ``(tag, coefs, rhs, is_eq)`` tuples). Returns
+    ``(point, [])`` with ``point`` a dict key -> Fraction satisfying every row (keys not present are 0),
+    or ``(None, cores)``: each core a list of ``(tag, y)`` with ``y`` a rational multiplier (``y >= 0``
+    on inequalities) such that the combination reads ``0 <= negative`` (or ``0 == non-zero``).
 
     Equations with one unknown left fix it (exactly) and every row whose unknowns are all fixed
     is checked; a violated row is explained by substituting back the equations that fixed its
     variables, so it is its own small core. What propagation leaves is one exact LP.
 
-    >>> decide_rows([("a", {"x": 1}, 1, True), ("b", {"x": 1}, 0, False)])[1]
+    >>> decide_rows([Row("a", {"x": 1}, 1, True), Row("b", {"x": 1}, 0, False)])[1]
     [[('a', Fraction(-1, 1)), ('b', Fraction(1, 1))]]
     >>> decide_rows([("a", {"x": 1, "y": 1}, 1, True), ("b", {"x": -1}, 0, False)])[0]
     {'x': Fraction(0, 1), 'y': Fraction(1, 1)}
     """
-    nrows = len(rows)
-    left = [len(r[1]) for r in rows]
-    rows_of: dict = {}
-    for ri, (_, coefs, _, _) in enumerate(rows):
-        for key in coefs:
-            rows_of.setdefault(key, []).append(ri)
-    val: dict = {}
-    fixed_by: dict = {}  # key -> (rank in fixing order, row index)
-    queue = [ri for ri in range(nrows) if left[ri] == 0 or (left[ri] == 1 and rows[ri][3])]
-    violated: list[tuple[int, int]] = []
-    checked = bytearray(nrows)
-
-    def check(ri):
-        if checked[ri]:
-            return
-        checked[ri] = 1
-        _, coefs, rhs, is_eq = rows[ri]
-        s = sum(a * val[key] for key, a in coefs.items()) - rhs
-        if (s != 0) if is_eq else (s > 0):
-            violated.append((ri, 1 if s > 0 else -1))
-
-    qi = 0
-    while qi < len(queue) and len(violated) < max_cores:
-        ri = queue[qi]
-        qi += 1
-        if left[ri] == 0:
-            check(ri)
-            continue
-        if left[ri] != 1 or checked[ri]:
-            continue
-        _, coefs, rhs, _ = rows[ri]
-        unknown = [key for key in coefs if key not in val]
-        if len(unknown) != 1:  # pragma: no cover - left[] counts the unknowns
-            continue
-        key = unknown[0]
-        num = rhs - sum(a * val[t] for t, a in coefs.items() if t != key)
-        a = coefs[key]
-        if type(num) is int and num % a == 0:  # stay in machine-friendly ints while they suffice
-            val[key] = num // a
-        else:
-            val[key] = Fraction(num) / a
-        fixed_by[key] = (len(fixed_by), ri)
-        checked[ri] = 1
-        for rj in rows_of[key]:
-            left[rj] -= 1
-            if left[rj] == 0:
-                check(rj)
-            elif left[rj] == 1 and rows[rj][3]:
-                queue.append(rj)
-    if violated:
-        return None, [_explain(rows, {ri: Fraction(sign)}, fixed_by) for ri, sign in violated]
-    residual = [ri for ri in range(nrows) if left[ri] > 0]
-    point = dict(val)
+    rows = rows if all(type(r) is Row for r in rows) else [Row(*r) for r in rows]
+    prop = _Propagation(rows, max_cores)
+    prop.run()
+    if prop.violated:
+        return None, [_explain(rows, {ri: Fraction(sign)}, prop.fixed_by) for ri, sign in prop.violated]
+    residual = [ri for ri in range(len(rows)) if prop.left[ri] > 0]
+    point = dict(prop.val)
     if not residual:
         return point, []
-    cols = sorted({key for ri in residual for key in rows[ri][1] if key not in val}, key=repr)
+    return _residual_lp(rows, residual, prop, point, method)
+
+
+class _Propagation:
+    """Exact constraint propagation: equations with one unknown left fix it; fully fixed rows are checked."""
+
+    def __init__(self, rows: list[Row], max_cores: int):
+        self.rows, self.max_cores = rows, max_cores
+        self.is_eq = [r[3] for r in rows]  # by index: the hot loop below reads these many times
+        self.left = [len(r[1]) for r in rows]
+        self.rows_of: dict = {}
+        for ri, r in enumerate(rows):
+            for key in r[1]:
+                self.rows_of.setdefault(key, []).append(ri)
+        self.val: dict = {}
+        self.fixed_by: dict = {}  # key -> (rank in fixing order, row index)
+        self.violated: list[tuple[int, int]] = []
+        self.checked = bytearray(len(rows))
+
+    def check(self, ri: int) -> None:
+        if self.checked[ri]:
+            return
+        self.checked[ri] = 1
+        _, coefs, rhs, is_eq = self.rows[ri]
+        val = self.val
+        s = sum(a * val[key] for key, a in coefs.items()) - rhs
+        if (s != 0) if is_eq else (s > 0):
+            self.violated.append((ri, 1 if s > 0 else -1))
+
+    def run(self) -> None:
+        rows, left, val, checked, is_eq = self.rows, self.left, self.val, self.checked, self.is_eq
+        queue = [ri for ri in range(len(rows)) if left[ri] == 0 or (left[ri] == 1 and is_eq[ri])]
+        qi = 0
+        while qi < len(queue) and len(self.violated) < self.max_cores:
+            ri = queue[qi]
+            qi += 1
+            if left[ri] == 0:
+                self.check(ri)
+                continue
+            if left[ri] != 1 or checked[ri]:
+                continue
+            _, coefs, rhs, _ = rows[ri]
+            unknown = [key for key in coefs if key not in val]
+            if len(unknown) != 1:  # pragma: no cover - left[] counts the unknowns
+                continue
+            key = unknown[0]
+            num = rhs - sum(a * val[t] for t, a in coefs.items() if t != key)
+            a = coefs[key]
+            if type(num) is int and num % a == 0:  # stay in machine-friendly ints while they suffice
+                val[key] = num // a
+            else:
+                val[key] = Fraction(num) / a
+            self.fixed_by[key] = (len(self.fixed_by), ri)
+            checked[ri] = 1
+            for rj in self.rows_of[key]:
+                left[rj] -= 1
+                if left[rj] == 0:
+                    self.check(rj)
+                elif left[rj] == 1 and is_eq[rj]:
+                    queue.append(rj)
+
+
+def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point: dict, method: str):
+    """The rows propagation left, with the fixed values substituted, as one exact LP; its cores explained."""
+    val = prop.val
+    cols = sorted({key for ri in residual for key in rows[ri].coefs if key not in val}, key=repr)
     index = {key: c for c, key in enumerate(cols)}
     blocks = {True: ([], [], []), False: ([], [], [])}  # entries, rhs, (row, scale)
     for ri in residual:
@@ -137,7 +180,7 @@ def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES):
         for y, (ri, den) in zip(ys, meta):
             if y != 0:
                 lam[ri] = y * den
-    return None, [_explain(rows, lam, fixed_by)]
+    return None, [_explain(rows, lam, prop.fixed_by)]
 
 
 def _explain(rows, lam: dict, fixed_by: dict):
@@ -145,7 +188,7 @@ def _explain(rows, lam: dict, fixed_by: dict):
     lam = dict(lam)
     g: dict = {}
     for ri, y in lam.items():
-        for key, a in rows[ri][1].items():
+        for key, a in rows[ri].coefs.items():
             g[key] = g.get(key, 0) + y * a
     heap = [(-fixed_by[key][0], key) for key, a in g.items() if a != 0 and key in fixed_by]
     heapq.heapify(heap)
@@ -159,7 +202,7 @@ def _explain(rows, lam: dict, fixed_by: dict):
         if a == 0:
             continue
         _, e = fixed_by[key]
-        coefs = rows[e][1]
+        coefs = rows[e].coefs
         alpha = -Fraction(a) / coefs[key]
         lam[e] = lam.get(e, 0) + alpha
         for t, c in coefs.items():
@@ -167,7 +210,7 @@ def _explain(rows, lam: dict, fixed_by: dict):
             if t != key and g[t] != 0 and t in fixed_by and t not in seen:
                 heapq.heappush(heap, (-fixed_by[t][0], t))
     assert all(a == 0 for a in g.values()), "back-substitution left a variable"  # noqa: S101
-    return [(rows[ri][0], Fraction(y)) for ri, y in sorted(lam.items()) if y != 0]
+    return [(rows[ri].tag, Fraction(y)) for ri, y in sorted(lam.items()) if y != 0]
 
 
 # -- the instance's rows ----------------------------------------------------------------------------
@@ -177,9 +220,9 @@ class Rows:
 
     >>> R = Rows([[Fraction(1, 2)]], [[Fraction(1)]], [[Fraction(1), Fraction(1)]])
     >>> R.sign_row(0, 1, True)
-    ((('sign', 0, 1), {(1, 0): -1}, 0, False), Fraction(2, 1))
-    >>> R.eq_row(0, 0, (True, False))
-    ((('eq', 0, 0), {(0, 0): 1}, 2, True), Fraction(2, 1))
+    ScaledRow(row=Row(tag=Tag(kind='sign', sample=0, index=1), coefs={(1, 0): -1}, rhs=0, is_eq=False), scale=Fraction(2, 1))
+    >>> R.eq_row(0, 0, (True, False)) == ((("eq", 0, 0), {(0, 0): 1}, 2, True), 2)
+    True
     """
 
     def __init__(self, X, Y, U):
@@ -199,18 +242,18 @@ class Rows:
     def units(self, r: int):
         return [i for i in self.rel if self.U[r][i] != 0]
 
-    def sign_row(self, j, i, active):
+    def sign_row(self, j: int, i: int, active: bool) -> ScaledRow:
         """``-x_j . v_i <= 0`` (active) or ``x_j . v_i <= 0``, times the integer scale of x_j."""
         key = ("sign", j, i, active)
         hit = self.cache.get(key)
         if hit is None:
             s, xi = self.xint[j]
             c = -1 if active else 1
-            hit = (("sign", j, i), {(i, t): c * a for t, a in xi.items()}, 0, False), Fraction(s)
+            hit = ScaledRow(Row(Tag("sign", j, i), {(i, t): c * a for t, a in xi.items()}, 0, False), Fraction(s))
             self.cache[key] = hit
         return hit
 
-    def eq_row(self, j, r, acts):
+    def eq_row(self, j: int, r: int, acts: tuple[bool, ...]) -> ScaledRow:
         """``sum over active units i of U[r][i] x_j . v_i == Y[j][r]``, scaled to integers."""
         key = ("eq", j, r, acts)
         hit = self.cache.get(key)
@@ -222,22 +265,23 @@ class Rows:
                         coefs[(i, t)] = self.U[r][i] * self.X[j][t]
             y = self.Y[j][r]
             scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
-            hit = (("eq", j, r), {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), True), Fraction(scale)
+            hit = ScaledRow(Row(Tag("eq", j, r), {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), True),
+                            Fraction(scale))
             self.cache[key] = hit
         return hit
 
-    def rows(self, samples, active):
+    def rows(self, samples, active: dict) -> tuple[list[Row], dict]:
         """The rows of ``samples`` under ``active[(j, i)]``, with each row's scale (row = scale x original)."""
         rows, scales = [], {}
         for j in samples:
             for i in self.rel:
                 row, s = self.sign_row(j, i, active[(j, i)])
                 rows.append(row)
-                scales[row[0]] = s
+                scales[row.tag] = s
             for r in range(self.m):
                 row, s = self.eq_row(j, r, tuple(active[(j, i)] for i in self.units(r)))
                 rows.append(row)
-                scales[row[0]] = s
+                scales[row.tag] = s
         return rows, scales
 
     def lemma(self, core, scales, active):

@@ -27,21 +27,14 @@ from fractions import Fraction
 
 import flint
 
-from ..errors import ExactReluError
+from ..errors import SearchLimit, TimeLimitExceeded
 from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
 from ..exact.rationals import format_rational
 from ..instances import Instance
 from .rows import Rows
 
-__all__ = ["SearchLimit", "enumerate_leaves", "case_system"]
-
-
-class SearchLimit(ExactReluError):
-    """The search met its node or time limit before deciding: nothing is claimed (exit 1 in the CLI).
-
-    Raise ``max_nodes`` / ``time_limit`` or shrink the instance.
-    """
+__all__ = ["SearchLimit", "enumerate_leaves", "case_system"]  # SearchLimit: from errors.py, re-exported (0.1 path)
 
 
 def _exact_rows(Q: QMatrix) -> list[list[Fraction]]:
@@ -123,7 +116,8 @@ class _Search:
             key = (kind, j, x, tuple(self.decided[(j, i)][0] for i in self.rows.units(x)))
         hit = self.cache.get(key)
         if hit is None:
-            (_, coefs, rhs, _), scale = self.rows.sign_row(j, x, key[3]) if kind == "sign" else self.rows.eq_row(j, x, key[3])
+            row, scale = self.rows.sign_row(j, x, key[3]) if kind == "sign" else self.rows.eq_row(j, x, key[3])
+            coefs, rhs = row.coefs, row.rhs
             ci = [0] * self.nv
             for (i, t), a in coefs.items():
                 ci[self.pos[i] * self.d + t] = a
@@ -218,7 +212,7 @@ class _Search:
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise SearchLimit(f"the search visited more than {self.max_nodes} nodes without deciding")
         if self.deadline is not None and self.nodes % 64 == 0 and time.monotonic() > self.deadline:
-            raise SearchLimit("the search ran out of its time limit without deciding")
+            raise TimeLimitExceeded("the search ran out of its time limit without deciding")
         if point is None:
             point, used = self._lp(parent, new_rows)
             if point is None:

@@ -57,18 +57,18 @@ from ..certificates.envelope import verify
 from ..deadline import Deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
 from ..exact.linalg import PRIMES, independent_rows, solve_consistent
-from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
-from .pattern_lps import annihilator, face_decision, unit_lp
-from .patterns import Ray, _Progress, extreme_rays, nonnegative_patterns
+from .decision import NOT_REALIZABLE, REALIZABLE, Decision
+from .pattern_lps import Unit, annihilator
+from .patterns import _Progress, extreme_rays, nonnegative_patterns
 from ..progress import LineProgress
 from .span_refutation import Realisable, span_refutation
 from ..certificates.claims.span import not_realizable_certificate
 from ..exact.linalg import nonsingular_minor
 
-__all__ = ["solve", "WorstCaseResult", "PatternReport"]
+__all__ = ["solve_decision", "solve", "WorstCaseResult", "PatternReport"]
 
 
 @dataclass
@@ -84,7 +84,8 @@ class PatternReport:
 
 @dataclass
 class WorstCaseResult:
-    """A certified network found by :func:`solve` and how it was found."""
+    """A certified network found by :func:`solve` and how it was found (deprecated with :func:`solve`: the
+    :class:`~exactrelu.decide.decision.Decision` of :func:`solve_decision` holds the same, either way)."""
 
     network: Network
     certificate: dict
@@ -109,11 +110,7 @@ def _rank(cs: list[tuple[int, ...]]) -> int:
     return flint.fmpz_mat([list(c) for c in cs]).rank() if cs else 0
 
 
-def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
-          try_recovery: bool = True, executor=None, workers: int = 2,
-          time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
-    """Find a k-unit ReLU network realising the labels exactly, or prove that none exists.
-
+_SOLVE_DOC = """
     Parameters
     ----------
     instance : inputs (n x d) and labels (n x m), arbitrary (no distributional assumption).
@@ -128,7 +125,88 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
         wide (:mod:`exactrelu.decide.worstcase_parallel`); the answer and certificates are the same.
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
         :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
+"""
 
+
+def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
+                   try_recovery: bool = True, executor=None, workers: int = 2,
+                   time_limit: "float | Deadline | None" = None) -> Decision:
+    """Find a k-unit ReLU network realising the labels exactly, or prove that none exists: one record either way.
+
+    This is the front door of the worst-case solver. It is a function of its own rather than a flag of
+    :func:`solve` (``solve(..., raise_on_no=False)``) because its return type then never depends on an
+    argument: a caller reads ``status`` and finds the certificate in the same place for either answer
+    (cvxpy's ``Solution``), and a type checker can follow it. :func:`solve` is the raising wrapper of 0.1,
+    kept for one release.
+    {params}
+    Returns
+    -------
+    Decision
+        ``status`` ``"realizable"``: ``network`` (m x k, k x d; units beyond rank(labels) are zero) and its
+        verified ``realizes`` certificate; ``"not-realizable"``: ``rank(labels) > k``, or ``rank(labels) = k``
+        and the realisable non-negative rows of the row span span fewer than k dimensions, or (one output)
+        the decision procedure's refutation, with a verified ``not-realizable`` certificate. ``summary`` is
+        the checker's verdict line; ``evidence`` holds ``rank``, ``k``, ``route`` (``"rank"``,
+        ``"row-span-recovery"``, ``"enumeration"`` or ``"decide"``), ``patterns`` (every pattern examined,
+        with its exact reason) and, for a "no", ``reason`` (what was proved, in words).
+
+    Raises
+    ------
+    AssumptionViolated
+        Non-ReLU activation (the method needs positive homogeneity and linearity on the
+        support), or ``rank(labels) < k`` with several outputs and no network within the row
+        span (the problem is NP-hard there; nothing is decided, nothing claimed).
+    TimeLimitExceeded
+        ``time_limit`` passed first.
+    """
+    _check_arguments(instance, k)
+    X, Y = instance.inputs, instance.labels
+    deadline = Deadline.coerce(time_limit)
+    B, r, outputs = _basis(Y)
+    if r > k:
+        return _refuted(instance, k, nonsingular_minor(Y, k + 1), None,
+                        f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
+                        {"rank": r, "k": k, "patterns": []}, "rank")
+    reports: list[PatternReport] = []
+    if try_recovery and r == k:
+        found = _recovered(instance, k, deadline, reports)
+        if found is not None:
+            return found
+    units: list[Unit] = []
+    if r > 0:
+        _enumerate(X, B, r, units, reports, _Options(progress, keep_certificates, deadline, executor, workers))
+        if len(units) < r == k:
+            span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
+            if span is not None:
+                return _refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
+                                f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
+                                f"non-negative rows of their row span span only {len(units)} dimensions "
+                                f"({len(reports)} patterns examined, each decided exactly)",
+                                {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration")
+    if len(units) < r:  # here r < k: the case r == k was completed or refuted above
+        if instance.m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
+            return _decide_one_output(instance, k, r, reports, deadline)
+        raise AssumptionViolated(
+            f"rank(labels) = {r} < k = {k} with {instance.m} outputs and no network with rows in the row span "
+            "exists; units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
+            "decided (no claim either way, not certified)",
+            evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
+            suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
+        )
+    net = _network(X, Y, units, k, instance.m, instance.d)
+    cert = realizes_certificate(instance, net, solver="worstcase")
+    return Decision(REALIZABLE, net, cert, verify(cert, instance),
+                    {"rank": r, "k": k, "route": "enumeration", "patterns": reports})
+
+
+def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
+          try_recovery: bool = True, executor=None, workers: int = 2,
+          time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
+    """Find a k-unit ReLU network realising the labels exactly, or raise the proof that none exists.
+
+    Deprecated form of :func:`solve_decision` (the interface of 0.1, kept for one release): the same
+    computation, with a proved "no" raised as :class:`~exactrelu.errors.NotRealizable` instead of returned.
+    {params}
     Returns
     -------
     WorstCaseResult
@@ -138,17 +216,39 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
     Raises
     ------
     NotRealizable
-        ``rank(labels) > k``, or ``rank(labels) = k`` and the realisable non-negative rows of
-        the row span span fewer than k dimensions, or (one output) the decision procedure's
-        refutation: always with ``exc.certificate``, a verified ``not-realizable`` certificate
-        (``evidence["patterns"]`` holds every pattern examined with its exact reason).
-    AssumptionViolated
-        Non-ReLU activation (the method needs positive homogeneity and linearity on the
-        support), or ``rank(labels) < k`` with several outputs and no network within the row
-        span (the problem is NP-hard there; nothing is decided, nothing claimed).
-    TimeLimitExceeded
-        ``time_limit`` passed first.
+        A proved "no" (see :func:`solve_decision`): always with ``exc.certificate``, a verified
+        ``not-realizable`` certificate (``evidence["patterns"]`` holds every pattern examined with its exact
+        reason, ``evidence["certificate"]`` the checker's verdict line).
+    AssumptionViolated, TimeLimitExceeded
+        As :func:`solve_decision`.
     """
+    res = solve_decision(instance, k, progress=progress, keep_certificates=keep_certificates,
+                         try_recovery=try_recovery, executor=executor, workers=workers, time_limit=time_limit)
+    ev = res.evidence
+    if not res.realizable:
+        kept = {key: v for key, v in ev.items() if key not in ("reason", "route", "search")}
+        raise NotRealizable(f"{ev['reason']}; certified: {res.summary}", evidence={**kept, "certificate": res.summary},
+                            certificate=res.certificate)
+    return WorstCaseResult(res.network, res.certificate, res.summary, ev["rank"], ev["patterns"])
+
+
+for _f in (solve_decision, solve):  # one text of the parameters for both (absent under python -OO)
+    if _f.__doc__:
+        _f.__doc__ = _f.__doc__.replace("    {params}", _SOLVE_DOC.rstrip())
+
+
+@dataclass(frozen=True)
+class _Options:
+    """How the enumeration runs (none of it changes the answer)."""
+
+    progress: bool
+    keep: bool
+    deadline: Deadline
+    executor: object
+    workers: int
+
+
+def _check_arguments(instance: Instance, k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
     if instance.activation is not None and instance.activation != RELU:
@@ -156,87 +256,62 @@ def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificat
             f"the worst-case solver handles ReLU only, the instance says {instance.activation}",
             suggestion="exact recovery (exactrelu recover), which handles rectified powers",
         )
-    X, Y = instance.inputs, instance.labels
-    n, d, m = instance.n, instance.d, instance.m
-    deadline = Deadline.coerce(time_limit)
-    B, r, outputs = _basis(Y)
-    if r > k:
-        raise _refuted(instance, k, nonsingular_minor(Y, k + 1), None,
-                       f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
-                       {"rank": r, "k": k, "patterns": []})
-    reports: list[PatternReport] = []
-    if try_recovery and r == k:
-        from ..recover.front_door import recover  # the cheaper exact route; falls back to enumeration below
-
-        try:
-            res = recover(instance, k=k, activation=RELU, check=True, time_limit=deadline)
-        except TimeLimitExceeded:
-            raise
-        except ExactReluError as exc:
-            reports.append(PatternReport((), "row-span-recovery", "not-certified",
-                                         f"exact recovery gave no certificate ({type(exc).__name__}); enumerating", []))
-        else:
-            reports.append(PatternReport((), "row-span-recovery", "certified",
-                                         f"all {k} units from row-span kernels ({res.proposer})", []))
-            return WorstCaseResult(res.network, res.certificate, res.checked, r, reports)
-    units: list[tuple[tuple[int, ...], list[Fraction]]] = []  # (c, v)
-    if r > 0:
-        from .worstcase_parallel import ray_decisions
-
-        rays = extreme_rays(B, deadline=deadline)
-        bar = _Progress(len(rays), progress, "extreme rays")
-        decisions = ray_decisions(X, rays, keep=keep_certificates, executor=executor, workers=workers)
-        try:
-            for number, (ray, (status, point, certs)) in enumerate(zip(rays, decisions)):
-                bar(1)
-                deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
-                                       f"{len(units)} units")
-                if status == "infeasible":
-                    reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                                 "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
-                elif _rank([c for c, _ in units] + [ray.c]) > len(units):
-                    units.append((ray.c, point))
-                    reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
-                else:
-                    reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
-                if len(units) == r:
-                    break
-        finally:
-            decisions.close()  # stop the parallel decisions still in flight
-        bar.close()
-        if len(units) < r:
-            _search_faces(X, B, rays, r, units, reports, progress, keep_certificates, deadline, executor, workers)
-        if len(units) < r == k:
-            span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
-            if span is not None:
-                raise _refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
-                               f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
-                               f"non-negative rows of their row span span only {len(units)} dimensions "
-                               f"({len(reports)} patterns examined, each decided exactly)",
-                               {"rank": r, "k": k, "span": len(units), "patterns": reports})
-    if len(units) < r:  # here r < k: the case r == k was completed or refuted above
-        if m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
-            return _decide_one_output(instance, k, r, reports, deadline)
-        raise AssumptionViolated(
-            f"rank(labels) = {r} < k = {k} with {m} outputs and no network with rows in the row span exists; "
-            "units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
-            "decided (no claim either way, not certified)",
-            evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
-            suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
-        )
-    net = _network(X, Y, units, k, m, d)
-    cert = realizes_certificate(instance, net, solver="worstcase")
-    summary = verify(cert, instance)
-    return WorstCaseResult(net, cert, summary, r, reports)
 
 
-def _refuted(instance, k, witness, span, message, evidence) -> NotRealizable:
-    """The NotRealizable of a proved "no", with its not-realizable certificate checked independently."""
+def _recovered(instance: Instance, k: int, deadline: Deadline, reports: list) -> Decision | None:
+    """Step 1's cheap exact route (rank(labels) = k): its certified Decision, or None (reported) to enumerate."""
+    from ..recover.front_door import recover  # the cheaper exact route; falls back to enumeration
+
+    try:
+        res = recover(instance, k=k, activation=RELU, check=True, time_limit=deadline)
+    except TimeLimitExceeded:
+        raise
+    except ExactReluError as exc:
+        reports.append(PatternReport((), "row-span-recovery", "not-certified",
+                                     f"exact recovery gave no certificate ({type(exc).__name__}); enumerating", []))
+        return None
+    reports.append(PatternReport((), "row-span-recovery", "certified",
+                                 f"all {k} units from row-span kernels ({res.proposer})", []))
+    return Decision(REALIZABLE, res.network, res.certificate, res.checked,
+                    {"rank": k, "k": k, "route": "row-span-recovery", "patterns": reports})
+
+
+def _enumerate(X: QMatrix, B, r: int, units: list, reports: list, opt: _Options) -> None:
+    """Steps 2 and 3: realisable extreme rays, then higher faces, until the units span r dimensions."""
+    from .worstcase_parallel import ray_decisions
+
+    deadline = opt.deadline
+    rays = extreme_rays(B, deadline=deadline)
+    bar = _Progress(len(rays), opt.progress, "extreme rays")
+    decisions = ray_decisions(X, rays, keep=opt.keep, executor=opt.executor, workers=opt.workers)
+    try:
+        for number, (ray, decided) in enumerate(zip(rays, decisions)):
+            bar(1)
+            deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
+                                   f"{len(units)} units")
+            certs = decided.certificates
+            if decided.status == "infeasible":
+                reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
+                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+            elif _rank([u.c for u in units] + [ray.c]) > len(units):
+                units.append(Unit(ray.c, decided.point))
+                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
+            else:
+                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
+            if len(units) == r:
+                break
+    finally:
+        decisions.close()  # stop the parallel decisions still in flight
+    bar.close()
+    if len(units) < r:
+        _search_faces(X, B, rays, r, units, reports, opt.progress, opt.keep, deadline, opt.executor, opt.workers)
+
+
+def _refuted(instance, k, witness, span, reason, evidence, route) -> Decision:
+    """The Decision of a proved "no", with its not-realizable certificate checked independently."""
     outputs, samples = witness
     cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
-    summary = verify(cert, instance)
-    return NotRealizable(f"{message}; certified: {summary}", evidence={**evidence, "certificate": summary},
-                         certificate=cert)
+    return Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), {**evidence, "route": route, "reason": reason})
 
 
 def _prove_span(instance, outputs, units, r, reports, progress, deadline):
@@ -246,13 +321,13 @@ def _prove_span(instance, outputs, units, r, reports, progress, deadline):
     den = int(instance.labels.den)  # hidden row w = c^T A_S with A_S = B / den: c_B = c / den
     try:
         while len(units) < r:
-            a = annihilator([c for c, _ in units], r)[0]
+            a = annihilator([u.c for u in units], r)[0]
             found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
             if not isinstance(found, Realisable):
                 return a, found
             cb = [x / den for x in found.c]
             lam = math.lcm(*(x.denominator for x in cb))
-            units.append((tuple(int(x * lam) for x in cb), [v * lam for v in found.v]))
+            units.append(Unit(tuple(int(x * lam) for x in cb), [v * lam for v in found.v]))
             reports.append(PatternReport((), "span-search", "unit",
                                          "realisable row outside the span of the units so far (found by the span refutation)"))
     finally:
@@ -261,19 +336,17 @@ def _prove_span(instance, outputs, units, r, reports, progress, deadline):
     return None
 
 
-def _decide_one_output(instance, k, r, reports, deadline) -> WorstCaseResult:
+def _decide_one_output(instance, k, r, reports, deadline) -> Decision:
     """One output and no network in the row span: the lazy decision procedure, certified either way."""
     from .pattern_search import decide
 
     res = decide(instance, k=k, time_limit=deadline.remaining())
     reports.append(PatternReport((), "decide", res.status, "lazy engine (activation literals, exact LP lemmas)"))
-    if res.status == "realizable":
-        return WorstCaseResult(res.network, res.certificate, verify(res.certificate, instance), r, reports)
-    summary = verify(res.certificate, instance)
-    raise NotRealizable(f"no {k}-unit ReLU network realises the labels (rank(labels) = {r} < k, one output: decided "
-                        f"by the lazy engine); certified: {summary}",
-                        evidence={"rank": r, "k": k, "patterns": reports, "certificate": summary},
-                        certificate=res.certificate)
+    evidence = {"rank": r, "k": k, "route": "decide", "patterns": reports, "search": res.evidence}
+    if not res.realizable:
+        evidence["reason"] = (f"no {k}-unit ReLU network realises the labels (rank(labels) = {r} < k, one output: "
+                              "decided by the lazy engine)")
+    return Decision(res.status, res.network, res.certificate, res.summary, evidence)
 
 
 def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):
@@ -288,13 +361,14 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, execu
     final: dict[tuple[int, ...], PatternReport] = {}
     while changed and len(units) < r:
         changed = False
-        decisions = face_decisions(X, faces, [c for c, _ in units], r, keep=keep, executor=executor, workers=workers)
+        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=keep, executor=executor, workers=workers)
         try:
-            for S, found, certs in decisions:
+            for decided in decisions:
                 bar(1)
                 deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
-                if found:
-                    units.append(found)
+                S, certs = decided.support, decided.certificates
+                if decided.unit:
+                    units.append(decided.unit)
                     final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
                     changed = True
                     if len(units) == r:
@@ -311,11 +385,11 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, execu
 
 def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:
     t = len(units)
-    Vrows = [list(v) for _, v in units] + [[0] * d for _ in range(k - t)]
+    Vrows = [list(u.v) for u in units] + [[0] * d for _ in range(k - t)]
     V = QMatrix.from_rows(Vrows, name="V")
     if t == 0:
         return Network(QMatrix(flint.fmpz_mat(m, k), 1), V, RELU)
-    Vt = QMatrix.from_rows([list(v) for _, v in units], name="V")
+    Vt = QMatrix.from_rows([list(u.v) for u in units], name="V")
     W = Network(QMatrix(flint.fmpz_mat(m, t), 1), Vt, RELU).hidden_exact(X)  # t x n
     # U W = A  <=>  W^T U^T = Y; with W = Wn / Wd, Y = Yn / Yd: U^T = sol * Wd / Yd for Wn^T sol = Yn
     sol = solve_consistent(W.num.transpose(), Y.num, what="U")

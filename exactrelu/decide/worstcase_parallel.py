@@ -15,7 +15,7 @@ solver stops are cancelled (or computed and dropped).
 >>> from exactrelu.decide.patterns import Ray
 >>> X = QMatrix.from_rows([[1, 0], [0, 1], [-1, -1]])
 >>> rays = [Ray(c=(1,), w=(1, 0, 0), support=(0,)), Ray(c=(2,), w=(1, 1, 1), support=(0, 1, 2))]
->>> [d[0] for d in ray_decisions(X, rays, keep=False)]
+>>> [d.status for d in ray_decisions(X, rays, keep=False)]
 ['feasible', 'infeasible']
 """
 
@@ -26,40 +26,32 @@ from collections import deque
 from concurrent.futures import Executor
 from typing import Iterator
 
-from ..certificates.claims.lp import lp_certificate
-from .pattern_lps import annihilator, face_decision, unit_lp
+from .pattern_lps import FaceDecision, RayDecision, annihilator, face_decision, ray_decision
+from .patterns import Ray
 
 __all__ = ["ray_decisions", "face_decisions", "decide_chunk", "decide_faces"]
 
-#: A decision: the LP's status, its point (when feasible) and its certificates (when kept).
-Decision = tuple
 
-
-def _decide(X, w, support, keep: bool) -> Decision:
-    res = unit_lp(X, w, support)
-    return res.status, res.point, [lp_certificate(res)] if keep else []
-
-
-def decide_chunk(rows: list[list[int]], den: int, chunk: list[tuple[tuple[int, ...], tuple[int, ...]]],
-                 keep: bool) -> list[Decision]:
-    """Decide the rays ``chunk`` ((w, support) pairs) for the inputs ``rows / den`` (run on a worker)."""
+def decide_chunk(rows: list[list[int]], den: int, chunk: list[Ray], keep: bool) -> list[RayDecision]:
+    """Decide the rays ``chunk`` for the inputs ``rows / den`` (run on a worker)."""
     import flint
 
     from ..exact.matrix import QMatrix
 
     X = QMatrix(flint.fmpz_mat(rows), den)
-    return [_decide(X, w, support, keep) for w, support in chunk]
+    return [ray_decision(X, ray, keep) for ray in chunk]
 
 
-def ray_decisions(X, rays, *, keep: bool, executor: Executor | None = None, workers: int = 2) -> Iterator[Decision]:
+def ray_decisions(X, rays: list[Ray], *, keep: bool, executor: Executor | None = None,
+                  workers: int = 2) -> Iterator[RayDecision]:
     """The decision of each ray of ``rays``, in order; on ``executor`` (``workers`` wide) when given."""
     if executor is None:
         for ray in rays:
-            yield _decide(X, ray.w, ray.support, keep)
+            yield ray_decision(X, ray, keep)
         return
     rows, den = _plain(X)
     size = max(1, min(64, math.ceil(len(rays) / (8 * workers))))
-    chunks = deque([(tuple(r.w), tuple(r.support)) for r in rays[i:i + size]] for i in range(0, len(rays), size))
+    chunks = deque(rays[i:i + size] for i in range(0, len(rays), size))
     pending: deque = deque()
     try:
         while chunks or pending:
@@ -76,7 +68,7 @@ def _plain(X) -> tuple[list[list[int]], int]:
 
 
 def decide_faces(rows: list[list[int]], den: int, items: list, annihilators: list[list[int]], r: int,
-                 keep: bool) -> list[tuple]:
+                 keep: bool) -> list[FaceDecision]:
     """Decide the faces ``items`` ((support, member rays) pairs) against ``annihilators`` (run on a worker)."""
     import flint
 
@@ -86,17 +78,17 @@ def decide_faces(rows: list[list[int]], den: int, items: list, annihilators: lis
 
 
 def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Executor | None = None,
-                   workers: int = 2) -> Iterator[tuple]:
-    """``(support, found, certificates)`` for each face of ``faces`` ((support, member rays) pairs), in order,
-    each decided against the span of ``cs`` and of the units found at the faces before it."""
+                   workers: int = 2) -> Iterator[FaceDecision]:
+    """The :class:`~.pattern_lps.FaceDecision` of each face of ``faces`` ((support, member rays) pairs), in
+    order, each decided against the span of ``cs`` and of the units found at the faces before it."""
     cs = list(cs)
     A = annihilator(cs, r)
     if executor is None:
         for S, members in faces:
-            found, certs = face_decision(X, members, S, A, r, keep)
-            yield S, found, certs
-            if found:
-                cs.append(found[0])
+            decided = face_decision(X, members, S, A, r, keep)
+            yield decided
+            if decided.unit:
+                cs.append(decided.unit.c)
                 A = annihilator(cs, r)
         return
     rows, den = _plain(X)
@@ -109,10 +101,10 @@ def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Ex
                 pending.append((nxt, executor.submit(decide_faces, rows, den, faces[nxt:nxt + size], A, r, keep)))
                 nxt += size
             start, fut = pending.popleft()
-            for j, (found, certs) in enumerate(fut.result()):
-                yield faces[start + j][0], found, certs
-                if found:  # the span grew: what was decided after this face used the old one
-                    cs.append(found[0])
+            for j, decided in enumerate(fut.result()):
+                yield decided
+                if decided.unit:  # the span grew: what was decided after this face used the old one
+                    cs.append(decided.unit.c)
                     A = annihilator(cs, r)
                     for _, f in pending:
                         f.cancel()

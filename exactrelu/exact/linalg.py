@@ -22,7 +22,7 @@ from typing import Sequence
 
 import flint
 
-from ..errors import ExactReluError, NotRealizable
+from ..errors import ExactReluError, InconsistentSystem, InvalidInput  # InconsistentSystem: re-exported (0.1 path)
 
 __all__ = [
     "nonsingular_minor",
@@ -42,10 +42,6 @@ __all__ = [
 #: Primes below 2**62 used for modular rank computations (any prime works; these are fixed
 #: so that runs are reproducible).
 PRIMES = (4611686018427387847, 4611686018427387817, 4611686018427387787)
-
-
-class InconsistentSystem(NotRealizable):
-    """An over-determined system ``M x = b`` that has no exact solution."""
 
 
 def _pivots_of_rref(R: flint.nmod_mat, rank: int) -> list[int]:
@@ -127,7 +123,7 @@ def solve_consistent(M: flint.fmpz_mat, B: flint.fmpz_mat, *, what: str = "syste
 
     Picks ``ncols(M)`` rows of ``M`` independent modulo a prime, solves that square system,
     then verifies **every** equation exactly. Raises :class:`InconsistentSystem` (with the
-    failing rows as evidence) when no solution exists, and ``ValueError`` when ``M`` does
+    failing rows as evidence) when no solution exists, and ``InvalidInput`` when ``M`` does
     not have full column rank modulo the primes tried (the solution would not be unique).
     """
     n = M.ncols()
@@ -137,7 +133,7 @@ def solve_consistent(M: flint.fmpz_mat, B: flint.fmpz_mat, *, what: str = "syste
         if len(rows) == n:
             break
     if len(rows) != n:
-        raise ValueError(f"{what}: the matrix has column rank below {n}; the solution is not unique")
+        raise InvalidInput(f"{what}: the matrix has column rank below {n}; the solution is not unique")
     Msq = flint.fmpz_mat([[M[i, j] for j in range(n)] for i in rows])
     Bsq = flint.fmpz_mat([[B[i, j] for j in range(B.ncols())] for i in rows])
     X = Msq.solve(Bsq)

@@ -31,159 +31,12 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
+                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
 from .rationals import RationalLike, format_rational, to_fraction
 
+# the float64 conversions live in exact/float64.py and are re-exported here (their old home)
 __all__ = ["QMatrix", "as_float_array", "float_strings", "fmpz_mat_from_scaled", "int_times_dyadic", "dyadic_scale"]
-
-
-def float_strings(a: np.ndarray) -> list[list[str]]:
-    """Canonical rational strings of a finite float64 array, row by row (exact, about 0.3 us per entry).
-
-    >>> float_strings(np.array([[0.5, -3.0, 0.1]]))
-    [['1/2', '-3', '3602879701896397/36028797018963968']]
-    """
-    out = []
-    for row in np.asarray(a, dtype=np.float64).tolist():
-        r = []
-        for x in row:
-            p, q = x.as_integer_ratio()
-            r.append(str(p) if q == 1 else f"{p}/{q}")
-        out.append(r)
-    return out
-
-
-def _exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:
-    """``raw`` as float64 when that is exact (float16/32/64, long doubles that fit), None for long doubles
-    that do not fit; complex arrays raise (their imaginary part would be dropped)."""
-    if raw.dtype.kind == "c":
-        raise InvalidInput(f"Complex data not supported: {name} has dtype {raw.dtype}; only real numbers are accepted")
-    if raw.dtype.kind != "f" or raw.dtype.itemsize <= 8:
-        return raw  # float16 and float32 widen exactly
-    with np.errstate(over="ignore"):
-        as64 = raw.astype(np.float64)
-    return as64 if np.array_equal(as64.astype(raw.dtype), raw) else None
-
-
-def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
-    """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
-
-    Values float64 cannot hold exactly are refused, never rounded silently: complex arrays (converting
-    them would drop the imaginary part), long doubles (``np.longdouble``) with more precision than
-    float64 (convert those exactly with :meth:`QMatrix.from_numpy`), and sparse matrices (pass a dense array).
-
-    >>> as_float_array(np.array([1 + 2j]), ndim=1)
-    Traceback (most recent call last):
-    ...
-    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
-    """
-    if type(a).__module__.startswith("scipy.sparse"):
-        raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
-    if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":
-        raise InvalidInput(f"Complex data not supported: {name} has dtype {a.dtype}; only real numbers are accepted")
-    if isinstance(a, np.ndarray):
-        fit = _exact_float64(a, name)
-        if fit is None:
-            raise InvalidInput(f"{name} has {a.dtype} values that float64 cannot hold exactly; "
-                               "use QMatrix.from_numpy (exact) or Fractions")
-        a = fit
-    try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{name} is not a numeric array: {exc}") from None
-    if arr.ndim != ndim:
-        raise InvalidInput(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        what = "NaN" if np.isnan(arr[idx]) else "an infinity"
-        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite values")
-    return arr
-
-
-def _float_or_inf(f: Fraction) -> float:
-    try:
-        return float(f)
-    except OverflowError:
-        return math.inf if f > 0 else -math.inf  # copysign(inf, f) would convert f again, and overflow
-
-
-def _convert_scaled(arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat:
-    r, c = arr.shape
-    if arr.size == 0 or bits == 0:
-        return flint.fmpz_mat(r, c)
-    if bits <= 104 and shift <= 1074 and bits <= 1023:
-        return fmpz_mat_from_scaled(np.ldexp(arr, shift), bits)
-    flat = []
-    for x in arr.ravel().tolist():
-        p, q = x.as_integer_ratio()
-        flat.append(p * ((1 << shift) // q))  # q is a power of two dividing 2**shift
-    return flint.fmpz_mat(r, c, flat)
-
-
-def int_times_dyadic(V: Sequence[Sequence[int]], arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat | None:
-    """``V @ (arr * 2**shift).T`` exactly (k x n), from the float64 array without converting it to FLINT.
-
-    Each scaled entry (an integer below ``2**bits``) is split into signed 26-bit limbs, exactly in
-    float64 (only powers of two, floors and differences whose results are representable integers);
-    the limb products ``V @ L_t.T`` are int64 matrix products whose sums cannot overflow when
-    ``d * max|V| < 2**37`` (checked); FLINT recombines ``sum_t P_t 2**(26 t)``. Returns None when the
-    bounds do not hold (callers then use FLINT). Measured ~5x cheaper than converting X
-    (benchmarks/bench_exact.py).
-    """
-    k, d = len(V), arr.shape[1]
-    if k == 0 or bits > 156 or shift > 1074:  # more than 6 limbs: FLINT is the better tool
-        return None
-    vmax = max((abs(int(x)) for row in V for x in row), default=0)
-    if vmax == 0 or d * vmax >= 2**37:
-        return None if vmax else flint.fmpz_mat(k, arr.shape[0])
-    Vi = np.array([[int(x) for x in row] for row in V], dtype=np.int64)
-    S = np.ldexp(arr, shift)
-    A, sg = np.abs(S), np.sign(S).astype(np.int64)
-    n = arr.shape[0]
-    out, t = None, 0
-    while A.any():
-        hi = np.floor(np.ldexp(A, -26))
-        limb = (A - np.ldexp(hi, 26)).astype(np.int64) * sg  # |limb| < 2**26
-        P = flint.fmpz_mat(k, n, (Vi @ limb.T).ravel().tolist())
-        out = P if out is None else out + P * (1 << (26 * t))
-        A, t = hi, t + 1
-    return out if out is not None else flint.fmpz_mat(k, n)
-
-
-def _fmpz_mat_from_int64(a: np.ndarray) -> flint.fmpz_mat:
-    r, c = a.shape
-    return flint.fmpz_mat(r, c, a.ravel().tolist())
-
-
-def fmpz_mat_from_scaled(scaled: np.ndarray, bits: int = 104) -> flint.fmpz_mat:
-    """FLINT integer matrix of a float64 array whose entries are integers below 2**bits (bits <= 104), exactly.
-
-    Entries below 2**62 go through int64 directly; larger ones are split into two 52-bit halves
-    that NumPy computes exactly and FLINT recombines (FLINT builds word-size entries ~5x faster
-    than Python integers of 64-104 bits).
-    """
-    if bits <= 62:
-        return _fmpz_mat_from_int64(scaled.astype(np.int64))
-    hi = np.floor(np.ldexp(scaled, -52))
-    lo = scaled - np.ldexp(hi, 52)  # exact: representable difference
-    return _fmpz_mat_from_int64(hi.astype(np.int64)) * (1 << 52) + _fmpz_mat_from_int64(lo.astype(np.int64))
-
-
-def dyadic_scale(arr: np.ndarray) -> tuple[int, int]:
-    """(shift, bits) of a finite float64 array: every ``x * 2**shift`` is an integer below ``2**bits``.
-
-    ``shift`` is the smallest such non-negative exponent.
-    """
-    nz = arr[arr != 0]
-    if nz.size == 0:
-        return 0, 0
-    mant, e = np.frexp(np.abs(nz))  # |x| = m 2**e, m in [1/2, 1); m 2**53 is an integer
-    mi = np.ldexp(mant, 53).astype(np.int64)
-    _, tz1 = np.frexp((mi & -mi).astype(np.float64))  # lowest set bit of the mantissa, plus one
-    lo_exp = int((e - 54 + tz1).min())  # every entry is an integer multiple of 2**lo_exp
-    hi_exp = int(e.max())  # every |entry| < 2**hi_exp
-    shift = max(0, -lo_exp)
-    return shift, hi_exp + shift
 
 
 class QMatrix:
@@ -204,7 +57,7 @@ class QMatrix:
     @property
     def num(self) -> flint.fmpz_mat:
         if self._num is None:
-            self._num = _convert_scaled(self._float, self._shift, self._bits)
+            self._num = convert_scaled(self._float, self._shift, self._bits)
         return self._num
 
     @property
@@ -224,12 +77,12 @@ class QMatrix:
         if raw.dtype.kind in "iu" and raw.ndim == 2:
             if raw.size and np.abs(raw.astype(object)).max() >= 2**63:
                 return cls.from_rows(raw.tolist())
-            return cls(_fmpz_mat_from_int64(raw.astype(np.int64)), 1)
+            return cls(fmpz_mat_from_int64(raw.astype(np.int64)), 1)
         if raw.dtype == object or raw.dtype.kind in "US":
             return cls.from_rows(raw.tolist(), name=name)
         if raw.dtype.kind not in "fc":
             raise InvalidInput(f"{name} has dtype {raw.dtype}; expected numbers")
-        fit = _exact_float64(raw, name)
+        fit = exact_float64(raw, name)
         if fit is None:  # long doubles beyond float64: each one is still a dyadic rational, converted exactly
             if raw.ndim != 2:
                 raise InvalidInput(f"{name} must be 2-dimensional, got shape {raw.shape}")
@@ -245,10 +98,7 @@ class QMatrix:
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[RationalLike]], *, name: str = "matrix") -> "QMatrix":
         """Exact conversion of a nested sequence of rationals (ints, floats, Fractions, strings)."""
-        try:
-            rows = [list(r) for r in rows]
-        except TypeError:
-            raise InvalidInput(f"{name} must be a list of rows") from None
+        rows = _rows_of(rows, name)
         if not rows:
             raise InvalidInput(f"{name} has no rows")
         ncols = len(rows[0])
@@ -288,7 +138,7 @@ class QMatrix:
             return cls.from_fmpq_mat(a)
         if isinstance(a, np.ndarray):
             return cls.from_numpy(a, name=name)
-        rows = list(a)
+        rows = _rows_of(a, name)
         # Python floats with small integers: the fast float64 path, which is exact for them (not for
         # integers beyond 2**53, long doubles or anything else: those go entry by entry, exactly)
         if rows and all(type(x) is float or (type(x) is int and abs(x) <= 2**53) for r in rows for x in r):
@@ -364,7 +214,7 @@ class QMatrix:
                 return out.reshape(r, c)
         except OverflowError:
             pass
-        return np.array([_float_or_inf(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
+        return np.array([float_or_inf(Fraction(int(x), d)) for x in self.num.entries()], dtype=np.float64).reshape(r, c)
 
     def take_columns(self, idx: Iterable[int]) -> "QMatrix":
         idx = list(idx)
@@ -446,3 +296,28 @@ class QMatrix:
         body = "[" + ", ".join(rows) + "]"
         small = 0 < r <= limit and 0 < c <= limit
         return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"
+
+
+def _rows_of(a, name: str) -> list[list]:
+    """``a`` as a list of rows (lists), or InvalidInput: a matrix is a list of rows, each a list of numbers.
+
+    >>> _rows_of([1, 1], "A_eq")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: A_eq must be a list of rows (each a list of numbers); row 0 is int
+    """
+    if isinstance(a, (str, bytes, dict)):
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
+    try:
+        rows = list(a)
+    except TypeError:
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}") from None
+    out = []
+    for i, r in enumerate(rows):
+        if isinstance(r, (str, bytes, dict)):
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}")
+        try:
+            out.append(list(r))
+        except TypeError:
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}") from None
+    return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ._model import Start, relative_residual
 from .methods import METHODS, method_names, start_function
 from .refine import refine as lm_refine
 
-__all__ = ["fit", "FitResult", "Stage", "choose_method"]
+__all__ = ["fit", "FitResult", "FitRequest", "Stage", "choose_method"]
 
 REALIZABLE_BELOW = 1e-9  # float relative residual under which exact recovery is tried
 
@@ -85,6 +85,35 @@ class FitResult:
         return self.residual.relative()
 
 
+@dataclass(frozen=True)
+class FitRequest:
+    """What :func:`fit` was asked, checked: built once there and passed down (its parameters say what each
+    field means; ``activation`` is resolved, ``method`` is as asked)."""
+
+    k: int
+    activation: Activation
+    method: str = "auto"
+    bias: bool = False
+    refine: bool | None = None
+    random_state: Any = 0
+    certificate: bool = True
+    check: bool = True
+    progress: Callable[[str], None] | None = None
+
+    def say(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(message)
+
+
+@dataclass
+class FitLog:
+    """What a fit records as it goes: seconds per phase, the stages run, method diagnostics."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+    stages: list[Stage] = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+
 def choose_method(n: int, d: int, m: int, k: int, bias: bool) -> str:
     """``auto``: the tensor route (the paper's algorithm, refined) when its assumptions can hold
     (k <= d and m >= k, or one output), else the gradient baseline. Biases are fitted in the
@@ -131,11 +160,13 @@ def _exact_network(start: Start, act: Activation) -> Network:
     return Network(QMatrix.from_numpy(start.U, name="U"), QMatrix.from_numpy(start.V, name="V"), act, b)
 
 
-def _run(X, Y, k, name: str, act, rng, bias, refine, progress, timings, stages, info) -> Start:
-    """Run the start of ``name`` and, if asked, the refinement; fill timings, stages and info."""
+def _run(X, Y, name: str, req: FitRequest, rng, log: FitLog) -> Start:
+    """Run the start of ``name`` and, if asked, the refinement; fill the log's timings, stages and info."""
     entry = METHODS[name]
+    act, bias, progress, refine = req.activation, req.bias, req.progress, req.refine
+    timings, stages, info = log.timings, log.stages, log.info
     t0 = time.perf_counter()
-    start = start_function(name)(X, Y, k, activation=act, rng=rng, bias=bias, progress=progress)
+    start = start_function(name)(X, Y, req.k, activation=act, rng=rng, bias=bias, progress=progress)
     label = "paper" if entry.start.endswith("paper:paper_start") else name
     timings[label] = time.perf_counter() - t0
     stages.append(Stage(label, relative_residual(X, Y, start, act.degree), timings[label]))
@@ -149,13 +180,14 @@ def _run(X, Y, k, name: str, act, rng, bias, refine, progress, timings, stages, 
     return start
 
 
-def _try_exact(inst, k, act, start, random_state, check, timings):
+def _try_exact(inst, req: FitRequest, start, timings):
     """Labels that the fit matches to rounding level: try exact recovery from the fitted V."""
     from ..recover.front_door import recover
 
     t0 = time.perf_counter()
     try:
-        rec = recover(inst, k=k, activation=act, init=start.V, random_state=random_state, check=check)
+        rec = recover(inst, k=req.k, activation=req.activation, init=start.V, random_state=req.random_state,
+                      check=req.check)
     except ExactReluError:
         rec = None
     timings["exact recovery attempt"] = time.perf_counter() - t0
@@ -193,46 +225,44 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     inst = _as_instance(data, labels)
     act = _validate(inst, k, method, bias, activation)
     X, Y = _float_data(inst)
+    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress)
     rng = as_generator(random_state)
     name = choose_method(inst.n, inst.d, inst.m, k, bias) if method == "auto" else method
-    timings: dict[str, float] = {}
-    stages: list[Stage] = []
-    info: dict = {}
+    log = FitLog()
     with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
         try:
-            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
+            start = _run(X, Y, name, req, rng, log)
         except AssumptionViolated as exc:
             if method != "auto" or name == "gradient":
                 raise
-            info["fallback"] = f"{name}: {exc}"
-            name, stages[:] = "gradient", []
-            start = _run(X, Y, k, name, act, rng, bias, refine, progress, timings, stages, info)
-    return _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress)
+            log.info["fallback"] = f"{name}: {exc}"
+            name, log.stages[:] = "gradient", []
+            start = _run(X, Y, name, req, rng, log)
+    return _finish(inst, req, start, name, log)
 
 
-def _finish(inst, k, act, start, name, method, stages, timings, info, random_state, certificate, check, progress):
+def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:
     from ..certificates.claims.realizes import residual_certificate
     from ..certificates.envelope import verify
 
+    act, timings = req.activation, log.timings
     t0 = time.perf_counter()
-    if progress is not None:
-        progress(f"exact residual of {inst.n} x {inst.m} entries")
+    req.say(f"exact residual of {inst.n} x {inst.m} entries")
     net = _exact_network(start, act)
     res = exact_residual(net, inst, max_listed=0)
     timings["exact residual"] = time.perf_counter() - t0
     realizable = res.squared_error == 0
     if not realizable and res.relative() < REALIZABLE_BELOW and start.b is None:
-        rec = _try_exact(inst, k, act, start, random_state, check, timings)
+        rec = _try_exact(inst, req, start, timings)
         if rec is not None:
             net, realizable = rec.network, True
             res = exact_residual(net, inst, max_listed=0)
-    out = FitResult(net, res, name, method, stages, timings, realizable=realizable, info=info)
-    if certificate:
+    out = FitResult(net, res, name, req.method, log.stages, timings, realizable=realizable, info=log.info)
+    if req.certificate:
         t0 = time.perf_counter()
-        out.certificate = residual_certificate(inst, net, residual=res, method=name, seed=random_state)
-        if check:
-            if progress is not None:
-                progress("independent check of the residual certificate")
+        out.certificate = residual_certificate(inst, net, residual=res, method=name, seed=req.random_state)
+        if req.check:
+            req.say("independent check of the residual certificate")
             out.checked = verify(out.certificate, inst)
         timings["certificate"] = time.perf_counter() - t0
     return out

@@ -1,10 +1,14 @@
-"""NP-hardness instances for k = 2 (rank(labels) < k), with certificates both ways.
+"""NP-hardness of two-layer ReLU training for k = 2 (rank(labels) < k): formulas and reductions only.
 
 CNF --CnfToNae--> NAE-3SAT --NaeToRelu--> two-unit ReLU instance (m = 1, U = [1, 1]).
 Each step is a :class:`~exactrelu.hardness.reduction.Reduction` whose ``lift`` moves a
 satisfying assignment forward (ending in exact weights and a ``realizes`` certificate) and
-whose ``invert`` moves any exact realising weights back to a satisfying assignment.
-:mod:`exactrelu.decide.pattern_search` decides small instances exactly and certifies "not realisable".
+whose ``invert`` moves any exact realising weights back to a satisfying assignment. This package
+holds the formulas (:mod:`.cnf`, :mod:`.generators`), the reductions (:mod:`.reduction`,
+:mod:`.cnf_to_nae`, :mod:`.nae_to_relu`) and the gadget lemmas (:mod:`.lemmas`). Deciding an instance
+exactly, with a certificate either way, is :func:`exactrelu.decide.decide` (the lazy SAT + exact-LP engine
+and the case tree live in :mod:`exactrelu.decide`); the command line is ``exactrelu hardness``
+(:mod:`exactrelu.commands.hardness`).
 
 >>> from exactrelu.hardness import CNF, reduction_for
 >>> cnf = CNF(2, [(1, 2), (-1, -2)])

@@ -1,7 +1,7 @@
 """The lemmas behind the hardness reduction, proved by exact case analysis (run by proofs/).
 
 Each lemma is a statement about finitely many exact linear programs: a case tree over the
-activation patterns of a small instance (:func:`exactrelu.decide.pattern_search.enumerate_leaves`),
+activation patterns of a small instance (:func:`exactrelu.decide.tree.enumerate_leaves`),
 in which every closed leaf carries a Farkas vector checked by the independent checker's leaf
 rule, and every open leaf (a feasible full pattern) has equations of full column rank, so that
 its exact point is the only solution of that case. The lemma then says what the set of those

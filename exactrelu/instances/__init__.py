@@ -10,6 +10,8 @@
 (10, 3, 2)
 """
 
-from .instance import INPUT_DISTRIBUTIONS, Instance, planted, read_instance, write_instance
+from .files import read_instance, write_instance
+from .instance import Instance
+from .planted import INPUT_DISTRIBUTIONS, planted
 
 __all__ = ["Instance", "planted", "read_instance", "write_instance", "INPUT_DISTRIBUTIONS"]

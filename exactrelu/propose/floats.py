@@ -36,6 +36,8 @@ __all__ = [
     "check_k",
     "label_basis",
     "normalised_rows",
+    "normalize_rows",
+    "row_norms",
     "screen_unit",
     "Screen",
     "angular_errors",
@@ -124,6 +126,30 @@ def normalised_rows(inputs: np.ndarray) -> np.ndarray:
     """Rows divided by their norms (zero rows stay zero)."""
     nrm = np.linalg.norm(inputs, axis=1, keepdims=True)
     return inputs / np.where(nrm > 0, nrm, 1.0)
+
+
+def normalize_rows(A: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit norm (zero rows kept), without overflow or underflow for extreme magnitudes.
+
+    >>> normalize_rows(np.array([[3e300, 4e300], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    mx = np.abs(A).max(axis=1, keepdims=True)
+    B = A / np.where(mx > 0, mx, 1.0)
+    nb = np.linalg.norm(B, axis=1, keepdims=True)
+    return B / np.where(nb > 0, nb, 1.0)
+
+
+def row_norms(A: np.ndarray) -> np.ndarray:
+    """Euclidean norms of the rows, computed without intermediate overflow or underflow.
+
+    >>> row_norms(np.array([[3e-300, 4e-300]])).tolist()
+    [5e-300]
+    """
+    mx = np.abs(A).max(axis=1)
+    safe = np.where(mx > 0, mx, 1.0)
+    with np.errstate(over="ignore"):
+        return mx * np.linalg.norm(A / safe[:, None], axis=1)
 
 
 @dataclass

@@ -24,6 +24,8 @@ proposal so far is returned and ``screened_`` says which units passed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.optimize import minimize
 
@@ -33,11 +35,8 @@ from ._base import Proposer
 from .floats import (as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
                       screen_unit)
 
-__all__ = ["GradientProposer", "propose_gradient"]
-
-
-class _Stop(Exception):
-    pass
+__all__ = ["GradientProposer", "propose_gradient", "gradient_proposal", "GradientSettings", "GradientProposal",
+           "loss_and_gradient", "inner_output_weights"]
 
 
 class GradientProposer(Proposer):
@@ -80,33 +79,6 @@ class GradientProposer(Proposer):
         self.ridge = ridge
         self.init = init
 
-    # -- the objective ---------------------------------------------------------------------
-
-    def _inner_U(self, A: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        G = A.T @ A
-        lam = self.ridge * max(np.trace(G) / G.shape[0], 1e-300)
-        try:
-            return np.linalg.solve(G + lam * np.eye(G.shape[0]), A.T @ Y).T
-        except np.linalg.LinAlgError:  # pragma: no cover - the ridge keeps G + lam I regular
-            return np.linalg.lstsq(A, Y, rcond=None)[0].T
-
-    def _loss_grad(self, theta: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float, fixed: np.ndarray):
-        d = X.shape[1]
-        kf = fixed.shape[0]
-        V = np.vstack([fixed, theta.reshape(-1, d)]) if kf else theta.reshape(-1, d)
-        H = X @ V.T
-        c = self.activation_.degree
-        P = np.maximum(H, 0.0)
-        A = P if c == 1 else P**c
-        U = self._inner_U(A, Y)
-        R = A @ U.T - Y
-        loss = float(np.sum(R * R)) * scale
-        dA = (R @ U) * (2.0 * scale)
-        dH = dA * (H > 0) if c == 1 else dA * (c * P ** (c - 1))
-        return loss, (dH[:, kf:].T @ X).ravel()
-
-    # -- fitting ---------------------------------------------------------------------------
-
     def fit(self, X, y) -> "GradientProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         self.activation_ = check_activation(self.activation)
@@ -115,128 +87,241 @@ class GradientProposer(Proposer):
         check_int("extra", self.extra, 0)
         check_number("ridge", self.ridge, strict=False)
         k, X, Y = self._check_fit_data(X, y)
-        rng = as_generator(self.random_state)
-        n, d = X.shape
-        ynorm = float(np.sum(Y * Y))
-        if ynorm == 0:
-            raise InvalidInput("labels are all zero: there is nothing to fit")
-        scale = 1.0 / ynorm
-        Q = label_basis(Y, k)
-        can_screen = Q.shape[1] == k
-        Xn = normalised_rows(X)
-        xscale = float(np.sqrt(np.mean(np.sum(X * X, axis=1)))) or 1.0
-
-        pool_v: list[np.ndarray] = []  # screened unit directions, unit norm
-        pool_y: list[np.ndarray] = []  # their normalised kernel vectors (for de-duplication)
-        best = None  # (loss, V) of the best start
-        self.n_iter_ = 0
-        self.n_restarts_ = 0
-        self.stopped_early_ = False
-
-        def absorb(V: np.ndarray, done: set, dup: list) -> None:
-            for i, v in enumerate(V):
-                if i in done:
-                    continue
-                s = screen_unit(Q, Xn, v, k, self.extra, X=X, degree=self.activation_.degree)
-                if not s.ok:
-                    continue
-                y = s.activations / np.linalg.norm(s.activations)
-                if any(float(y @ z) > 1 - 1e-6 for z in pool_y):
-                    dup.append(i)  # this row found a unit that another row found first
-                    continue
-                done.add(i)
-                pool_y.append(y)
-                pool_v.append(s.v)
-            if len(pool_v) >= k:
-                raise _Stop
-
-        start = None
-        if self.init is not None:
-            start = np.asarray(self.init, dtype=np.float64)
-            if start.shape != (k, d) or not np.all(np.isfinite(start)):
-                raise InvalidInput(f"init must be a finite {k} x {d} array, got shape {start.shape}")
-            if can_screen:
-                done: set = set()
-                try:
-                    absorb(start, done, [])
-                except _Stop:
-                    pass
-                start = np.delete(start, sorted(done), axis=0)
-        for _ in range(self.n_restarts):
-            if len(pool_v) >= k:
-                self.stopped_early_ = True
-                break
-            self.n_restarts_ += 1
-            fixed = np.array(pool_v).reshape(-1, d)  # screened units stay fixed (deflation)
-            kf = k - fixed.shape[0]
-            if start is not None and start.shape[0] == kf:
-                V0 = start / np.linalg.norm(start, axis=1, keepdims=True).clip(1e-300) * (np.sqrt(d) / xscale)
-            else:
-                V0 = rng.standard_normal((kf, d))
-                V0 /= np.linalg.norm(V0, axis=1, keepdims=True) * xscale / np.sqrt(d)
-            start = None
-            state = {"it": 0, "since": 0, "pool": len(pool_v), "done": set(), "dup": []}
-
-            def callback(intermediate_result):
-                state["it"] += 1
-                if not can_screen or state["it"] % self.screen_every:
-                    return
-                try:
-                    absorb(intermediate_result.x.reshape(kf, d), state["done"], state["dup"])
-                except _Stop:
-                    raise StopIteration from None
-                if state["dup"]:
-                    raise StopIteration  # two rows on one unit: keep the units found, re-draw the rest
-                if len(pool_v) > state["pool"]:
-                    state["pool"], state["since"] = len(pool_v), 0
-                else:
-                    state["since"] += self.screen_every
-                    if state["since"] >= self.patience:
-                        raise StopIteration  # stalled: restart from fresh weights for the missing units
-
-            res = minimize(self._loss_grad, V0.ravel(), args=(X, Y, scale, fixed), jac=True, method="L-BFGS-B",
-                           callback=callback, options={"maxiter": self.max_iter, "gtol": 1e-14, "ftol": 1e-16})
-            self.n_iter_ += state["it"]
-            Vfull = np.vstack([fixed, res.x.reshape(kf, d)])
-            if len(pool_v) < k and can_screen:
-                try:
-                    absorb(Vfull[fixed.shape[0]:], state["done"], state["dup"])
-                except _Stop:
-                    pass
-            loss = float(self._loss_grad(res.x, X, Y, scale, fixed)[0])
-            if best is None or loss < best[0]:
-                best = (loss, Vfull)
-            if len(pool_v) >= k:
-                self.stopped_early_ = True
-                break
-            if not can_screen and loss < 1e-10:
-                break
-
-        V = np.empty((k, d))
-        screened = np.zeros(k, dtype=bool)
-        for i, v in enumerate(pool_v[:k]):
-            V[i] = v
-            screened[i] = True
-        j = len(pool_v[:k])
-        if j < k:  # fill with the best start's units that are not already in the pool
-            for v in best[1]:
-                if j == k:
-                    break
-                u = v / (np.linalg.norm(v) or 1.0)
-                if any(float(u @ w) > 0.999 for w in V[:j]):
-                    continue
-                V[j] = u
-                j += 1
-            for v in best[1][: k - j]:  # pragma: no cover - only when the best start has duplicate units
-                V[j] = v / (np.linalg.norm(v) or 1.0)
-                j += 1
-        self.V_ = V
-        P = np.maximum(X @ V.T, 0.0) ** self.activation_.degree
-        self.U_ = self._inner_U(P, Y)
-        R = P @ self.U_.T - Y
-        self.loss_ = float(np.sum(R * R)) * scale
-        self.screened_ = screened
+        settings = GradientSettings(self.activation_.degree, self.n_restarts, self.max_iter, self.screen_every,
+                                    self.patience, self.extra, self.ridge)
+        out = gradient_proposal(X, Y, k, as_generator(self.random_state), settings, self.init)
+        self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
+        self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
         return self
+
+
+# -- the algorithm: module-level functions that return plain values (STYLE.md 15) -------------
+
+@dataclass(frozen=True)
+class GradientSettings:
+    """The knobs of :func:`gradient_proposal` (those of :class:`GradientProposer`, validated)."""
+
+    degree: int = 1
+    n_restarts: int = 8
+    max_iter: int = 400
+    screen_every: int = 5
+    patience: int = 60
+    extra: int = 3
+    ridge: float = 1e-12
+
+
+@dataclass(frozen=True)
+class GradientProposal:
+    """What :func:`gradient_proposal` found: V (k x d), its least-squares U, the screened units, the loss,
+    L-BFGS iterations, starts used, and whether every unit passed the screen."""
+
+    V: np.ndarray
+    U: np.ndarray
+    screened: np.ndarray
+    loss: float
+    n_iter: int
+    n_restarts: int
+    stopped_early: bool
+
+
+def inner_output_weights(A: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray:
+    """U (m x k) minimising ``|A U^T - Y|^2`` with a Tikhonov term ``ridge * trace(A^T A) / k``."""
+    G = A.T @ A
+    lam = ridge * max(np.trace(G) / G.shape[0], 1e-300)
+    try:
+        return np.linalg.solve(G + lam * np.eye(G.shape[0]), A.T @ Y).T
+    except np.linalg.LinAlgError:  # pragma: no cover - the ridge keeps G + lam I regular
+        return np.linalg.lstsq(A, Y, rcond=None)[0].T
+
+
+def loss_and_gradient(theta: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float, fixed: np.ndarray,
+                      degree: int, ridge: float) -> tuple[float, np.ndarray]:
+    """The variable-projection loss of V = [fixed; theta] and its gradient with respect to theta."""
+    d = X.shape[1]
+    kf = fixed.shape[0]
+    V = np.vstack([fixed, theta.reshape(-1, d)]) if kf else theta.reshape(-1, d)
+    H = X @ V.T
+    c = degree
+    P = np.maximum(H, 0.0)
+    A = P if c == 1 else P**c
+    U = inner_output_weights(A, Y, ridge)
+    R = A @ U.T - Y
+    loss = float(np.sum(R * R)) * scale
+    dA = (R @ U) * (2.0 * scale)
+    dH = dA * (H > 0) if c == 1 else dA * (c * P ** (c - 1))
+    return loss, (dH[:, kf:].T @ X).ravel()
+
+
+class _Stop(Exception):
+    pass
+
+
+class UnitPool:
+    """The units that passed the float screen so far: directions ``v`` and kernel vectors ``y`` (unit norm)."""
+
+    def __init__(self, Q: np.ndarray, X: np.ndarray, k: int, extra: int, degree: int):
+        self.Q, self.X, self.Xn, self.k, self.extra, self.degree = Q, X, normalised_rows(X), k, extra, degree
+        self.v: list[np.ndarray] = []
+        self.y: list[np.ndarray] = []
+
+    @property
+    def full(self) -> bool:
+        return len(self.v) >= self.k
+
+    def absorb(self, V: np.ndarray, done: set, dup: list) -> None:
+        """Screen the rows of V not in ``done``; raise _Stop as soon as the pool holds k units."""
+        for i, v in enumerate(V):
+            if i in done:
+                continue
+            s = screen_unit(self.Q, self.Xn, v, self.k, self.extra, X=self.X, degree=self.degree)
+            if not s.ok:
+                continue
+            y = s.activations / np.linalg.norm(s.activations)
+            if any(float(y @ z) > 1 - 1e-6 for z in self.y):
+                dup.append(i)  # this row found a unit that another row found first
+                continue
+            done.add(i)
+            self.y.append(y)
+            self.v.append(s.v)
+        if self.full:
+            raise _Stop
+
+    def absorb_quietly(self, V: np.ndarray, done: set, dup: list) -> None:
+        """:meth:`absorb`, ignoring the stop."""
+        try:
+            self.absorb(V, done, dup)
+        except _Stop:
+            pass
+
+
+class _Screening:
+    """The L-BFGS callback of one start: screens every ``screen_every`` iterations and stops the start when
+    the pool is full, when two rows found one unit, or when no new unit passed for ``patience`` iterations."""
+
+    def __init__(self, pool: UnitPool, kf: int, d: int, settings: GradientSettings, can_screen: bool):
+        self.pool, self.kf, self.d, self.settings, self.can_screen = pool, kf, d, settings, can_screen
+        self.it, self.since, self.size, self.done, self.dup = 0, 0, len(pool.v), set(), []
+
+    def __call__(self, intermediate_result) -> None:
+        self.it += 1
+        every = self.settings.screen_every
+        if not self.can_screen or self.it % every:
+            return
+        try:
+            self.pool.absorb(intermediate_result.x.reshape(self.kf, self.d), self.done, self.dup)
+        except _Stop:
+            raise StopIteration from None
+        if self.dup:
+            raise StopIteration  # two rows on one unit: keep the units found, re-draw the rest
+        if len(self.pool.v) > self.size:
+            self.size, self.since = len(self.pool.v), 0
+        else:
+            self.since += every
+            if self.since >= self.settings.patience:
+                raise StopIteration  # stalled: restart from fresh weights for the missing units
+
+
+def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Generator, settings: GradientSettings,
+                      init=None) -> GradientProposal:
+    """Variable-projection L-BFGS from random starts, stopped by the float screen (module doc).
+
+    ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((400, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
+    >>> out = gradient_proposal(X, Y, 2, np.random.default_rng(0), GradientSettings())
+    >>> out.V.shape, bool(out.screened.all())
+    ((2, 3), True)
+    """
+    n, d = X.shape
+    ynorm = float(np.sum(Y * Y))
+    if ynorm == 0:
+        raise InvalidInput("labels are all zero: there is nothing to fit")
+    scale = 1.0 / ynorm
+    Q = label_basis(Y, k)
+    can_screen = Q.shape[1] == k
+    pool = UnitPool(Q, X, k, settings.extra, settings.degree)
+    xscale = float(np.sqrt(np.mean(np.sum(X * X, axis=1)))) or 1.0
+    start = _screened_init(init, pool, k, d, can_screen)
+    best = None  # (loss, V) of the best start
+    n_iter = n_restarts = 0
+    stopped_early = False
+    for _ in range(settings.n_restarts):
+        if pool.full:
+            stopped_early = True
+            break
+        n_restarts += 1
+        fixed = np.array(pool.v).reshape(-1, d)  # screened units stay fixed (deflation)
+        kf = k - fixed.shape[0]
+        V0 = _start_weights(start, kf, d, xscale, rng)
+        start = None
+        screening = _Screening(pool, kf, d, settings, can_screen)
+        res = minimize(loss_and_gradient, V0.ravel(), args=(X, Y, scale, fixed, settings.degree, settings.ridge),
+                       jac=True, method="L-BFGS-B", callback=screening,
+                       options={"maxiter": settings.max_iter, "gtol": 1e-14, "ftol": 1e-16})
+        n_iter += screening.it
+        Vfull = np.vstack([fixed, res.x.reshape(kf, d)])
+        if not pool.full and can_screen:
+            pool.absorb_quietly(Vfull[fixed.shape[0]:], screening.done, screening.dup)
+        loss = float(loss_and_gradient(res.x, X, Y, scale, fixed, settings.degree, settings.ridge)[0])
+        if best is None or loss < best[0]:
+            best = (loss, Vfull)
+        if pool.full:
+            stopped_early = True
+            break
+        if not can_screen and loss < 1e-10:
+            break
+    V, screened = _assemble(pool.v, best, k, d)
+    P = np.maximum(X @ V.T, 0.0) ** settings.degree
+    U = inner_output_weights(P, Y, settings.ridge)
+    R = P @ U.T - Y
+    return GradientProposal(V, U, screened, float(np.sum(R * R)) * scale, n_iter, n_restarts, stopped_early)
+
+
+def _screened_init(init, pool: UnitPool, k: int, d: int, can_screen: bool) -> np.ndarray | None:
+    """The rows of ``init`` that did not pass the screen (those that did join the pool), or None."""
+    if init is None:
+        return None
+    start = np.asarray(init, dtype=np.float64)
+    if start.shape != (k, d) or not np.all(np.isfinite(start)):
+        raise InvalidInput(f"init must be a finite {k} x {d} array, got shape {start.shape}")
+    if can_screen:
+        done: set = set()
+        pool.absorb_quietly(start, done, [])
+        start = np.delete(start, sorted(done), axis=0)
+    return start
+
+
+def _start_weights(start: np.ndarray | None, kf: int, d: int, xscale: float, rng: np.random.Generator) -> np.ndarray:
+    """kf starting rows: the remaining ``start`` rows when they are as many, else random, scaled to the data."""
+    if start is not None and start.shape[0] == kf:
+        return start / np.linalg.norm(start, axis=1, keepdims=True).clip(1e-300) * (np.sqrt(d) / xscale)
+    V0 = rng.standard_normal((kf, d))
+    V0 /= np.linalg.norm(V0, axis=1, keepdims=True) * xscale / np.sqrt(d)
+    return V0
+
+
+def _assemble(pool_v: list, best, k: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """(V, screened): the pool's units first, then the best start's units that are not already there."""
+    V = np.empty((k, d))
+    screened = np.zeros(k, dtype=bool)
+    for i, v in enumerate(pool_v[:k]):
+        V[i] = v
+        screened[i] = True
+    j = len(pool_v[:k])
+    if j < k:  # fill with the best start's units that are not already in the pool
+        for v in best[1]:
+            if j == k:
+                break
+            u = v / (np.linalg.norm(v) or 1.0)
+            if any(float(u @ w) > 0.999 for w in V[:j]):
+                continue
+            V[j] = u
+            j += 1
+        for v in best[1][: k - j]:  # pragma: no cover - only when the best start has duplicate units
+            V[j] = v / (np.linalg.norm(v) or 1.0)
+            j += 1
+    return V, screened
 
 
 def propose_gradient(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:

@@ -20,30 +20,18 @@ k needs the gradient or tensor proposers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_int, check_number
+from .floats import as_generator, check_activation, check_int, check_number, normalize_rows, row_norms
 
-__all__ = ["SearchProposer", "propose_search", "expected_tries", "normalize_rows"]
-
-
-def normalize_rows(A: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit norm (zero rows kept), without overflow or underflow for extreme magnitudes."""
-    mx = np.abs(A).max(axis=1, keepdims=True)
-    B = A / np.where(mx > 0, mx, 1.0)
-    nb = np.linalg.norm(B, axis=1, keepdims=True)
-    return B / np.where(nb > 0, nb, 1.0)
-
-
-def row_norms(A: np.ndarray) -> np.ndarray:
-    """Euclidean norms of the rows, computed without intermediate overflow or underflow."""
-    mx = np.abs(A).max(axis=1)
-    safe = np.where(mx > 0, mx, 1.0)
-    with np.errstate(over="ignore"):
-        return mx * np.linalg.norm(A / safe[:, None], axis=1)
+# normalize_rows lives in propose.floats (the one float-utilities module) and is re-exported here for old imports
+__all__ = ["SearchProposer", "propose_search", "search_supports", "weights_on_supports", "SearchResult", "expected_tries",
+           "normalize_rows"]
 
 
 def expected_tries(k: int) -> float:
@@ -89,75 +77,119 @@ class SearchProposer(Proposer):
         if self.progress is not None and not callable(self.progress):
             raise InvalidInput(f"progress must be None or a callable, got {self.progress!r}")
         k, X, Y = self._check_fit_data(X, y)
-        n, d = X.shape
+        n = X.shape[0]
         exclude = [np.asarray(mask, dtype=bool) for mask in (self.exclude if self.exclude is not None else [])]
         if any(mask.shape != (n,) for mask in exclude):
             raise InvalidInput(f"exclude must be a list of boolean masks of length n = {n}")
         rng = as_generator(self.random_state)
         max_tries = max_tries or max(2000, int(40 * expected_tries(k)))
-        # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
-        Yn = normalize_rows(Y)
-        ynorm = row_norms(Y)
-        Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
-        if s.size < k or s[k - 1] <= s[0] * 1e-10:
-            raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
-                                 evidence={"singular_values": s[: k + 1].tolist()})
-        Q = Q[:, :k]
-        found: list[np.ndarray] = exclude
-        n_excluded = len(found)
-        ys: list[np.ndarray] = []
-        tries = 0
-        while len(found) < k and tries < max_tries:
-            tries += 1
-            if self.progress is not None and tries % 500 == 0:
-                self.progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.0f}), "
-                              f"{len(found) - n_excluded} new units of {k - n_excluded} found")
-            if k == 1:
-                y = Q[:, 0].copy()
-            else:
-                Z = rng.choice(n, size=k - 1, replace=False)
-                _, sz, vt = np.linalg.svd(Q[Z, :])
-                if sz[-1] < 1e-9 * sz[0]:
-                    continue  # Z is inactive for two units: the kernel mixes them
-                y = Q @ vt[-1]
-            scale = np.abs(y).max()
-            if scale == 0:
-                continue
-            y /= scale
-            if y.sum() < 0:
-                y = -y
-            if y.min() < -self.tol:
-                continue  # entries of both signs: some sample of Z was active
-            mask = y > self.tol
-            if mask.sum() < 1 or any(np.array_equal(mask, f) for f in found):
-                continue
-            if any(np.all(f <= mask) for f in found):
-                continue  # contains a known support: a positive combination of units, not a unit
-            smaller = [i for i, f in enumerate(found) if i >= n_excluded and np.all(mask <= f)]
-            for i in reversed(smaller):  # a known candidate was such a combination: drop it
-                del found[i], ys[i - n_excluded]
-            found.append(mask)
-            ys.append(y)
-        self.n_tries_ = tries
-        self.supports_ = found[n_excluded:]
-        self.n_found_ = len(ys)
-        if not ys:
+        found = search_supports(Y, k, rng, max_tries, self.tol, exclude, self.progress)
+        self.n_tries_ = found.tries
+        self.supports_ = found.supports
+        self.n_found_ = len(found.supports)
+        if not found.supports:
             raise ProposalFailed(
-                f"search found no unit in {tries} tries: no vector of the labels' row span vanishing on a random "
-                f"{k - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} units",
-                evidence={"tries": tries})
-        c = self.activation_.degree
-        V = np.zeros((len(ys), d))
-        for i, (mask, y) in enumerate(zip(self.supports_, ys)):
-            idx = np.flatnonzero(mask)
-            if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
-                idx = rng.choice(idx, size=8 * d, replace=False)
-            # y lives in the span of the row-normalised labels: undo the per-sample scaling 1/|Y_j|
-            t = y[idx] * ynorm[idx]
-            target = t if c == 1 else t ** (1.0 / c)
-            V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)
-        self.V_ = V
+                f"search found no unit in {found.tries} tries: no vector of the labels' row span vanishing on a random "
+                f"{k - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} "
+                "units", evidence={"tries": found.tries})
+        self.V_ = weights_on_supports(X, found, self.activation_.degree, rng)
         return self
+
+
+# -- the algorithm: module-level functions that return plain values (STYLE.md 15) -------------
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The units :func:`search_supports` found: their float supports (boolean masks, n), their
+    activation vectors in the row-normalised label span, the label row norms, and the subsets tried."""
+
+    supports: list
+    activations: list
+    row_norms: np.ndarray
+    tries: int
+
+
+def search_supports(Y: np.ndarray, k: int, rng: np.random.Generator, max_tries: int, tol: float = 1e-7,
+                    exclude: list | None = None, progress=None) -> SearchResult:
+    """Random (k-1)-subsets of samples, screened in float, until k units (with ``exclude``) are found or
+    ``max_tries`` subsets were tried; the result may hold fewer units than asked (none, even).
+
+    Raises ProposalFailed when the labels have numerical rank below k.
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
+    >>> len(search_supports(Y, 2, rng, 2000).supports)
+    2
+    """
+    # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
+    Yn = normalize_rows(Y)
+    ynorm = row_norms(Y)
+    Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
+    if s.size < k or s[k - 1] <= s[0] * 1e-10:
+        raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
+                             evidence={"singular_values": s[: k + 1].tolist()})
+    Q = Q[:, :k]
+    n = Y.shape[0]
+    found: list[np.ndarray] = list(exclude or [])
+    n_excluded = len(found)
+    ys: list[np.ndarray] = []
+    tries = 0
+    while len(found) < k and tries < max_tries:
+        tries += 1
+        if progress is not None and tries % 500 == 0:
+            progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.0f}), "
+                     f"{len(found) - n_excluded} new units of {k - n_excluded} found")
+        y = _candidate(Q, n, k, rng, tol)
+        if y is None:
+            continue
+        mask = y > tol
+        if mask.sum() < 1 or any(np.array_equal(mask, f) for f in found):
+            continue
+        if any(np.all(f <= mask) for f in found):
+            continue  # contains a known support: a positive combination of units, not a unit
+        smaller = [i for i, f in enumerate(found) if i >= n_excluded and np.all(mask <= f)]
+        for i in reversed(smaller):  # a known candidate was such a combination: drop it
+            del found[i], ys[i - n_excluded]
+        found.append(mask)
+        ys.append(y)
+    return SearchResult(found[n_excluded:], ys, ynorm, tries)
+
+
+def _candidate(Q: np.ndarray, n: int, k: int, rng: np.random.Generator, tol: float) -> np.ndarray | None:
+    """The vector of the label span Q vanishing on a random (k-1)-subset of samples, scaled to max 1 and
+    oriented to a positive sum, when it has no clearly negative entry; else None."""
+    if k == 1:
+        y = Q[:, 0].copy()
+    else:
+        Z = rng.choice(n, size=k - 1, replace=False)
+        _, sz, vt = np.linalg.svd(Q[Z, :])
+        if sz[-1] < 1e-9 * sz[0]:
+            return None  # Z is inactive for two units: the kernel mixes them
+        y = Q @ vt[-1]
+    scale = np.abs(y).max()
+    if scale == 0:
+        return None
+    y /= scale
+    if y.sum() < 0:
+        y = -y
+    if y.min() < -tol:
+        return None  # entries of both signs: some sample of Z was active
+    return y
+
+
+def weights_on_supports(X: np.ndarray, found: SearchResult, degree: int, rng: np.random.Generator) -> np.ndarray:
+    """A rough V (one row per unit found): least squares of each unit's activations on its support."""
+    d = X.shape[1]
+    V = np.zeros((len(found.activations), d))
+    for i, (mask, y) in enumerate(zip(found.supports, found.activations)):
+        idx = np.flatnonzero(mask)
+        if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
+            idx = rng.choice(idx, size=8 * d, replace=False)
+        # y lives in the span of the row-normalised labels: undo the per-sample scaling 1/|Y_j|
+        t = y[idx] * found.row_norms[idx]
+        target = t if degree == 1 else t ** (1.0 / degree)
+        V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)
+    return V
 
 
 def propose_search(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kw) -> np.ndarray:

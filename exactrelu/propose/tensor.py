@@ -43,6 +43,8 @@ exact step confirms or refuses each unit.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..errors import AssumptionViolated, InvalidInput
@@ -52,7 +54,8 @@ from .floats import as_generator, check_activation, check_int, hermite_constants
 from .hermite.decompose import decompose
 from .hermite.estimators import he4_correction
 
-__all__ = ["TensorProposer", "propose_tensor", "jennrich"]
+__all__ = ["TensorProposer", "propose_tensor", "tensor_proposal", "TensorProposal", "jennrich", "fourth_order_units",
+           "fourth_moment"]
 
 _CHUNK = 65536  # samples per block when accumulating moments (memory stays O(chunk * d))
 
@@ -135,129 +138,181 @@ class TensorProposer(Proposer):
             raise InvalidInput(f"whiten must be True or False, got {self.whiten!r}")
         check_int("n_draws", self.n_draws, 1)
         k, X, Y = self._check_fit_data(X, y)
-        rng = as_generator(self.random_state)
-        n, d = X.shape
-        m = Y.shape[1]
-        if n <= d:
-            raise InvalidInput(f"the moments need more samples than input dimensions: got {n} sample(s) for d = {d}")
-        if k > d:
-            raise AssumptionViolated(f"k = {k} units cannot have independent rows in dimension d = {d}",
-                                     evidence={"k": k, "d": d}, suggestion="init='search' or init='gradient'")
-        order = (2 if m >= k else 4) if self.order == "auto" else self.order
-        c1, c2, c4 = hermite_constants(act)
-        if order == 2 and m < k:
-            raise AssumptionViolated(f"order 2 needs m >= k outputs (m = {m}, k = {k})", evidence={"m": m, "k": k},
-                                     suggestion="order=4")
-        if order == 4 and c4 == 0:
-            raise AssumptionViolated("the fourth Hermite coefficient of t^2 is zero: order 4 cannot see the units",
-                                     evidence={"degree": act.degree}, suggestion="order=2 (needs m >= k)")
-        # whitening: w = x @ Linv.T, Sigma = L L^T
-        if self.whiten:
-            S = (X.T @ X) / n
-            try:
-                L = np.linalg.cholesky(S)
-            except np.linalg.LinAlgError:
-                raise AssumptionViolated("the inputs' second moment is singular: they do not span R^d",
-                                         suggestion="init='search'") from None
-            Linv = np.linalg.inv(L)
-        else:
-            L = Linv = np.eye(d)
-        # combine outputs: top-k' right singular directions of Y (k' = k for order 2, 1 for order 4)
-        _, sv, Wt = np.linalg.svd(Y, full_matrices=False)
-        if order == 2:
-            if sv.size < k or sv[k - 1] <= 1e-12 * sv[0]:
-                raise AssumptionViolated(f"labels have rank < k = {k}: the row-span method cannot work",
-                                         evidence={"singular_values": sv[:k + 1].tolist()})
-            G = Wt[:k].T  # m x k
-        else:  # one random combination for the 4th order, and the top directions for the 2nd-order slices
-            g = Wt[0] + 0.5 * rng.standard_normal(m) * (m > 1)
-            G = (g / np.linalg.norm(g))[:, None]
-            if m > 1:
-                G = np.concatenate([G, Wt[:min(m, k)].T], axis=1)
-        Yc = Y @ G  # n x q
-        q = Yc.shape[1]
-        # first and second moments in whitened coordinates, accumulated in blocks
-        M0 = Yc.mean(axis=0)
-        M1 = np.zeros((q, d))
-        T2 = np.zeros((q, d, d))
-        for s0 in range(0, n, _CHUNK):
-            W = X[s0:s0 + _CHUNK] @ Linv.T
-            y = Yc[s0:s0 + _CHUNK]
-            M1 += y.T @ W
-            for r in range(q):
-                T2[r] += (W * y[:, r:r + 1]).T @ W
-        M1 /= n
-        T2 = T2 / n - M0[:, None, None] * np.eye(d)[None]
-        # the k-dimensional span of the rows: top-k left singular space of [T2[0] ... T2[q-1]]
-        Ps, ps, _ = np.linalg.svd(np.concatenate(list(T2), axis=1), full_matrices=False)
-        P = Ps[:, :k]
-        if order == 2:
-            Tp = np.einsum("ai,rab,bj->ijr", P, T2, P)  # k x k x k
-            A = jennrich(Tp, k, rng, self.n_draws)
-        else:
-            A = self._decompose4(X, Linv, Yc, M0, M1, T2, P, rng)
-        Vhat = (P @ A).T  # k x d, unit rows (whitened)
-        # sign-blind weights beta (q x k) from the second-order tensor, then signs from M1
-        B = np.einsum("ia,ib->iab", Vhat, Vhat).reshape(k, d * d).T
-        beta = np.linalg.lstsq(B, T2.reshape(q, d * d).T, rcond=None)[0].T  # q x k : c2 rho^c u'
-        if order == 4:  # beta from T2 is noisier than the fourth-order weights but sign-correct
-            pass
-        D = np.stack([np.outer(beta[:, i], Vhat[i]).ravel() for i in range(k)], axis=1)
-        gam = np.linalg.lstsq(D, M1.ravel(), rcond=None)[0]  # = (c1 / c2) s_i
-        signs = np.where(gam >= 0, 1.0, -1.0)
-        Vw = Vhat * signs[:, None]
-        V = Vw @ Linv  # v . x = (L^T v) . w  =>  v = Linv^T... rows: v^T = vw^T Linv
-        V /= np.linalg.norm(V, axis=1, keepdims=True)
-        self.V_ = V
-        self.order_ = order
-        self.span_ = P
-        self.signs_ = signs
-        self.sign_margin_ = np.abs(gam) / (np.abs(gam).max() or 1.0)
-        self.spectrum_ = ps[: k + 1]
+        out = tensor_proposal(X, Y, k, as_generator(self.random_state), act, self.order, bool(self.whiten),
+                              self.n_draws)
+        self.V_, self.order_, self.span_, self.signs_ = out.V, out.order, out.span, out.signs
+        self.sign_margin_, self.spectrum_ = out.sign_margin, out.spectrum
         return self
 
-    def _decompose4(self, X, Linv, Yc, M0, M1, T2, P, rng) -> np.ndarray:
-        """Units (k x k, columns in the span) from the 2nd-order slices and the 4th-order tensor at once.
 
-        The slices ``P^T T2[r] P`` (weights c2 rho^c u'_ri) and ``T4(., ., e_j, e_l)`` (weights
-        c4 rho^c u'_0i v_j v_l), each divided by its standard error, share the units' directions:
-        Jennrich's pencil with a random combination of the 2nd-order slices as the reference (its
-        weights do not vanish), then an ALS polish over all slices (exactrelu.propose.hermite.decompose).
-        """
-        n = X.shape[0]
-        k, q = P.shape[1], Yc.shape[1]
-        T4, s4 = self._fourth(X, Linv, Yc[:, 0], M0[0], M1[0], T2[0], P)
-        Zp = X @ Linv.T @ P
-        s2 = float(np.sqrt(np.mean(Yc**2 * np.sum(Zp * Zp, axis=1)[:, None] ** 2) / n)) / k  # mean entry variance
-        T2p = np.einsum("ai,rab,bj->ijr", P, T2, P)
-        T = np.concatenate([T2p / s2, (T4 / s4).reshape(k, k, k * k)], axis=2)
-        ref = np.arange(T.shape[2]) < q  # random combinations of the 2nd-order slices as references
-        best = decompose(T, k, rng, reference=ref, n_draws=self.n_draws)
-        if q > 1:  # several outputs: pencils within the 2nd-order slices are candidates too
-            other = decompose(T, k, rng, reference=ref, target=ref, n_draws=self.n_draws)
-            best = other if other.residual < best.residual else best
-        return best.B
+# -- the algorithm: module-level functions that return plain values (STYLE.md 15) -------------
 
-    def _fourth(self, X, Linv, y, M0, M1, T2, P) -> tuple[np.ndarray, float]:
-        """k x k x k x k tensor E[y~ He4(P^T w)], y~ = y minus its degree <= 2 Hermite part; its standard error."""
-        n, d = X.shape
-        k = P.shape[1]
-        trT2 = float(np.trace(T2))
-        S4 = np.zeros((k * k, k * k))
-        S2 = np.zeros((k, k))
-        S0 = SS = 0.0
-        for s0 in range(0, n, _CHUNK):
-            W = X[s0:s0 + _CHUNK] @ Linv.T
-            quad = np.einsum("ia,ab,ib->i", W, T2, W, optimize=True)
-            yt = y[s0:s0 + _CHUNK] - M0 - W @ M1 - 0.5 * (quad - trT2)
-            Z = W @ P
-            Z2 = (Z[:, :, None] * Z[:, None, :]).reshape(-1, k * k)
-            S4 += (Z2 * yt[:, None]).T @ Z2
-            S2 += (Z * yt[:, None]).T @ Z
-            S0 += float(yt.sum())
-            SS += float(yt**2 @ np.sum(Z * Z, axis=1) ** 4)
-        S4 = (S4 / n).reshape(k, k, k, k)
-        return S4 + he4_correction(S2 / n, S0 / n), float(np.sqrt(SS / n / n) / k**2)  # mean entry variance
+@dataclass(frozen=True)
+class TensorProposal:
+    """What :func:`tensor_proposal` found: V (k x d, unit rows), the order used, the span (d x k, whitened),
+    the signs from the first moment with their margins, and the spectrum of the second-order unfolding."""
+
+    V: np.ndarray
+    order: int
+    span: np.ndarray
+    signs: np.ndarray
+    sign_margin: np.ndarray
+    spectrum: np.ndarray
+
+
+def tensor_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Generator, activation: Activation = RELU,
+                    order="auto", whiten: bool = True, n_draws: int = 8) -> TensorProposal:
+    """The moment-tensor proposal of the module doc from checked float arrays ``X`` (n x d), ``Y`` (n x m).
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((5000, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
+    >>> tensor_proposal(X, Y, 2, rng).order
+    2
+    """
+    n, d = X.shape
+    m = Y.shape[1]
+    if n <= d:
+        raise InvalidInput(f"the moments need more samples than input dimensions: got {n} sample(s) for d = {d}")
+    if k > d:
+        raise AssumptionViolated(f"k = {k} units cannot have independent rows in dimension d = {d}",
+                                 evidence={"k": k, "d": d}, suggestion="init='search' or init='gradient'")
+    order = _check_order(order, activation, m, k)
+    L, Linv = _whitening(X, whiten)
+    Yc = Y @ _output_combination(Y, k, order, rng)  # n x q
+    M0, M1, T2 = _moments(X, Linv, Yc)
+    # the k-dimensional span of the rows: top-k left singular space of [T2[0] ... T2[q-1]]
+    Ps, ps, _ = np.linalg.svd(np.concatenate(list(T2), axis=1), full_matrices=False)
+    P = Ps[:, :k]
+    if order == 2:
+        Tp = np.einsum("ai,rab,bj->ijr", P, T2, P)  # k x k x k
+        A = jennrich(Tp, k, rng, n_draws)
+    else:
+        A = fourth_order_units(X, Linv, Yc, M0, M1, T2, P, rng, n_draws)
+    Vhat = (P @ A).T  # k x d, unit rows (whitened)
+    signs, gam = _signs(Vhat, T2, M1)
+    Vw = Vhat * signs[:, None]
+    V = Vw @ Linv  # v . x = (L^T v) . w  =>  v = Linv^T... rows: v^T = vw^T Linv
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    return TensorProposal(V, order, P, signs, np.abs(gam) / (np.abs(gam).max() or 1.0), ps[: k + 1])
+
+
+def _check_order(order, act: Activation, m: int, k: int) -> int:
+    """The order to use (2 when m >= k, else 4, for ``"auto"``), after the assumptions it needs."""
+    order = (2 if m >= k else 4) if order == "auto" else order
+    c1, c2, c4 = hermite_constants(act)
+    if order == 2 and m < k:
+        raise AssumptionViolated(f"order 2 needs m >= k outputs (m = {m}, k = {k})", evidence={"m": m, "k": k},
+                                 suggestion="order=4")
+    if order == 4 and c4 == 0:
+        raise AssumptionViolated("the fourth Hermite coefficient of t^2 is zero: order 4 cannot see the units",
+                                 evidence={"degree": act.degree}, suggestion="order=2 (needs m >= k)")
+    return order
+
+
+def _whitening(X: np.ndarray, whiten: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(L, L^-1) with Sigma = L L^T the inputs' second moment (w = x @ Linv.T), or identities."""
+    n, d = X.shape
+    if not whiten:
+        return np.eye(d), np.eye(d)
+    S = (X.T @ X) / n
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        raise AssumptionViolated("the inputs' second moment is singular: they do not span R^d",
+                                 suggestion="init='search'") from None
+    return L, np.linalg.inv(L)
+
+
+def _output_combination(Y: np.ndarray, k: int, order: int, rng: np.random.Generator) -> np.ndarray:
+    """G (m x q): the top-k right singular directions of Y for order 2; for order 4 one random combination
+    first, then the top directions for the 2nd-order slices."""
+    m = Y.shape[1]
+    _, sv, Wt = np.linalg.svd(Y, full_matrices=False)
+    if order == 2:
+        if sv.size < k or sv[k - 1] <= 1e-12 * sv[0]:
+            raise AssumptionViolated(f"labels have rank < k = {k}: the row-span method cannot work",
+                                     evidence={"singular_values": sv[:k + 1].tolist()})
+        return Wt[:k].T  # m x k
+    g = Wt[0] + 0.5 * rng.standard_normal(m) * (m > 1)
+    G = (g / np.linalg.norm(g))[:, None]
+    if m > 1:
+        G = np.concatenate([G, Wt[:min(m, k)].T], axis=1)
+    return G
+
+
+def _moments(X: np.ndarray, Linv: np.ndarray, Yc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M0, M1, T2): first and second Hermite moments of the combined labels in whitened coordinates,
+    accumulated in blocks."""
+    n, d = X.shape
+    q = Yc.shape[1]
+    M0 = Yc.mean(axis=0)
+    M1 = np.zeros((q, d))
+    T2 = np.zeros((q, d, d))
+    for s0 in range(0, n, _CHUNK):
+        W = X[s0:s0 + _CHUNK] @ Linv.T
+        y = Yc[s0:s0 + _CHUNK]
+        M1 += y.T @ W
+        for r in range(q):
+            T2[r] += (W * y[:, r:r + 1]).T @ W
+    M1 /= n
+    T2 = T2 / n - M0[:, None, None] * np.eye(d)[None]
+    return M0, M1, T2
+
+
+def _signs(Vhat: np.ndarray, T2: np.ndarray, M1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(signs, gamma): sign-blind weights beta (q x k) from the second-order tensor, then signs from M1."""
+    k, d = Vhat.shape
+    q = T2.shape[0]
+    B = np.einsum("ia,ib->iab", Vhat, Vhat).reshape(k, d * d).T
+    beta = np.linalg.lstsq(B, T2.reshape(q, d * d).T, rcond=None)[0].T  # q x k : c2 rho^c u'
+    D = np.stack([np.outer(beta[:, i], Vhat[i]).ravel() for i in range(k)], axis=1)
+    gam = np.linalg.lstsq(D, M1.ravel(), rcond=None)[0]  # = (c1 / c2) s_i
+    return np.where(gam >= 0, 1.0, -1.0), gam
+
+
+def fourth_order_units(X, Linv, Yc, M0, M1, T2, P, rng, n_draws: int = 8) -> np.ndarray:
+    """Units (k x k, columns in the span) from the 2nd-order slices and the 4th-order tensor at once.
+
+    The slices ``P^T T2[r] P`` (weights c2 rho^c u'_ri) and ``T4(., ., e_j, e_l)`` (weights
+    c4 rho^c u'_0i v_j v_l), each divided by its standard error, share the units' directions:
+    Jennrich's pencil with a random combination of the 2nd-order slices as the reference (its
+    weights do not vanish), then an ALS polish over all slices (exactrelu.propose.hermite.decompose).
+    """
+    n = X.shape[0]
+    k, q = P.shape[1], Yc.shape[1]
+    T4, s4 = fourth_moment(X, Linv, Yc[:, 0], M0[0], M1[0], T2[0], P)
+    Zp = X @ Linv.T @ P
+    s2 = float(np.sqrt(np.mean(Yc**2 * np.sum(Zp * Zp, axis=1)[:, None] ** 2) / n)) / k  # mean entry variance
+    T2p = np.einsum("ai,rab,bj->ijr", P, T2, P)
+    T = np.concatenate([T2p / s2, (T4 / s4).reshape(k, k, k * k)], axis=2)
+    ref = np.arange(T.shape[2]) < q  # random combinations of the 2nd-order slices as references
+    best = decompose(T, k, rng, reference=ref, n_draws=n_draws)
+    if q > 1:  # several outputs: pencils within the 2nd-order slices are candidates too
+        other = decompose(T, k, rng, reference=ref, target=ref, n_draws=n_draws)
+        best = other if other.residual < best.residual else best
+    return best.B
+
+
+def fourth_moment(X, Linv, y, M0, M1, T2, P) -> tuple[np.ndarray, float]:
+    """k x k x k x k tensor E[y~ He4(P^T w)], y~ = y minus its degree <= 2 Hermite part; its standard error."""
+    n, d = X.shape
+    k = P.shape[1]
+    trT2 = float(np.trace(T2))
+    S4 = np.zeros((k * k, k * k))
+    S2 = np.zeros((k, k))
+    S0 = SS = 0.0
+    for s0 in range(0, n, _CHUNK):
+        W = X[s0:s0 + _CHUNK] @ Linv.T
+        quad = np.einsum("ia,ab,ib->i", W, T2, W, optimize=True)
+        yt = y[s0:s0 + _CHUNK] - M0 - W @ M1 - 0.5 * (quad - trT2)
+        Z = W @ P
+        Z2 = (Z[:, :, None] * Z[:, None, :]).reshape(-1, k * k)
+        S4 += (Z2 * yt[:, None]).T @ Z2
+        S2 += (Z * yt[:, None]).T @ Z
+        S0 += float(yt.sum())
+        SS += float(yt**2 @ np.sum(Z * Z, axis=1) ** 4)
+    S4 = (S4 / n).reshape(k, k, k, k)
+    return S4 + he4_correction(S2 / n, S0 / n), float(np.sqrt(SS / n / n) / k**2)  # mean entry variance
 
 
 def propose_tensor(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:

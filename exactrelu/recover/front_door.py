@@ -39,6 +39,7 @@ from ..instances import Instance
 from ..network import RELU, Activation
 from .views import as_instance, check_k
 from .output_layer import rank_of
+from .request import RecoveryRequest
 from .linearized import recover_linearized
 from .result import RecoveryResult, UnitRecord
 from .rowspan import recover_rowspan
@@ -113,27 +114,27 @@ def recover(
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
         progress = with_deadline(progress, deadline)
-    kw = dict(k=k, activation=activation, bias=bias, random_state=random_state, check=check, progress=progress)
+    req = RecoveryRequest(k, activation, bias, init, random_state, check, progress)
     try:
         with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
-            return _route(inst, route, sparse_noise, init, kw)
+            return _route(inst, route, sparse_noise, req)
     except NotRealizable as exc:
         if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it
             raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
         raise
 
 
-def _route(inst: Instance, route: str, sparse_noise: bool, init, kw: dict) -> RecoveryResult:
+def _route(inst: Instance, route: str, sparse_noise: bool, req: RecoveryRequest) -> RecoveryResult:
     """The route asked for, or :func:`_auto`'s choice."""
     if sparse_noise or route == "sparse-corruption":
-        return recover_sparse_corruption(inst, init=init, **kw)
+        return recover_sparse_corruption(inst, req)
     if route == "rowspan":
-        return recover_rowspan(inst, init=init, **kw)
+        return recover_rowspan(inst, req)
     if route == "linearized":
-        return recover_linearized(inst, init=init, **kw)
+        return recover_linearized(inst, req)
     if route == "sparse-columns":
-        return recover_sparse_columns(inst, **kw)
-    return _auto(inst, init, kw)
+        return recover_sparse_columns(inst, req)
+    return _auto(inst, req)
 
 
 def _rank_over_k(evidence: dict, k: int) -> bool:
@@ -154,9 +155,9 @@ def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotReali
                          certificate=cert)
 
 
-def _auto(inst: Instance, init, kw: dict) -> RecoveryResult:
+def _auto(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
     """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearised route."""
-    k = kw["k"]
+    k = req.k
     r = rank_of(inst.labels.num)
     if r > k:
         raise NotRealizable(f"rank(labels) = {r} > k = {k}: no network with {k} hidden units produces these labels "
@@ -166,17 +167,17 @@ def _auto(inst: Instance, init, kw: dict) -> RecoveryResult:
         raise AssumptionViolated("the labels are all zero: any network with U = 0 realises them, and no unit's "
                                  "weights are determined", evidence={"rank": 0, "k": k})
     if r == k:
-        return recover_rowspan(inst, init=init, **kw)
+        return recover_rowspan(inst, req)
     attempts: list[dict] = []
     if inst.m >= 2 or k <= 2:
         try:
-            res = recover_sparse_columns(inst, **kw)
+            res = recover_sparse_columns(inst, req)
         except (AssumptionViolated, NotRealizable) as exc:
             attempts.append({"route": "sparse-columns", "error": type(exc).__name__, "reason": str(exc)})
         else:
             return res
     try:
-        res = recover_linearized(inst, init=init, **kw)
+        res = recover_linearized(inst, req)
     except InvalidInput:
         raise
     except ExactReluError as exc:

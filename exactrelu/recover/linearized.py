@@ -25,7 +25,7 @@ then restarts of the gradient proposer on the augmented inputs, each refined and
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=4, k=3, m=1, n=2000, seed=2, bias=1.0)
->>> res = recover_linearized(inst, k=3, bias=True, random_state=0)
+>>> res = recover_linearized(inst, RecoveryRequest(k=3, bias=True, random_state=0))
 >>> res.network.equivalent(inst.planted), res.route
 (True, 'linearized')
 """
@@ -33,7 +33,6 @@ then restarts of the gradient proposer on the augmented inputs, each refined and
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable
 
 import flint
 import numpy as np
@@ -42,13 +41,14 @@ from ..errors import AssumptionViolated, NotRealizable, ProposalFailed
 from ..exact.linalg import independent_rows
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import RELU, Activation, Network
+from ..network import Activation, Network
+from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
-from ..propose.search import normalize_rows
 from .views import InputProducts, RowView, augmented, float_view
 from .output_layer import certify, check_identifiable, solve_output, split_bias
 from .lift import Lift, refine
 from .proposals import run_proposer
+from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
 from .unit_steps import primitive_weights
 
@@ -66,12 +66,10 @@ class _Rejected(Exception):
         self.info = info
 
 
-def recover_linearized(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
-                       init: Any = "auto", random_state=0, check: bool = True,
-                       progress: Callable[[str], None] | None = None, max_starts: int = 12) -> RecoveryResult:
+def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int = 12) -> RecoveryResult:
     """Recover U, V (and b) exactly by the pattern-linearised route (module doc); any rank of the labels.
 
-    ``max_starts`` bounds the gradient restarts tried after ``init``. Other parameters as for
+    ``max_starts`` bounds the gradient restarts tried after ``req.init``; ``req`` holds the parameters of
     :func:`exactrelu.recover.recover`.
 
     Raises
@@ -82,21 +80,21 @@ def recover_linearized(inst: Instance, *, k: int, activation: Activation | None 
     """
     T = Timer()
     t0 = T.start()
-    act = activation or inst.activation or RELU
+    k, bias, act = req.k, req.bias, req.activation_for(inst)
     work = augmented(inst) if bias else inst
     lift = Lift(work.d, act.degree, k, inst.n)
     Xf, Yf = float_view(work, act.degree)
     step = _ExactStep(work, inst, act, lift)
     T.add("conversion", t0)
-    search = _Search(step, Xf, Yf, k, act, lift, random_state, T, progress)
+    search = _Search(step, Xf, Yf, act, lift, req, T)
     search.max_starts = max_starts
-    W, source = search.run(init, bias)
+    W, source = search.run()
     t0 = T.start()
     Uq, Vq = step.output(W)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
     net, cert, summary = certify(inst, Network(Uq, V, act, b), route="linearized", proposer=source,
-                                 random_state=random_state, check=check, timer=T)
+                                 random_state=req.random_state, check=req.check, timer=T)
     return RecoveryResult(net, cert, T.t, search.tries, source, step.rank(), [], summary, inst.n * inst.m,
                           route="linearized", attempts=search.log)
 
@@ -104,8 +102,9 @@ def recover_linearized(inst: Instance, *, k: int, activation: Activation | None 
 class _Search:
     """Proposals in order (``init``, then gradient restarts), each refined in float and screened exactly."""
 
-    def __init__(self, step, Xf, Yf, k, act, lift, random_state, timer, progress):
-        self.step, self.Xf, self.Yf, self.k, self.act, self.lift = step, Xf, Yf, k, act, lift
+    def __init__(self, step, Xf, Yf, act, lift, req: RecoveryRequest, timer):
+        random_state, progress, self.req = req.random_state, req.progress, req
+        self.step, self.Xf, self.Yf, self.k, self.act, self.lift = step, Xf, Yf, req.k, act, lift
         self.random_state, self.T, self.say = random_state, timer, progress or (lambda msg: None)
         self.rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
         self.log: list[dict] = []
@@ -113,11 +112,13 @@ class _Search:
         self.best: tuple[float, dict] | None = None
         self.bias = False
 
-    def run(self, init, bias: bool) -> tuple[list[list[int]], str]:
-        self.bias = bias
+    def run(self) -> tuple[list[list[int]], str]:
+        init = self.req.init
+        self.bias = self.req.bias
         if not (isinstance(init, str) and init == "auto"):
             t0 = self.T.start()
-            V0, _, name = run_proposer(init, self.k, self.act, self.random_state, self.Xf, self.Yf, self.lift.D, bias)
+            # the given proposal runs without the progress callback (only the restarts report)
+            V0, _, name = run_proposer(self.req.but(progress=None), self.act, self.Xf, self.Yf, self.lift.D)
             self.T.add("proposal", t0)
             W = self.attempt(self._rows(V0), name)
             if W is not None:

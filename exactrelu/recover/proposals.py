@@ -18,7 +18,8 @@ use it to choose small exact systems, never to decide. ``init`` may be
 Missing biases are taken as 0; a biased proposal without ``bias=True`` is refused (InvalidInput).
 
 >>> import numpy as np
->>> V, est, name = run_proposer(np.ones((2, 3)), 2, None, 0, np.ones((5, 4)), np.ones((5, 1)), 4, bias=True)
+>>> req = RecoveryRequest(k=2, bias=True, init=np.ones((2, 3)))
+>>> V, est, name = run_proposer(req, None, np.ones((5, 4)), np.ones((5, 1)), 4)
 >>> V.shape, name
 ((2, 4), 'weights')
 """
@@ -32,6 +33,7 @@ import numpy as np
 from ..errors import InvalidInput
 from ..network import RELU, Network
 from ..propose import PROPOSERS, make_proposer, proposal_array
+from .request import RecoveryRequest
 
 __all__ = ["run_proposer", "proposal_rows"]
 
@@ -57,12 +59,12 @@ def proposal_rows(V, b, D: int, bias: bool, what: str = "the proposal") -> np.nd
     return proposal_array(V, D)
 
 
-def run_proposer(init: Any, k: int, act, random_state, Xf: np.ndarray, Yf: np.ndarray, D: int, bias: bool = False,
-                 progress=None) -> tuple[np.ndarray, Any, str]:
-    """(rows x D float proposal, the fitted estimator or None, its name) for ``init`` (see the module doc).
+def run_proposer(req: RecoveryRequest, act, Xf: np.ndarray, Yf: np.ndarray, D: int) -> tuple[np.ndarray, Any, str]:
+    """(rows x D float proposal, the fitted estimator or None, its name) for ``req.init`` (see the module doc).
 
-    ``Xf`` are the float inputs the route works on: augmented by a constant last column when ``bias``.
+    ``Xf`` are the float inputs the route works on: augmented by a constant last column when ``req.bias``.
     """
+    init, k, random_state, bias, progress = req.init, req.k, req.random_state, req.bias, req.progress
     act = act or RELU
     if isinstance(init, Network):
         return _from_network(init, D, bias, "the init network"), None, "network"

@@ -23,14 +23,13 @@ Proposals only choose which small exact systems to solve; they never decide anyt
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=4, k=2, m=3, n=300, seed=1, bias=1.0)
->>> res = recover_rowspan(inst, k=2, bias=True, random_state=0)
+>>> res = recover_rowspan(inst, RecoveryRequest(k=2, bias=True, random_state=0))
 >>> res.network.equivalent(inst.planted), res.route
 (True, 'rowspan')
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
 
 import flint
 import numpy as np
@@ -39,23 +38,23 @@ from ..errors import AssumptionViolated, ProposalFailed
 from ..exact.linalg import primitive_kernel
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import RELU, Activation, Network
-from ..propose.search import SearchProposer, normalize_rows
+from ..network import Network
+from ..propose.floats import normalize_rows
+from ..propose.search import SearchProposer
 from .views import InputProducts, RowView, augmented, float_view, stack_rows
 from .output_layer import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
 from .proposals import run_proposer
+from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
 from .unit_steps import Candidate, confirm_all, kernel_from_order, oriented, unit_from_order
 
 __all__ = ["recover_rowspan"]
 
 
-def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
-                    init: Any = "auto", random_state=0, check: bool = True,
-                    progress: Callable[[str], None] | None = None, certificate: bool = True) -> RecoveryResult:
+def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool = True) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly by the row-span route.
 
-    Parameters are those of :func:`exactrelu.recover.recover`; ``inst`` is an Instance and ``k``
+    ``req`` holds the parameters of :func:`exactrelu.recover.recover`; ``inst`` is an Instance and ``req.k``
     a valid positive integer (the front door checks both). ``certificate=False`` skips the certificate
     (for callers that certify another claim, e.g. the sparse-corruption route): ``certificate`` is then {}.
 
@@ -67,7 +66,7 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
     """
     T = Timer()
     t0 = T.start()
-    act = activation or inst.activation or RELU
+    k, bias, act = req.k, req.bias, req.activation_for(inst)
     work = augmented(inst) if bias else inst
     Xf, Yf = float_view(work, act.degree)
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
@@ -75,8 +74,8 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
     rows = label_rows(A, k)
     B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
     T.add("rank", t0)
-    finder = _Finder(B, work, act, k, random_state, Xf, T, progress)
-    sources = finder.run(init, Yf, bias)
+    finder = _Finder(B, work, act, req, Xf, T)
+    sources = finder.run(Yf)
     cands = finder.cands
 
     t0 = T.start()  # the confirmed units: integer rows of V and exact rows of f(V X) (scaled by dx**c)
@@ -89,7 +88,7 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
     V, b = split_bias(Vq) if bias else (Vq, None)
     if certificate:
         net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
-                                     random_state=random_state, check=check, timer=T)
+                                     random_state=req.random_state, check=req.check, timer=T)
     else:
         net, cert, summary = Network(Uq, V, act, b).canonical(), {}, None
     return RecoveryResult(net, cert, T.t, finder.tries, "+".join(sources), k, [c.record for c in cands], summary,
@@ -99,8 +98,9 @@ def recover_rowspan(inst: Instance, *, k: int, activation: Activation | None = N
 class _Finder:
     """Proposals -> confirmed units: kernels of the label basis on proposed zeros, batched exact checks."""
 
-    def __init__(self, B, work: Instance, act, k, random_state, Xf, timer, progress):
-        self.B, self.BT, self.work, self.act, self.k = B, RowView(B.transpose()), work, act, k
+    def __init__(self, B, work: Instance, act, req: RecoveryRequest, Xf, timer):
+        random_state, progress, self.req = req.random_state, req.progress, req
+        self.B, self.BT, self.work, self.act, self.k = B, RowView(B.transpose()), work, act, req.k
         self.n, self.d = work.n, work.d
         self.Xrows, self.XT = RowView(work.inputs), InputProducts(work.inputs)
         self.rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
@@ -111,11 +111,11 @@ class _Finder:
         self.rejected: list[dict] = []
         self.tries = 0
 
-    def run(self, init, Yf, bias: bool) -> list[str]:
+    def run(self, Yf) -> list[str]:
         """The proposal, then up to three rounds of blind search for missing units; returns the sources used."""
         t0 = self.T.start()
-        V_prop, est, name = run_proposer(init, self.k, self.act, self.random_state, self.Xf, Yf, self.d, bias,
-                                         self.progress)
+        bias = self.req.bias
+        V_prop, est, name = run_proposer(self.req, self.act, self.Xf, Yf, self.d)
         self.tries += int(getattr(est, "n_tries_", 0) or 0)
         self.T.add("proposal", t0)
         sources = [name]

@@ -20,7 +20,7 @@ column is a scalar: it works only when k = 1, or k = 2 with outputs of opposite 
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=3, k=3, m=2, n=600, seed=0, bias=1.0)
->>> res = recover_sparse_columns(inst, k=3, bias=True)
+>>> res = recover_sparse_columns(inst, RecoveryRequest(k=3, bias=True))
 >>> res.network.equivalent(inst.planted), res.route
 (True, 'sparse-columns')
 """
@@ -28,7 +28,6 @@ column is a scalar: it works only when k = 1, or k = 2 with outputs of opposite 
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import flint
 import numpy as np
@@ -36,9 +35,10 @@ import numpy as np
 from ..errors import AssumptionViolated, NotRealizable
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import RELU, Activation, Network
+from ..network import Network
 from .views import InputProducts, RowView, augmented
 from .output_layer import certify, check_identifiable, rank_of, solve_output, split_bias
+from .request import RecoveryRequest
 from .result import RecoveryResult, Timer, UnitRecord
 from .unit_steps import Candidate, primitive_weights, solve_weights
 
@@ -61,9 +61,7 @@ def direction_groups(label_rows: list[list[int]]) -> list[tuple[tuple[int, ...],
     return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
-def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | None = None, bias: bool = False,
-                           random_state=0, check: bool = True,
-                           progress: Callable[[str], None] | None = None) -> RecoveryResult:
+def recover_sparse_columns(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
     """Recover U, V (and b) exactly from the samples where one unit alone is active (module doc).
 
     Raises
@@ -73,10 +71,10 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
         than k units already reproduce every label (the others are not determined: a smaller k is named).
     NotRealizable : the units found do not reproduce every label (evidence: where).
     """
-    say = progress or (lambda msg: None)
+    say, k, bias, random_state = req.say, req.k, req.bias, req.random_state
     T = Timer()
     t0 = T.start()
-    act = activation or inst.activation or RELU
+    act = req.activation_for(inst)
     work = augmented(inst) if bias else inst
     D = work.d
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
@@ -105,7 +103,7 @@ def recover_sparse_columns(inst: Instance, *, k: int, activation: Activation | N
     Vq = QMatrix(flint.fmpz_mat(W), 1)
     V, b = split_bias(Vq) if bias else (Vq, None)
     net, cert, summary = certify(inst, Network(Uq, V, act, b), route="sparse-columns", proposer="none",
-                                 random_state=random_state, check=check, timer=T)
+                                 random_state=random_state, check=req.check, timer=T)
     return RecoveryResult(net, cert, T.t, 0, "none", rank_of(inst.labels.num), [c.record for c in units], summary,
                           inst.n * inst.m, route="sparse-columns")
 

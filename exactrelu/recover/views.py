@@ -19,7 +19,8 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.matrix import QMatrix, fmpz_mat_from_scaled, int_times_dyadic
+from ..exact.float64 import fmpz_mat_from_scaled, int_times_dyadic
+from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation
 

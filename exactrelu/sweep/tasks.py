@@ -124,19 +124,20 @@ def fit_task(p: dict, seed: int) -> Outcome:
 @task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},
       doc="the worst-case solver (exactrelu.decide.worstcase.solve) on a planted instance")
 def solve_task(p: dict, seed: int) -> Outcome:
-    from ..decide.worstcase import solve
+    from ..decide.worstcase import solve_decision
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
-    try:
-        res = solve(inst, p["k"], keep_certificates=False, try_recovery=p["try_recovery"])
-    except NotRealizable as exc:
-        return _proved_no(exc, inst, "enumeration", {"generate": t_gen, "solve": time.perf_counter() - t0})
-    route = "row-span-recovery" if res.patterns and res.patterns[-1].kind == "row-span-recovery" else "enumeration"
-    metrics = {"rank": res.rank, "patterns": sum(1 for r in res.patterns if r.kind != "row-span-recovery"),
+    res = solve_decision(inst, p["k"], keep_certificates=False, try_recovery=p["try_recovery"])
+    timings = {"generate": t_gen, "solve": time.perf_counter() - t0}
+    if not res.realizable:
+        return Outcome("not-realizable", res.certificate, inst, method="enumeration", timings=timings,
+                       metrics={"rank": res.evidence["rank"]})
+    route = "row-span-recovery" if res.evidence["route"] == "row-span-recovery" else "enumeration"
+    patterns = res.evidence["patterns"]
+    metrics = {"rank": res.evidence["rank"], "patterns": sum(1 for r in patterns if r.kind != "row-span-recovery"),
                **_planted_metrics(res.network, inst)}
-    return Outcome("realizes", res.certificate, inst, method=route,
-                   timings={"generate": t_gen, "solve": time.perf_counter() - t0}, metrics=metrics)
+    return Outcome("realizes", res.certificate, inst, method=route, timings=timings, metrics=metrics)
 
 
 _DECIDE = {"engine": "auto", "method": "auto", "time_limit": None, "max_nodes": None}
@@ -148,7 +149,7 @@ def _decide(inst, U, k, p, t_gen) -> Outcome:
     t0 = time.perf_counter()
     res = decide(inst, U=U, k=k, method=p["method"], engine=p["engine"], max_nodes=p.get("max_nodes"),
                  time_limit=p.get("time_limit"))
-    st = res.stats
+    st = res.evidence
     engine = st.get("engine") or ("lazy" if p["engine"] == "auto" else p["engine"])
     metrics = {key: st[key] for key in ("rounds", "lemmas", "lps", "nodes", "cases") if key in st}
     timings = {"generate": t_gen, "decide": time.perf_counter() - t0 - st.get("check_seconds", 0.0),

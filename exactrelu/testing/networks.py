@@ -148,10 +148,10 @@ def _inputs(draw, n, d, distribution):
         return draw(matrices(rows=n, cols=d, elements=st.integers(-3, 3)))
     if kind not in INPUT_DISTRIBUTIONS:
         raise InvalidInput(f"unknown input distribution {kind!r}; choose from {INPUT_KINDS}")
-    from ..instances.instance import _draw_inputs
+    from ..instances.planted import draw_inputs
 
     seed = draw(st.integers(0, 2**32 - 1))
-    X = _draw_inputs(np.random.default_rng(seed), n, d, kind, None)
+    X = draw_inputs(np.random.default_rng(seed), n, d, kind, None)
     return QMatrix.from_numpy(X, name="inputs")
 
 

@@ -41,6 +41,8 @@ def test_checker_uses_only_the_standard_library():
                 target = (node.module or "").split(".")[0]
                 assert node.level == 1 and (target == "trusted" if name == "checker.py" else target in
                                             {Path(f).stem for f in checker.TRUSTED_FILES}), (name, node.module)
+                # and they import each other's public names only (issue 20, item 10)
+                assert not [a.name for a in node.names if a.name.startswith("_")], (name, node.module)
             elif isinstance(node, ast.ImportFrom):
                 mods.add(node.module.split(".")[0])
         assert mods <= set(sys.stdlib_module_names), (name, mods - set(sys.stdlib_module_names))

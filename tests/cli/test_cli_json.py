@@ -99,7 +99,7 @@ def test_json_errors_carry_the_exit_code(tmp_path, capsys):
     write_instance(planted(d=3, k=2, m=2, n=40), ip)
     rec = run_json(capsys, "recover", ip, "-k", 1, code=1)  # rank 2 > k = 1: a certified "no", not an error
     assert rec["ok"] is False and rec["claim"] == "not-realizable" and rec["certified"] is True
-    assert rec["checked"].startswith("not-realizable: rank(labels) >= 2 > k = 1")
+    assert "rank(labels) >= 2 > k = 1" in rec["checked"]
     rounded = tmp_path / "r.json"
     inst = planted(d=3, k=2, m=2, n=40)
     Y = inst.float_labels().copy()

@@ -17,7 +17,9 @@ from exactrelu.errors import AssumptionViolated, InvalidInput, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted, write_instance
 from exactrelu.network import Activation, Network
-from exactrelu.decide import solve
+import re
+
+from exactrelu.decide import Decision, WorstCaseResult, solve, solve_decision
 
 LINE = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
 
@@ -31,15 +33,16 @@ def _instance(X, U, V):
 def _assert_sound(inst, k):
     """Any answer is exact: a network verified by the checker, or a specific refusal."""
     try:
-        res = solve(inst, k)
-    except NotRealizable as exc:
-        for p in exc.evidence.get("patterns", []):
-            for c in p.certificates:
-                checker.check(c, None)
-        return "not-realizable"
+        res = solve_decision(inst, k)
     except AssumptionViolated as exc:
         assert exc.evidence["rank"] < k
         return "undecided"
+    assert res.summary == verify(res.certificate, inst)
+    if not res.realizable:
+        for p in res.evidence.get("patterns", []):
+            for c in p.certificates:
+                checker.check(c, None)
+        return "not-realizable"
     assert verify(res.certificate, inst).startswith("realizes")
     assert res.network.evaluate_exact(inst.inputs) == inst.labels
     return "realizes"
@@ -47,20 +50,22 @@ def _assert_sound(inst, k):
 
 def test_planted_gaussian_is_recovered_up_to_symmetry():
     inst = planted(d=3, k=2, m=2, n=50, seed=0)
-    res = solve(inst, 2)  # the cheap exact route first
+    res = solve_decision(inst, 2)  # the cheap exact route first
     assert res.network.equivalent(inst.planted)
-    assert [(p.kind, p.outcome) for p in res.patterns] == [("row-span-recovery", "certified")]
-    res = solve(inst, 2, try_recovery=False)  # the enumeration alone
+    assert [(p.kind, p.outcome) for p in res.evidence["patterns"]] == [("row-span-recovery", "certified")]
+    assert res.evidence["route"] == "row-span-recovery"
+    res = solve_decision(inst, 2, try_recovery=False)  # the enumeration alone
     assert res.network.equivalent(inst.planted)
-    assert [p.outcome for p in res.patterns] == ["unit", "unit"]
+    assert [p.outcome for p in res.evidence["patterns"]] == ["unit", "unit"]
+    assert res.evidence["route"] == "enumeration"
 
 
 def test_large_k_takes_the_cheap_exact_route():
     """k = 8: the cone has thousands of extreme rays at n = 200; row-span recovery certifies at once."""
     inst = planted(d=10, k=8, m=8, n=600, seed=3)
-    res = solve(inst, 8)
+    res = solve_decision(inst, 8)
     assert res.network.equivalent(inst.planted)
-    assert res.patterns[0].kind == "row-span-recovery" and res.summary.startswith("realizes")
+    assert res.evidence["patterns"][0].kind == "row-span-recovery" and res.summary.startswith("realizes")
 
 
 @pytest.mark.parametrize("kind", ["integer-grid", "few-lines", "duplicated", "on-kinks"])
@@ -110,19 +115,20 @@ def test_realisable_integer_instances_are_always_solved(seed):
 def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
     # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realisable
     inst = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])
-    res = solve(inst, 2, try_recovery=False)
-    kinds = [(p.kind, p.outcome) for p in res.patterns]
+    res = solve_decision(inst, 2, try_recovery=False)
+    kinds = [(p.kind, p.outcome) for p in res.evidence["patterns"]]
     assert kinds == [("extreme-ray", "refuted"), ("extreme-ray", "unit"), ("face", "unit")]
-    for p in res.patterns:
+    for p in res.evidence["patterns"]:
         for c in p.certificates:
             checker.check(c, None)
 
 
 def test_unrealisable_labels_give_checkable_evidence():
     inst = Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
-    with pytest.raises(NotRealizable, match="no 2-unit ReLU network") as info:
-        solve(inst, 2)
-    ev = info.value.evidence
+    res = solve_decision(inst, 2)
+    assert res.status == "not-realizable" and res.network is None
+    ev = res.evidence
+    assert re.search("no 2-unit ReLU network", ev["reason"])
     assert ev["rank"] == 2 and ev["span"] < 2
     refuted = [p for p in ev["patterns"] if p.outcome == "refuted"]
     assert refuted
@@ -134,40 +140,69 @@ def test_unrealisable_labels_give_checkable_evidence():
 
 def test_rank_above_k_is_refuted_at_once():
     inst = planted(d=3, k=3, m=3, n=30, seed=1)
-    with pytest.raises(NotRealizable, match="rank\\(labels\\) = 3 > k = 2") as exc:
-        solve(inst, 2)
-    assert verify(exc.value.certificate, inst).startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    res = solve_decision(inst, 2)
+    assert res.status == "not-realizable" and re.search("rank\\(labels\\) = 3 > k = 2", res.evidence["reason"])
+    assert res.evidence["route"] == "rank" and res.evidence["patterns"] == []
+    assert "rank(labels) >= 3 > k = 2" in verify(res.certificate, inst)
 
 
 def test_rank_below_k():
     # one output relu(t): rank 1 < k = 2, found in the row span and padded with a zero unit
     inst = Instance.from_arrays(LINE, [[0], [0], [0], [1], [2], [3]])
-    res = solve(inst, 2)
-    assert res.network.k == 2 and res.rank == 1
+    res = solve_decision(inst, 2)
+    assert res.network.k == 2 and res.evidence["rank"] == 1
     # rank 1 but not one unit, one output: the lazy engine decides, with a certificate either way
     inst = Instance.from_arrays(LINE, [[1], [0], [0], [0], [0], [1]])  # relu(-t - 1) + relu(t - 2)
-    res = solve(inst, 2)
-    assert res.patterns[-1].kind == "decide" and verify(res.certificate, inst).startswith("realizes")
+    res = solve_decision(inst, 2)
+    assert res.evidence["patterns"][-1].kind == "decide" and verify(res.certificate, inst).startswith("realizes")
+    assert res.evidence["route"] == "decide" and res.evidence["search"]["lps"] >= 1
     inst = Instance.from_arrays(LINE, [[1], [0], [1], [0], [1], [0]])
-    with pytest.raises(NotRealizable, match="certified") as exc:
-        solve(inst, 2)
-    assert verify(exc.value.certificate, inst).startswith("not-realizable")
+    res = solve_decision(inst, 2)
+    assert res.status == "not-realizable" and "lazy engine" in res.evidence["reason"]
+    assert verify(res.certificate, inst).startswith("not-realizable")
     # several outputs, rank below k: undecided (NP-hard regime), never a claim, nothing certified
     inst = Instance.from_arrays(LINE, [[1, 1], [0, 0], [0, 0], [0, 0], [0, 0], [1, 1]])
     with pytest.raises(AssumptionViolated, match="nothing is decided"):
-        solve(inst, 3)
+        solve_decision(inst, 3)
 
 
 def test_zero_labels_and_invalid_arguments():
-    res = solve(Instance.from_arrays(LINE, [[0]] * 6), 2)
+    res = solve_decision(Instance.from_arrays(LINE, [[0]] * 6), 2)
     assert res.network.U.num.is_zero()
     inst = planted(d=2, k=1, m=1, n=10, seed=0)
     for bad in (0, -1, True, 1.5):
         with pytest.raises(InvalidInput, match="positive integer"):
+            solve_decision(inst, bad)
+        with pytest.raises(InvalidInput, match="positive integer"):
             solve(inst, bad)
     inst.activation = Activation.power(2)
     with pytest.raises(AssumptionViolated, match="ReLU only"):
-        solve(inst, 1)
+        solve_decision(inst, 1)
+
+
+@pytest.mark.parametrize("labels, k", [([[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]], 2),  # realisable
+                                       ([[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]], 2),  # span refutation
+                                       ([[1], [0], [1], [0], [1], [0]], 2),  # one output: the lazy engine
+                                       ([[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [1, 2]], 1)])  # rank > k
+def test_solve_is_the_raising_form_of_solve_decision(labels, k):
+    """The deprecated solve() computes the same answer: a WorstCaseResult for yes, NotRealizable for no,
+    with the message, evidence and certificate of 0.1."""
+    inst = Instance.from_arrays(LINE, labels)
+    res = solve_decision(inst, k, try_recovery=False)
+    assert isinstance(res, Decision) and res.summary == verify(res.certificate, inst)
+    if res.realizable:
+        old = solve(inst, k, try_recovery=False)
+        assert isinstance(old, WorstCaseResult)
+        assert (old.certificate, old.summary) == (res.certificate, res.summary)
+        assert (old.network.U, old.network.V) == (res.network.U, res.network.V)
+        assert (old.rank, old.patterns) == (res.evidence["rank"], res.evidence["patterns"])
+        return
+    with pytest.raises(NotRealizable) as info:
+        solve(inst, k, try_recovery=False)
+    exc = info.value
+    assert str(exc) == f"{res.evidence['reason']}; certified: {res.summary}"
+    assert exc.certificate == res.certificate and exc.evidence["certificate"] == res.summary
+    assert set(exc.evidence) == set(res.evidence) - {"reason", "route", "search"} | {"certificate"}
 
 
 # -- CLI -------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""solve(..., executor=...): the extreme rays and faces decided on worker processes give the same
+"""solve_decision(..., executor=...): the extreme rays and faces decided on worker processes give the same
 patterns, reports and certificates as the serial solver (decisions are read in order; speculative face
 decisions made against an outdated span are dropped)."""
 
@@ -8,10 +8,9 @@ from fractions import Fraction
 import pytest
 
 from exactrelu.cli import main
-from exactrelu.errors import NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted, write_instance
-from exactrelu.decide import solve
+from exactrelu.decide import solve_decision as solve
 from exactrelu.sweep.executors import Backend
 
 
@@ -26,13 +25,14 @@ def pool():
 def same(a, b):
     strip = lambda cert: {k: v for k, v in cert.items() if k != "provenance"}  # noqa: E731
     assert strip(a.certificate) == strip(b.certificate)
-    assert [asdict(p) for p in a.patterns] == [asdict(p) for p in b.patterns]
+    assert a.status == b.status and a.summary == b.summary
+    assert [asdict(p) for p in a.evidence["patterns"]] == [asdict(p) for p in b.evidence["patterns"]]
 
 
 def test_units_found_in_faces_before_the_last_one(pool):
     inst = planted(d=2, k=3, m=3, n=12, seed=12, inputs="integer")  # units in faces 2, 4 and 5 of 5
     serial = solve(inst, 3, try_recovery=False)
-    kinds = [(p.kind, p.outcome) for p in serial.patterns]
+    kinds = [(p.kind, p.outcome) for p in serial.evidence["patterns"]]
     assert kinds.count(("face", "unit")) == 3 and kinds[-1] == ("face", "unit") and ("face", "refuted") in kinds
     same(serial, solve(inst, 3, try_recovery=False, executor=pool, workers=2))
 
@@ -40,7 +40,7 @@ def test_units_found_in_faces_before_the_last_one(pool):
 def test_many_extreme_rays(pool):
     inst = planted(d=3, k=5, m=5, n=40, seed=1, inputs="integer")
     serial = solve(inst, 5, try_recovery=False)
-    assert sum(p.kind == "extreme-ray" for p in serial.patterns) > 20
+    assert sum(p.kind == "extreme-ray" for p in serial.evidence["patterns"]) > 20
     same(serial, solve(inst, 5, try_recovery=False, executor=pool, workers=2))
     same(solve(inst, 5, try_recovery=False, keep_certificates=False),
          solve(inst, 5, try_recovery=False, keep_certificates=False, executor=pool, workers=2))
@@ -51,13 +51,12 @@ def test_the_same_refutation(pool):
     Y = inst.labels.to_fractions()
     Y[0][0] += Fraction(1, 7)  # rank 2 still; no 2-unit network now
     bad = Instance(inst.inputs, QMatrix.from_rows(Y))
-    with pytest.raises(NotRealizable) as serial:
-        solve(bad, 2, try_recovery=False)
-    with pytest.raises(NotRealizable) as parallel:
-        solve(bad, 2, try_recovery=False, executor=pool, workers=2)
-    assert str(serial.value) == str(parallel.value)
-    reports = [asdict(p) for p in serial.value.evidence["patterns"]]
-    assert reports and reports == [asdict(p) for p in parallel.value.evidence["patterns"]]
+    serial = solve(bad, 2, try_recovery=False)
+    parallel = solve(bad, 2, try_recovery=False, executor=pool, workers=2)
+    assert serial.status == parallel.status == "not-realizable"
+    assert (serial.evidence["reason"], serial.summary) == (parallel.evidence["reason"], parallel.summary)
+    reports = [asdict(p) for p in serial.evidence["patterns"]]
+    assert reports and reports == [asdict(p) for p in parallel.evidence["patterns"]]
 
 
 def test_solve_workers_on_the_command_line(tmp_path, capsys):

@@ -122,3 +122,14 @@ def test_cnfgen_formula_through_the_chain():
     sat = [a for a in assignments(f.num_vars) if f.satisfied_by(a)]
     for a in sat[:5]:
         assert chain.invert(chain.lift(a, data), data) == a
+
+
+def test_hardness_holds_formulas_and_reductions_only():
+    """issue 20: the decision engine lives in decide/, the command in commands/; hardness/ keeps these."""
+    import pkgutil
+
+    import exactrelu.hardness as hardness
+
+    names = {m.name for m in pkgutil.iter_modules(hardness.__path__)}
+    assert names == {"cnf", "cnf_to_nae", "nae_to_relu", "reduction", "generators", "lemmas"}
+    assert "exactrelu.decide.decide" in hardness.__doc__

@@ -205,3 +205,20 @@ def test_the_checker_bounds_entries_and_truncation_inside_a_member(tmp_path, mon
     _zip(short, [("inputs.npy", b"\x93NUMPY\x01\x00\x10"), ("labels.npy", _npy(header=_hdr(), body=ONE))])
     with pytest.raises(checker.UnreadableInput, match="truncated .npy header"):
         checker.load_instance(str(short))
+
+
+@pytest.mark.parametrize("name, message", [("truncated header", "truncated"), ("shape (10^9, 0)", "has no entries"),
+                                           ("data shorter than the shape", "data bytes"), ("boolean shape", "malformed")])
+def test_npz_refusals_say_why(tmp_path, name, message):
+    from exactrelu.errors import InvalidInput
+    from exactrelu.instances import read_instance
+
+
+    from test_npz import INVALID, _write
+
+
+    path = _write(tmp_path, name, INVALID[name])
+    with pytest.raises(checker.UnreadableInput, match=message):
+        checker.load_instance(str(path))
+    with pytest.raises(InvalidInput, match=message):
+        read_instance(path)

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates import verify
@@ -196,6 +196,7 @@ def test_sparse_columns_scalar_output_is_refused_specifically():
 
 @settings(deadline=None, max_examples=5)
 @given(frac=st.sampled_from([0.0, 0.05, 0.1, 0.2]), bias=st.sampled_from([None, 1.0]), seed=st.integers(0, 10**6))
+@example(frac=0.2, bias=1.0, seed=0)  # issue 23: a wrong output row of U kept (all 4 exact refits were singular)
 def test_sparse_corruption_lists_exactly_the_corrupted_entries(frac, bias, seed):
     """Whenever the clean instance is recoverable, the corrupted one is, with exactly the corrupted entries listed.
 
@@ -213,6 +214,33 @@ def test_sparse_corruption_lists_exactly_the_corrupted_entries(frac, bias, seed)
     assert res.route == "sparse-corruption" and res.certificate["claim"] == "realizes-except"
     certified(res, bad, clean.planted)
     assert res.except_entries == [tuple(e) for e in bad.meta["corrupted"]]
+
+
+@pytest.mark.parametrize("k", range(1, 11))
+@settings(deadline=None, max_examples=2)
+@given(frac=st.sampled_from([0.0, 0.05, 0.1]), seed=st.integers(0, 10**6))
+def test_sparse_corruption_for_any_k(k, frac, seed):
+    """issue 23, item 5: m = 4k, k = 1..10, up to 10% of the entries corrupted: the planted network, exactly the
+    corrupted entries (at k = 6..10 the arithmetic of 0.1 divided by log(1.0) = 0, and 10% was out of reach)."""
+    clean = planted(k + 2, k, 4 * k, 100 * k + 200, seed=seed)
+    bad = corrupt(clean, frac, seed=seed)
+    res = certified(recover(bad, k=k, sparse_noise=True, random_state=seed), bad, clean.planted)
+    assert res.except_entries == [tuple(e) for e in bad.meta["corrupted"]]
+
+
+def test_sparse_corruption_of_the_issue_at_k_6(tmp_path, capsys):
+    """issue 23: 'generate -d 20 -k 6 -m 24 -n 5000 --corrupt 0.05 --seed 2' then 'recover -k 6 --sparse-noise'
+    ended in ZeroDivisionError (with --json, stdout empty); now a realizes-except of exactly the 6000 entries."""
+    import json
+
+    path, cert = tmp_path / "c.json", tmp_path / "cert.json"
+    assert main(["generate", "-d", "20", "-k", "6", "-m", "24", "-n", "5000", "--corrupt", "0.05", "--seed", "2",
+                 "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["recover", str(path), "-k", "6", "--sparse-noise", "-o", str(cert), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["claim"] == "realizes-except"
+    assert len(json.loads(cert.read_text())["except"]) == 6000
 
 
 def test_tiny_corruption_and_a_whole_corrupted_sample():
@@ -315,7 +343,7 @@ def test_ill_conditioned_generator():
 def test_sparse_corruption_with_zero_and_repeated_rows_of_U():
     """U with zero rows and a repeated row (seed 322): span vectors can agree on more than k - 1 outputs,
     so decoding needs agreement on more than (m + z)/2 outputs, z = 4 here (found by hypothesis)."""
-    from exactrelu.recover.sparse_corruption import _max_in_hyperplane
+    from exactrelu.recover.sparse_decoding import max_in_hyperplane as _max_in_hyperplane
 
     for bias in (None, 1.0):
         clean = planted(3, 2, 8, 500, seed=322, bias=bias)
@@ -329,3 +357,15 @@ def test_sparse_corruption_with_zero_and_repeated_rows_of_U():
     assert _max_in_hyperplane([[F(0), F(0)], [F(0), F(3)], [F(0), F(1)], [F(1), F(1)]], 2) == 3
     assert _max_in_hyperplane([[F(1), F(0), F(0)], [F(0), F(1), F(0)], [F(1), F(1), F(0)], [F(0), F(0), F(1)]], 3) == 3
     assert _max_in_hyperplane([[F(2)], [F(0)]], 1) == 1
+
+
+@given(w=st.floats(0, 1), v=st.floats(0, 1), k=st.integers(1, 12))
+def test_ransac_tries_in_log_space_never_divide_by_zero(w, v, k):
+    """issue 23: log(1 - w**k) was log(1.0) = 0 when w**k underflows; the count is now a number >= 1 or inf,
+    and more inliers never need more tries."""
+    from exactrelu.recover.span_consensus import tries_needed
+
+    lo, hi = sorted((w, v))
+    a, b = tries_needed(lo, k), tries_needed(hi, k)
+    assert a >= b >= 1
+    assert tries_needed(1e-300, k) == float("inf") and tries_needed(1.0, k) == 1

@@ -22,7 +22,7 @@ from exactrelu.recover import recover
 from exactrelu.exact.linalg import nonsingular_minor
 from exactrelu.decide.span_refutation import span_refutation
 from exactrelu.recover.given_weights import certify_weights
-from exactrelu.decide import solve
+from exactrelu.decide import solve, solve_decision
 
 LINE = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
 
@@ -51,6 +51,8 @@ def test_deadline_object():
 
 def test_solve_and_patterns_stop_at_the_limit():
     inst = _random_labels()
+    with pytest.raises(TimeLimitExceeded, match="done so far"):
+        solve_decision(inst, 2, try_recovery=False, time_limit=0)
     with pytest.raises(TimeLimitExceeded, match="done so far"):
         solve(inst, 2, try_recovery=False, time_limit=0)
     B = QMatrix.from_rows([[1, 1, 0], [0, 1, 1]])

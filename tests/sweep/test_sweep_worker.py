@@ -105,7 +105,7 @@ def test_decide_rows_certify_both_answers():
 
 def test_decide_time_limit_is_a_refusal():
     row = run_task(payload("hardness-random", seed=0, vars=60, density=3.0, time_limit=0.001))
-    assert row["status"] == "refused" and row["reason"].startswith("SearchLimit")
+    assert row["status"] == "refused" and row["reason"].startswith("TimeLimitExceeded")
 
 
 def test_fit_rows_carry_a_checked_residual_certificate():
@@ -146,16 +146,16 @@ def test_sparse_corruption_rows():
     row = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05, sparse_noise=True))
     assert (row["status"], row["outcome"], row["metrics"]["route"]) == ("certified", "realizes-except", "sparse-corruption")
     assert row["metrics"]["excepted"] == 60 and row["metrics"]["except_is_corrupted"] is True
-    assert row["checker"].startswith("realizes-except: 300 samples x 4 outputs")
+    assert "all 1,200 entries (300 samples x 4 outputs) except" in row["checker"]
     plain = run_task(payload("recover", seed=1, d=5, k=2, m=4, n=300, corrupt=0.05))  # without --sparse-noise:
     assert (plain["status"], plain["outcome"]) == ("certified", "not-realizable")  # a proved "no", checked
-    assert plain["checker"].startswith("not-realizable: rank(labels) >= 3 > k = 2") and plain["metrics"]["rank"] >= 3
+    assert "rank(labels) >= 3 > k = 2" in plain["checker"] and plain["metrics"]["rank"] >= 3
 
 
 def test_solve_refutations_are_certified_rows():
     row = run_task(payload("solve", seed=0, d=3, k=2, m=3, n=30, corrupt=0.1))
     assert (row["status"], row["outcome"], row["method"]) == ("certified", "not-realizable", "enumeration")
-    assert row["checker"].startswith("not-realizable: rank(labels) >= 3 > k = 2")
+    assert "rank(labels) >= 3 > k = 2" in row["checker"]
     noisy = run_task(payload("recover", seed=0, d=3, k=2, m=2, n=60, noise="gaussian", noise_scale=0.01))
     assert noisy["status"] == "refused" and noisy["outcome"] == ""  # no proof of the "no": refused, nothing claimed
 

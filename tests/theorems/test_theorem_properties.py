@@ -9,10 +9,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from exactrelu.exact.linalg import primitive_kernel
+from exactrelu.exact.linalg import exact_rank, primitive_kernel
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.testing import inputs, matrices, networks, planted_instances, rationals
 from exactrelu.instances import planted
@@ -70,8 +70,18 @@ def test_relu_odd_part(t):
 
 
 @given(k=st.integers(1, 3), d=st.integers(2, 5), scale=st.sampled_from([0.25, 1.0, 3.0]), seed=st.integers(0, 2**16))
+@example(k=1, d=2, scale=3.0, seed=4222)  # the unit is dead on every sample: all-zero labels (issue 23)
+@example(k=2, d=2, scale=3.0, seed=390)  # unit 0 (b = -3) is dead on all 72 samples: rank(labels) = 1
 def test_biased_units_are_isolated_on_augmented_inputs_iff_the_others_have_full_rank_there(k, d, scale, seed):
-    """The uniqueness lemma on [x; 1] with [V b] (augmented general position, exactrelu.theorems.augmented_position)."""
+    """The uniqueness lemma on [x; 1] with [V b] (augmented general position, exactrelu.theorems.augmented_position).
+
+    A large bias can leave a unit inactive on every sample (then W = relu([V b] X') has rank < k): the lemma's
+    hypothesis fails, and the check must say exactly that rather than pass or blame the lemma.
+    """
     inst = augmented_position.augmented_instance(planted(d, k, k + 1, 12 * k * (d + 1), seed=seed, bias=scale))
     bad, _, _ = uniqueness_lemma.check_instance(inst, np.random.default_rng(seed))
-    assert bad == []
+    rank = exact_rank(inst.labels.num)
+    if rank < k:
+        assert bad == [f"rank(A) = {rank} modulo p, expected k = {k}"]
+    else:
+        assert bad == []

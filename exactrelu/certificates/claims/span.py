@@ -10,8 +10,8 @@ Read by the trusted :mod:`exactrelu.certificates.trusted.span`. The witness rows
 >>> from exactrelu.certificates.envelope import verify
 >>> inst = Instance.from_arrays([[1], [2], [3]], [[1, 0], [0, 1], [1, 1]])
 >>> cert = not_realizable_certificate(inst, 1, *nonsingular_minor(inst.labels, 2))
->>> verify(cert, inst)
-'not-realizable: rank(labels) >= 2 > k = 1 (a non-zero 2 x 2 minor), any output weights'
+>>> verify(cert, inst)  # doctest: +ELLIPSIS
+'not-realizable: no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (3 samples, any output weights)...; rank(labels) >= 2 > k = 1 (a non-zero 2 x 2 minor)'
 """
 
 from __future__ import annotations

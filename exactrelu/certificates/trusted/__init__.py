@@ -10,7 +10,7 @@ be audited in one sitting and shares no code with the solver. The entry point is
 ``realizes``    ``realizes`` (with hidden biases), ``realizes-except``, ``residual``
 ``refutation``  ``not-realizable``: case trees, lemmas, templates, Farkas leaves
 ``span``        ``not-realizable`` for any U and m: a rank witness, and a span refutation
-``rup``         replay of (D)RUP refutations by unit propagation
+``tree``        the one reader of case trees in preorder (refutation, span)
 ``lrat``        check of hinted (LRAT-style) refutations, linear in their size
 ``lp``          ``lp-feasible`` and ``lp-infeasible``
 """

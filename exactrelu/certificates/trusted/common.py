@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -25,7 +26,7 @@ DEFAULTS = {
     "digits": 4300,            # decimal digits of one integer (Python's own int/str limit); decimals: digits + |exponent|
     "degree": 100,             # degree c of the rectified power t^c
     "entries": 20_000_000,     # numbers in an instance, n * (d + m)
-    "literals": 10_000_000,    # activation literals n * k of a DRUP refutation
+    "literals": 10_000_000,    # activation literals n * k of a hinted refutation
     "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
 }
 _limits: dict = {}
@@ -54,8 +55,9 @@ def over(name: str, what: str) -> UnreadableInput:
                            f"(raise it with EXACTRELU_MAX_{name.upper()}; docs/limits.md)")
 
 
-def _json(raw: bytes, path: str):
-    """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep or has too long numbers."""
+def read_json(raw: bytes, path: str):
+    """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep, has too long numbers or
+    repeats a key in one object."""
     digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
 
     def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
@@ -63,8 +65,16 @@ def _json(raw: bytes, path: str):
             raise over("digits", f"{path}: an integer of {len(text)} characters")
         return int(text)
 
+    def unique_keys(pairs):  # a repeated key would let two readers see two documents
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set = set()
+            key = next(k for k, _ in pairs if k in seen or seen.add(k))
+            raise UnreadableInput(f"{path}: the key {key[:40]!r} appears twice in one object")
+        return obj
+
     try:
-        return json.loads(raw.decode("utf-8"), parse_int=bounded_int)
+        return json.loads(raw.decode("utf-8"), parse_int=bounded_int, object_pairs_hook=unique_keys)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableInput(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
@@ -110,7 +120,38 @@ def canonical(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
-def _matrix(obj, rows, cols, name):
+def approx(x) -> str:
+    """A rational for display only, to about six significant digits, however large (the claim is decided exactly).
+
+    >>> approx(Fraction(1, 3)), approx(-10**5000), approx(Fraction(1, 7**9000))
+    ('0.333333', '-1.00000e+5000', '1.31111e-7606')
+    """
+    f = Fraction(x)
+    if f == 0:
+        return "0"
+    e = math.log10(abs(f.numerator)) - math.log10(f.denominator)  # exact enough for any size of integer
+    if -300 < e < 300:
+        return f"{float(f):.6g}"
+    exp = math.floor(e)
+    return f"{'-' if f < 0 else ''}{10 ** (e - exp):.5f}e{exp:+d}"
+
+
+def display(x) -> str:
+    """The one display of a number in a message: exact when short (up to 40 digits each), else approximate.
+
+    Never ``str()`` of a long integer (Python refuses those over 4300 digits, and they say nothing).
+
+    >>> display(Fraction(-3, 4)), display(10**60 + 1)
+    ('-3/4', '~1e+60 (a number of 200 bits; exact value not shown)')
+    """
+    f = Fraction(x)
+    bits = max(f.numerator.bit_length(), f.denominator.bit_length())
+    if bits <= 133:
+        return canonical(f)
+    return f"~{approx(f)} (a number of {bits} bits; exact value not shown)"
+
+
+def read_matrix(obj, rows, cols, name):
     if not isinstance(obj, list) or len(obj) != rows:
         raise CheckFailed(f"{name} must have {rows} rows")
     out = []
@@ -121,13 +162,13 @@ def _matrix(obj, rows, cols, name):
     return out
 
 
-def _vector(obj, size, name):
+def read_vector(obj, size, name):
     if not isinstance(obj, list) or len(obj) != size:
         raise CheckFailed(f"{name} must be a list of {size} rationals")
     return [parse_rational(x) for x in obj]
 
 
-def _degree(act) -> int:
+def activation_degree(act) -> int:
     """1 for the ReLU, c for the rectified power t^c (1 <= c <= the limit 'degree')."""
     if isinstance(act, dict) and set(act) in ({"name"}, {"name", "degree"}):
         c = act.get("degree", 1)
@@ -138,10 +179,10 @@ def _degree(act) -> int:
     raise CheckFailed(f"unknown activation {str(act)[:80]}")
 
 
-def _only_fields(cert: dict, allowed: set) -> None:
+def only_fields(cert: dict, allowed: set) -> None:
     if set(cert) - allowed:
         raise CheckFailed(f"unknown fields {sorted(set(cert) - allowed)}")
 
 
-def _pair(p, n, k):
+def is_pair(p, n, k):
     return all(isinstance(t, int) and not isinstance(t, bool) for t in p) and 0 <= p[0] < n and 0 <= p[1] < k

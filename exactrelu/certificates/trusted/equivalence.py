@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from operator import mul
 
-from .common import CheckFailed, _degree, _only_fields, canonical, limit, parse_rational
+from .common import CheckFailed, activation_degree, canonical, limit, only_fields, parse_rational
 
 _NET_FIELDS = {"activation", "U", "V", "b", "c"}
 
@@ -81,8 +81,8 @@ def _network(obj, which: int):
     """(degree, U columns, unit rows (integers w, denominator L) with (V_i, b_i) = w / L, output bias, d, m)."""
     if not isinstance(obj, dict):
         raise CheckFailed(f"network {which} must be an object")
-    _only_fields(obj, _NET_FIELDS)
-    c = _degree(obj.get("activation"))
+    only_fields(obj, _NET_FIELDS)
+    c = activation_degree(obj.get("activation"))
     V = _rows(obj.get("V"), None, None, f"V of network {which}")
     k, d = len(V), len(V[0][0])
     U = [_fractions(r) for r in _rows(obj.get("U"), None, k, f"U of network {which}")]
@@ -171,7 +171,7 @@ def _evaluate(net, x: list[Fraction]) -> list[Fraction]:
 
 
 def _pair(cert: dict, extra: set):
-    _only_fields(cert, {"format", "version", "claim", "networks", "provenance"} | extra)
+    only_fields(cert, {"format", "version", "claim", "networks", "provenance"} | extra)
     nets = cert.get("networks")
     if not isinstance(nets, list) or len(nets) != 2:
         raise CheckFailed("networks must be a list of two networks")

@@ -21,7 +21,7 @@ import struct
 import zipfile
 from fractions import Fraction
 
-from .common import CheckFailed, UnreadableInput, _degree, _json, _limits, canonical, limit, over, parse_rational
+from .common import CheckFailed, UnreadableInput, activation_degree, canonical, limit, over, parse_rational, read_json
 
 #: The fields an instance file may have (``provenance`` is free-form and not read).
 INSTANCE_FIELDS = {"format", "version", "inputs", "labels", "activation", "planted", "provenance"}
@@ -101,12 +101,18 @@ def _read_npz(path: str) -> dict:
     return {"inputs": arrays["inputs.npy"], "labels": arrays["labels.npy"], "activation": None}
 
 
-def entry(x) -> tuple[int, int, str]:
-    """(numerator, denominator, canonical text) of one instance entry: a str, int or finite float."""
+def entry(x, digits: int = 0) -> tuple[int, int, str]:
+    """(numerator, denominator, canonical text) of one instance entry: a str, int or finite float.
+
+    ``digits`` is the limit "digits" when the caller has read it (once per instance, not per entry).
+
+    >>> entry("3/4"), entry(0.5), entry("0.25")
+    ((3, 4, '3/4'), (1, 2, '1/2'), (1, 4, '1/4'))
+    """
     t = type(x)
     if t is str:
         p, sep, q = x.partition("/")
-        if len(x) <= (_limits.get("digits") or limit("digits")):  # int() below is then cheap and within Python's limit
+        if len(x) <= (digits or limit("digits")):  # int() below is then cheap and within Python's limit
             try:
                 pi = int(p)
                 qi = int(q) if sep else 1
@@ -150,8 +156,9 @@ def load_instance(path: str) -> dict:
     if raw[:2] == b"PK":
         instance = _read_npz(path)
     else:
-        obj = _json(raw, path)
-        if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or obj.get("version") != 1:
+        obj = read_json(raw, path)
+        if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or type(obj.get("version")) is not int \
+                or obj["version"] != 1:
             raise UnreadableInput(f"{path}: not an exactrelu.instance version 1")
         if set(obj) - INSTANCE_FIELDS:
             raise UnreadableInput(f"{path}: unknown fields {sorted(set(obj) - INSTANCE_FIELDS)[:5]} in the instance")
@@ -162,7 +169,7 @@ def load_instance(path: str) -> dict:
                 raise UnreadableInput(f"{path}: '{name}' entries must be rational strings or JSON integers")
         if instance["activation"] is not None:
             try:
-                _degree(instance["activation"])
+                activation_degree(instance["activation"])
             except CheckFailed as exc:
                 raise UnreadableInput(f"{path}: {exc}") from None
     instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
@@ -182,6 +189,7 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
         raise UnreadableInput(f"{where}: inputs and labels need at least one column each")
     if n * (d + m) > limit("entries"):
         raise over("entries", f"{where}: {n} x ({d} + {m}) entries")
+    digits = limit("digits")
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
     X, Y = [], []
@@ -189,7 +197,7 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
         for x, y in zip(inputs, labels):
             if len(x) != d or len(y) != m:
                 raise UnreadableInput(f"{where}: instance rows have unequal lengths")
-            ex, ey = [entry(v) for v in x], [entry(v) for v in y]
+            ex, ey = [entry(v, digits) for v in x], [entry(v, digits) for v in y]
             h.update((" ".join([e[2] for e in ex]) + " | " + " ".join([e[2] for e in ey]) + "\n").encode())
             X.append(([e[0] for e in ex], [e[1] for e in ex]))
             Y.append(([e[0] for e in ey], [e[1] for e in ey]))
@@ -203,7 +211,7 @@ def instance_sha256(inputs, labels) -> str:
     return parsed_instance(inputs, labels)[2]
 
 
-def _bound_instance(cert: dict, instance: dict | None, claim: str):
+def bound_instance(cert: dict, instance: dict | None, claim: str):
     """The parsed instance a claim is about, after checking that its hash is the certificate's."""
     if instance is None:
         raise CheckFailed(f"claim '{claim}' needs its instance")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from operator import mul
 
-from .common import CheckFailed, _matrix, _only_fields, _vector
+from .common import CheckFailed, read_matrix, only_fields, read_vector
 
 
 def _lp_system(cert, extra):
     """The inline system of an LP claim: (n, A_eq, b_eq, A_ub, b_ub)."""
-    _only_fields(cert, {"format", "version", "claim", "system", "provenance"} | extra)
+    only_fields(cert, {"format", "version", "claim", "system", "provenance"} | extra)
     s = cert.get("system")
     if not isinstance(s, dict) or set(s) != {"nvars", "A_eq", "b_eq", "A_ub", "b_ub"}:
         raise CheckFailed("system must have exactly nvars, A_eq, b_eq, A_ub, b_ub")
@@ -21,14 +21,14 @@ def _lp_system(cert, extra):
         if not isinstance(s[a], list):
             raise CheckFailed(f"{a} must be a list of rows")
         rows = len(s[a])
-        out += [_matrix(s[a], rows, n, a), _vector(s[b], rows, b)]
+        out += [read_matrix(s[a], rows, n, a), read_vector(s[b], rows, b)]
     return out
 
 
 def check_lp_feasible(cert: dict, instance=None) -> str:
     """Verify ``lp-feasible``: every constraint of the inline system holds at ``point``."""
     n, Ae, be, Au, bu = _lp_system(cert, {"point"})
-    x = _vector(cert.get("point"), n, "point")
+    x = read_vector(cert.get("point"), n, "point")
     for i, (row, b) in enumerate(zip(Ae, be)):
         if sum(map(mul, row, x)) != b:
             raise CheckFailed(f"equation {i} fails at the point")
@@ -41,8 +41,8 @@ def check_lp_feasible(cert: dict, instance=None) -> str:
 def check_lp_infeasible(cert: dict, instance=None) -> str:
     """Verify ``lp-infeasible``: the Farkas vector (y_eq, y_ub) proves that no point exists."""
     n, Ae, be, Au, bu = _lp_system(cert, {"y_eq", "y_ub"})
-    ye = _vector(cert.get("y_eq"), len(Ae), "y_eq")
-    yu = _vector(cert.get("y_ub"), len(Au), "y_ub")
+    ye = read_vector(cert.get("y_eq"), len(Ae), "y_eq")
+    yu = read_vector(cert.get("y_ub"), len(Au), "y_ub")
     if any(v < 0 for v in yu):
         raise CheckFailed("y_ub has a negative entry")
     for j, column in enumerate(zip(*(Ae + Au))):  # no rows: the combination is zero (work ~ the entries given)

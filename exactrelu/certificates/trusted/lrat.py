@@ -50,7 +50,9 @@ def check_hinted(clauses, steps, nvars: int) -> int:
         try:
             cut = step.index(0)
         except ValueError:
-            raise CheckFailed(f"step {number} has no 0 between its literals and its hints") from None
+            cut = None
+        if cut is None or type(step[cut]) is not int:  # False == 0 too, and is no separator
+            raise CheckFailed(f"step {number} has no 0 between its literals and its hints")
         lits = _literals(step[:cut], nvars, f"step {number}")
         if not _conflict(lits, step[cut + 1:], db, val, number):
             raise CheckFailed(f"step {number}: the hints end without a conflict")
@@ -64,12 +66,12 @@ def check_hinted(clauses, steps, nvars: int) -> int:
 
 
 def _literals(c, nvars, what) -> list:
-    """``c`` if it is a list of literals in range. A repeated literal or a complementary pair needs no
-    rejection: a tautology holds whatever its hints, and a repeated literal only keeps a clause
-    from ever being unit."""
+    """The distinct literals of ``c``, a list of literals in range. A complementary pair needs no
+    rejection: a tautology holds whatever its hints. A repeated literal is kept once (a clause is a
+    set), so that checking a hint costs the distinct literals of its clause, not how often the file repeats one."""
     if not isinstance(c, list) or (c and (set(map(type, c)) != {int} or not 0 < min(map(abs, c)) <= max(map(abs, c)) <= nvars)):
-        raise CheckFailed(f"malformed {what} {c!r} (literals +-1..{nvars})")
-    return c
+        raise CheckFailed(f"malformed {what} {str(c)[:60]} (literals +-1..{nvars})")
+    return list(dict.fromkeys(c))
 
 
 def _conflict(lits, hints, db, val, number) -> bool:

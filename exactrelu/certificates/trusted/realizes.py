@@ -25,8 +25,9 @@ import math
 from fractions import Fraction
 from operator import mul
 
-from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, _vector, parse_rational
-from .instance import _bound_instance
+from .common import (CheckFailed, activation_degree, approx, display, is_pair, only_fields, parse_rational, read_matrix,
+                     read_vector)
+from .instance import bound_instance
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
 
@@ -34,20 +35,20 @@ _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation"
 def _network(cert: dict, instance: dict, claim: str, extra: set):
     """Parse and bind the network of a certificate: (X, Y, U, V, b, offset, c) with X, Y the parsed instance,
     ``offset`` the output bias (m entries) and c the activation degree."""
-    _only_fields(cert, _NETWORK_FIELDS | extra)
-    X, Y = _bound_instance(cert, instance, claim)
-    c = _degree(cert.get("activation"))
-    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+    only_fields(cert, _NETWORK_FIELDS | extra)
+    X, Y = bound_instance(cert, instance, claim)
+    c = activation_degree(cert.get("activation"))
+    if instance.get("activation") is not None and activation_degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     d, m = len(X[0][0]), len(Y[0][0])
     Vraw = cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
     k = len(Vraw)
-    U = _matrix(cert.get("U"), m, k, "U")
-    V = _matrix(Vraw, k, d, "V")
-    b = _vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
-    offset = _vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
+    U = read_matrix(cert.get("U"), m, k, "U")
+    V = read_matrix(Vraw, k, d, "V")
+    b = read_vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
+    offset = read_vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
     return X, Y, U, V, b, offset, c
 
 
@@ -82,14 +83,6 @@ def _shape(X, Y, U, b, offset, c) -> str:
     return f"(k={len(U[0])}, d={len(X[0][0])}, activation degree {c}{bias})"
 
 
-def _approx(f: Fraction) -> str:
-    """A rational for display only (the claim was decided exactly)."""
-    try:
-        return f"{float(f):.6g}"
-    except OverflowError:
-        return "> 1e308"
-
-
 def check_realizes(cert: dict, instance: dict) -> str:
     """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
     X, Y, U, V, b, offset, c = _network(cert, instance, "realizes", set())
@@ -100,15 +93,19 @@ def check_realizes(cert: dict, instance: dict) -> str:
 
 
 def check_realizes_except(cert: dict, instance: dict) -> str:
-    """Verify ``realizes-except``: the network differs from the labels exactly at the listed entries."""
-    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes-except", {"except"})
+    """Verify ``realizes-except``: the network differs from the labels exactly at the listed entries.
+
+    An optional ``"max_except": "p/q"`` bounds the listed entries to that fraction of the n m entries.
+    """
+    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes-except", {"except", "max_except"})
     listed = cert.get("except")
     n, m = len(X), len(Y[0][0])
-    if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and _pair(e, n, m) for e in listed):
+    if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and is_pair(e, n, m) for e in listed):
         raise CheckFailed(f"except must be a list of [sample, output] pairs with 0 <= sample < {n}, 0 <= output < {m}")
     entries = [tuple(e) for e in listed]
     if any(a >= b_ for a, b_ in zip(entries, entries[1:])):
         raise CheckFailed("except must be sorted, without duplicates")
+    bound = _max_except(cert, len(entries), n * m)  # before any work
     expected = iter(entries + [None])
     nxt = next(expected)
     for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
@@ -118,8 +115,27 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
             nxt = next(expected)
         elif p:
             raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label and is not listed")
-    return (f"realizes-except: {len(X)} samples x {m} outputs equal exactly except at the {len(entries)} listed "
-            f"entries, which all differ {_shape(X, Y, U, b, offset, c)}")
+    return (f"realizes-except: all {n * m:,} entries ({n:,} samples x {m} outputs) except {len(entries):,} "
+            f"({_percent(len(entries), n * m)}{bound}) equal exactly, and the {len(entries):,} excepted all differ "
+            f"{_shape(X, Y, U, b, offset, c)}")
+
+
+def _max_except(cert: dict, excepted: int, total: int) -> str:
+    """Refuse more excepted entries than ``max_except`` (a fraction of all entries) allows; its text for the verdict."""
+    if "max_except" not in cert:
+        return ""
+    bound = parse_rational(cert["max_except"])
+    if not 0 <= bound <= 1:
+        raise CheckFailed(f"max_except must be a fraction between 0 and 1, not {display(bound)}")
+    if excepted > bound * total:
+        raise CheckFailed(f"{excepted:,} of {total:,} entries are excepted, more than max_except = {display(bound)} allows")
+    return f", at most {display(bound)} allowed"
+
+
+def _percent(part: int, whole: int) -> str:
+    """``part`` / ``whole`` as a percentage for display (3.1%; two significant digits below 0.1%)."""
+    pct = 100 * part / whole
+    return f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"
 
 
 def check_residual(cert: dict, instance: dict) -> str:
@@ -139,9 +155,9 @@ def check_residual(cert: dict, instance: dict) -> str:
     total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
     largest = Fraction(big_p, big_q)
     if total != stated:
-        raise CheckFailed(f"squared_error is {stated}, but the exact sum of squared differences is {total}")
+        raise CheckFailed(f"squared_error is {display(stated)}, but the exact sum of squared differences is {display(total)}")
     if stated_max is not None and stated_max != largest:
-        raise CheckFailed(f"max_abs_error is {stated_max}, but the exact largest difference is {largest}")
-    extra = f", largest |error| {_approx(largest)}" if stated_max is not None else ""
-    return (f"residual: {len(X)} samples x {len(Y[0][0])} outputs, squared error {_approx(total)}{extra}, "
+        raise CheckFailed(f"max_abs_error is {display(stated_max)}, but the exact largest difference is {display(largest)}")
+    extra = f", largest |error| {approx(largest)}" if stated_max is not None else ""
+    return (f"residual: {len(X)} samples x {len(Y[0][0])} outputs, squared error {approx(total)}{extra}, "
             f"stated exactly {_shape(X, Y, U, b, offset, c)}")

@@ -1,4 +1,4 @@
-"""The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a DRUP refutation.
+"""The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a hinted (LRAT) refutation.
 
 Standard library only (docs/certificates.md, "not-realizable").
 """
@@ -9,10 +9,11 @@ import itertools
 import math
 from fractions import Fraction
 
-from .common import CheckFailed, _degree, _matrix, _only_fields, _pair, limit, over, parse_rational
-from .instance import _bound_instance
+from .common import CheckFailed, activation_degree, is_pair, limit, only_fields, over, parse_rational, read_matrix
+from .instance import bound_instance
 from .lrat import check_hinted
-from .rup import _check_rup
+from .model import constant_column, excluded_class, verdict
+from .tree import walk_tree
 
 
 def _refute_leaf(leaf, dec, X, Y, U, k):
@@ -50,71 +51,116 @@ def _refute_leaf(leaf, dec, X, Y, U, k):
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
 
 
-def check_not_realizable(cert: dict, instance: dict) -> str:
-    """Verify the claim ``not-realizable`` (ReLU): every case tree covers all patterns and refutes each."""
-    _only_fields(cert, {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases",
-                        "provenance"})
-    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
+FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "model",
+          "provenance"}
+#: what a case refutation excludes: relu(V x) with U given or any U (m = 1); hidden biases only through a constant column
+NO_BIASES = {"biases": False, "output_bias": False}
+WHY_NO_BIASES = ("a case refutation is about networks without hidden biases, and no input column is one non-zero "
+                 "constant that would absorb them")
+WHY_NO_OUTPUT_BIAS = "a case refutation does not exclude an output bias"
+
+#: the refusal of a case that carries a DRUP proof (issue 26: the trusted base checks hinted proofs only)
+DRUP_RETIRED = ("case {number} carries a DRUP proof ('rup'), which this checker no longer replays (it checks hinted "
+                "'lrat' proofs only, docs/certificates.md); rewrite it with `exactrelu check --upgrade NEW.json CERT "
+                "INSTANCE` (hints found by the untrusted trimmer; the checker then verifies NEW.json)")
+
+
+def read_claim(cert: dict, instance: dict):
+    """The parsed parts of a ``not-realizable`` case certificate: (X, Y, d, k, mode, cases, Us).
+
+    ``X`` holds each sample as its non-zero entries ``[(t, x_t), ...]``, ``Y`` the labels as Fractions,
+    ``Us`` the output weights of each case (validated: one given case, or the sign cases of unknown U).
+    """
+    only_fields(cert, FIELDS)
+    Xp, Yp = bound_instance(cert, instance, "not-realizable")
     Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
-    d = len(Xp[0][0])
     X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
-    if _degree(cert.get("activation")) != 1 or (instance.get("activation") is not None and _degree(instance["activation"]) != 1):
+    if activation_degree(cert.get("activation")) != 1 or (
+            instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
     k, m, cases, mode = cert.get("k"), len(Y[0]), cert.get("cases"), cert.get("output_weights")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cases, list):
         raise CheckFailed("k must be a positive integer and cases a list")
     if mode == "unknown" and (m != 1 or len(cases) != math.comb(k + 2, 2)):  # counted before any work
         raise CheckFailed(f"unknown output weights need m = 1 and the {math.comb(k + 2, 2)} cases {{1,0,-1}}^k, non-increasing")
-    Us = [_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
+    Us = [read_matrix(c.get("U") if isinstance(c, dict) else None, m, k, "U") for c in cases]
     if mode == "unknown":  # positive homogeneity + unit permutation: u in {1,0,-1}^k non-increasing
         if any(U != [list(u)] for U, u in zip(Us, itertools.combinations_with_replacement((1, 0, -1), k))):
             raise CheckFailed("unknown output weights need m = 1 and exactly the cases {1,0,-1}^k, non-increasing")
     elif mode != "given" or len(cases) != 1:
         raise CheckFailed("output_weights must be 'given' (one case) or 'unknown'")
-    leaves = steps = hinted = 0
-    tree_shapes = ({"U", "tree"}, {"U", "tree", "lemmas"})
-    for c, U in zip(cases, Us):
-        keys = set(c) if isinstance(c, dict) else set()
-        proof = keys & {"rup", "lrat"}
-        if not (keys in tree_shapes or (len(proof) == 1 and {"U", "lemmas"} <= keys <= {"U", "lemmas", "symmetry", "templates"} | proof)) \
-                or not isinstance(c.get("lemmas", []), list):
-            raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'rup' or 'lrat', "
-                              "optional 'templates', 'symmetry'}")
-        proved = []  # assumptions of the lemmas verified so far, in order
-        for lemma in c.get("lemmas", []):
-            dec = _assumed(lemma, len(X), k)
-            leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
-            proved.append(dec)
-        if "tree" in c:
-            leaves += _check_tree(c["tree"], {}, proved, X, Y, U, k)
-            continue
-        # every full assignment of the literals (j, i) -> active violates a clause: not(lemma assumptions),
-        # plus, under symmetry, "sorted on one sample"; the (D)RUP or hinted steps show that clause set unsatisfiable
-        clauses = [_clause(dec, k) for dec in proved]
-        templates = c.get("templates", [])
-        if not isinstance(templates, list):
-            raise CheckFailed("templates must be a list")
-        for tpl in templates:
-            more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
-            clauses += more
-            leaves += n_leaves
-        if "symmetry" in c:
-            clauses += _symmetry_clauses(c["symmetry"], U, len(X), k)
-        if len(X) * k > limit("literals"):
-            raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
-        if "rup" in c:
-            steps += _check_rup(clauses, c["rup"], len(X) * k)
-        else:
-            hinted += check_hinted(clauses, c["lrat"], len(X) * k)
-    rup = (f", {steps} DRUP steps replayed" if steps else "") + (f", {hinted} hinted steps checked" if hinted else "")
-    return f"not-realizable: {len(cases)} output-weight case(s) ({mode}), {leaves} leaves refuted{rup} (k={k}, {len(X)} samples)"
+    return X, Y, len(Xp[0][0]), k, mode, cases, Us
+
+
+def check_not_realizable(cert: dict, instance: dict) -> str:
+    """Verify the claim ``not-realizable`` (ReLU): every case is refuted, by a case tree or by hinted steps."""
+    X, Y, d, k, mode, cases, Us = read_claim(cert, instance)
+    model, note = excluded_class(cert, old=NO_BIASES, output_bias=WHY_NO_OUTPUT_BIAS,
+                                 biases=None if constant_column(X) else WHY_NO_BIASES)  # refused before any work
+    leaves = hinted = 0
+    for number, (case, U) in enumerate(zip(cases, Us)):
+        n_leaves, n_hinted = _check_case(case, number, U, X, Y, k, d)
+        leaves, hinted = leaves + n_leaves, hinted + n_hinted
+    weights = "any output weights" if mode == "unknown" else "the given output weights"
+    steps = f", {hinted:,} hinted steps checked" if hinted else ""
+    return (f"not-realizable: {verdict(model, k, 1, len(X), weights, note)}; {len(cases)} output-weight case(s) "
+            f"({mode}), {leaves:,} leaves refuted{steps}")
+
+
+def _check_case(case, number, U, X, Y, k, d) -> tuple[int, int]:
+    """Refute one output-weight case: (leaves refuted, hinted steps checked)."""
+    keys = set(case) if isinstance(case, dict) else set()
+    if "rup" in keys:
+        raise CheckFailed(DRUP_RETIRED.format(number=number))
+    hinted_shape = {"U", "lemmas", "lrat"} <= keys <= {"U", "lemmas", "lrat", "symmetry", "templates"}
+    if not (keys in ({"U", "tree"}, {"U", "tree", "lemmas"}) or hinted_shape) or not isinstance(case.get("lemmas", []), list):
+        raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'lrat', "
+                          "optional 'templates', 'symmetry'}")
+    if "tree" in case:
+        proved, leaves = _proved_lemmas(case.get("lemmas", []), X, Y, U, k)
+        return leaves + _check_tree(case["tree"], {}, proved, X, Y, U, k), 0
+    if len(X) * k > limit("literals"):
+        raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
+    clauses, leaves = case_clauses(case, U, X, Y, k, d)
+    return leaves, check_hinted(clauses, case["lrat"], len(X) * k)
+
+
+def case_clauses(case: dict, U, X, Y, k: int, d: int) -> tuple[list, int]:
+    """The input clauses of a hinted case, after proving every lemma they stand for; and the leaves refuted.
+
+    Every full assignment of the literals (j, i) -> active that a network could follow satisfies them:
+    "not all of a lemma's assumptions" for the plain lemmas, then each template's instances in order,
+    then, under symmetry, "sorted on one sample". Numbered 1, 2, ... in this order (docs/certificates.md).
+    """
+    proved, leaves = _proved_lemmas(case["lemmas"], X, Y, U, k)
+    clauses = [_clause(dec, k) for dec in proved]
+    templates = case.get("templates", [])
+    if not isinstance(templates, list):
+        raise CheckFailed("templates must be a list")
+    for tpl in templates:
+        more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
+        clauses += more
+        leaves += n_leaves
+    if "symmetry" in case:
+        clauses += _symmetry_clauses(case["symmetry"], U, len(X), k)
+    return clauses, leaves
+
+
+def _proved_lemmas(lemmas, X, Y, U, k) -> tuple[list, int]:
+    """The assumptions of each lemma, in order, each proved by its tree (which may cite earlier ones)."""
+    proved, leaves = [], 0
+    for lemma in lemmas:
+        dec = _assumed(lemma, len(X), k)
+        leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k)
+        proved.append(dec)
+    return proved, leaves
 
 
 def _assumed(lemma, n, k) -> dict:
     """The decisions a lemma assumes, ``{(j, i): active}`` (validated)."""
     assume = lemma.get("assume") if isinstance(lemma, dict) and set(lemma) == {"assume", "tree"} else None
     if not isinstance(assume, list) or not all(
-            isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and _pair(a[:2], n, k) for a in assume):
+            isinstance(a, list) and len(a) == 3 and isinstance(a[2], bool) and is_pair(a[:2], n, k) for a in assume):
         raise CheckFailed("a lemma is {'assume': [[j, i, active], ...], 'tree': [...]}")
     dec = {(a[0], a[1]): a[2] for a in assume}
     if len(dec) != len(assume):
@@ -145,7 +191,7 @@ def _template_clauses(tpl, X, Y, U, k, d):
     members = []
     for inst in tpl["instances"]:
         if not (isinstance(inst, list) and len(inst) == 2 and all(isinstance(v, list) for v in inst)
-                and all(_pair([j, 0], len(X), 1) for j in inst[0]) and all(_pair([0, t], 1, d) for t in inst[1])
+                and all(is_pair([j, 0], len(X), 1) for j in inst[0]) and all(is_pair([0, t], 1, d) for t in inst[1])
                 and len(set(inst[0])) == len(inst[0]) and len(set(inst[1])) == len(inst[1])):
             raise CheckFailed(f"bad template instance {inst!r} (distinct samples and coordinates in range)")
         js, ts = inst
@@ -175,13 +221,13 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
     one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
     V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
     """
-    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and _pair([sym["sample"], 0], n, k)
+    if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and is_pair([sym["sample"], 0], n, k)
             and isinstance(sym["classes"], list)):
         raise CheckFailed("symmetry is {'sample': j, 'classes': [[i, i2, ...], ...]}")
     used: set = set()
     out = []
     for cls in sym["classes"]:
-        if not (isinstance(cls, list) and len(cls) >= 2 and all(_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
+        if not (isinstance(cls, list) and len(cls) >= 2 and all(is_pair([0, i], 1, k) for i in cls)) or used & set(cls) \
                 or len(set(cls)) != len(cls):
             raise CheckFailed(f"bad symmetry class {cls!r} (units in range, disjoint classes)")
         used |= set(cls)
@@ -193,41 +239,24 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
 
 
 def _check_tree(tree, dec0, proved, X, Y, U, k) -> int:
-    """Read a preorder case tree under the decisions dec0; return the number of leaves refuted.
+    """Read a case tree over the pairs (sample j, unit i) under the decisions dec0; the number of leaves refuted.
 
     A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
-    One dictionary holds the decisions of the node being read; a trail of the splits on the path lets
-    the inactive branch of a split undo the active branch's decisions (each undone once: linear time).
     """
-    if not isinstance(tree, list):
-        raise CheckFailed("a tree is a list of nodes in preorder")
-    dec, trail, leaves = dict(dec0), [], 0
-    todo = [(0, None, None)]  # subtrees still to read: (trail length at the split, split, active) or the root
-    for node in tree:
-        if not todo:
-            raise CheckFailed("the tree has nodes after it is complete")
-        depth, key, active = todo.pop()
-        for old in trail[depth:]:
-            del dec[old]
-        del trail[depth:]
-        if key is not None:
-            dec[key] = active
-            trail.append(key)
-        keys = set(node) if isinstance(node, dict) else None
-        if keys == {"lemma"}:
+    n = len(X)
+
+    def split_key(split, dec):
+        if not (isinstance(split, list) and len(split) == 2 and is_pair(split, n, k) and tuple(split) not in dec):
+            raise CheckFailed(f"bad split {split!r}")
+        return tuple(split)
+
+    def refute(node, dec):
+        if isinstance(node, dict) and set(node) == {"lemma"}:
             t = node["lemma"]
             if not (isinstance(t, int) and not isinstance(t, bool) and 0 <= t < len(proved)) or \
                     any(dec.get(key) is not a for key, a in proved[t].items()):
                 raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
-        elif keys == {"split"}:
-            split = node["split"]
-            if not (isinstance(split, list) and len(split) == 2 and _pair(split, len(X), k) and tuple(split) not in dec):
-                raise CheckFailed(f"bad split {split!r}")
-            todo += [(len(trail), tuple(split), False), (len(trail), tuple(split), True)]  # active child first
-            continue
         else:
             _refute_leaf(node, dec, X, Y, U, k)
-        leaves += 1
-    if todo:
-        raise CheckFailed("the tree is incomplete")
-    return leaves
+
+    return walk_tree(tree, dec0, split_key, refute)

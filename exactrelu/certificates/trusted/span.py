@@ -6,7 +6,8 @@ Claim: no real U (m x k) and V (k x d) give ``labels = relu(inputs V^T) U^T`` (n
 
 ``rank``: sample indices J and output indices S (t of each, distinct) with ``det(labels[J][S]) != 0``,
 so rank(labels) >= t. With t = k + 1 that alone refutes every k-unit network, for the activation
-named (ReLU or t^c) and even with hidden biases: ``rank(f(inputs V^T + b) U^T) <= k``.
+named (ReLU or t^c) and even with hidden biases: ``rank(f(inputs V^T + b) U^T) <= k``. With t = k + 2 it
+also refutes an output bias c: ``rank(f(inputs V^T + b) U^T + 1 c^T) <= k + 1``.
 
 ``span`` (t = k): write A_S for the labels' columns S as a k x n matrix and a_j for its column j.
 If a network existed, its hidden rows W_i = relu(V_i . x_j) would span the row space of A_S (which
@@ -22,11 +23,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .common import CheckFailed, _degree, _only_fields, _vector, parse_rational
-from .instance import _bound_instance
+from .common import CheckFailed, activation_degree, only_fields, read_vector, parse_rational
+from .instance import bound_instance
+from .model import constant_column, excluded_class, verdict
+from .tree import walk_tree
 
 FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "rank", "span",
-          "provenance"}
+          "model", "provenance"}
+WHY_RANK_OUTPUT_BIAS = ("a (k+1) x (k+1) minor does not exclude an output bias, which can add one to the rank "
+                        "(a (k+2) x (k+2) minor does)")
+WHY_SPAN_OUTPUT_BIAS = "a span refutation does not exclude an output bias"
+WHY_SPAN_BIASES = ("a span refutation is about networks without hidden biases, and no input column is one non-zero "
+                   "constant that would absorb them")
 
 
 def _indices(obj, size, name):
@@ -52,10 +60,10 @@ def _nonsingular(M) -> bool:
 
 def check_rank_refutation(cert: dict, instance: dict) -> str:
     """Verify ``not-realizable`` given by a rank witness (and, for rank k, a span refutation)."""
-    _only_fields(cert, FIELDS)
-    Xp, Yp = _bound_instance(cert, instance, "not-realizable")
-    c = _degree(cert.get("activation"))
-    if instance.get("activation") is not None and _degree(instance["activation"]) != c:
+    only_fields(cert, FIELDS)
+    Xp, Yp = bound_instance(cert, instance, "not-realizable")
+    c = activation_degree(cert.get("activation"))
+    if instance.get("activation") is not None and activation_degree(instance["activation"]) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     k, n, m = cert.get("k"), len(Xp), len(Yp[0][0])
     if type(k) is not int or k < 1 or cert.get("output_weights") != "unknown":
@@ -65,21 +73,34 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
         raise CheckFailed("rank is {'outputs': [r, ...], 'samples': [j, ...]}")
     S, J = _indices(rank["outputs"], m, "rank.outputs"), _indices(rank["samples"], n, "rank.samples")
     t = len(S)
-    if len(J) != t or t not in (k, k + 1) or ("span" in cert) != (t == k):
-        raise CheckFailed("the rank witness has k + 1 rows (and no span), or k rows and a span refutation")
+    if len(J) != t or t not in (k, k + 1, k + 2) or ("span" in cert) != (t == k):
+        raise CheckFailed("the rank witness has k + 1 or k + 2 rows (and no span), or k rows and a span refutation")
+    X = [[(t_, Fraction(p, q)) for t_, (p, q) in enumerate(zip(*row)) if p] for row in Xp]
+    if t > k:  # rank(f(X V^T + b) U^T) <= k whatever f and b; + 1 c^T adds at most one
+        model, note = excluded_class(cert, old={"biases": True, "output_bias": False}, biases=None,
+                                     output_bias=None if t == k + 2 else WHY_RANK_OUTPUT_BIAS)
+    else:
+        model, note = excluded_class(cert, old={"biases": False, "output_bias": False}, output_bias=WHY_SPAN_OUTPUT_BIAS,
+                                     biases=None if constant_column(X) else WHY_SPAN_BIASES)
     if not _nonsingular([[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in J]):
         raise CheckFailed("the rank witness is a singular minor of the labels")
-    if t == k + 1:  # rank(f(X V^T + b) U^T) <= k whatever f and b
-        return f"not-realizable: rank(labels) >= {t} > k = {k} (a non-zero {t} x {t} minor), any output weights"
+    line = verdict(model, k, c, n, "any output weights", note)
+    if t > k:
+        return f"not-realizable: {line}; rank(labels) >= {t} > k = {k} (a non-zero {t} x {t} minor)"
     if c != 1:
         raise CheckFailed("a span refutation is a claim about the ReLU")
-    A = [[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in range(n)]  # a_j, n rows of k
-    X = [[(t_, Fraction(p, q)) for t_, (p, q) in enumerate(zip(*row)) if p] for row in Xp]
-    span = cert["span"]
+    leaves = _check_span(cert["span"], k, X, [[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in range(n)])
+    return (f"not-realizable: {line}; rank(labels) = {k} (a non-zero {k} x {k} minor) and no realisable hidden row "
+            f"outside a hyperplane of their row space ({leaves:,} leaves refuted)")
+
+
+def _check_span(span, k, X, A) -> int:
+    """Both sign cases of a span refutation (``A``: the labels' columns S, n rows of k); the leaves refuted."""
     if not (isinstance(span, dict) and set(span) == {"functional", "cases"} and isinstance(span["cases"], list)
-            and [c.get("sign") if isinstance(c, dict) else None for c in span["cases"]] == [1, -1]):
+            and [c.get("sign") if isinstance(c, dict) and type(c.get("sign")) is int else None
+                 for c in span["cases"]] == [1, -1]):
         raise CheckFailed("span is {'functional': [k rationals], 'cases': [{'sign': 1, 'tree'}, {'sign': -1, 'tree'}]}")
-    a = _vector(span["functional"], k, "functional")
+    a = read_vector(span["functional"], k, "functional")
     if not any(a):
         raise CheckFailed("the functional must be non-zero")
     leaves = 0
@@ -87,39 +108,22 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
         if set(case) != {"sign", "tree"}:
             raise CheckFailed("a span case is {'sign', 'tree'}")
         leaves += _check_tree(case["tree"], case["sign"], a, X, A)
-    return (f"not-realizable: rank(labels) = {k} (a non-zero {k} x {k} minor) and no realisable hidden row outside "
-            f"a hyperplane of their row space ({leaves} leaves refuted), any output weights (k={k}, {n} samples)")
+    return leaves
 
 
 def _check_tree(tree, s, a, X, A) -> int:
     """A preorder tree of {'split': j} nodes (active child first) and Farkas leaves; the number of leaves."""
-    if not isinstance(tree, list):
-        raise CheckFailed("a tree is a list of nodes in preorder")
-    dec, trail, todo, leaves = {}, [], [(0, None, None)], 0
-    for node in tree:
-        if not todo:
-            raise CheckFailed("the tree has nodes after it is complete")
-        depth, j, active = todo.pop()
-        for old in trail[depth:]:
-            del dec[old]
-        del trail[depth:]
-        if j is not None:
-            dec[j] = active
-            trail.append(j)
-        keys = set(node) if isinstance(node, dict) else None
-        if keys == {"split"}:
-            j = node["split"]
-            if type(j) is not int or not 0 <= j < len(X) or j in dec:
-                raise CheckFailed(f"bad split {j!r}")
-            todo += [(len(trail), j, False), (len(trail), j, True)]
-            continue
-        if keys != {"farkas"} or not isinstance(node["farkas"], list):
+    def split_key(j, dec):
+        if type(j) is not int or not 0 <= j < len(X) or j in dec:
+            raise CheckFailed(f"bad split {j!r}")
+        return j
+
+    def refute(node, dec):
+        if not (isinstance(node, dict) and set(node) == {"farkas"} and isinstance(node["farkas"], list)):
             raise CheckFailed("a leaf is {'farkas': [[kind, j, multiplier] or ['norm', multiplier], ...]}")
         _refute(node["farkas"], dec, s, a, X, A)
-        leaves += 1
-    if todo:
-        raise CheckFailed("the tree is incomplete")
-    return leaves
+
+    return walk_tree(tree, {}, split_key, refute)
 
 
 def _refute(rows, dec, s, a, X, A) -> None:

@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from ...errors import ProofFormatError, TimeLimitExceeded
 from .core import Core
 
 __all__ = ["Core", "ProofFormatError", "lrat_solver", "lrat_core", "refute", "numbered", "solve_until"]
@@ -31,14 +32,6 @@ __all__ = ["Core", "ProofFormatError", "lrat_solver", "lrat_core", "refute", "nu
 #: with a deadline, the SAT solver runs in slices of this many conflicts
 CONFLICT_SLICE = 20000
 _SENT = 1 << 62  # stands for "d" in a parsed trace
-
-
-class ProofFormatError(Exception):
-    """The solver's trace is not the LRAT expected (the caller falls back to DRUP and trimming)."""
-
-
-class Deadline(Exception):
-    """The deadline passed while solving."""
 
 
 def lrat_solver(clauses, name: str = "cadical195"):
@@ -73,12 +66,13 @@ def lrat_solver(clauses, name: str = "cadical195"):
 
 
 def solve_until(sat, deadline) -> bool:
-    """``sat.solve()``, in slices of conflicts until ``deadline`` (a ``time.monotonic()`` value)."""
+    """``sat.solve()``, in slices of conflicts until ``deadline`` (a ``time.monotonic()`` value), then
+    :class:`~exactrelu.errors.TimeLimitExceeded`."""
     if deadline is None:
         return sat.solve()
     while True:
         if time.monotonic() > deadline:
-            raise Deadline
+            raise TimeLimitExceeded("the search ran out of its time limit without deciding")
         sat.conf_budget(CONFLICT_SLICE)
         res = sat.solve_limited()
         if res is not None:

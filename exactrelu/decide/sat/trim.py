@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import ProofFormatError
 from .core import Core
 
 __all__ = ["drup_core", "parse_binary_drup"]
@@ -203,7 +204,7 @@ class _Trimmer:
         if conflict is None:
             conflict = self.propagate(mark)
         if conflict is None:
-            raise ValueError(f"proof step {lits} does not follow by unit propagation")
+            raise ProofFormatError(f"proof step {lits} does not follow by unit propagation")
         hints = self.analyse(conflict, assumed | {-x for x in lits})
         self.backtrack(mark)
         return hints
@@ -218,7 +219,7 @@ class _Trimmer:
 def drup_core(clauses, proof, nvars: int | None = None) -> Core:
     """Trim a DRUP proof of ``clauses`` (``(deleted, lits)`` pairs, or python-sat's binary trace) to hints.
 
-    Raises ValueError when the proof does not refute the clauses.
+    Raises :class:`~exactrelu.errors.ProofFormatError` (a ValueError) when the proof does not refute the clauses.
     """
     steps = parse_binary_drup(proof) if isinstance(proof, (bytes, bytearray)) else list(proof)
     if nvars is None:
@@ -241,7 +242,7 @@ def drup_core(clauses, proof, nvars: int | None = None) -> Core:
             if conflict is not None:
                 break
     if conflict is None:
-        raise ValueError("the DRUP proof does not refute the clauses")
+        raise ProofFormatError("the DRUP proof does not refute the clauses")
     hints = {None: T.analyse(conflict, set())}  # the empty clause
     for t in range(len(added) - 1, -1, -1):
         ci = added[t]

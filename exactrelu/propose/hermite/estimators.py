@@ -37,7 +37,7 @@ import numpy as np
 from numpy.polynomial import hermite_e
 from scipy.special import ndtr
 
-from ...errors import AssumptionViolated
+from ...errors import AssumptionViolated, GaussianityWarning, InvalidInput  # GaussianityWarning: re-exported
 
 __all__ = [
     "GaussianityWarning",
@@ -53,10 +53,6 @@ __all__ = [
 ]
 
 _CHUNK = 32768  # samples per block (memory O(chunk * max(d, k^2)))
-
-
-class GaussianityWarning(UserWarning):
-    """The inputs do not look Gaussian: the Hermite guarantees do not apply (the result may still be usable)."""
 
 
 def hermite_coefficient(t: int, b) -> np.ndarray:
@@ -127,7 +123,7 @@ def contraction(X: np.ndarray, y: np.ndarray, t: int, vectors: list[np.ndarray])
     """
     n, d = X.shape
     if len(vectors) != t - 2 or t not in (2, 3, 4):
-        raise ValueError("contraction needs t in {2, 3, 4} and t - 2 vectors")
+        raise InvalidInput("contraction needs t in {2, 3, 4} and t - 2 vectors")
     y = np.asarray(y, dtype=np.float64).reshape(n)
     I = np.eye(d)
     out = np.zeros((d, d))
@@ -197,7 +193,7 @@ def projected_tensor(Z: np.ndarray, y: np.ndarray, t: int) -> np.ndarray:
         T = T - (np.einsum("ab,c->abc", I, S1) + np.einsum("ac,b->abc", I, S1) + np.einsum("bc,a->abc", I, S1))
         return T
     if t != 4:
-        raise ValueError("projected_tensor needs t in {3, 4}")
+        raise InvalidInput("projected_tensor needs t in {3, 4}")
     S4 = np.zeros((k * k, k * k))
     for s0 in range(0, n, _CHUNK):
         Zb, yb = Z[s0:s0 + _CHUNK], y[s0:s0 + _CHUNK]

@@ -22,7 +22,7 @@ V = W^T) from x ~ N(0, Sigma) in the full-rank setting (k <= d, independent rows
    reaches the exact parameters once the pattern is right.
 
 With ``bias=False`` the model has no biases (f_3 = 0): orders 2 and 4 only. Non-Gaussian inputs
-give a :class:`~.hermite_estimators.GaussianityWarning`; k > d is refused (see
+give a :class:`~exactrelu.errors.GaussianityWarning`; k > d is refused (see
 :mod:`.hermite_overcomplete` for the overcomplete setting).
 
 >>> from exactrelu.instances import planted

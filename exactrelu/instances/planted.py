@@ -1,0 +1,186 @@
+"""Planted instances: inputs drawn as float64 (then exact), a network drawn to the recovery theorem's assumptions,
+labels computed exactly.
+
+>>> inst = planted(d=3, k=2, m=2, n=50, seed=0)
+>>> inst.n, inst.d, inst.m, inst.planted.k
+(50, 3, 2, 2)
+>>> inst.planted.evaluate_exact(inst.inputs) == inst.labels
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidInput
+from ..exact.linalg import rank_mod_p
+from ..exact.matrix import QMatrix, as_float_array
+from ..limits import check_entries, limit, over
+from ..network import RELU, Activation, Network
+from .instance import Instance
+from .noise import add_exact, parse_noise
+
+__all__ = ["planted", "draw_inputs", "INPUT_DISTRIBUTIONS"]
+
+INPUT_DISTRIBUTIONS = ("gaussian", "uniform", "laplace", "rademacher-mixture", "integer")
+
+def _rng(seed) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise InvalidInput(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
+    return np.random.default_rng(seed)
+
+
+def draw_inputs(rng: np.random.Generator, n: int, d: int, distribution: str, covariance=None) -> np.ndarray:
+    """n x d float64 inputs of one of :data:`INPUT_DISTRIBUTIONS` (``covariance`` for gaussian inputs only).
+
+    >>> draw_inputs(np.random.default_rng(0), 2, 3, "integer").shape
+    (2, 3)
+    """
+    if distribution == "gaussian":
+        Z = rng.standard_normal((n, d))
+        if covariance is not None:
+            S = as_float_array(covariance, name="covariance")
+            if S.shape != (d, d):
+                raise InvalidInput(f"covariance must be {d} x {d}, got {S.shape}")
+            try:
+                L = np.linalg.cholesky(S)
+            except np.linalg.LinAlgError:
+                raise InvalidInput("covariance must be symmetric positive definite") from None
+            Z = Z @ L.T
+        return Z
+    if covariance is not None:
+        raise InvalidInput("covariance applies to gaussian inputs only")
+    if distribution == "uniform":
+        return rng.uniform(-1.0, 1.0, (n, d))
+    if distribution == "laplace":
+        return rng.laplace(0.0, 1.0, (n, d))
+    if distribution == "rademacher-mixture":
+        return rng.choice([-1.0, 1.0], (n, d)) + 0.25 * rng.standard_normal((n, d))
+    if distribution == "integer":
+        return rng.integers(-5, 6, (n, d)).astype(np.float64)
+    raise InvalidInput(f"unknown input distribution {distribution!r}; choose from {INPUT_DISTRIBUTIONS}")
+
+
+def _draw_weights(rng, shape, kind, bound):
+    if kind == "integer":
+        W = rng.integers(-bound, bound + 1, shape).astype(np.float64)
+    elif kind == "dyadic":
+        W = rng.integers(-4 * bound, 4 * bound + 1, shape) / 4.0
+    else:
+        raise InvalidInput(f"unknown weight kind {kind!r} (expected 'integer' or 'dyadic')")
+    return W
+
+
+def _draw_bias(rng, k: int, bias) -> QMatrix | None:
+    """The planted bias column: None, a scale s > 0 (uniform in [-s, s], quarters), or k exact values."""
+    if bias is None:
+        return None
+    if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
+        s = float(bias)
+        if not (np.isfinite(s) and 0 < s <= 1e6):
+            raise InvalidInput(f"bias scale must be a positive number (at most 1e6), got {bias!r}")
+        b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
+        return QMatrix.from_numpy(b, name="bias")
+    if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:
+        return QMatrix.coerce([[x] for x in bias], name="bias")
+    raise InvalidInput(f"bias must be None, a positive scale, or k = {k} rationals; got {bias!r}")
+
+
+def _draw_first_layer(rng, k: int, d: int, kind: str, bound: int) -> np.ndarray:
+    """V (k x d): rows non-zero and pairwise non-parallel, of full row rank when k <= d."""
+    for _ in range(1000):
+        V = _draw_weights(rng, (k, d), kind, bound)
+        if not np.all(np.abs(V).sum(axis=1) > 0):
+            continue
+        Vn = V / np.linalg.norm(V, axis=1, keepdims=True)
+        if k > 1 and (Vn @ Vn.T - 2 * np.eye(k)).max() > 1 - 1e-12:
+            continue  # two units with the same direction are not identifiable
+        if k <= d and rank_mod_p(QMatrix.from_numpy(V).num) < k:
+            continue  # the recovery theorem assumes V of full row rank
+        return V
+    # only for d = 1 with k > 2 and similar impossible requests
+    raise InvalidInput(f"cannot draw {k} pairwise non-parallel rows in dimension {d}")  # pragma: no cover
+
+
+def _draw_output_layer(rng, m: int, k: int, kind: str, bound: int) -> QMatrix:
+    """U (m x k), redrawn (up to 1000 times) until it has full column rank k when m >= k."""
+    Uq = None
+    for _ in range(1000):
+        Uq = QMatrix.from_numpy(_draw_weights(rng, (m, k), kind, bound))
+        if m < k or rank_mod_p(Uq.num) == k:
+            break
+    return Uq
+
+
+def planted(
+    d: int,
+    k: int,
+    m: int,
+    n: int,
+    *,
+    activation: Activation = RELU,
+    seed: int | np.random.Generator | None = 0,
+    inputs: str = "gaussian",
+    covariance=None,
+    weights: str = "integer",
+    weight_bound: int = 3,
+    input_bits: int | None = None,
+    bias=None,
+    noise=None,
+) -> Instance:
+    """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
+
+    Parameters
+    ----------
+    d, k, m, n : input dimension, hidden units, outputs, samples.
+    activation : ReLU (default) or ``Activation.power(c)``.
+    seed : seed or ``numpy.random.Generator``; the same seed gives the same instance.
+    inputs : ``"gaussian"`` (N(0, I), or N(0, covariance)), ``"uniform"``, ``"laplace"``,
+        ``"rademacher-mixture"`` or ``"integer"`` (integers in [-5, 5], not in general position).
+    weights : ``"integer"`` (in [-weight_bound, weight_bound]) or ``"dyadic"`` (quarters).
+    input_bits : if set, inputs are rounded to multiples of ``2**-input_bits`` before use, so that
+        the exact labels are short dyadic rationals that float64 (and ``.npz`` files) hold exactly.
+    bias : hidden biases b, so that ``labels = f(inputs @ V.T + b) @ U.T``: None (no biases), a
+        positive number s (each b_i drawn uniformly in [-s, s] and rounded to a multiple of 1/4, an
+        exact dyadic), or a sequence of k rationals taken exactly.
+    noise : label noise (:mod:`exactrelu.instances.noise`): None, ``"KIND:SCALE"`` (e.g. ``"gaussian:0.05"``),
+        a (kind, scale) pair or a :class:`~exactrelu.instances.noise.NoiseModel`. It is drawn after everything
+        else from the same generator (the same seed gives the same inputs and weights with or without
+        noise), as float64 taken exactly; ``clean_labels`` keeps the noiseless labels and
+        :attr:`Instance.noise` is exactly the drawn matrix.
+
+    U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
+    non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
+    exact-recovery theorem (Bakshi, Jayaram, Woodruff 2019).
+    """
+    for name, v in (("d", d), ("k", k), ("m", m), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
+    if weight_bound < 1:
+        raise InvalidInput("weight_bound must be at least 1")
+    check_entries(int(n), int(d), int(m), "the planted instance")
+    if k > limit("units"):
+        raise over("units", f"k = {k} hidden units")
+    model = None if noise is None else parse_noise(noise)  # bad noise fails before any work
+    rng = _rng(seed)
+    X = draw_inputs(rng, n, d, inputs, covariance)
+    if input_bits is not None:
+        if not 0 <= input_bits <= 40:
+            raise InvalidInput("input_bits must be between 0 and 40")
+        X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
+    V = _draw_first_layer(rng, k, d, weights, weight_bound)
+    Uq = _draw_output_layer(rng, m, k, weights, weight_bound)
+    net = Network(Uq, QMatrix.from_numpy(V), activation, _draw_bias(rng, k, bias))
+    Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
+    Y = net.evaluate_exact(Xq)
+    meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
+            "inputs": inputs, "weights": weights}
+    if bias is not None:
+        meta["bias"] = bias if isinstance(bias, (int, float)) else "given"
+    if model is None:
+        return Instance(Xq, Y, activation, net, X, None, meta)
+    E = QMatrix.from_numpy(model.draw(rng, (n, m)), name="noise")
+    meta["noise"] = str(model)
+    return Instance(Xq, add_exact(Y, E), activation, net, X, None, meta, clean_labels=Y, noise_model=model)

@@ -1,0 +1,45 @@
+"""The one record a recovery route is asked with: built once by :func:`exactrelu.recover.recover`, passed down.
+
+>>> req = RecoveryRequest(k=2, bias=True)
+>>> req.k, req.init, req.activation_for(None).name
+(2, 'auto', 'relu')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from ..network import RELU, Activation
+
+__all__ = ["RecoveryRequest"]
+
+
+@dataclass(frozen=True)
+class RecoveryRequest:
+    """What :func:`exactrelu.recover.recover` was asked, checked (its parameters say what each field means).
+
+    ``activation`` is as given (None: the instance's, else ReLU; :meth:`activation_for`); ``k`` is a
+    positive integer the front door has checked against the data.
+    """
+
+    k: int
+    activation: Activation | None = None
+    bias: bool = False
+    init: Any = "auto"
+    random_state: Any = 0
+    check: bool = True
+    progress: Callable[[str], None] | None = None
+
+    def activation_for(self, inst) -> Activation:
+        """The activation of the request, else the instance's (``inst`` may be None), else ReLU."""
+        return self.activation or getattr(inst, "activation", None) or RELU
+
+    def say(self, message: str) -> None:
+        """Send one progress message (nothing when no callback was given)."""
+        if self.progress is not None:
+            self.progress(message)
+
+    def but(self, **changes) -> "RecoveryRequest":
+        """A copy with some fields changed (``dataclasses.replace``)."""
+        return replace(self, **changes)

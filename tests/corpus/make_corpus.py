@@ -1,0 +1,386 @@
+"""Regenerate the certificate corpus: valid and tampered certificates of every claim the checker knows.
+
+    python tests/corpus/make_corpus.py            # rewrite tests/corpus/{instances,valid,invalid}, MANIFEST.json, README.md
+    python tests/corpus/make_corpus.py --check    # regenerate into a temporary folder and compare (exit 1 if different)
+
+Everything is built from fixed seeds and small hand-made instances with the library (untrusted), then
+written as files, so that any checker can be held to the same files (as drat-trim's ``examples/`` and
+VeriPB's ``correct``/``incorrect`` folders are). The expected verdict of each file is stated here, by
+construction, never computed by the checker under test: a valid certificate is a true claim the library
+built; an invalid one is a valid one with one named change (or a hand-made false claim), and its ``expect``
+is the part of the checker's one-line answer that names the reason. ``MANIFEST.json`` lists every file with
+its instance, expected exit code (0 valid, 1 invalid, 2 unreadable), reason and expected text;
+``tests/corpus/test_corpus.py`` runs the checker over all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import filecmp
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE))
+
+from corpus_forgeries import forged_drup_certificate, old_drup_certificate  # noqa: E402
+from corpus_instances import INSTANCES, build_instances  # noqa: E402
+
+from exactrelu.certificates.claims.lp import lp_certificate  # noqa: E402
+from exactrelu.certificates.claims.realizes import (realizes_certificate, realizes_except_certificate,  # noqa: E402
+                                                    residual_certificate)
+from exactrelu.certificates.claims.span import not_realizable_certificate  # noqa: E402
+from exactrelu.decide import decide, solve  # noqa: E402
+from exactrelu.equiv import functionally_equal  # noqa: E402
+from exactrelu.errors import NotRealizable  # noqa: E402
+from exactrelu.exact.linalg import nonsingular_minor  # noqa: E402
+from exactrelu.exact.lp import feasible  # noqa: E402
+from exactrelu.instances import write_instance  # noqa: E402
+from exactrelu.network import Activation, Network  # noqa: E402
+
+
+class Corpus:
+    """Files under ``root`` and the manifest rows that describe them."""
+
+    def __init__(self, root: Path):
+        self.root, self.rows = root, []
+        for sub in ("instances", "valid", "invalid"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+
+    def instance(self, name: str, inst) -> str:
+        path = self.root / "instances" / f"{name}.json"
+        write_instance(inst, path, include_planted=False)
+        return f"instances/{name}.json"
+
+    def raw_instance(self, name: str, data: bytes) -> str:
+        (self.root / "instances" / name).write_bytes(data)
+        return f"instances/{name}"
+
+    def add(self, folder: str, name: str, cert, instance: str | None, code: int, expect: str, reason: str) -> None:
+        data = cert if isinstance(cert, bytes) else (json.dumps(_plain(cert)) + "\n").encode()
+        (self.root / folder / f"{name}.json").write_bytes(data)
+        self.rows.append({"certificate": f"{folder}/{name}.json", "instance": instance, "exit": code,
+                          "expect": expect, "reason": reason})
+
+    def valid(self, name, cert, instance, expect, reason):
+        self.add("valid", name, cert, instance, 0, expect, reason)
+
+    def invalid(self, name, cert, instance, expect, reason, code=1):
+        self.add("invalid", name, cert, instance, code, expect, reason)
+
+    def finish(self) -> None:
+        (self.root / "MANIFEST.json").write_text(json.dumps(self.rows, indent=1) + "\n")
+        lines = ["| certificate | instance | exit | reason |", "|---|---|---|---|"]
+        lines += [f"| `{r['certificate']}` | {'`' + r['instance'] + '`' if r['instance'] else '-'} | {r['exit']} | "
+                  f"{r['reason']} |" for r in self.rows]
+        text = (HERE / "README.in.md").read_text().replace("{{TABLE}}", "\n".join(lines))
+        (self.root / "README.md").write_text(text)
+
+
+def _plain(cert):
+    """The certificate as the corpus stores it: a fixed provenance (no library version, no command line)."""
+    out = copy.deepcopy(cert)
+    if "provenance" in out:
+        out["provenance"] = {"corpus": "tests/corpus/make_corpus.py"}
+    return out
+
+
+def tampered(cert, change):
+    out = copy.deepcopy(cert)
+    change(out)
+    return out
+
+
+def _network_claims(c: Corpus, insts: dict) -> None:
+    """realizes (without and with b and c, a power activation, an .npz instance), realizes-except, residual."""
+    plain, biased, both, power, corrupted, noisy = (insts[k] for k in ("plain", "biased", "both", "power", "corrupted", "noisy"))
+    ip, ib, ibc, ipow = (c.instance(k, insts[k]) for k in ("plain", "biased", "both", "power"))
+    npz = c.raw_instance("plain.npz", _npz(plain))
+    r = realizes_certificate(plain, plain.planted)
+    c.valid("realizes", r, ip, "VALID: realizes: 12 samples x 2 outputs", "a planted network, no biases")
+    c.valid("realizes-npz", r, npz, "VALID: realizes: 12 samples x 2 outputs", "the same claim on the same instance as .npz")
+    c.valid("realizes-b", realizes_certificate(biased, biased.planted), ib, "hidden biases", "hidden biases b")
+    rbc = realizes_certificate(both, both.planted)
+    c.valid("realizes-bc", rbc, ibc, "hidden biases, output bias", "hidden biases b and an output bias c")
+    c.valid("realizes-power", realizes_certificate(power, power.planted), ipow, "activation degree 2", "activation t^2")
+    c.invalid("realizes-V-changed", tampered(r, lambda x: x["V"][1].__setitem__(0, _bump(x["V"][1][0]))), ip,
+              "differs from the label", "one weight of V changed")
+    c.invalid("realizes-c-dropped", tampered(rbc, lambda x: x.pop("c")), ibc, "differs from the label",
+              "the output bias dropped")
+    c.invalid("realizes-hash", tampered(r, lambda x: x.__setitem__("instance_sha256", "0" * 64)), ip,
+              "instance_sha256 does not match", "another instance's hash")
+    c.invalid("realizes-activation", tampered(r, lambda x: x.__setitem__("activation", {"name": "power", "degree": 2})),
+              ip, "INVALID", "another activation than the network's")
+    c.invalid("realizes-unknown-field", tampered(r, lambda x: x.__setitem__("bais", ["1"])), ip, "unknown fields",
+              "a misspelt field")
+    c.invalid("unknown-claim", tampered(r, lambda x: x.__setitem__("claim", "realises")), ip, "unknown claim",
+              "a claim the checker does not know")
+    c.invalid("version-true", tampered(r, lambda x: x.__setitem__("version", True)), ip, "unsupported certificate version",
+              "version true (a boolean is not the integer 1)")
+    c.invalid("version-float", tampered(r, lambda x: x.__setitem__("version", 1.0)), ip, "unsupported certificate version",
+              "version 1.0 (a float is not the integer 1)")
+    ic = c.instance("corrupted", corrupted)
+    ex = realizes_except_certificate(corrupted, corrupted.planted, insts["corrupted_entries"])
+    c.valid("realizes-except", dict(ex, max_except="1/4"), ic, "all 24 entries (12 samples x 2 outputs) except 3 (12.5%",
+            "three corrupted label entries, listed; max_except 1/4")
+    c.invalid("realizes-except-max", dict(ex, max_except="1/10"), ic, "more than max_except = 1/10", "more entries listed than max_except allows")
+    c.invalid("realizes-except-missing", tampered(ex, lambda x: x["except"].pop()), ic, "is not listed",
+              "a corrupted entry left out of the list")
+    c.invalid("realizes-except-extra", tampered(ex, lambda x: x["except"].insert(0, [0, 0])), ic, "reproduces it",
+              "an entry the network reproduces, listed")
+    c.invalid("realizes-except-unsorted", tampered(ex, lambda x: x["except"].reverse()), ic, "sorted",
+              "the list out of order")
+    inoisy = c.instance("noisy", noisy)
+    res = residual_certificate(noisy, noisy.planted)
+    c.valid("residual", res, inoisy, "VALID: residual", "exact squared and largest errors of a planted network on noisy labels")
+    c.invalid("residual-squared", tampered(res, lambda x: x.__setitem__("squared_error", _bump(x["squared_error"]))),
+              inoisy, "squared_error is", "the squared error changed")
+    c.invalid("residual-max", tampered(res, lambda x: x.__setitem__("max_abs_error", "0")), inoisy, "max_abs_error is",
+              "the largest error changed")
+
+
+def _lp_claims(c: Corpus) -> None:
+    ok = lp_certificate(feasible(A_eq=[[1, 1, 0]], b_eq=[2], A_ub=[[-1, 0, 0], [0, -1, 1]], b_ub=[0, "1/2"]))
+    no = lp_certificate(feasible(A_eq=[[1, 1]], b_eq=[1], A_ub=[[-1, 0], [0, -1], [1, 1]], b_ub=[0, 0, "-1/3"]))
+    c.valid("lp-feasible", ok, None, "VALID: lp-feasible: 1 equations, 2 inequalities in 3 variables", "a point of a small system")
+    c.valid("lp-infeasible", no, None, "VALID: lp-infeasible", "a Farkas vector of an empty system")
+    c.invalid("lp-feasible-point", tampered(ok, lambda x: x["point"].__setitem__(0, _bump(x["point"][0]))), None,
+              "fails at the point", "the point moved off the equation")
+    c.invalid("lp-infeasible-negative", tampered(no, lambda x: x["y_ub"].__setitem__(0, "-1")), None,
+              "negative entry", "a negative multiplier on an inequality")
+    c.invalid("lp-infeasible-scaled", tampered(no, lambda x: x["y_eq"].__setitem__(0, _bump(x["y_eq"][0]))), None,
+              "not zero", "one multiplier changed: the combination no longer cancels")
+
+
+def _case_claims(c: Corpus, insts: dict) -> None:
+    """Case trees (given and unknown U), hinted refutations with templates and symmetry, model classes, DRUP."""
+    small, nae, tiny = insts["unrealisable"], insts["nae"], insts["tiny"]
+    ism, inae, itiny = c.instance("unrealisable", small), c.instance("nae", nae), c.instance("tiny", tiny)
+    tree = decide(small, U=[[1, 1]], engine="tree").certificate
+    c.valid("tree-given", tree, ism, "VALID: not-realizable: no 2-unit ReLU network without hidden biases and without "
+            "output bias reproduces the labels (6 samples, the given output weights) [no model field",
+            "a case tree over activation patterns, U given; no model field (old meaning)")
+    tree_unknown = decide(small, engine="tree").certificate
+    c.valid("tree-unknown", tree_unknown, ism, "(6 samples, any output weights)", "case trees for the 6 sign cases of unknown U")
+    leaf = _first_leaf(tree)
+    c.invalid("tree-multiplier", tampered(tree, lambda x: _first_leaf(x)["farkas"][-1].__setitem__(3, "1000")), ism,
+              "not 0 <= negative", f"one Farkas multiplier changed (a leaf of {len(leaf['farkas'])} rows)")
+    c.invalid("tree-leaf-dropped", tampered(tree, lambda x: x["cases"][0]["tree"].pop()), ism, "incomplete",
+              "the last leaf of the case tree dropped")
+    c.invalid("tree-lemma-misplaced", tampered(tree, lambda x: x["cases"][0]["tree"].__setitem__(-1, {"lemma": 0})), ism,
+              "its assumptions do not hold here", "a lemma cited where its assumptions do not hold")
+    c.invalid("tree-model-biases", dict(tree, model={"biases": True, "output_bias": False}), ism,
+              "wider than its proof", "a case tree stated to exclude hidden biases (no constant input column)")
+    hinted = decide(nae, U=[[1, 1]]).certificate
+    c.valid("lrat-given", dict(hinted, model={"biases": False, "output_bias": False}), inae,
+            "VALID: not-realizable: no 2-unit ReLU network without hidden biases and without output bias",
+            "lemmas, templates, symmetry and a hinted (LRAT) refutation, model stated")
+    unknown = decide(nae).certificate
+    c.valid("lrat-unknown", unknown, inae, "hinted steps checked", "hinted refutations of the 6 sign cases")
+    c.invalid("lrat-hint-dropped", tampered(hinted, lambda x: _drop_hint(x["cases"][0]["lrat"])), inae,
+              "INVALID", "one hint dropped from a hinted step")
+    c.invalid("lrat-separator-false", tampered(hinted, lambda x: _false_separator(x["cases"][0]["lrat"])), inae,
+              "has no 0 between its literals and its hints", "false (== 0 in Python) as the separator of a step")
+    c.invalid("lrat-template-data", tampered(hinted, lambda x: _swap_template_instance(x["cases"][0])), inae,
+              "INVALID", "a template instance moved onto other samples")
+    c.invalid("lrat-model-output-bias", dict(hinted, model={"biases": False, "output_bias": True}), inae,
+              "does not exclude an output bias", "a hinted refutation stated to exclude an output bias")
+    c.invalid("drup-retired", old_drup_certificate(hinted, nae), inae, "carries a DRUP proof ('rup')",
+              "an honest DRUP certificate (before issue 26): refused, convert with exactrelu check --upgrade")
+    c.invalid("drup-forged-issue-26", forged_drup_certificate(tiny), itiny, "carries a DRUP proof ('rup')",
+              "issue 26: valid lemmas and DRUP steps (tautologies, supersets, the unit [7]) on a realisable instance")
+    biased = decide(insts["constant_column"], k=1).certificate
+    icc = c.instance("constant_column", insts["constant_column"])
+    c.valid("tree-constant-column-biases", dict(biased, model={"biases": True, "output_bias": False}), icc,
+            "no 1-unit ReLU network with hidden biases and without output bias",
+            "a refutation on inputs with a constant column excludes hidden biases too")
+
+
+def _rank_claims(c: Corpus, insts: dict) -> None:
+    """Rank witnesses of k + 1 and k + 2 rows, and a span refutation."""
+    ident = insts["identity"]
+    iid = c.instance("identity", ident)
+    k1 = not_realizable_certificate(ident, 2, *nonsingular_minor(ident.labels, 3))
+    c.valid("rank-k+1", k1, iid, "no 2-unit ReLU network with hidden biases and without output bias",
+            "a non-zero 3 x 3 minor, k = 2; no model field (old meaning: hidden biases, no output bias)")
+    k2 = dict(not_realizable_certificate(ident, 1, *nonsingular_minor(ident.labels, 3)),
+              model={"biases": True, "output_bias": True})
+    c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with an output bias", "a non-zero 3 x 3 minor, k = 1")
+    c.invalid("rank-k+1-output-bias", dict(k1, model={"biases": True, "output_bias": True}), iid, "add one to the rank",
+              "a (k+1)-minor stated to exclude an output bias")
+    c.invalid("rank-singular", tampered(k1, lambda x: x["rank"]["samples"].__setitem__(2, x["rank"]["samples"][1])), iid,
+              "distinct indices", "a repeated sample in the minor")
+    span_inst = insts["span"]
+    isp = c.instance("span", span_inst)
+    try:
+        solve(span_inst, k=2)
+        raise AssertionError("the span instance is realisable")
+    except NotRealizable as exc:
+        span = exc.certificate
+    assert "span" in span, "the solver answered without a span refutation"
+    c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realisable hidden row",
+            "rank k and a span refutation")
+    c.invalid("span-zero-functional", tampered(span, lambda x: x["span"].__setitem__("functional", ["0", "0"])), isp,
+              "non-zero", "the functional zeroed")
+    c.invalid("span-sign-true", tampered(span, lambda x: x["span"]["cases"][0].__setitem__("sign", True)), isp,
+              "span is", "true (== 1 in Python) as the sign of a case")
+
+
+# 3 relu(x + 2y + 1) - relu(y) + relu(-x) + 1/2: one flipped unit, so the canonical form has an affine part -x
+_BASE = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 0], c=["1/2"])
+# the same function: a rescaled unit, relu(-x) written as relu(x) - relu(x) + relu(-x), and the block
+# relu(x - y) - relu(y - x) - relu(x - y + 3) + relu(y - x - 3) = -3 compensated by c
+_SAME = Network.from_rows(U=[["3/2", -1, "1/2", -1, 1, 1, -1, -1, 1]],
+                          V=[[2, 4], [0, 1], [2, 0], [1, 0], [-1, 0], [1, -1], [-1, 1], [1, -1], [-1, 1]],
+                          b=[2, 0, 0, 0, 0, 0, 0, 3, -3], c=["7/2"])
+
+
+def _equivalence_claims(c: Corpus) -> None:
+    """equivalent and not-equivalent: the networks are inline, no instance file."""
+    same = functionally_equal(_BASE, _SAME).certificate
+    c.valid("equivalent-folded-block", same, None, "VALID: equivalent",
+            "a rescaled unit, a flipped unit and a block that sums to a constant: the same function")
+    power = Network.from_rows(U=[[1, -2]], V=[[1, 1], [2, -1]], b=[0, 1], activation=Activation.power(2))
+    rescaled = Network.from_rows(U=[["-1/2", 1]], V=[[4, -2], [1, 1]], b=[2, 0], activation=Activation.power(2))
+    c.valid("equivalent-power2-rescaled", functionally_equal(power, rescaled).certificate, None, "VALID: equivalent",
+            "t^2 units, one rescaled by 2 (its output weight by 1/4) and the units permuted")
+    moved = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 1, 0], c=["1/2"])
+    kink = functionally_equal(_BASE, moved).certificate
+    c.valid("not-equivalent-moved-kink", kink, None, "VALID: not-equivalent", "relu(y) against relu(y + 1): an exact witness")
+    shifted = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 0], c=["1/3"])
+    c.valid("not-equivalent-affine-part", functionally_equal(_BASE, shifted).certificate, None, "VALID: not-equivalent",
+            "the same units, another output bias: only the affine part differs")
+
+    def unit_moved(x):
+        net = x["networks"][1]
+        net["V"][0], net["b"][0] = list(net["V"][2]), net["b"][2]
+
+    c.invalid("equivalent-unit-moved", tampered(same, unit_moved), None, "the canonical form of network 2 differs",
+              "a unit of network 2 moved onto another unit's hyperplane")
+    c.invalid("equivalent-coefficient-off-by-2-60", tampered(same, lambda x: x["canonical"]["hyperplanes"]["coefficients"][0]
+                                                       .__setitem__(0, _bump_tiny(x["canonical"]["hyperplanes"]["coefficients"][0][0]))),
+              None, "the canonical form of network 1 differs", "a stated canonical coefficient off by 2^-60")
+    c.invalid("equivalent-affine-dropped", tampered(same, lambda x: x["canonical"].__setitem__("linear", [["0", "0"]])), None,
+              "the canonical form of network 1 differs", "the affine part -x of the canonical form dropped")
+    c.invalid("equivalent-activations-differ", tampered(same, lambda x: x["networks"][1].__setitem__(
+        "activation", {"name": "power", "degree": 2})), None, "differ in activation", "network 2 made a t^2 network")
+    c.invalid("not-equivalent-value-off-by-2-60", tampered(kink, lambda x: x["values"][0].__setitem__(0, _bump_tiny(x["values"][0][0]))),
+              None, "network 1 at the witness is", "the first value at the witness off by 2^-60")
+    at = ["0", "-5"]  # relu(y) = relu(y + 1) = 0 there: both networks agree
+    agree = [[str(v) for v in net.evaluate_exact([at]).to_fractions()[0]] for net in (_BASE, moved)]
+    c.invalid("not-equivalent-witness-agrees", tampered(kink, lambda x: (x.__setitem__("witness", at), x.__setitem__("values", agree))),
+              None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
+
+
+def _bump_tiny(text) -> str:
+    """A rational string plus 2^-60."""
+    from fractions import Fraction
+
+    f = Fraction(text) + Fraction(1, 2**60)
+    return f"{f.numerator}/{f.denominator}"
+
+
+def _unreadable(c: Corpus, insts: dict) -> None:
+    """Files the checker cannot read: exit 2, one line."""
+    ip = "instances/plain.json"
+    good = realizes_certificate(insts["plain"], insts["plain"].planted)
+    text = json.dumps(_plain(good))
+    c.invalid("truncated", text[: len(text) // 2].encode(), ip, "error: ", "the file cut in half", code=2)
+    c.invalid("not-utf8", b"\xff\xfe" + text.encode("utf-16-le"), ip, "not valid JSON", "UTF-16, not UTF-8", code=2)
+    c.invalid("duplicate-key", text.replace('"claim": "realizes"', '"claim": "lp-feasible", "claim": "realizes"').encode(),
+              ip, "appears twice", "a key repeated: two readers could see two claims", code=2)
+    c.invalid("huge-exponent", tampered(good, lambda x: x["V"][0].__setitem__(0, "1e999999999")), ip,
+              "limit digits", "a 13-byte number with a billion digits", code=2)
+    floats = c.raw_instance("floats.json", json.dumps({"format": "exactrelu.instance", "version": 1,
+                                                       "inputs": [[0.1]], "labels": [[1]]}).encode())
+    c.invalid("instance-json-floats", good, floats, "rational strings or JSON integers",
+              "an instance with a JSON float (0.1 is not 1/10)", code=2)
+
+
+def _npz(inst) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, inputs=np.array(inst.inputs.to_fractions(), dtype=float),
+             labels=np.array(inst.labels.to_fractions(), dtype=float))
+    return buf.getvalue()
+
+
+def _bump(text) -> str:
+    """A rational string plus one (a different value of the same kind)."""
+    from fractions import Fraction
+
+    f = Fraction(text) + 1
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def _first_leaf(cert):
+    case = cert["cases"][0]
+    trees = [case.get("tree", [])] + [lem["tree"] for lem in case.get("lemmas", [])]
+    return next(n for tree in trees for n in tree if "farkas" in n)
+
+
+def _drop_hint(steps):
+    step = next(s for s in steps if s[:1] != ["d"] and len(s) - s.index(0) > 2)
+    step.pop()
+
+
+def _false_separator(steps):
+    step = next(s for s in steps if s[:1] != ["d"] and s[0] != 0)
+    step[step.index(0)] = False
+
+
+def _swap_template_instance(case):
+    inst = case["templates"][0]["instances"][0]
+    inst[0] = [j + 1 for j in inst[0]]
+
+
+def build(root: Path) -> Corpus:
+    c = Corpus(root)
+    insts = build_instances()
+    assert set(insts) >= set(INSTANCES)
+    _network_claims(c, insts)
+    _lp_claims(c)
+    _case_claims(c, insts)
+    _rank_claims(c, insts)
+    _equivalence_claims(c)
+    _unreadable(c, insts)
+    c.finish()
+    return c
+
+
+def _same(a: Path, b: Path) -> list[str]:
+    cmp = filecmp.dircmp(a, b, ignore=["__pycache__"])
+    out = [f"{p}: differs" for p in cmp.diff_files] + [f"{p}: only in one" for p in cmp.left_only + cmp.right_only]
+    for sub, d in cmp.subdirs.items():
+        out += [f"{sub}/{x}" for x in _same(a / sub, b / sub)]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="regenerate into a temporary folder and compare")
+    args = ap.parse_args(argv)
+    if not args.check:
+        for sub in ("instances", "valid", "invalid"):
+            shutil.rmtree(HERE / sub, ignore_errors=True)
+        c = build(HERE)
+        print(f"{len(c.rows)} certificates written under {HERE}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        build(Path(tmp))
+        diff = [d for sub in ("instances", "valid", "invalid") for d in _same(HERE / sub, Path(tmp) / sub)]
+        diff += [name for name in ("MANIFEST.json", "README.md") if (HERE / name).read_bytes() != (Path(tmp) / name).read_bytes()]
+    print("\n".join(diff) if diff else "the corpus is up to date")
+    return 1 if diff else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
