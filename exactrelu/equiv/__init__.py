@@ -4,7 +4,7 @@
   and returns one :class:`Equivalence` record either way, with a certificate the independent checker verifies
   (``equivalent``: the canonical form; ``not-equivalent``: an exact witness and both values).
 * :func:`canonical_form` is the canonical form of the function a network computes (docs/equivalence.md).
-* :func:`minimize` is the smallest network of the same form computing the same function.
+* :func:`exactrelu.equiv.minimize.minimize` is the smallest network of the same form computing the same function.
 """
 
 from .canonical import CanonicalForm, canonical_form
