@@ -3,8 +3,8 @@
 Pairs (m = 1 output, hidden and output biases): a random network N, and (same) a copy of it with units
 permuted, rescaled by positive powers of two, one unit split in two, and the block
 relu(z) - relu(-z) - 1/2 relu(2z) + 1/2 relu(-2z) (which sums to zero) added; (diff) the same copy with one
-original unit removed. Weights are float64 Gaussians (taken exactly, as a trained network's are) or
-integers in [-1000, 1000].
+original unit removed. Weights are float32 Gaussians (PyTorch's default dtype), float64 Gaussians (taken
+exactly, as a trained network's are) or integers in [-1000, 1000].
 
 Columns: the exact decision (both canonical forms, the comparison, the witness), building the certificate,
 writing it, the independent checker (in this process, on the parsed file), and the total. Peers on the
@@ -47,6 +47,8 @@ def pair(k: int, d: int, kind: str, seed: int = 0):
     rng = np.random.default_rng(seed)
     if kind == "integer":
         V, b, U = (rng.integers(-1000, 1001, s).astype(np.float64) for s in ((k, d), k, (1, k)))
+    elif kind == "float32":  # PyTorch's default dtype, widened exactly
+        V, b, U = (rng.standard_normal(s).astype(np.float32).astype(np.float64) for s in ((k, d), k, (1, k)))
     else:
         V, b, U = rng.standard_normal((k, d)), rng.standard_normal(k), rng.standard_normal((1, k))
     c = np.array([0.5])
@@ -153,14 +155,14 @@ def milp_peer(A, B, time_limit: float) -> dict:
 def sizes_table(args, tmp: Path) -> list[dict]:
     shapes = [(100, 10), (1000, 100)] if args.quick else [(100, 10), (1000, 100), (1000, 1000), (10_000, 100)]
     rows = []
-    for kind in ("float64", "integer"):
+    for kind in ("float32", "float64", "integer"):
         for k, d in shapes:
             base, same, diff = pair(k, d, kind)
             N, S, D = network(base), network(same), network(diff)
             for label, other, arrays in (("same", S, same), ("diff", D, diff)):
                 row = {"weights": kind, "k": k, "d": d, "pair": label, **exact_row(N, other, tmp)}
                 row["sampling"] = sampling_peer(base, arrays, 10_000 if k * d <= 10**5 else 2000)
-                if k <= args.milp_max_k:
+                if k <= args.milp_max_k and kind == "float64":
                     row["milp"] = milp_peer(base, arrays, args.milp_time)
                 rows.append(row)
                 print(json.dumps(row, default=str), flush=True)
