@@ -78,6 +78,8 @@ TESTS = {
                         _C + "test_span_checker.py", _C + "test_checker_limits.py"],
     "trusted/model.py": [_C + "test_model_classes.py", "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
                          _C + "test_case_trees.py"],
+    "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py",
+                               "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's

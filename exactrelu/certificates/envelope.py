@@ -76,8 +76,11 @@ def envelope(claim: str, **fields) -> dict:
 
 
 def write_certificate(cert: dict, path: str | os.PathLike) -> Path:
+    """Write ``cert`` as JSON, atomically (a kill leaves the old file or the new one: io.files.atomic_output)."""
+    from ..io.files import atomic_output
+
     path = Path(path)
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_output(path, what="certificate") as fh:
         json.dump(cert, fh, indent=1)
         fh.write("\n")
     return path

@@ -15,6 +15,7 @@ from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify, write_certificate
 from ._report import emit, json_command
 from ..errors import InvalidInput
+from ..io.files import write_text_atomic
 from ..instances import Instance, read_instance, write_instance
 from ..progress import LineProgress
 from ..network import RELU, Network
@@ -101,7 +102,7 @@ def _decode(args) -> int:
     literals = assignment_to_literals(sigma)
     line = "v " + " ".join(map(str, literals + [0]))
     if args.output:
-        Path(args.output).write_text(f"s SATISFIABLE\n{line}\n", encoding="utf-8")
+        write_text_atomic(args.output, f"s SATISFIABLE\n{line}\n", what="assignment")
     return emit(args, {"literals": literals, "output": args.output}, line)
 
 

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ..io.files import write_text_atomic
 from ._report import emit, json_command
 
 __all__ = ["register", "run"]
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if args.write:
         args.write.mkdir(parents=True, exist_ok=True)
         for res in results:
-            (args.write / f"{res.name}.json").write_text(json.dumps(record_json(res), indent=1) + "\n", encoding="utf-8")
+            write_text_atomic(args.write / f"{res.name}.json", json.dumps(record_json(res), indent=1) + "\n",
+                              what="proof record")
     proved = sum(r.passed for r in results)
     return emit(args, {"claims": [record_json(r) for r in results], "proved": proved, "total": len(results)},
                 f"{proved} of {len(results)} claims proved", ok=proved == len(results))

@@ -6,9 +6,9 @@ import json
 import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
 from ..errors import InvalidInput
+from ..io.files import write_text_atomic
 from ._report import emit, json_command
 
 
@@ -168,7 +168,7 @@ def _not_realizable(args, res, out, t0) -> int:
         ev["patterns"] = [asdict(p) for p in ev.get("patterns", [])]
         obj = {"format": "exactrelu.evidence", "version": 1, "claim": "not-realizable", "message": message,
                **ev, "certificate": res.summary}
-        Path(args.evidence).write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+        write_text_atomic(args.evidence, json.dumps(obj, indent=1) + "\n", what="evidence file")
     write_certificate(res.certificate, out)
     seconds = time.perf_counter() - t0
     record = {"claim": "not-realizable", "certified": True, "summary": res.summary, "message": message,

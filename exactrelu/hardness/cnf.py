@@ -234,9 +234,9 @@ def read_dimacs(path: str | os.PathLike, *, nae: bool | None = None) -> CNF | NA
 
 def write_dimacs(formula: CNF | NAEFormula, path: str | os.PathLike, *, comments: Iterable[str] = ()) -> Path:
     """Write ``formula`` as DIMACS (an NAE formula carries the ``c exactrelu:nae-3sat`` mark)."""
-    path = Path(path)
-    path.write_text(format_dimacs(formula, comments=comments), encoding="utf-8")
-    return path
+    from ..io.files import write_text_atomic
+
+    return write_text_atomic(Path(path), format_dimacs(formula, comments=comments), what="DIMACS file")
 
 
 # -- assignments ----------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 :func:`read_json` turns every way a JSON file can be unreadable (missing, a directory, not UTF-8,
 not JSON, nested too deeply, an integer over the digit limit) into InvalidInput; :func:`check_fields`
 refuses unknown keys (a typo such as ``"activaton"`` would otherwise be ignored);
-:func:`writable` checks an output path *before* a long computation instead of after it.
+:func:`writable` checks an output path *before* a long computation instead of after it;
+:func:`atomic_output` is the one way the project writes a file (never a truncated one).
 
 >>> import tempfile, os
 >>> d = tempfile.mkdtemp()
@@ -19,12 +20,15 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO, Iterator
 
 from ..errors import InvalidInput
 from ..limits import limit, over
 
-__all__ = ["read_json", "check_fields", "writable", "read_bytes", "write_text_atomic"]
+__all__ = ["read_json", "check_fields", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic"]
 
 
 def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
@@ -41,7 +45,16 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
 
 
 def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None = None):
-    """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput."""
+    """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput.
+
+    Strict as the checker's reader: integers over the digit limit, nesting too deep and a key repeated in
+    one object are refused.
+
+    >>> read_json("x.json", raw=b'{"U": [[1]], "U": [[2]]}')
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: x.json: the key 'U' appears twice in one object
+    """
     data = read_bytes(path, what=what) if raw is None else raw
     digits = limit("digits")  # a raised digit limit raises Python's own int/str limit, which int() obeys
 
@@ -51,7 +64,7 @@ def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None 
         return int(text)
 
     try:
-        return json.loads(data.decode("utf-8"), parse_int=bounded_int)
+        return json.loads(data.decode("utf-8"), parse_int=bounded_int, object_pairs_hook=lambda p: _unique_keys(p, path))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
     except RecursionError:
@@ -60,6 +73,16 @@ def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None 
         raise
     except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
         raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
+
+
+def _unique_keys(pairs: list, path) -> dict:
+    """One JSON object; a key given twice is refused (a first-key reader and a last-key reader would see two documents)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise InvalidInput(f"{path}: the key {key[:40]!r} appears twice in one object")
+    return obj
 
 
 def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:
@@ -85,31 +108,74 @@ def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
     return path
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` so that a kill leaves the old file or the new one, never half of either
-    (a temporary file in the same directory, flushed and fsynced, then ``os.replace``).
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = "file") -> Iterator[IO]:
+    """Open a file to stream ``path``'s new content into, replacing ``path`` only when the block ends.
+
+    The one writer of every file the project makes (certificates, weights, instances, plots, sweep
+    outputs): the content goes to a temporary file in the same directory, is flushed and fsynced,
+    then ``os.replace`` puts it in place (git updates a ref the same way). A kill leaves the old file
+    or the new one, never half of either; an error in the block (a full disk, an exception of the
+    caller) removes the temporary file and leaves the old file untouched. OSError becomes one
+    InvalidInput line.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> with atomic_output(path) as fh:
+    ...     _ = fh.write("new")
+    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    ('new', ['a.txt'])
+    """
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+    try:
+        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600: keep the mode the file has, or would get from open()
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits of the existing ``path``, else those ``open(path, "w")`` would give (0666 less the umask)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, *, what: str = "file") -> Path:
+    """Write ``text`` to ``path`` through :func:`atomic_output` (the old file or the new one, never half of either).
 
     >>> import tempfile, os
     >>> p = write_text_atomic(os.path.join(tempfile.mkdtemp(), "a.json"), "{}\\n")
     >>> p.read_text()
     '{}\\n'
     """
-    import tempfile
+    with atomic_output(path, what=what) as fh:
+        fh.write(text)
+    return Path(path)
 
-    path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
-    return path
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes, *, what: str = "file") -> Path:
+    """Write ``data`` to ``path`` through :func:`atomic_output`.
+
+    >>> import tempfile, os
+    >>> write_bytes_atomic(os.path.join(tempfile.mkdtemp(), "a.bin"), b"ab").read_bytes()
+    b'ab'
+    """
+    with atomic_output(path, binary=True, what=what) as fh:
+        fh.write(data)
+    return Path(path)

@@ -31,7 +31,7 @@ from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..limits import check_entries
 from ..network import RELU, Activation, Network
-from .files import check_fields, read_bytes, read_json
+from .files import atomic_output, check_fields, read_bytes, read_json
 from .npz import read_npz_instance
 
 __all__ = ["InstanceParts", "read_instance_parts", "write_instance_parts", "INSTANCE_FIELDS"]
@@ -121,7 +121,7 @@ def write_instance_parts(path: str | os.PathLike, parts: InstanceParts) -> Path:
     path = Path(path)
     if path.suffix == ".npz":
         arrays = {name: _float64_exactly(getattr(parts, name), name) for name in ("inputs", "labels")}
-        with open(path, "wb") as fh:
+        with atomic_output(path, binary=True, what="instance file") as fh:
             np.savez(fh, **arrays)
         return path
     obj: dict[str, Any] = {
@@ -139,7 +139,7 @@ def write_instance_parts(path: str | os.PathLike, parts: InstanceParts) -> Path:
         obj.setdefault("planted", {})["clean_labels"] = parts.clean_labels.to_strings()
         if parts.noise is not None:
             obj["planted"]["noise"] = parts.noise
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_output(path, what="instance file") as fh:
         json.dump(obj, fh, separators=(",", ":"))
         fh.write("\n")
     return path

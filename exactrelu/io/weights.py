@@ -47,13 +47,12 @@ def weights_json(network: Network, **provenance) -> dict:
 
 def write_weights(network: Network, path: str | os.PathLike, **provenance) -> Path:
     """Write ``network`` as an ``exactrelu.weights`` JSON file (exact rationals); return the path."""
+    from .files import atomic_output
+
     path = Path(path)
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(weights_json(network, **provenance), fh, indent=1)
-            fh.write("\n")
-    except OSError as exc:
-        raise InvalidInput(f"cannot write weights to {path}: {exc.strerror or exc}") from None
+    with atomic_output(path, what="weights file") as fh:  # a kill leaves the old file or the new one
+        json.dump(weights_json(network, **provenance), fh, indent=1)
+        fh.write("\n")
     return path
 
 

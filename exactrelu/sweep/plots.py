@@ -27,6 +27,7 @@ import statistics
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ..io.files import atomic_output
 from .results import SPEC, read_rows
 from .spec import Spec, parse_spec
 
@@ -243,6 +244,7 @@ def plot_directory(directory: str | os.PathLike) -> list[Path]:
     for name, fig in figures:
         for ext in ("png", "pdf"):
             path = out / f"{name}.{ext}"
-            fig.savefig(path, dpi=150)
+            with atomic_output(path, binary=True, what="plot") as fh:
+                fig.savefig(fh, format=ext, dpi=150)
             paths.append(path)
     return paths

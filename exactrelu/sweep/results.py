@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import InvalidInput
+from ..io.files import atomic_output, write_text_atomic
 
 __all__ = ["ResultLog", "read_rows", "write_table", "table_columns", "ROWS", "TABLE", "CERTS", "SPEC", "RUNS"]
 
@@ -85,9 +86,7 @@ class ResultLog:
     def _write_certificate(self, rid: str, cert: dict) -> str:
         folder = self.directory / CERTS
         folder.mkdir(exist_ok=True)
-        tmp = folder / f".{rid}.json.tmp"
-        tmp.write_text(json.dumps(cert, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, folder / f"{rid}.json")
+        write_text_atomic(folder / f"{rid}.json", json.dumps(cert, indent=1) + "\n", what="certificate")
         return f"{CERTS}/{rid}.json"
 
     def close(self) -> None:
@@ -120,13 +119,11 @@ def write_table(path: str | os.PathLike, param_keys: list[str], rows: list[dict]
     """Write results.csv: one row per task, in the order given (tidy: one column per variable)."""
     path = Path(path)
     columns = table_columns(param_keys, rows)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+    with atomic_output(path, what="results table") as fh:
         out = csv.writer(fh)
         out.writerow(columns)
         for r in rows:
             flat = {**{k: r.get(k) for k in HEAD + MIDDLE + TAIL}, **r.get("params", {}), **r.get("metrics", {}),
                     **{f"t_{k}": v for k, v in r.get("timings", {}).items()}}
             out.writerow([_cell(flat.get(c)) for c in columns])
-    os.replace(tmp, path)
     return path

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import InvalidInput
+from ..io.files import write_text_atomic
 from .display import SweepProgress
 from .executors import Backend
 from .results import RUNS, SPEC, TABLE, ResultLog, read_rows, write_table
@@ -73,9 +74,7 @@ def _prepare(spec: Spec, directory: Path, resume: bool) -> list[dict]:
     if done and not resume:
         raise InvalidInput(f"{directory} already holds {len(done)} rows; add --resume to continue, or choose another -o")
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / f".{SPEC}.tmp"
-    tmp.write_text(spec.text, encoding="utf-8")
-    os.replace(tmp, directory / SPEC)
+    write_text_atomic(directory / SPEC, spec.text, what="sweep spec")
     return done
 
 

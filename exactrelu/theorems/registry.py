@@ -32,6 +32,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from ..errors import InvalidInput
+from ..io.files import write_text_atomic
 
 __all__ = ["MODULES", "ProofResult", "discover", "default_proofs_dir", "run_proof", "record_json", "script_main"]
 
@@ -154,7 +155,7 @@ def script_main(script: str, prove: Callable[..., dict], claim: str, source: str
     if not args.no_write:  # write first: the record must not depend on stdout staying open
         args.out.mkdir(parents=True, exist_ok=True)
         target = args.out / f"{path.stem}.json"
-        target.write_text(json.dumps(record_json(res), indent=1) + "\n", encoding="utf-8")
+        write_text_atomic(target, json.dumps(record_json(res), indent=1) + "\n", what="proof record")
     print(f"{path.stem}: {'PROVED' if res.passed else 'FAILED'} in {res.seconds:.2f} s")
     print(f"  claim:  {claim}")
     print(f"  source: {source}")
