@@ -86,11 +86,12 @@ def _lift(args) -> int:
 
 
 def _read_weights(path: str) -> Network:
-    from ..io.files import read_json
+    from ..io.files import check_exact_entries, read_json
 
     obj = read_json(path, what="weights file")
     if not isinstance(obj, dict):
         raise InvalidInput(f"{path}: expected a JSON object with 'U' and 'V'")
+    check_exact_entries(obj, ("U", "V"), path)
     return Network.from_json({"U": obj.get("U"), "V": obj.get("V")} if "U" in obj and "V" in obj else obj, RELU)
 
 

@@ -35,6 +35,8 @@ def register(sub) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
                    "needs pip install 'exactrelu[dask]'")
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
+    p.add_argument("--force", action="store_true", help="with --resume: continue even when DIR was made by another "
+                   "spec (its rows and the new ones then mix in one table)")
     p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     json_command(p, "sweep", cmd_sweep)
@@ -53,7 +55,7 @@ def cmd_sweep(args) -> int:
     previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's SIGTERM stops like Ctrl-C
     try:
         s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
-                      progress=not args.quiet)
+                      progress=not args.quiet, force=args.force)
     finally:
         signal.signal(signal.SIGTERM, previous)
     c = s.counts

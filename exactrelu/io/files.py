@@ -28,7 +28,7 @@ from typing import IO, Iterator
 from ..errors import InvalidInput
 from ..limits import limit, over
 
-__all__ = ["read_json", "check_fields", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic"]
 
 
 def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
@@ -83,6 +83,29 @@ def _unique_keys(pairs: list, path) -> dict:
         key = next(k for k, _ in pairs if k in seen or seen.add(k))
         raise InvalidInput(f"{path}: the key {key[:40]!r} appears twice in one object")
     return obj
+
+
+def check_exact_entries(obj: dict, keys, where: str) -> None:
+    """Refuse a JSON float or boolean among the numbers of ``obj[key]`` (nested lists) for each present key.
+
+    A JSON float is already rounded by the time it is read (``0.1`` is not 1/10) and ``true`` is not a
+    number: exact files write rationals as strings (``"0.1"``, ``"1/10"``) or JSON integers.
+
+    >>> check_exact_entries({"U": [[1, "1/2"]], "b": [0.1]}, ("U", "V", "b"), "w.json")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: w.json: 'b' holds 0.1, a JSON float; write exact rationals as strings ("0.1", "1/10") or integers
+    """
+    for key in keys:
+        stack = [obj.get(key)]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, list):
+                stack.extend(x)
+            elif isinstance(x, (bool, float)):
+                kind = "a boolean" if isinstance(x, bool) else "a JSON float"
+                raise InvalidInput(f"{where}: '{key}' holds {str(x).lower() if isinstance(x, bool) else x}, {kind}; write "
+                                   'exact rationals as strings ("0.1", "1/10") or integers')
 
 
 def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:

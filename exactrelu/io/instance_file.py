@@ -31,7 +31,7 @@ from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..limits import check_entries
 from ..network import RELU, Activation, Network
-from .files import atomic_output, check_fields, read_bytes, read_json
+from .files import atomic_output, check_exact_entries, check_fields, read_bytes, read_json
 from .npz import read_npz_instance
 
 __all__ = ["InstanceParts", "read_instance_parts", "write_instance_parts", "INSTANCE_FIELDS"]
@@ -71,7 +71,7 @@ def _read_json(path: Path, raw: bytes) -> InstanceParts:
     obj = read_json(path, what="instance file", raw=raw)
     if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance":
         raise InvalidInput(f"{path}: not an exactrelu instance (expected \"format\": \"exactrelu.instance\")")
-    if obj.get("version") != 1:
+    if type(obj.get("version")) is not int or obj["version"] != 1:  # not true, not 1.0
         raise InvalidInput(f"{path}: unsupported instance version {obj.get('version')!r} (this reader knows 1)")
     check_fields(obj, INSTANCE_FIELDS, str(path))
     for key in ("inputs", "labels"):
@@ -102,6 +102,7 @@ def _read_planted(path: Path, pl, act) -> tuple[Network | None, QMatrix | None, 
     unknown = set(pl) - _PLANTED_FIELDS
     if unknown:
         raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in 'planted' (known: {sorted(_PLANTED_FIELDS)})")
+    check_exact_entries(pl, ("U", "V", "b", "c", "clean_labels"), f"{path}: planted")
     net = Network.from_json(pl, act or RELU) if ("U" in pl or "V" in pl) else None
     clean = None
     if "clean_labels" in pl:

@@ -81,19 +81,20 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None) 
 
 
 def _from_json_file(path: Path, activation: Activation | None) -> Network:
-    from .files import read_json
+    from .files import check_exact_entries, read_json
 
     obj = read_json(path, what="weights file")  # bounded: digits, nesting (docs/limits.md)
     if not isinstance(obj, dict):
         raise InvalidInput(f"{path}: weights must be a JSON object with 'U' and 'V', got a {type(obj).__name__}")
     if obj.get("format") == WEIGHTS_FORMAT:
-        if obj.get("version") != 1:
+        if type(obj.get("version")) is not int or obj["version"] != 1:  # not true, not 1.0
             raise InvalidInput(f"{path}: unsupported weights version {obj.get('version')!r} (this reader knows 1)")
         unknown = set(obj) - _FIELDS
         if unknown:
             raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in an {WEIGHTS_FORMAT} file")
     if "U" not in obj or "V" not in obj:
         raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
+    check_exact_entries(obj, ("U", "V", "b", "c"), str(path))  # a JSON float is no exact weight
     named = Activation.from_json(obj["activation"]) if "activation" in obj else None
     if named is not None and activation is not None and named != activation:
         raise InvalidInput(f"{path}: the file's activation {named} differs from the one asked for, {activation}")

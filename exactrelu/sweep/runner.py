@@ -66,20 +66,51 @@ def _payload(t: SweepTask, keep: bool) -> dict:
             "keep_certificate": keep}
 
 
-def _prepare(spec: Spec, directory: Path, resume: bool) -> list[dict]:
+def _prepare(spec: Spec, directory: Path, resume: bool, force: bool = False) -> list[dict]:
     """Check DIR, keep the spec beside the rows, and return the rows already there."""
     if directory.exists() and not directory.is_dir():
         raise InvalidInput(f"{directory} exists and is not a directory")
     done = read_rows(directory, repair=resume)
     if done and not resume:
         raise InvalidInput(f"{directory} already holds {len(done)} rows; add --resume to continue, or choose another -o")
+    if resume and not force:
+        _same_spec(spec, directory, done)
     directory.mkdir(parents=True, exist_ok=True)
     write_text_atomic(directory / SPEC, spec.text, what="sweep spec")
     return done
 
 
+def _same_spec(spec: Spec, directory: Path, done: list[dict]) -> None:
+    """Refuse to resume DIR with a spec other than the one that made it (rows of two sweeps would mix).
+
+    A grown spec (more seeds, more values: every old task is still in it) or a shrunk one (every new task
+    was in the old spec) continues the same sweep; any other change of tasks, parameters or seeds does
+    not. Without DIR/spec.toml, the rows must share at least one task with the spec.
+    """
+    from .spec import parse_spec
+
+    old_path = directory / SPEC
+    ids = {t.id for t in spec.tasks()}
+    if old_path.is_file():
+        try:
+            old_ids = {t.id for t in parse_spec(old_path.read_text(encoding="utf-8"), source=str(old_path)).tasks()}
+        except (InvalidInput, OSError, UnicodeDecodeError) as exc:
+            why = f"its {SPEC} cannot be read: {str(exc)[:100]}"
+        else:
+            if old_ids <= ids or ids <= old_ids:
+                return
+            why = (f"its {SPEC} has {len(old_ids)} tasks, {len(old_ids - ids)} of them not in this spec, which has "
+                   f"{len(ids - old_ids)} new ones")
+    elif not done or any(r["id"] in ids for r in done):
+        return
+    else:
+        why = f"none of its {len(done)} rows is a task of this spec"
+    raise InvalidInput(f"{directory} was made by another spec ({why}); resume it with its own spec (or one that only "
+                       "adds or removes tasks), choose another -o, or add --force to mix the rows")
+
+
 def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None = None, scheduler: str | None = None,
-              resume: bool = False, progress: bool | SweepProgress = False) -> SweepSummary:
+              resume: bool = False, progress: bool | SweepProgress = False, force: bool = False) -> SweepSummary:
     """Run every task of ``spec`` not yet in ``directory`` and write DIR/results.jsonl and DIR/results.csv.
 
     Parameters
@@ -88,7 +119,8 @@ def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None =
     directory : where rows, certificates and the table go (created if needed).
     workers : local worker processes (default: the cores available; 1 runs in this process).
     scheduler : address of a Dask scheduler (``tcp://host:8786``) instead of local workers.
-    resume : continue a sweep in ``directory``, skipping every task that has a row.
+    resume : continue a sweep in ``directory``, skipping every task that has a row; refused (InvalidInput) when
+        ``directory`` was made by another spec (other tasks, parameters or seeds), unless ``force``.
     progress : show the progress line on stderr (or give a :class:`SweepProgress`).
 
     Returns
@@ -98,7 +130,7 @@ def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None =
     """
     directory = Path(directory)
     backend = Backend(workers=workers, scheduler=scheduler)
-    done = {r["id"] for r in _prepare(spec, directory, resume)}
+    done = {r["id"] for r in _prepare(spec, directory, resume, force)}
     tasks = spec.tasks()
     todo = deque(_payload(t, spec.certificates) for t in tasks if t.id not in done)
     summary = SweepSummary(directory, len(tasks), len(tasks) - len(todo))

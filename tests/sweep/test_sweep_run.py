@@ -99,6 +99,26 @@ def test_a_grown_spec_resumes_and_the_table_follows_the_spec(tmp_path):
         assert [r["id"] for r in csv.DictReader(fh)] == [t.id for t in smaller.tasks()]
 
 
+def test_resume_with_another_spec_is_refused_unless_forced(tmp_path):
+    out = tmp_path / "out"
+    run_sweep(parse_spec(SMALL), out, workers=1)
+    old_spec = (out / "spec.toml").read_text()
+    other = parse_spec(SMALL.replace("seeds = 3", "seeds = [7, 8, 9]"))  # same grid, other seeds: other tasks
+    with pytest.raises(InvalidInput, match=r"was made by another spec \(its spec.toml has 12 tasks, 12 of them not in "
+                                           r"this spec, which has 12 new ones\).*--force"):
+        run_sweep(other, out, workers=1, resume=True)
+    assert (out / "spec.toml").read_text() == old_spec and len(read_rows(out)) == 12  # nothing touched
+    both = parse_spec(SMALL.replace("seeds = 3", "seeds = [1, 2, 3]"))  # overlaps, neither contains the other
+    with pytest.raises(InvalidInput, match="another spec"):
+        run_sweep(both, out, workers=1, resume=True)
+    s = run_sweep(other, out, workers=1, resume=True, force=True)
+    assert (s.skipped, sum(s.counts.values())) == (0, 12) and len(read_rows(out)) == 24
+    (out / "spec.toml").unlink()  # without the spec file: rows sharing no task with the spec are another sweep
+    with pytest.raises(InvalidInput, match="none of its 24 rows"):
+        run_sweep(parse_spec(SMALL.replace("seeds = 3", "seeds = [20]")), out, workers=1, resume=True)
+    assert run_sweep(other, out, workers=1, resume=True).skipped == 12
+
+
 def test_bad_directories_and_executor_arguments(tmp_path):
     spec = parse_spec(SMALL)
     (tmp_path / "file").write_text("x")
