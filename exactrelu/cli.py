@@ -64,6 +64,16 @@ def _check_outputs(args) -> None:
             writable(value, directory_ok=True)
 
 
+def _check_units(args) -> None:
+    """Refuse a ``-k`` that is not a positive integer within the ``units`` limit before any command allocates for it
+    (``solve -k 1000000000`` allocated 3.8 GB before refusing)."""
+    from .limits import check_units
+
+    k = getattr(args, "k", None)
+    if isinstance(k, int):
+        check_units(k, "-k")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -71,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _check_units(args)
         _check_outputs(args)
         return int(args.func(args) or 0)
     except InvalidInput as exc:

@@ -21,7 +21,7 @@ import sys
 
 from .errors import InvalidInput
 
-__all__ = ["DEFAULTS", "limit", "set_limit", "over", "check_entries", "check_digits"]
+__all__ = ["DEFAULTS", "limit", "set_limit", "over", "check_entries", "check_units", "check_digits"]
 
 #: Default limits. ``digits`` is Python's own default for int/str conversion; ``entries`` allows
 #: instances of 20 million numbers (160 MB of float64), ten times the largest benchmark.
@@ -31,7 +31,7 @@ DEFAULTS = {
     "entries": 20_000_000,    # numbers in an instance, n * (d + m) (also bounds .npz members before decompressing)
     "literals": 10_000_000,   # activation literals n * k of a SAT encoding / DRUP refutation
     "header": 10_000,         # bytes of an .npy header (numpy's own max_header_size)
-    "units": 10_000,          # hidden units k
+    "units": 10_000,          # hidden units k (of a planted instance, of every -k, of a certificate's k)
     "variables": 1_000_000,   # variables of a DIMACS formula
 }
 _limits: dict[str, int] = {}
@@ -85,6 +85,20 @@ def check_entries(n: int, d: int, m: int, what: str = "the instance") -> None:
         raise InvalidInput(f"{what} is empty: shape n={n}, d={d}, m={m} (every side needs at least one entry)")
     if n * (d + m) > limit("entries"):
         raise over("entries", f"{what} ({n} x ({d} + {m}) entries)")
+
+
+def check_units(k: int, what: str = "the number of hidden units") -> None:
+    """Refuse a number of hidden units that is not positive or is over the limit ``units``, before any allocation.
+
+    >>> check_units(10**9, "-k")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: -k 1000000000 is over the limit units=10000 (raise it with EXACTRELU_MAX_UNITS; docs/limits.md)
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidInput(f"{what} must be a positive integer, got {k!r}")
+    if k > limit("units"):
+        raise over("units", f"{what} {k}")
 
 
 def check_digits(text: str, n_digits: int) -> None:

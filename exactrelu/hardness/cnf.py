@@ -157,6 +157,7 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
     comments: list[str] = []
     current: list[int] = []
     last_line = 0
+    fresh = 0  # at least this many fresh variables in the reduction's instance (clause lengths over 3)
     for lineno, line in enumerate(text.splitlines(), start=1):
         last_line = lineno
         s = line.strip()
@@ -190,12 +191,15 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
             except ValueError:
                 raise InvalidInput(f"{where}: {tok!r} is not an integer literal") from None
             if lit == 0:
+                fresh += max(0, len(current) - 3)
                 clauses.append(tuple(current))
                 current = []
             elif abs(lit) > num_vars:
                 raise InvalidInput(f"{where}: literal {lit} exceeds the {num_vars} variables of the header")
             else:
                 current.append(lit)
+                if len(current) % 1024 == 0:  # a long clause: refused before the rest of it is read
+                    check_reduction_size(num_vars, fresh + len(current) - 3, where)
     if num_vars is None:
         raise InvalidInput(f"{source}: no 'p cnf VARS CLAUSES' header")
     if current:
@@ -203,6 +207,24 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
     if len(clauses) != num_clauses:
         raise InvalidInput(f"{source}: the header announces {num_clauses} clauses, the file has {len(clauses)}")
     return CNF(num_vars, tuple(clauses), tuple(comments))
+
+
+def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
+    """Refuse a formula whose ReLU instance (hardness/nae_to_relu.py) would be over the ``entries`` limit.
+
+    The instance has a column per variable of the NAE formula (``num_vars`` plus at least ``fresh`` from
+    splitting clauses of more than three literals) and two gadget rows per column: at least
+    2 N (N + 1) entries. Checked while a DIMACS file is read, so that one clause of 100,000 literals is
+    refused after its first few thousand, not after building a 500,000 x 200,000 instance.
+
+    >>> check_reduction_size(10, 100_000, "f.cnf")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: f.cnf: its reduction (at least 200020 x (100010 + 1) entries) is over the limit entries=...
+    """
+    cols = num_vars + max(0, fresh)
+    if 2 * cols * (cols + 1) > limit("entries"):
+        raise over("entries", f"{where}: its reduction (at least {2 * cols} x ({cols} + 1) entries)")
 
 
 def format_dimacs(formula: CNF | NAEFormula, *, comments: Iterable[str] = ()) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import AssumptionViolated, InvalidInput
-from .cnf import CNF, Assignment, NAEFormula
+from .cnf import CNF, Assignment, NAEFormula, check_reduction_size
 from .reduction import Reduction
 
 __all__ = ["CnfToNae", "CnfToNaeData"]
@@ -54,6 +54,8 @@ class CnfToNae(Reduction):
 
     def apply(self, problem: CNF) -> tuple[NAEFormula, CnfToNaeData]:
         self._require(problem)
+        fresh = sum(max(0, len(c) - 2) for c in problem.clauses)  # the exact count, before building anything
+        check_reduction_size(problem.num_vars + 1, fresh, "the CNF")
         z = problem.num_vars + 1
         nxt = z + 1
         clauses, chains = [], []
@@ -64,15 +66,15 @@ class CnfToNae(Reduction):
                 clauses.append((z, z, z))
             elif len(lits) == 2:
                 clauses.append((lits[0], z, z))
-            else:
-                rest = lits
-                while len(rest) > 3:
+            else:  # NAE(L0, L1, w1), NAE(-w1, L2, w2), ..., NAE(-w, L(r-2), L(r-1)): linear in r
+                head, at = lits[0], 1
+                while len(lits) - at > 2:
                     w = nxt
                     nxt += 1
                     fresh.append(w)
-                    clauses.append((rest[0], rest[1], w))
-                    rest = [-w] + rest[2:]
-                clauses.append(tuple(rest))
+                    clauses.append((head, lits[at], w))
+                    head, at = -w, at + 1
+                clauses.append((head, *lits[at:]))
             chains.append((tuple(lits), tuple(fresh)))
         target = NAEFormula(nxt - 1, tuple(clauses), (f"from a CNF with {problem.num_vars} variables and {len(problem.clauses)} clauses by exactrelu CnfToNae",))
         return target, CnfToNaeData(problem, target, z, tuple(chains))
