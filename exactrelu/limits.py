@@ -33,6 +33,8 @@ DEFAULTS = {
     "header": 10_000,         # bytes of an .npy header (numpy's own max_header_size)
     "units": 10_000,          # hidden units k (of a planted instance, of every -k, of a certificate's k)
     "variables": 1_000_000,   # variables of a DIMACS formula
+    "intermediate": 100_000,  # decimal digits of the largest integer an exact evaluation or check computes
+    "propagations": 50_000_000,  # literal visits of a hinted (LRAT) replay (the checker's; same name, same default)
 }
 _limits: dict[str, int] = {}
 

@@ -244,7 +244,12 @@ class Network:
     def hidden_exact(self, inputs: QMatrix) -> QMatrix:
         """``f(V X + b 1^T)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
         P = self.pre_activations_exact(inputs)
-        return QMatrix(self.activation.apply_fmpz_mat(P.num), int(P.den) ** self.activation.degree)
+        c = self.activation.degree
+        bits = max([int(P.den).bit_length(), *(x.bit_length() for x in P.num.entries())])
+        if c * bits > limit("intermediate") * 3322 // 1000 + 1:  # before t^c: 100 x 4,300 digits took 18 s and 856 MB
+            raise over("intermediate", f"the exact evaluation (pre-activations or their denominator of up to "
+                                       f"{bits * 30103 // 100000 + 1:,} digits, to the power {c})")
+        return QMatrix(self.activation.apply_fmpz_mat(P.num), int(P.den) ** c)
 
     def evaluate_exact(self, inputs) -> QMatrix:
         """Labels ``f(inputs @ V.T + b) @ U.T + c`` (n x m), exactly."""

@@ -31,6 +31,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..limits import limit, over
 from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
                       fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
 from .rationals import RationalLike, format_rational, to_fraction
@@ -106,15 +107,21 @@ class QMatrix:
             if len(r) != ncols:
                 raise InvalidInput(f"{name}: row {i} has {len(r)} entries, row 0 has {ncols}")
         fr = [to_fraction(x) for r in rows for x in r]
-        return cls.from_fractions(fr, len(rows), ncols)
+        return cls.from_fractions(fr, len(rows), ncols, name=name)
 
     @classmethod
-    def from_fractions(cls, flat: Sequence[Fraction], nrows: int, ncols: int) -> "QMatrix":
-        """Build from a row-major flat list of Fractions over their least common denominator."""
-        den = 1
+    def from_fractions(cls, flat: Sequence[Fraction], nrows: int, ncols: int, *, name: str = "matrix") -> "QMatrix":
+        """Build from a row-major flat list of Fractions over their least common denominator.
+
+        Distinct large denominators multiply: a common denominator over the limit ``intermediate`` (decimal
+        digits) is refused as soon as it is reached (30 distinct 4,300-digit denominators make 129,000 digits).
+        """
+        den, cap = 1, limit("intermediate") * 3322 // 1000 + 1
         for f in flat:
             if den % f.denominator:
                 den = den * f.denominator // math.gcd(den, f.denominator)
+                if den.bit_length() > cap:
+                    raise over("intermediate", f"the common denominator of {name} (over {cap * 30103 // 100000:,} digits)")
         return cls(flint.fmpz_mat(nrows, ncols, [f.numerator * (den // f.denominator) for f in flat]), den)
 
     @classmethod

@@ -90,15 +90,10 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int = 10
     sq = _trace_gram(R)  # sum of squares in FLINT (C), not a Python loop over n * m integers
     lab = _trace_gram(instance.labels.num)
     ents = R.entries()
-    # float(v) == 0 exactly when v == 0, and float() is monotone on integers: the mask of failing
-    # entries is exact, and the exact largest |v| is among those whose float equals the float max
-    mag = np.abs(np.array([float(v) for v in ents], dtype=np.float64)) if ents else np.zeros(0)
-    bad_idx = np.flatnonzero(mag)
+    # exact integers throughout: float(v) overflows past 1e308 (a power-100 network's residual did)
+    bad_idx = np.array([i for i, v in enumerate(ents) if v], dtype=np.int64)
     n_bad = int(bad_idx.size)
-    worst = None
-    if n_bad:
-        top = np.flatnonzero(mag == mag[bad_idx].max())
-        worst = int(max(top.tolist(), key=lambda i: abs(int(ents[i]))))
+    worst = max(bad_idx.tolist(), key=lambda i: abs(ents[i])) if n_bad else None
     listed = bad_idx.tolist() if max_listed is None else bad_idx[:max_listed].tolist()
     return Residual(
         squared_error=Fraction(sq, den * den),

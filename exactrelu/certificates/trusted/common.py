@@ -28,6 +28,9 @@ DEFAULTS = {
     "entries": 20_000_000,     # numbers in an instance, n * (d + m)
     "literals": 10_000_000,    # activation literals n * k of a hinted refutation
     "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
+    "intermediate": 100_000,   # decimal digits of the largest integer a check computes (powers, common denominators)
+    "units": 10_000,           # hidden units k of a certificate
+    "propagations": 50_000_000,  # literal visits of a hinted (LRAT) replay, counted from the hints before replaying
 }
 _limits: dict = {}
 
@@ -53,6 +56,15 @@ def over(name: str, what: str) -> UnreadableInput:
     """The one-line refusal of an input over the limit ``name``."""
     return UnreadableInput(f"{what} is over the checker's limit {name}={limit(name)} "
                            f"(raise it with EXACTRELU_MAX_{name.upper()}; docs/limits.md)")
+
+
+def digits_of(bits: int) -> str:
+    """About how many decimal digits an integer of ``bits`` bits has, for messages (``1,234``).
+
+    >>> digits_of(1000), len(str(2**1000 - 1))
+    ('302', 302)
+    """
+    return f"{(bits * 30103 + 99999) // 100000:,}"
 
 
 def read_json(raw: bytes, path: str):
