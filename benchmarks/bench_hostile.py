@@ -452,6 +452,66 @@ def _(F):
     return EXE + ["recover", str(p), "-k", "3", "-o", str(F.path("thirds.cert.json"))]
 
 
+# -- issue 26: work bounded by the file's size, memory bounded, every -k bounded -------------------------
+
+def _issue26(builder):
+    def make(F):
+        from exactrelu.testing import hostile  # noqa: F401 (the builders of tests/certificates/test_hostile_work.py)
+
+        return CHECKER + builder(F.tmp).args
+    return make
+
+
+def _register_issue26():
+    from exactrelu.testing import hostile
+
+    for b in hostile.BUILDERS:
+        probe = b(Path(tempfile.mkdtemp(prefix="hostile-probe-")))
+        case(f"26/{probe.name}", f"{b.__doc__.split(':')[0].strip()} (before: {probe.before})", probe.expect)(_issue26(b))
+
+
+_register_issue26()
+
+
+@case("26/certify-as-given-power100", 'certify --as-given, power:100 weights "1e4299", 1,000 samples')
+def _(F):
+    from exactrelu.testing import hostile
+
+    h = hostile.residual_power(F.tmp)
+    cert = json.loads(Path(h.args[0]).read_text())
+    w = _json(F.path("pow_weights.json"), {"format": "exactrelu.weights", "version": 1, "activation": cert["activation"],
+                                           "U": cert["U"], "V": cert["V"]})
+    return EXE + ["certify", h.args[1], "--weights", str(w), "--as-given", "-o", str(F.path("o.json"))]
+
+
+@case("26/npz-bomb-1e7x1/check", ".npz deflate bomb 10^7 x 1 (156 KB; before: the checker needed ~7.5 GB)")
+def _(F):
+    cached = Path(tempfile.gettempdir()) / "exactrelu-bench-bomb-1e7x1.npz"
+    if not cached.exists():
+        rows = 10**7
+        with zipfile.ZipFile(cached, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("inputs.npy", _npy(f"({rows}, 1)", body=bytes(8 * rows)))
+            z.writestr("labels.npy", _npy(f"({rows}, 1)", body=bytes(8 * rows)))
+    return CHECKER + [str(F.cert), str(cached)]
+
+
+@case("26/solve-k-1e9", "solve -k 1000000000 (before: 3.8 GB allocated, then a refusal)")
+def _(F):
+    return EXE + ["solve", str(F.inst), "-k", str(10**9)]
+
+
+@case("26/hardness-decide-k-1e6", "hardness decide -k 1000000 (before: 3.7 GB allocated, then a refusal)")
+def _(F):
+    return EXE + ["hardness", "decide", str(F.inst), "-k", str(10**6), "-o", str(F.path("o.json"))]
+
+
+@case("26/from-cnf-100000-literal-clause", "hardness from-cnf, one clause of 100,000 literals (before: 38 s)")
+def _(F):
+    p = F.path("long.cnf")
+    p.write_text(f"p cnf 100000 1\n{' '.join(map(str, range(1, 100001)))} 0\n")
+    return EXE + ["hardness", "from-cnf", str(p), "-o", str(F.path("o.json"))]
+
+
 # -- running -----------------------------------------------------------------------------------------
 
 def run(argv, timeout: float, mem_gb: float, cwd: Path) -> dict:

@@ -24,11 +24,13 @@ from .errors import InvalidInput
 __all__ = ["DEFAULTS", "limit", "set_limit", "over", "check_entries", "check_units", "check_digits"]
 
 #: Default limits. ``digits`` is Python's own default for int/str conversion; ``entries`` allows
-#: instances of 20 million numbers (160 MB of float64), ten times the largest benchmark.
+#: instances of 2.5 million numbers (20 MB of float64, 20 times the largest benchmark instance), so that
+#: no file within the limits costs more than about 1 GB: the checker holds an .npz entry in about 400
+#: bytes when d = m = 1 (measured: docs/limits.md), the library in about 200.
 DEFAULTS = {
     "digits": 4300,           # decimal digits of one integer (numerator or denominator); decimals: digits + |exponent|
     "degree": 100,            # degree c of the rectified power t^c
-    "entries": 20_000_000,    # numbers in an instance, n * (d + m) (also bounds .npz members before decompressing)
+    "entries": 2_500_000,     # numbers in an instance, n * (d + m) (also bounds .npz members before decompressing)
     "literals": 10_000_000,   # activation literals n * k of a SAT encoding / DRUP refutation
     "header": 10_000,         # bytes of an .npy header (numpy's own max_header_size)
     "units": 10_000,          # hidden units k (of a planted instance, of every -k, of a certificate's k)

@@ -243,13 +243,32 @@ class Network:
 
     def hidden_exact(self, inputs: QMatrix) -> QMatrix:
         """``f(V X + b 1^T)`` (k x n) exactly, X = inputs.T (the papers' orientation)."""
+        self.check_exact_size(inputs)
         P = self.pre_activations_exact(inputs)
         c = self.activation.degree
-        bits = max([int(P.den).bit_length(), *(x.bit_length() for x in P.num.entries())])
-        if c * bits > limit("intermediate") * 3322 // 1000 + 1:  # before t^c: 100 x 4,300 digits took 18 s and 856 MB
-            raise over("intermediate", f"the exact evaluation (pre-activations or their denominator of up to "
-                                       f"{bits * 30103 // 100000 + 1:,} digits, to the power {c})")
         return QMatrix(self.activation.apply_fmpz_mat(P.num), int(P.den) ** c)
+
+    def check_exact_size(self, inputs: QMatrix) -> None:
+        """Refuse, before computing anything, an exact evaluation on ``inputs`` whose integers would have more
+        decimal digits than the limit ``intermediate``: the pre-activations' numerators and denominator bounded
+        from the entries' sizes, to the power c (power:100 with V = "1e4299" took 18 s and 856 MB, then overflowed).
+
+        >>> net = Network.from_rows([[1]], [["1e4299"]], Activation.power(100))
+        >>> net.check_exact_size(QMatrix.from_rows([[1]]))
+        Traceback (most recent call last):
+        ...
+        exactrelu.errors.InvalidInput: the exact evaluation (pre-activations of up to about 4,300 digits, to the power 100) is over the limit intermediate=...
+        """
+        def bits(M: QMatrix) -> int:
+            return max([0, *(x.bit_length() for x in M.num.entries())])
+
+        X = QMatrix.coerce(inputs, name="inputs")
+        den = int(self.V.den).bit_length() + int(X.den).bit_length() + (int(self.b.den).bit_length() if self.has_bias else 0)
+        num = bits(self.V) + bits(X) + (self.d + 1).bit_length() + (bits(self.b) + int(self.b.den).bit_length() if self.has_bias else 0)
+        top, c = max(num, den), self.activation.degree
+        if c * top > limit("intermediate") * 3322 // 1000 + 1:
+            raise over("intermediate", f"the exact evaluation (pre-activations of up to about {(top * 30103 + 99999) // 100000:,} "
+                                       f"digits, to the power {c})")
 
     def evaluate_exact(self, inputs) -> QMatrix:
         """Labels ``f(inputs @ V.T + b) @ U.T + c`` (n x m), exactly."""

@@ -69,7 +69,10 @@ def _inputs(args) -> tuple:
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    return inst, act, read_weights(args.weights, activation=act or inst.activation), out
+    given = read_weights(args.weights, activation=act or inst.activation)
+    if given.d == inst.d:
+        given.check_exact_size(inst.inputs)  # before SciPy loads: a hostile power is refused at once
+    return inst, act, given, out
 
 
 def _record(args, res, out) -> dict:

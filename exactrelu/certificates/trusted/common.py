@@ -25,7 +25,7 @@ class UnreadableInput(Exception):
 DEFAULTS = {
     "digits": 4300,            # decimal digits of one integer (Python's own int/str limit); decimals: digits + |exponent|
     "degree": 100,             # degree c of the rectified power t^c
-    "entries": 20_000_000,     # numbers in an instance, n * (d + m)
+    "entries": 2_500_000,      # numbers in an instance, n * (d + m): about 400 bytes each here at worst (docs/limits.md)
     "literals": 10_000_000,    # activation literals n * k of a hinted refutation
     "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
     "intermediate": 100_000,   # decimal digits of the largest integer a check computes (powers, common denominators)

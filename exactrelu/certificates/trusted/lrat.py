@@ -16,12 +16,29 @@ implicitly: the input clauses 1..C in order, then each added step the next numbe
   clause may not be hinted afterwards.
 
 The proof must derive the empty clause, as its last step. The work is one pass over the steps,
-each hint costing the length of its clause.
+each hint costing the length of its clause; that sum is counted from the hints first and bounded by the
+limit ``propagations`` (docs/limits.md), so a short file citing a long clause often is refused at once.
 """
 
 from __future__ import annotations
 
-from .common import CheckFailed
+from .common import CheckFailed, limit, over
+
+
+def _propagation_cost(clauses, steps) -> int:
+    """An upper bound on the literal visits of the replay, from the hints alone: the sum, over every hint, of the
+    length of the clause it names (a proof citing one 100,000-literal clause a million times is refused before
+    any propagation). Malformed steps count nothing here; the replay refuses them."""
+    lengths = [0] + [len(c) if isinstance(c, list) else 0 for c in clauses]
+    cost = 0
+    for step in steps:
+        if not isinstance(step, list) or step[:1] == ["d"] or 0 not in step:
+            continue
+        cut = step.index(0)
+        size = len(lengths)
+        cost += cut + sum(lengths[h] for h in step[cut + 1:] if type(h) is int and 0 < h < size)
+        lengths.append(cut)
+    return cost
 
 
 def check_hinted(clauses, steps, nvars: int) -> int:
@@ -32,6 +49,9 @@ def check_hinted(clauses, steps, nvars: int) -> int:
     """
     if not isinstance(steps, list) or not steps:
         raise CheckFailed("a hinted proof must be a non-empty list of steps")
+    cost = _propagation_cost(clauses, steps)
+    if cost > limit("propagations"):
+        raise over("propagations", f"a hinted proof needing up to {cost:,} literal visits")
     db: list = [None]  # db[h] = literals of clause h (None once deleted); number 0 is never a clause
     for c in clauses:
         db.append(_literals(c, nvars, "input clause"))
