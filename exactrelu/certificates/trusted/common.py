@@ -67,6 +67,32 @@ def digits_of(bits: int) -> str:
     return f"{(bits * 30103 + 99999) // 100000:,}"
 
 
+def cap_bits() -> int:
+    """The limit ``intermediate`` (decimal digits) in bits: no integer a check computes may be longer."""
+    return limit("intermediate") * 3322 // 1000 + 1
+
+
+def lcm_within(dens, cap: int, what: str) -> int:
+    """The lcm of ``dens``, refused as soon as it has more than ``cap`` bits (distinct large denominators multiply).
+
+    >>> lcm_within([4, 6, 4], 64, "x")
+    12
+    """
+    D = 1
+    for q in dens:
+        if D % q:
+            D = math.lcm(D, q)
+            if D.bit_length() > cap:
+                raise over("intermediate", f"{what}: the common denominator of its numbers (over {digits_of(cap)} digits)")
+    return D
+
+
+def check_power(c: int, bits: int, what: str) -> None:
+    """Refuse to raise an integer of ``bits`` bits to the power c when the result would be over the limit ``intermediate``."""
+    if c * bits > cap_bits():
+        raise over("intermediate", f"{what} (an integer of {digits_of(bits)} digits to the power {c})")
+
+
 def read_json(raw: bytes, path: str):
     """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep, has too long numbers or
     repeats a key in one object."""

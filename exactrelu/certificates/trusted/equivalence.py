@@ -29,7 +29,8 @@ import re
 from fractions import Fraction
 from operator import mul
 
-from .common import CheckFailed, activation_degree, canonical, limit, only_fields, parse_rational
+from .common import (CheckFailed, activation_degree, canonical, cap_bits, check_power, lcm_within, limit, only_fields,
+                     parse_rational)
 
 _NET_FIELDS = {"activation", "U", "V", "b", "c"}
 
@@ -94,7 +95,7 @@ def _network(obj, which: int):
         if dens is None and bi.denominator == 1:
             units.append((nums + [bi.numerator], 1))
             continue
-        L = math.lcm(*(dens or [1]), bi.denominator)
+        L = lcm_within([*(dens or [1]), bi.denominator], cap_bits(), f"a unit of network {which}")
         units.append(([p * (L // q) for p, q in zip(nums, dens or [1] * d)] + [bi.numerator * (L // bi.denominator)], L))
     cols = [[U[r][i] for r in range(m)] for i in range(k)]
     return c, cols, units, out, d, m
@@ -134,6 +135,7 @@ def canonical_form(net) -> dict:
         if g == 0 or not any(u):
             continue
         p = [x // g for x in w]
+        check_power(c, max(g.bit_length(), L.bit_length()), "a unit's scale in the canonical form")
         coef = [x * Fraction(g, L) ** c for x in u]
         lead = next((x for x in p[:d] if x), 0)
         if lead == 0:
@@ -165,6 +167,7 @@ def _evaluate(net, x: list[Fraction]) -> list[Fraction]:
     for (w, L), u in zip(units, cols):
         t = sum(map(mul, w, Nx))
         if t > 0:
+            check_power(c, max(t.bit_length(), (L * X).bit_length()), "the network's value at the witness")
             h = Fraction(t**c, (L * X) ** c)
             values = [v + ur * h for v, ur in zip(values, u)]
     return values

@@ -25,8 +25,8 @@ import math
 from fractions import Fraction
 from operator import mul
 
-from .common import (CheckFailed, activation_degree, approx, digits_of, display, is_pair, limit, only_fields, over,
-                     parse_rational, read_matrix, read_vector)
+from .common import (CheckFailed, activation_degree, approx, cap_bits, digits_of, display, is_pair, lcm_within,
+                     only_fields, over, parse_rational, read_matrix, read_vector)
 from .instance import bound_instance
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
@@ -53,17 +53,6 @@ def _network(cert: dict, instance: dict, claim: str, extra: set):
     return X, Y, U, V, b, offset, c
 
 
-def _lcm_within(dens, cap: int, what: str) -> int:
-    """The lcm of ``dens``, refused as soon as it has more than ``cap`` bits (distinct large denominators multiply)."""
-    D = 1
-    for q in dens:
-        if D % q:
-            D = math.lcm(D, q)
-            if D.bit_length() > cap:
-                raise over("intermediate", f"{what}: the common denominator of its numbers (over {digits_of(cap)} digits)")
-    return D
-
-
 def bound_integers(X, Y, U, V, b, offset, c) -> None:
     """Refuse a check whose integers would have more decimal digits than the limit ``intermediate``.
 
@@ -73,22 +62,22 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
     at most the product of these, so the work is O(n k (d + m)) operations on integers of at most
     the limit's digits (docs/limits.md).
     """
-    cap = limit("intermediate") * 3322 // 1000 + 1  # bits
-    DV = [_lcm_within([f.denominator for f in (*row, bi)], cap, f"unit {i}") for i, (row, bi) in enumerate(zip(V, b))]
+    cap = cap_bits()
+    DV = [lcm_within([f.denominator for f in (*row, bi)], cap, f"unit {i}") for i, (row, bi) in enumerate(zip(V, b))]
     if max(c * D.bit_length() for D in DV) > cap:
         raise over("intermediate", f"the power {c} of a unit's denominator ({digits_of(c * max(DV).bit_length())} digits)")
     v_bits = max(abs(f.numerator).bit_length() - f.denominator.bit_length() + 1 + D.bit_length()
                  for row, bi, D in zip(V, b, DV) for f in (*row, bi))
     x_bits = y_bits = 0
     for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = _lcm_within(dens, cap, f"sample {j}")
+        Dx = lcm_within(dens, cap, f"sample {j}")
         x_bits = max(x_bits, Dx.bit_length() + max(abs(p).bit_length() for p in nums))
         y_bits = max(y_bits, max(abs(p).bit_length() + q.bit_length() for p, q in zip(ynum, yden)))
     t_bits = v_bits + x_bits + (len(V[0]) + 1).bit_length()  # |Nv . Nx + Nb Dx|
     powers = [D**c for D in DV]
-    du_bits = max(_lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
+    du_bits = max(lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
                   for r, row in enumerate(U)) + max(abs(u.numerator).bit_length() for row in U for u in row)
-    dc_bits = 2 * _lcm_within([f.denominator for f in offset], cap, "the output bias").bit_length() + max(
+    dc_bits = 2 * lcm_within([f.denominator for f in offset], cap, "the output bias").bit_length() + max(
         abs(f.numerator).bit_length() for f in offset)
     total = du_bits + c * t_bits + y_bits + dc_bits + (len(V) + 1).bit_length()
     if total > cap:
