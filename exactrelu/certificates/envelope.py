@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from .._version import __version__
@@ -27,7 +28,7 @@ from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["FORMAT", "instance_sha256", "network_fields", "envelope", "write_certificate", "read_certificate", "verify",
+__all__ = ["FORMAT", "instance_sha256", "network_fields", "envelope", "rational_text", "write_certificate", "read_certificate", "verify",
            "provenance"]
 
 #: the one format literal of the library's certificates (the checker keeps its own copy: it imports nothing)
@@ -68,6 +69,22 @@ def network_fields(instance: Instance, network: Network, claim: str, sha256: str
     if network.has_output_bias:
         cert["c"] = [r[0] for r in network.c.to_strings()]
     return cert
+
+
+def rational_text(x) -> str:
+    """A rational for a message or a JSON record: exact (``"p/q"``) while Python can print it (under 4,300 digits
+    each), else the checker's bounded display (``str()`` of a longer integer raises ValueError: a traceback).
+
+    >>> from fractions import Fraction
+    >>> rational_text(Fraction(-3, 4)), rational_text(Fraction(10**5000))
+    ('-3/4', '~1.00000e+5000 (a number of 16610 bits; exact value not shown)')
+    """
+    from .trusted.common import display
+
+    f = Fraction(x)
+    if max(f.numerator.bit_length(), f.denominator.bit_length()) <= 14_000:
+        return str(f)
+    return display(f)
 
 
 def envelope(claim: str, **fields) -> dict:

@@ -34,7 +34,9 @@ JSON_HELP = ("print the outcome as one JSON object on stdout and nothing else th
 def jsonable(obj: Any) -> Any:
     """``json.dumps`` default: rationals as exact strings, arrays as lists, dataclasses as objects."""
     if isinstance(obj, Fraction):
-        return str(obj)
+        from ..certificates.envelope import rational_text
+
+        return rational_text(obj)  # exact unless too long to print: then the bounded display
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     if isinstance(obj, (np.integer, np.bool_)):

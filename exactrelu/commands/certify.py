@@ -30,7 +30,9 @@ def register(sub) -> None:
 
 
 def _num(x) -> str:
-    return f"{float(x):.3g}"
+    from ..certificates.trusted.common import approx
+
+    return approx(x)  # float(x) overflows past 1e308
 
 
 def cmd_certify(args) -> int:

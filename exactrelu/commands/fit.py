@@ -36,13 +36,15 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
     import numpy as np
 
     r = res.residual
-    rows = [("squared error (exact)", f"{float(r.squared_error):.6g}" + ("" if r.squared_error == 0 else
-                                                                           " (exact rational in the certificate)")),
+    from ..certificates.trusted.common import approx
+
+    rows = [("squared error (exact)", approx(r.squared_error) + ("" if r.squared_error == 0 else
+                                                                  " (exact rational in the certificate)")),
             ("||residual||_F / ||labels||_F", f"{r.relative():.4g}"),
-            ("largest |error|", f"{float(r.max_abs_error):.4g}")]
+            ("largest |error|", approx(r.max_abs_error))]
     if inst.clean_labels is not None:
         e = float(np.linalg.norm(inst.noise.to_float()))
-        ratio = f"{float(r.squared_error) ** 0.5 / e:.5f}" if e > 0 else "(no noise)"
+        ratio = f"{r.rms() * r.n_entries ** 0.5 / e:.5f}" if e > 0 else "(no noise)"  # rms(): no OverflowError
         rows.append(("||residual||_F / ||E||_F (planted noise)", ratio))
     if inst.planted is not None and inst.planted.k == args.k == res.network.k:  # hermite may add two linear units
         from ..propose.floats import angular_errors

@@ -32,7 +32,8 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ..certificates.envelope import instance_sha256, verify
+from ..certificates.envelope import instance_sha256, rational_text, verify
+from ..certificates.trusted.common import approx, display
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
 from ..exact.matrix import QMatrix
@@ -88,12 +89,12 @@ def weights_distance(net: Network, ref: Network) -> Distance:
     Un, Ur = net.U.to_fractions(), ref.U.to_fractions()
     rows_n = [row + [bi] for row, bi in zip(net.V.to_fractions(), net.b_fractions())]
     rows_r = [row + [bi] for row, bi in zip(ref.V.to_fractions(), ref.b_fractions())]
-    fn = np.array([[float(x) for x in row] for row in rows_n])
-    fr = np.array([[float(x) for x in row] for row in rows_r])
+    fn = np.array([[_f(x) for x in row] for row in rows_n])
+    fr = np.array([[_f(x) for x in row] for row in rows_r])
     cos = _unit_rows(fr) @ _unit_rows(fn).T
     ir, jn = linear_sum_assignment(-np.abs(cos))  # a unit pointing the other way is matched, and counted far
     dU = dV = db = Fraction(0)
-    diff_sq, ref_sq = 0.0, float(np.sum(fr * fr)) + sum(float(x) ** 2 for row in Ur for x in row)
+    diff_sq, ref_sq = 0.0, float(np.sum(fr * fr)) + sum(_f(x) * _f(x) for row in Ur for x in row)
     for i, j in zip(ir, jn):
         g, h = rows_r[i], rows_n[j]
         gh, hh = sum(x * y for x, y in zip(g, h)), sum(y * y for y in h)
@@ -103,7 +104,7 @@ def weights_distance(net: Network, ref: Network) -> Distance:
         dV = max([dV] + [abs(x - y) for x, y in zip(g[:-1], row[:-1])])
         db = max(db, abs(g[-1] - row[-1]))
         dU = max([dU] + [abs(Ur[r][i] - col[r]) for r in range(net.m)])
-        diff_sq += sum(float(x - y) ** 2 for x, y in zip(g, row)) + sum(float(Ur[r][i] - col[r]) ** 2 for r in range(net.m))
+        diff_sq += sum(_f(x - y) * _f(x - y) for x, y in zip(g, row)) + sum(_f(Ur[r][i] - col[r]) * _f(Ur[r][i] - col[r]) for r in range(net.m))
     rel = float(np.sqrt(diff_sq / ref_sq)) if ref_sq else (0.0 if diff_sq == 0 else float("inf"))
     return Distance(dU, dV, db, rel)
 
@@ -211,10 +212,10 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
         summary = verify(cert, instance) if check else None
         return WeightsCertificate("as given", given, cert, given, res, given.k, None, summary)
     where = (f"{res.n_failing} of {res.n_entries} label entries differ; exact squared error {_short(res.squared_error)} "
-             f"(relative {res.relative():.3g}), largest difference {float(res.max_abs_error):.3g} at sample "
+             f"(relative {res.relative():.3g}), largest difference {approx(res.max_abs_error)} at sample "
              f"{res.worst[0]}, output {res.worst[1]}")
-    evidence = {"n_failing": res.n_failing, "n_entries": res.n_entries, "squared_error": str(res.squared_error),
-                "max_abs_error": str(res.max_abs_error), "worst": res.worst, "first": res.first}
+    evidence = {"n_failing": res.n_failing, "n_entries": res.n_entries, "squared_error": rational_text(res.squared_error),
+                "max_abs_error": rational_text(res.max_abs_error), "worst": res.worst, "first": res.first}
     if as_given:
         if residual_fallback:
             return _residual_outcome(instance, given, res, f"not exact: {where}", check)
@@ -235,6 +236,13 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
                               weights_distance(rec.network, given), rec.checked, rec.route)
 
 
+def _f(x: Fraction) -> float:
+    """x as a float for statistics only; +-inf past the float range (float() raises OverflowError there)."""
+    try:
+        return float(x)
+    except OverflowError:
+        return float("inf") if x > 0 else float("-inf")
+
+
 def _short(x: Fraction) -> str:
-    text = str(x)
-    return text if len(text) <= 40 else f"{float(x):.6g} (a rational of {len(text)} characters)"
+    return display(x)  # the one bounded display: exact up to 40 digits, else ~1.23e+456

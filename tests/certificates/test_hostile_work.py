@@ -111,3 +111,30 @@ def test_check_json_of_a_huge_mismatch_is_one_bounded_record(tmp_path, capsys):
     out = capsys.readouterr().out
     record = json.loads(out)
     assert code == 1 and len(out) < 2000 and "exact value not shown" in json.dumps(record)
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_certify_as_given_with_a_12000_digit_error_is_one_bounded_line(tmp_path, capsys, as_json):
+    """Within the limits but with an error of ~12,000 digits: every number goes through the bounded display
+    (str() of it raised ValueError, float() OverflowError: tracebacks)."""
+    case = hostile.residual_huge_mismatch(tmp_path)
+    cert = json.loads(open(case.args[0]).read())
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps({"format": "exactrelu.weights", "version": 1, "activation": cert["activation"],
+                                   "U": cert["U"], "V": cert["V"]}))
+    argv = ["certify", case.args[1], "--weights", str(weights), "--as-given", "-o", str(tmp_path / "o.json")]
+    with watchdog():
+        code = main(argv + (["--json"] if as_json else []))
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out + err and len(out + err) < 3000
+    text = json.loads(out)["message"] if as_json else err
+    assert "exact value not shown" in text or "~" in text
+
+
+def test_the_json_record_of_a_huge_rational_is_bounded():
+    from fractions import Fraction
+
+    from exactrelu.commands._report import jsonable
+
+    assert jsonable(Fraction(-3, 4)) == "-3/4"
+    assert jsonable(Fraction(10**5000 + 1, 3)).startswith("~3.33333e+4999 (a number of")
