@@ -55,6 +55,7 @@ PKG = ROOT / "exactrelu" / "certificates"
 #: the tests that exercise each trusted file (every checker test for checker.py and common.py), fast killers first
 _C = "tests/certificates/"
 _ALL = [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corpus/test_corpus.py", _C + "test_checker_limits.py",
+        _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
         "tests/io/test_limits.py", "tests/io/test_npz.py", _C + "test_span_checker.py", _C + "test_lp_checker.py",
         _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py", _C + "test_case_trees.py",
         _C + "test_hinted_check.py", _C + "test_drup_upgrade.py", "tests/decide/test_span_refutation.py",
@@ -64,21 +65,25 @@ TESTS = {
     "trusted/common.py": _ALL,  # shared by every claim
     "trusted/instance.py": _ALL[:6] + ["tests/io/test_exactness.py"] + _ALL[6:],
     "trusted/realizes.py": [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corpus/test_corpus.py",
+                            _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                             _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py", "tests/network/test_output_bias.py"],
     "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
+                              _C + "test_hostile_work.py",
                               _C + "test_hinted_check.py", _C + "test_checker_limits.py", _C + "test_model_classes.py",
                               _C + "test_drup_upgrade.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py"],
     "trusted/lrat.py": [_C + "test_checker_mutants.py", _C + "test_hinted_check.py", "tests/corpus/test_corpus.py",
+                        _C + "test_hostile_work.py",
                         _C + "test_checker_limits.py", _C + "test_drup_upgrade.py", "tests/decide/test_hints.py"],
     "trusted/span.py": [_C + "test_checker_mutants.py", _C + "test_span_checker.py", "tests/corpus/test_corpus.py",
                         _C + "test_model_classes.py", "tests/decide/test_span_refutation.py"],
     "trusted/lp.py": [_C + "test_checker_mutants.py", _C + "test_lp_checker.py", "tests/corpus/test_corpus.py",
                       _C + "test_checker_limits.py"],
-    "trusted/tree.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
+    "trusted/tree.py": [_C + "test_checker_mutants.py", _C + "test_mutant_killers.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                         _C + "test_span_checker.py", _C + "test_checker_limits.py"],
     "trusted/model.py": [_C + "test_model_classes.py", "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
                          _C + "test_case_trees.py"],
-    "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py",
+    "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
+                               _C + "test_mutant_killers.py",
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py"],
 }
 
