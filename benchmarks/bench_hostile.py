@@ -495,6 +495,11 @@ def _(F):
     return CHECKER + [str(F.cert), str(cached)]
 
 
+@case("26/peer-startup", "peer: exactrelu --version (the interpreter and the CLI's start-up alone)", expect=0)
+def _(F):
+    return EXE + ["--version"]
+
+
 @case("26/solve-k-1e9", "solve -k 1000000000 (before: 3.8 GB allocated, then a refusal)")
 def _(F):
     return EXE + ["solve", str(F.inst), "-k", str(10**9)]
