@@ -43,3 +43,24 @@ def test_the_replay_budget_counts_deletions_as_nothing_and_refuses_past_it(monke
     monkeypatch.setitem(common._limits, "propagations", 9)
     with pytest.raises(common.UnreadableInput, match="needing up to 10 literal visits"):
         check_hinted(clauses, proof, 2)
+
+
+def test_templates_that_are_not_a_list_are_refused():
+    """refutation.py: without the check, ``"templates": 5`` was a TypeError (a traceback)."""
+    from exactrelu.certificates.trusted.refutation import case_clauses
+
+    with pytest.raises(CheckFailed, match="templates must be a list"):
+        case_clauses({"U": [[1]], "lemmas": [], "lrat": [], "templates": 5}, [[1]], [[(0, 1)]], [[1]], 1, 1)
+
+
+def test_a_residual_of_zero_is_shown_as_zero(tmp_path):
+    """common.py: approx(0) took log10(0) without its early return (a ValueError for an exact fit's residual)."""
+    from exactrelu.certificates.trusted.common import approx
+    from exactrelu.testing import hostile
+
+    assert approx(0) == "0"
+    inst, sha = hostile._instance(tmp_path, "i.json", [["1"], ["2"]], [["1"], ["2"]])
+    cert = tmp_path / "c.json"
+    cert.write_text(json.dumps(hostile._cert("residual", sha, activation={"name": "relu"}, U=[["1"]], V=[["1"]],
+                                             squared_error="0")))
+    assert "squared error 0," in checker.check_files(str(cert), inst)
