@@ -42,9 +42,9 @@ def _sha(inputs: list[list[str]], labels: list[list[str]]) -> str:
 
 
 def _write(directory, name: str, obj) -> str:
-    path = Path(directory) / name
-    path.write_text(json.dumps(obj, separators=(",", ":")), encoding="utf-8")
-    return str(path)
+    from ..io.files import write_text_atomic
+
+    return str(write_text_atomic(Path(directory) / name, json.dumps(obj, separators=(",", ":"))))
 
 
 def _instance(directory, name: str, inputs, labels) -> tuple[str, str]:
