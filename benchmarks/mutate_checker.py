@@ -68,7 +68,7 @@ TESTS = {
                             _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                             _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py", "tests/network/test_output_bias.py"],
     "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
-                              _C + "test_hostile_work.py",
+                              _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                               _C + "test_hinted_check.py", _C + "test_checker_limits.py", _C + "test_model_classes.py",
                               _C + "test_drup_upgrade.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py"],
     "trusted/lrat.py": [_C + "test_checker_mutants.py", _C + "test_hinted_check.py", "tests/corpus/test_corpus.py",
