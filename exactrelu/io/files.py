@@ -18,15 +18,16 @@ exactrelu.errors.InvalidInput: cannot write .../missing/out.json: the directory 
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Iterator
 
+from ..certificates.trusted.common import UnreadableInput
+from ..certificates.trusted.common import read_json as checker_read_json
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import limit
 
 __all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic"]
 
@@ -47,42 +48,20 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
 def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None = None):
     """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput.
 
-    Strict as the checker's reader: integers over the digit limit, nesting too deep and a key repeated in
-    one object are refused.
+    The document is read by the checker's own reader (:func:`exactrelu.certificates.trusted.common.read_json`)
+    with the library's digit limit, so that the library and the checker never see two documents in one file
+    (a repeated key is refused by both).
 
-    >>> read_json("x.json", raw=b'{"U": [[1]], "U": [[2]]}')
+    >>> read_json("x.json", raw=b'{"a": 1, "a": 2}')
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: x.json: the key 'U' appears twice in one object
+    exactrelu.errors.InvalidInput: x.json: the key 'a' appears twice in one object
     """
     data = read_bytes(path, what=what) if raw is None else raw
-    digits = limit("digits")  # a raised digit limit raises Python's own int/str limit, which int() obeys
-
-    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
-        if len(text) - (text[0] == "-") > digits:
-            raise over("digits", f"{path}: an integer of {len(text)} characters")
-        return int(text)
-
     try:
-        return json.loads(data.decode("utf-8"), parse_int=bounded_int, object_pairs_hook=lambda p: _unique_keys(p, path))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InvalidInput(f"{path}: JSON nested too deeply") from None
-    except InvalidInput:
-        raise
-    except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
-        raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
-
-
-def _unique_keys(pairs: list, path) -> dict:
-    """One JSON object; a key given twice is refused (a first-key reader and a last-key reader would see two documents)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise InvalidInput(f"{path}: the key {key[:40]!r} appears twice in one object")
-    return obj
+        return checker_read_json(data, str(path), digits=limit("digits"))
+    except UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def check_exact_entries(obj: dict, keys, where: str) -> None:
