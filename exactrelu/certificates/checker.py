@@ -62,7 +62,7 @@ FORMAT = "exactrelu.certificate"
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
                  "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
-                 "trusted/model.py", "trusted/equivalence.py")
+                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
 
 def _not_realizable(cert: dict, instance) -> str:
     """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""

@@ -17,9 +17,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
+import re
 import struct
 import zipfile
 from fractions import Fraction
+from itertools import repeat
+from operator import itemgetter
 
 from .common import CheckFailed, UnreadableInput, activation_degree, canonical, limit, over, parse_rational, read_json
 
@@ -178,6 +181,46 @@ def load_instance(path: str) -> dict:
     return instance
 
 
+#: A row of canonical rationals (``entry`` returns them unchanged), one space between entries: integers without
+#: sign "+" or leading zeros ("-0" is not one), denominators > 1 (coprime to the numerator: checked apart).
+_CANONICAL_ROW = re.compile(r"(?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?"
+                            r"(?: (?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?)*")
+
+
+class _Denominators(dict):
+    """Denominator text -> int, remembered (an instance of floats has few distinct ones); "" (none) -> 1."""
+
+    def __missing__(self, text: str) -> int:
+        if len(self) > 65536:  # bounded: an instance of many distinct denominators is read, not remembered
+            self.clear()
+        value = self[text] = int(text) if text else 1
+        return value
+
+
+_DENOMINATORS = _Denominators()
+
+
+def _parsed_row(row: list, digits: int) -> tuple:
+    """(canonical text, numerators, denominators) of one row, as ``entry`` gives them entry by entry.
+
+    A row of canonical strings (what the library writes) is read in bulk: its text is the row joined by spaces,
+    the integers are read by C loops; any other row (JSON integers, floats, non-canonical text) entry by entry.
+
+    >>> _parsed_row(["3/4", "-2", "0"], 4300), _parsed_row(["6/8", 2], 4300)
+    (('3/4 -2 0', [3, -2, 0], [4, 1, 1]), ('3/4 2', [3, 2], [4, 1]))
+    """
+    if all(map(isinstance, row, repeat(str))) and max(map(len, row)) <= digits:
+        text = " ".join(row)
+        if text.count(" ") == len(row) - 1 and _CANONICAL_ROW.fullmatch(text):  # no entry holds a space
+            parts = list(map(str.partition, row, repeat("/")))
+            nums = list(map(int, map(itemgetter(0), parts)))
+            dens = list(map(_DENOMINATORS.__getitem__, map(itemgetter(2), parts)))
+            if max(map(math.gcd, nums, dens)) == 1:
+                return text, nums, dens
+    es = [entry(v, digits) for v in row]
+    return " ".join([e[2] for e in es]), [e[0] for e in es], [e[1] for e in es]
+
+
 def parsed_instance(inputs, labels, where: str = "the instance"):
     """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256.
 
@@ -199,10 +242,11 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
         for x, y in zip(inputs, labels):
             if len(x) != d or len(y) != m:
                 raise UnreadableInput(f"{where}: instance rows have unequal lengths")
-            ex, ey = [entry(v, digits) for v in x], [entry(v, digits) for v in y]
-            h.update((" ".join([e[2] for e in ex]) + " | " + " ".join([e[2] for e in ey]) + "\n").encode())
-            X.append(([e[0] for e in ex], [e[1] for e in ex]))
-            Y.append(([e[0] for e in ey], [e[1] for e in ey]))
+            tx, nx, dx = _parsed_row(x, digits)
+            ty, ny, dy = _parsed_row(y, digits)
+            h.update((tx + " | " + ty + "\n").encode())
+            X.append((nx, dx))
+            Y.append((ny, dy))
     except CheckFailed as exc:
         raise UnreadableInput(f"{where}: {exc}") from None
     return X, Y, h.hexdigest()

@@ -17,17 +17,20 @@ without ``"c"`` (the output bias) means c = 0.
 Every comparison is in integers: each unit's (V_i, b_i) is put over one denominator D_i and each
 sample over its own Dx_j, so ``t = Nv_i . Nx_j + Nb_i Dx_j`` decides the sign of the pre-activation
 exactly and ``f(t / (D_i Dx_j)) = f(t) / (D_i Dx_j)^degree``; the output bias is put over one denominator Dc.
+The k dot products of one sample (and the m of the output layer) are one packed integer product
+(:mod:`.packed`, exact by the no-carry argument there and in docs/design.md).
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from operator import mul
-
+from itertools import compress, repeat
+from operator import floordiv, mod, mul, sub
 from .common import (CheckFailed, activation_degree, approx, display, is_pair, only_fields, parse_rational, read_matrix,
                      read_vector)
 from .instance import bound_instance
+from .packed import Packed
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
 
@@ -52,30 +55,45 @@ def _network(cert: dict, instance: dict, claim: str, extra: set):
     return X, Y, U, V, b, offset, c
 
 
-def _differences(X, Y, U, V, b, offset, c):
-    """For every entry (j, r) in order: (j, r, p, q) with network_jr - labels_jr == p / q, q > 0."""
+def _differences(X, Y, U, V, b, offset, c, start: int = 0, stop: int | None = None):
+    """For every sample j in order, ``start <= j < stop``: (j, ps, qs) with network_jr - labels_jr == ps[r] / qs[r],
+    qs[r] > 0, for every output r.
+
+    Each bias is one more column of its layer: the hidden layer is ``t_i = [Nv_i, Nb_i] . [Nx_j, Dx_j]``, the output
+    layer ``s_r = [Dc Na[r], Nc[r] Du[r]] . [h, Dx_j^c]`` = ``network_jr`` times ``Dc Du[r] Dx_j^c``; the k (and m)
+    dot products of one sample are one packed integer product (:mod:`.packed`).
+    """
     k, m = len(V), len(U)
     # unit i over one denominator: V_i = Nv_i / D_i, b_i = Nb_i / D_i
     D = [math.lcm(bi.denominator, *(f.denominator for f in row)) for row, bi in zip(V, b)]
-    Nv = [[f.numerator * (Di // f.denominator) for f in row] for row, Di in zip(V, D)]
-    Nb = [bi.numerator * (Di // bi.denominator) for bi, Di in zip(b, D)]
-    # U[r][i] / D_i^c = Na[r][i] / Du[r]
+    units = Packed([[f.numerator * (Di // f.denominator) for f in row] + [bi.numerator * (Di // bi.denominator)]
+                    for row, bi, Di in zip(V, b, D)])
+    # U[r][i] / D_i^c = Na[r][i] / Du[r]; the output bias c_r = Nc[r] / Dc
     A = [[U[r][i] / Fraction(D[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
-    Na = [[f.numerator * (Dr // f.denominator) for f in row] for row, Dr in zip(A, Du)]
-    Dc = math.lcm(*(f.denominator for f in offset))  # the output bias c_r = Nc[r] / Dc
+    Dc = math.lcm(*(f.denominator for f in offset))
     Nc = [f.numerator * (Dc // f.denominator) for f in offset]
-    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = math.lcm(*dens)
-        Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
-        h = []
-        for i in range(k):
-            t = sum(map(mul, Nv[i], Nx)) + Nb[i] * Dx
-            h.append(t**c if t > 0 else 0)
+    outputs = Packed([[Dc * f.numerator * (Dr // f.denominator) for f in row] + [Nc[r] * Dr]
+                      for r, (row, Dr) in enumerate(zip(A, Du))])
+    E = [Dc * Dr for Dr in Du]  # network_jr = s_r / (E[r] Dx_j^c)
+    for j in range(start, len(X) if stop is None else stop):
+        (nums, dens), (ynum, yden) = X[j], Y[j]
+        Dx = max(dens)
+        if any(map(mod, repeat(Dx), dens)):  # else every q divides max(dens): it is their lcm (floats: always)
+            Dx = math.lcm(*dens)
+        Nx = nums if Dx == 1 else list(map(mul, nums, map(floordiv, repeat(Dx), dens)))  # x_j = Nx / Dx
+        h = list(map(max, units.dot(Nx + [Dx]), repeat(0)))  # relu(t_i)
+        if c > 1:
+            h = [t**c for t in h]
         scale = Dx**c
-        for r in range(m):
-            S = Du[r] * scale  # network_jr = sum(Na[r] h) / S + Nc[r] / Dc
-            yield j, r, (yden[r] * (Dc * sum(map(mul, Na[r], h)) + Nc[r] * S) - ynum[r] * S * Dc), S * yden[r] * Dc
+        s = outputs.dot(h + [scale])
+        den = list(map(mul, E, repeat(scale)))
+        # s_r / den_r - ynum_r / yden_r = (yden_r s_r - ynum_r den_r) / (den_r yden_r)
+        yield j, list(map(sub, map(mul, yden, s), map(mul, ynum, den))), list(map(mul, den, yden))
+
+
+def _first_nonzero(ps: list) -> int:
+    return next(r for r, p in enumerate(ps) if p)
 
 
 def _shape(X, Y, U, b, offset, c) -> str:
@@ -86,9 +104,9 @@ def _shape(X, Y, U, b, offset, c) -> str:
 def check_realizes(cert: dict, instance: dict) -> str:
     """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
     X, Y, U, V, b, offset, c = _network(cert, instance, "realizes", set())
-    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
-        if p:
-            raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
+    for j, ps, _ in _differences(X, Y, U, V, b, offset, c):
+        if any(ps):
+            raise CheckFailed(f"sample {j}, output {_first_nonzero(ps)}: the network's value differs from the label")
     return f"realizes: {len(X)} samples x {len(Y[0][0])} outputs equal exactly {_shape(X, Y, U, b, offset, c)}"
 
 
@@ -106,14 +124,17 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
     if any(a >= b_ for a, b_ in zip(entries, entries[1:])):
         raise CheckFailed("except must be sorted, without duplicates")
     bound = _max_except(cert, len(entries), n * m)  # before any work
-    expected = iter(entries + [None])
-    nxt = next(expected)
-    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
-        if (j, r) == nxt:
-            if not p:
+    listed_at: dict = {}  # sample -> its listed outputs, in order
+    for j, r in entries:
+        listed_at.setdefault(j, []).append(r)
+    outputs = range(m)
+    for j, ps, _ in _differences(X, Y, U, V, b, offset, c):
+        differ = list(compress(outputs, ps))
+        expected = listed_at.get(j, [])
+        if differ != expected:
+            r = min(set(differ) ^ set(expected))  # the first entry where they disagree
+            if r in expected:
                 raise CheckFailed(f"sample {j}, output {r} is listed as corrupted but the network reproduces it")
-            nxt = next(expected)
-        elif p:
             raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label and is not listed")
     return (f"realizes-except: all {n * m:,} entries ({n:,} samples x {m} outputs) except {len(entries):,} "
             f"({_percent(len(entries), n * m)}{bound}) equal exactly, and the {len(entries):,} excepted all differ "
@@ -147,11 +168,12 @@ def check_residual(cert: dict, instance: dict) -> str:
     stated_max = parse_rational(cert["max_abs_error"]) if "max_abs_error" in cert else None
     sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
     big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
-    for _, _, p, q in _differences(X, Y, U, V, b, offset, c):
-        if p:
-            sums[q] = sums.get(q, 0) + p * p
-            if abs(p) * big_q > big_p * q:
-                big_p, big_q = abs(p), q
+    for _, ps, qs in _differences(X, Y, U, V, b, offset, c):
+        for p, q in zip(ps, qs):
+            if p:
+                sums[q] = sums.get(q, 0) + p * p
+                if abs(p) * big_q > big_p * q:
+                    big_p, big_q = abs(p), q
     total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
     largest = Fraction(big_p, big_q)
     if total != stated:
