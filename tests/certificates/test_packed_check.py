@@ -116,8 +116,8 @@ def test_packed_differences_are_the_plain_loop(case):
     plain = list(_plain_differences(*case))
     packed = [(j, r, p, q) for j, ps, qs in realizes._differences(*case) for r, (p, q) in enumerate(zip(ps, qs))]
     assert packed == plain
-    n = len(case[0])
-    ranged = [e for start in range(n) for e in realizes._differences(*case, start=start, stop=start + 1)]
+    X, Y, rest = case[0], case[1], case[2:]
+    ranged = [e for a in range(len(X)) for e in realizes._differences(X[a:a + 1], Y[a:a + 1], *rest, first=a)]
     assert ranged == list(realizes._differences(*case))
 
 

@@ -147,11 +147,12 @@ def _rows(obj, name: str, path: str) -> list:
     return rows
 
 
-def load_instance(path: str) -> dict:
+def load_instance(path: str, parse: bool = True) -> dict:
     """Read an instance file: {'inputs': rows of entries, 'labels': ..., 'activation': dict or None, 'parsed'}.
 
     Everything about the file is checked here (fields, shapes, numbers, limits): a bad instance is
-    unreadable (exit 2), never an invalid certificate.
+    unreadable (exit 2), never an invalid certificate. ``parse=False`` leaves the numbers to the caller
+    (no 'parsed': a parallel check parses each range of rows in its own worker).
     """
     try:
         with open(path, "rb") as fh:
@@ -177,14 +178,15 @@ def load_instance(path: str) -> dict:
                 activation_degree(instance["activation"])
             except CheckFailed as exc:
                 raise UnreadableInput(f"{path}: {exc}") from None
-    instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
+    if parse:
+        instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
     return instance
 
 
 #: A row of canonical rationals (``entry`` returns them unchanged), one space between entries: integers without
 #: sign "+" or leading zeros ("-0" is not one), denominators > 1 (coprime to the numerator: checked apart).
-_CANONICAL_ROW = re.compile(r"(?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?"
-                            r"(?: (?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?)*")
+_RATIONAL = r"(?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?"
+_CANONICAL_ROW = re.compile(f"{_RATIONAL}(?: {_RATIONAL})*")
 
 
 class _Denominators(dict):
@@ -221,11 +223,8 @@ def _parsed_row(row: list, digits: int) -> tuple:
     return " ".join([e[2] for e in es]), [e[0] for e in es], [e[1] for e in es]
 
 
-def parsed_instance(inputs, labels, where: str = "the instance"):
-    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256.
-
-    A malformed instance raises UnreadableInput: bad numbers or shapes are not a false claim.
-    """
+def instance_shape(inputs, labels, where: str = "the instance") -> tuple:
+    """(n, d, m) of an instance's rows, refused (UnreadableInput) when empty or over the limit "entries"."""
     n = len(inputs)
     if n == 0 or len(labels) != n:
         raise UnreadableInput(f"{where}: an instance has n >= 1 samples and as many label rows")
@@ -234,21 +233,48 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
         raise UnreadableInput(f"{where}: inputs and labels need at least one column each")
     if n * (d + m) > limit("entries"):
         raise over("entries", f"{where}: {n} x ({d} + {m}) entries")
+    return n, d, m
+
+
+def hash_header(n: int, d: int, m: int) -> bytes:
+    """The first line of the hashed text: its format and shape."""
+    return f"exactrelu.instance.v1\n{n} {d} {m}\n".encode()
+
+
+def parsed_rows(inputs, labels, d: int, m: int, where: str = "the instance"):
+    """Parse rows of an instance of row lengths d and m: (X, Y, text), text the hashed lines of these samples.
+
+    A malformed row raises UnreadableInput: bad numbers or shapes are not a false claim.
+    """
     digits = limit("digits")
-    h = hashlib.sha256()
-    h.update(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
-    X, Y = [], []
+    if any(len(x) != d for x in inputs) or any(len(y) != m for y in labels):
+        raise UnreadableInput(f"{where}: instance rows have unequal lengths")
+    X, Y, lines = [], [], []
     try:
         for x, y in zip(inputs, labels):
-            if len(x) != d or len(y) != m:
-                raise UnreadableInput(f"{where}: instance rows have unequal lengths")
             tx, nx, dx = _parsed_row(x, digits)
             ty, ny, dy = _parsed_row(y, digits)
-            h.update((tx + " | " + ty + "\n").encode())
+            lines.append(f"{tx} | {ty}\n")
             X.append((nx, dx))
             Y.append((ny, dy))
     except CheckFailed as exc:
         raise UnreadableInput(f"{where}: {exc}") from None
+    return X, Y, "".join(lines).encode()
+
+
+def parsed_instance(inputs, labels, where: str = "the instance"):
+    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256.
+
+    A malformed instance raises UnreadableInput: bad numbers or shapes are not a false claim.
+    """
+    n, d, m = instance_shape(inputs, labels, where)
+    h = hashlib.sha256(hash_header(n, d, m))
+    X, Y = [], []
+    for a in range(0, n, 4096):  # the hashed text of a block of rows at a time
+        Xa, Ya, text = parsed_rows(inputs[a:a + 4096], labels[a:a + 4096], d, m, where)
+        h.update(text)
+        X += Xa
+        Y += Ya
     return X, Y, h.hexdigest()
 
 
