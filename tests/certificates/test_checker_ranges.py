@@ -185,3 +185,21 @@ def test_realizes_except_across_ranges(inst, monkeypatch):
         whole = _whole(cert, data)
         assert whole[0] == expected
         assert set(_ways(cert, data, monkeypatch).values()) == {whole}
+
+
+def test_large_instances_are_hashed_and_checked_from_blocks_of_text(monkeypatch):
+    from exactrelu.certificates import envelope
+    from exactrelu.errors import CertificateInvalid as Invalid
+    from exactrelu.instances import Instance
+
+    small = planted(d=3, k=2, m=2, n=300, seed=4)
+    cert = realizes_certificate(small, small.planted)
+    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
+    for inst in (planted(d=3, k=2, m=2, n=300, seed=4), Instance.from_arrays(small.float_inputs(), small.labels)):
+        assert envelope._streamed(inst)
+        assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.StringRows)
+        assert envelope.instance_sha256(inst) == cert["instance_sha256"]
+        assert envelope.verify(cert, inst) == checker.check(cert, checker_instance(small))
+    wrong = dict(cert, U=[[str(Fraction(u) * 2) for u in row] for row in cert["U"]])
+    with pytest.raises(Invalid, match="differs from the label"):
+        envelope.verify(wrong, planted(d=3, k=2, m=2, n=300, seed=4))
