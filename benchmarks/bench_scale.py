@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -83,15 +84,19 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|" + ("---|" if args.workers > 1 else "") + "---|")
     rows = []
     for size in sizes:
+        d, k, m, n = size
+        env = dict(os.environ, EXACTRELU_MAX_ENTRIES=str(max(20_000_000, n * (d + m))))  # the size limit, raised to fit
         proc = subprocess.run([sys.executable, __file__, "--one", ",".join(map(str, size)), "--workers",
-                               str(args.workers)], capture_output=True, text=True)
+                               str(args.workers)], capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             print(f"| {size} | failed: {proc.stderr.strip().splitlines()[-1][:100]} |", flush=True)
             continue
         rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
         print_row(rows[-1], args.workers)
     out = Path(__file__).parent / "results" / "bench_scale.json"
-    out.write_text(json.dumps(rows, indent=1))
+    old = json.loads(out.read_text()) if out.exists() else []  # rows of other sizes are kept
+    done = {tuple(r["size"]) for r in rows}
+    out.write_text(json.dumps([r for r in old if tuple(r["size"]) not in done] + rows, indent=1))
     print(f"saved {out}")
 
 
