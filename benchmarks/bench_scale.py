@@ -62,7 +62,7 @@ def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
 
 def print_row(r: dict, workers: int) -> None:
     d, k, m, n = r["size"]
-    par = f" | {r[f'recheck_{workers}']['wall']:.2f}" if f"recheck_{workers}" in r else ""
+    par = f" | {r[f'recheck_{workers}']['wall']:.2f}" if workers > 1 and f"recheck_{workers}" in r else ""
     print(f"| ({d},{k},{m},{n}) | {r['wall']:.2f} | {r['proposal']:.2f} | {r['exact_phase']:.2f} | "
           f"{r['certificate']:.2f} | {r['check']:.2f} ({100 * r['check_share']:.0f}%) | "
           f"{r['recheck_1']['wall']:.2f} (cpu {r['recheck_1']['cpu']:.2f}){par} | {r['peak_rss_mb']:.0f} |", flush=True)

@@ -211,8 +211,11 @@ def _parsed_row(row: list, digits: int) -> tuple:
     >>> _parsed_row(["3/4", "-2", "0"], 4300), _parsed_row(["6/8", 2], 4300)
     (('3/4 -2 0', [3, -2, 0], [4, 1, 1]), ('3/4 2', [3, 2], [4, 1]))
     """
-    if all(map(isinstance, row, repeat(str))) and max(map(len, row)) <= digits:
+    try:
         text = " ".join(row)
+    except TypeError:  # an entry that is not a string
+        text = None
+    if text is not None and (len(text) <= digits or max(map(len, row)) <= digits):
         if text.count(" ") == len(row) - 1 and _CANONICAL_ROW.fullmatch(text):  # no entry holds a space
             parts = list(map(str.partition, row, repeat("/")))
             nums = list(map(int, map(itemgetter(0), parts)))

@@ -23,7 +23,8 @@ True
 
 from __future__ import annotations
 
-from operator import mul
+from itertools import repeat
+from operator import mul, sub
 
 
 class Packed:
@@ -36,13 +37,14 @@ class Packed:
         self._by_width: dict = {}  # slot bytes -> (packed columns, offset H)
 
     def _packing(self, nbytes: int):
-        """(P, H) for slots of ``nbytes`` bytes: P[l] = sum_i M[i][l] 2^(w i), H = sum_i 2^(w-1) 2^(w i), w = 8 nbytes."""
-        if nbytes not in self._by_width:
-            w = 8 * nbytes
-            P = [sum(v << (w * i) for i, v in enumerate(col) if v) for col in self.columns]
-            H = int.from_bytes((1 << (w - 1)).to_bytes(nbytes, "little") * self.rows, "little")
-            self._by_width[nbytes] = (P, H)
-        return self._by_width[nbytes]
+        """(P, H, slots, half) for slots of ``nbytes`` bytes (w = 8 nbytes): P[l] = sum_i M[i][l] 2^(w i),
+        H = sum_i 2^(w-1) 2^(w i), the byte ranges of the slots, and 2^(w-1)."""
+        w = 8 * nbytes
+        P = [sum(v << (w * i) for i, v in enumerate(col) if v) for col in self.columns]
+        H = int.from_bytes((1 << (w - 1)).to_bytes(nbytes, "little") * self.rows, "little")
+        slots = [slice(a, a + nbytes) for a in range(0, self.rows * nbytes, nbytes)]
+        self._by_width[nbytes] = packing = (P, H, slots, 1 << (w - 1))
+        return packing
 
     def dot(self, x: list) -> list:
         """``[M[i] . x for i]`` exactly, for integers x (as many as M has columns).
@@ -52,7 +54,6 @@ class Packed:
         """
         bound = self.norm * max(map(abs, x))  # |M[i] . x| <= bound
         nbytes = (bound.bit_length() + 8) // 8  # w = 8 nbytes >= bit_length(bound) + 1, so bound < 2^(w-1)
-        P, H = self._packing(nbytes)
+        P, H, slots, half = self._by_width.get(nbytes) or self._packing(nbytes)
         digits = (sum(map(mul, P, x)) + H).to_bytes(self.rows * nbytes, "little")  # every digit in [0, 2^w)
-        half = 1 << (8 * nbytes - 1)
-        return [int.from_bytes(digits[a:a + nbytes], "little") - half for a in range(0, len(digits), nbytes)]
+        return list(map(sub, map(int.from_bytes, map(digits.__getitem__, slots), repeat("little")), repeat(half)))
