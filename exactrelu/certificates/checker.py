@@ -168,6 +168,8 @@ def combine_rows(cert: dict, results) -> str:
         raise CheckFailed("instance_sha256 does not match the instance")
     if errors:
         raise CheckFailed(errors[0][1])
+    if [v["samples"] for v in verdicts] != sorted(v["samples"] for v in verdicts):
+        raise CheckFailed("the ranges' results are not in sample order: their rows were not hashed in order")
     return combine(cert, verdicts)  # combine checks that the ranges tile 0..n-1
 
 

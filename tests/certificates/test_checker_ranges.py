@@ -203,3 +203,11 @@ def test_large_instances_are_hashed_and_checked_from_blocks_of_text(monkeypatch)
     wrong = dict(cert, U=[[str(Fraction(u) * 2) for u in row] for row in cert["U"]])
     with pytest.raises(Invalid, match="differs from the label"):
         envelope.verify(wrong, planted(d=3, k=2, m=2, n=300, seed=4))
+
+
+def test_rows_combined_out_of_order_are_refused(inst):
+    cert, data = _certs(inst)["realizes"], checker_instance(inst)
+    results = [checker.check_rows(cert, data, a, b) for a, b in checker.cuts(57, 3)]
+    assert checker.combine_rows(cert, iter(results)).startswith("realizes: 57 samples")
+    with pytest.raises(checker.CheckFailed):
+        checker.combine_rows(cert, results[::-1])
