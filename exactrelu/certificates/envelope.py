@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -28,19 +29,58 @@ from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["FORMAT", "instance_sha256", "network_fields", "envelope", "rational_text", "write_certificate", "read_certificate", "verify",
+__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "instance_sha256", "network_fields", "envelope", "rational_text",
+           "write_certificate", "read_certificate", "verify",
            "provenance"]
 
 #: the one format literal of the library's certificates (the checker keeps its own copy: it imports nothing)
 FORMAT = "exactrelu.certificate"
 
 
+#: Instances of more entries n (d + m) than this are written and checked in blocks of rows of text (never the
+#: whole text at once, which takes about 100 bytes per entry); smaller ones keep their text (cached, read twice).
+STREAM_ENTRIES = 4_000_000
+
+
+class StringRows(Sequence):
+    """The canonical rational strings of a matrix's rows, made block by block when sliced (nothing cached).
+
+    >>> from exactrelu.exact import QMatrix
+    >>> rows = StringRows(QMatrix.from_rows([[1, "1/2"], [3, 4]]))
+    >>> len(rows), rows[1], rows[0:1]
+    (2, ['3', '4'], [['1', '1/2']])
+    """
+
+    def __init__(self, matrix) -> None:
+        self.matrix = matrix
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step != 1:
+                raise ValueError("StringRows slices have step 1")
+            return self.matrix.row_strings(start, max(start, stop))
+        i = range(len(self))[key]
+        return self.matrix.row_strings(i, i + 1)[0]
+
+
+def _streamed(instance: Instance) -> bool:
+    return instance.n * (instance.d + instance.m) > STREAM_ENTRIES and "_input_strings" not in instance._cache
+
+
 def instance_sha256(instance: Instance) -> str:
     """SHA-256 of the canonical text of the instance (docs/design.md): exact, independent of file format."""
-    X, Y = instance.input_strings(), instance.label_strings()
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
-    for x, y in zip(X, Y):
+    if _streamed(instance):
+        X, Y = StringRows(instance.inputs), StringRows(instance.labels)
+        for a in range(0, instance.n, 8192):
+            h.update("".join(f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(X[a:a + 8192], Y[a:a + 8192])).encode())
+        return h.hexdigest()
+    for x, y in zip(instance.input_strings(), instance.label_strings()):
         h.update(f"{' '.join(x)} | {' '.join(y)}\n".encode())
     return h.hexdigest()
 
@@ -114,9 +154,10 @@ def read_certificate(path: str | os.PathLike) -> dict:
 
 def checker_instance(instance: Instance) -> dict:
     """The instance as the checker reads it from a JSON file: rows of canonical rational strings."""
+    streamed = _streamed(instance)
     return {
-        "inputs": instance.input_strings(),
-        "labels": instance.label_strings(),
+        "inputs": StringRows(instance.inputs) if streamed else instance.input_strings(),
+        "labels": StringRows(instance.labels) if streamed else instance.label_strings(),
         "activation": instance.activation.to_json() if instance.activation else None,
     }
 

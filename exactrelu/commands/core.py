@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
@@ -83,6 +83,11 @@ def _register_check(sub) -> None:
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
     p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
                    "with hints (untrusted), write the result to NEW, and check NEW")
+    p.add_argument("--workers", type=int, metavar="N", help="check the samples of realizes / realizes-except / residual "
+                   "in N processes, verdicts combined into one")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "
+                   "(pip install 'exactrelu[dask]')")
+    p.add_argument("--pieces", type=int, metavar="N", help="ranges of samples for --scheduler (default: 4 per worker)")
     json_command(p, "check", cmd_check)
 
 
@@ -296,13 +301,31 @@ def cmd_check(args) -> int:
     if args.upgrade:
         _upgrade(args)
         args.certificate = args.upgrade
+    workers = getattr(args, "workers", None)
+    if workers is not None and not 1 <= workers <= 1024:
+        raise InvalidInput(f"--workers needs a number of processes from 1 to 1024, not {workers}")
     try:
-        summary = checker.check_files(args.certificate, args.instance)
+        if getattr(args, "scheduler", None) or getattr(args, "pieces", None):
+            summary = _check_in_ranges(args)
+        else:
+            summary = checker.check_files(args.certificate, args.instance, workers=workers or 1)
     except checker.UnreadableInput as exc:
         raise InvalidInput(str(exc)) from None
-    except checker.CheckFailed as exc:
+    except (checker.CheckFailed, CertificateInvalid) as exc:
         return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
     return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")
+
+
+def _check_in_ranges(args) -> str:
+    """``exactrelu check --scheduler / --pieces``: the samples in ranges on the sweep's executor."""
+    from ..sweep.check_ranges import check_in_ranges
+
+    if args.instance is None:
+        raise InvalidInput("--scheduler and --pieces need the instance file")
+    if args.scheduler and args.workers:
+        raise InvalidInput("give --workers or --scheduler, not both (a Dask cluster has its own workers)")
+    pieces = args.pieces or 4 * (args.workers or 2)
+    return check_in_ranges(args.certificate, args.instance, pieces=pieces, workers=args.workers, scheduler=args.scheduler)
 
 
 def _upgrade(args) -> None:

@@ -202,6 +202,18 @@ class QMatrix:
             out.append(r)
         return out
 
+    def row_strings(self, start: int, stop: int) -> list[list[str]]:
+        """:meth:`to_strings` of rows ``start <= i < stop`` only (a block of a matrix too large to write whole).
+
+        >>> QMatrix.from_rows([[1, 2], ["1/2", 3], [4, "-5/6"]]).row_strings(1, 3)
+        [['1/2', '3'], ['4', '-5/6']]
+        """
+        if self._float is not None:
+            return float_strings(self._float[start:stop])
+        num, c = self.num, self.num.ncols()
+        block = flint.fmpz_mat(stop - start, c, [num[i, j] for i in range(start, stop) for j in range(c)])
+        return QMatrix(block, self.den).to_strings()
+
     def to_fmpq_mat(self) -> flint.fmpq_mat:
         return flint.fmpq_mat(self.num) / int(self.den)
 

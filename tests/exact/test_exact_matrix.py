@@ -175,3 +175,22 @@ def test_repr_shows_exact_entries_and_reads_only_what_it_shows():
     assert repr(QMatrix(flint.fmpz_mat(2, 0), 1)) == "QMatrix([[], []], shape=(2, 0))"
     big = repr(QMatrix.from_rows([[Fraction(-(10**60), 7)]]))
     assert "(62 digits)" in big and big.startswith("QMatrix([[-1000000000000000") and big.endswith("/7]])")
+
+
+def _by_entry(a):
+    out = []
+    for row in a.tolist():
+        out.append([str(p) if q == 1 else f"{p}/{q}" for p, q in (x.as_integer_ratio() for x in row)])
+    return out
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=8), elements=finite))
+def test_float_strings_vectorised_is_as_integer_ratio(a):
+    assert float_strings(a) == _by_entry(a)
+
+
+def test_float_strings_at_the_edges():
+    edges = [0.0, -0.0, 5e-324, -5e-324, 2.0**-1022, 2.0**-1074 * 3, 1.0, -1.0, 2.0**52, 2.0**53, 2.0**53 + 2,
+             -(2.0**60), 1.7976931348623157e308, 0.1, -0.75, 3.0, 2.0**-53]
+    a = np.array(edges).reshape(1, -1)
+    assert float_strings(a) == _by_entry(a) and float_strings(a.T) == _by_entry(a.T)

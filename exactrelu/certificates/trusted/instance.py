@@ -17,9 +17,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import math
+import re
 import struct
 import zipfile
 from fractions import Fraction
+from itertools import repeat
+from operator import itemgetter
 
 from .common import CheckFailed, UnreadableInput, activation_degree, canonical, limit, over, parse_rational, read_json
 
@@ -144,11 +147,12 @@ def _rows(obj, name: str, path: str) -> list:
     return rows
 
 
-def load_instance(path: str) -> dict:
+def load_instance(path: str, parse: bool = True) -> dict:
     """Read an instance file: {'inputs': rows of entries, 'labels': ..., 'activation': dict or None, 'parsed'}.
 
     Everything about the file is checked here (fields, shapes, numbers, limits): a bad instance is
-    unreadable (exit 2), never an invalid certificate.
+    unreadable (exit 2), never an invalid certificate. ``parse=False`` leaves the numbers to the caller
+    (no 'parsed': a parallel check parses each range of rows in its own worker).
     """
     try:
         with open(path, "rb") as fh:
@@ -174,15 +178,56 @@ def load_instance(path: str) -> dict:
                 activation_degree(instance["activation"])
             except CheckFailed as exc:
                 raise UnreadableInput(f"{path}: {exc}") from None
-    instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
+    if parse:
+        instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
     return instance
 
 
-def parsed_instance(inputs, labels, where: str = "the instance"):
-    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256.
+#: A row of canonical rationals (``entry`` returns them unchanged), one space between entries: integers without
+#: sign "+" or leading zeros ("-0" is not one), denominators > 1 (coprime to the numerator: checked apart).
+_RATIONAL = r"(?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?"
+_CANONICAL_ROW = re.compile(f"{_RATIONAL}(?: {_RATIONAL})*")
 
-    A malformed instance raises UnreadableInput: bad numbers or shapes are not a false claim.
+
+class _Denominators(dict):
+    """Denominator text -> int, remembered (an instance of floats has few distinct ones); "" (none) -> 1."""
+
+    def __missing__(self, text: str) -> int:
+        if len(self) > 65536:  # bounded: an instance of many distinct denominators is read, not remembered
+            self.clear()
+        value = self[text] = int(text) if text else 1
+        return value
+
+
+_DENOMINATORS = _Denominators()
+
+
+def _parsed_row(row: list, digits: int) -> tuple:
+    """(canonical text, numerators, denominators) of one row, as ``entry`` gives them entry by entry.
+
+    A row of canonical strings (what the library writes) is read in bulk: its text is the row joined by spaces,
+    the integers are read by C loops; any other row (JSON integers, floats, non-canonical text) entry by entry.
+
+    >>> _parsed_row(["3/4", "-2", "0"], 4300), _parsed_row(["6/8", 2], 4300)
+    (('3/4 -2 0', [3, -2, 0], [4, 1, 1]), ('3/4 2', [3, 2], [4, 1]))
     """
+    try:
+        text = " ".join(row)
+    except TypeError:  # an entry that is not a string
+        text = None
+    if text is not None and (len(text) <= digits or max(map(len, row)) <= digits):
+        if text.count(" ") == len(row) - 1 and _CANONICAL_ROW.fullmatch(text):  # no entry holds a space
+            parts = list(map(str.partition, row, repeat("/")))
+            nums = list(map(int, map(itemgetter(0), parts)))
+            dens = list(map(_DENOMINATORS.__getitem__, map(itemgetter(2), parts)))
+            if max(map(math.gcd, nums, dens)) == 1:
+                return text, nums, dens
+    es = [entry(v, digits) for v in row]
+    return " ".join([e[2] for e in es]), [e[0] for e in es], [e[1] for e in es]
+
+
+def instance_shape(inputs, labels, where: str = "the instance") -> tuple:
+    """(n, d, m) of an instance's rows, refused (UnreadableInput) when empty or over the limit "entries"."""
     n = len(inputs)
     if n == 0 or len(labels) != n:
         raise UnreadableInput(f"{where}: an instance has n >= 1 samples and as many label rows")
@@ -191,20 +236,48 @@ def parsed_instance(inputs, labels, where: str = "the instance"):
         raise UnreadableInput(f"{where}: inputs and labels need at least one column each")
     if n * (d + m) > limit("entries"):
         raise over("entries", f"{where}: {n} x ({d} + {m}) entries")
+    return n, d, m
+
+
+def hash_header(n: int, d: int, m: int) -> bytes:
+    """The first line of the hashed text: its format and shape."""
+    return f"exactrelu.instance.v1\n{n} {d} {m}\n".encode()
+
+
+def parsed_rows(inputs, labels, d: int, m: int, where: str = "the instance"):
+    """Parse rows of an instance of row lengths d and m: (X, Y, text), text the hashed lines of these samples.
+
+    A malformed row raises UnreadableInput: bad numbers or shapes are not a false claim.
+    """
     digits = limit("digits")
-    h = hashlib.sha256()
-    h.update(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
-    X, Y = [], []
+    if any(len(x) != d for x in inputs) or any(len(y) != m for y in labels):
+        raise UnreadableInput(f"{where}: instance rows have unequal lengths")
+    X, Y, lines = [], [], []
     try:
         for x, y in zip(inputs, labels):
-            if len(x) != d or len(y) != m:
-                raise UnreadableInput(f"{where}: instance rows have unequal lengths")
-            ex, ey = [entry(v, digits) for v in x], [entry(v, digits) for v in y]
-            h.update((" ".join([e[2] for e in ex]) + " | " + " ".join([e[2] for e in ey]) + "\n").encode())
-            X.append(([e[0] for e in ex], [e[1] for e in ex]))
-            Y.append(([e[0] for e in ey], [e[1] for e in ey]))
+            tx, nx, dx = _parsed_row(x, digits)
+            ty, ny, dy = _parsed_row(y, digits)
+            lines.append(f"{tx} | {ty}\n")
+            X.append((nx, dx))
+            Y.append((ny, dy))
     except CheckFailed as exc:
         raise UnreadableInput(f"{where}: {exc}") from None
+    return X, Y, "".join(lines).encode()
+
+
+def parsed_instance(inputs, labels, where: str = "the instance"):
+    """Parse every entry once: rows of (nums, dens) for inputs and labels, and the SHA-256.
+
+    A malformed instance raises UnreadableInput: bad numbers or shapes are not a false claim.
+    """
+    n, d, m = instance_shape(inputs, labels, where)
+    h = hashlib.sha256(hash_header(n, d, m))
+    X, Y = [], []
+    for a in range(0, n, 4096):  # the hashed text of a block of rows at a time
+        Xa, Ya, text = parsed_rows(inputs[a:a + 4096], labels[a:a + 4096], d, m, where)
+        h.update(text)
+        X += Xa
+        Y += Ya
     return X, Y, h.hexdigest()
 
 

@@ -17,28 +17,33 @@ without ``"c"`` (the output bias) means c = 0.
 Every comparison is in integers: each unit's (V_i, b_i) is put over one denominator D_i and each
 sample over its own Dx_j, so ``t = Nv_i . Nx_j + Nb_i Dx_j`` decides the sign of the pre-activation
 exactly and ``f(t / (D_i Dx_j)) = f(t) / (D_i Dx_j)^degree``; the output bias is put over one denominator Dc.
+The k dot products of one sample (and the m of the output layer) are one packed integer product
+(:mod:`.packed`, exact by the no-carry argument there and in docs/design.md).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from fractions import Fraction
-from operator import mul
+from itertools import compress, repeat
+from operator import floordiv, mod, mul, sub
 
-from .common import (CheckFailed, activation_degree, approx, cap_bits, digits_of, display, is_pair, lcm_within,
-                     only_fields, over, parse_rational, read_matrix, read_vector)
+from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, cap_bits, digits_of, display,
+                     is_pair, lcm_within, only_fields, over, parse_rational, read_matrix, read_vector)
 from .instance import bound_instance
+from .packed import Packed
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
 
 
-def _network(cert: dict, instance: dict, claim: str, extra: set):
-    """Parse and bind the network of a certificate: (X, Y, U, V, b, offset, c) with X, Y the parsed instance,
-    ``offset`` the output bias (m entries) and c the activation degree."""
+def _network(cert: dict, X: list, Y: list, activation, extra: set):
+    """Parse the network of a certificate about the parsed rows X, Y (of an instance with this activation):
+    (U, V, b, offset, c) with ``offset`` the output bias (m entries) and c the activation degree."""
     only_fields(cert, _NETWORK_FIELDS | extra)
-    X, Y = bound_instance(cert, instance, claim)
     c = activation_degree(cert.get("activation"))
-    if instance.get("activation") is not None and activation_degree(instance["activation"]) != c:
+    if activation is not None and activation_degree(activation) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     d, m = len(X[0][0]), len(Y[0][0])
     Vraw = cert.get("V")
@@ -49,8 +54,8 @@ def _network(cert: dict, instance: dict, claim: str, extra: set):
     V = read_matrix(Vraw, k, d, "V")
     b = read_vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
     offset = read_vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
-    bound_integers(X, Y, U, V, b, offset, c)  # before any sample is evaluated
-    return X, Y, U, V, b, offset, c
+    bound_integers(X, Y, U, V, b, offset, c)  # before any sample (of these rows) is evaluated
+    return U, V, b, offset, c
 
 
 def bound_integers(X, Y, U, V, b, offset, c) -> None:
@@ -85,30 +90,44 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
                                    f"activation degree {c} times pre-activations of up to {digits_of(t_bits)} digits)")
 
 
-def _differences(X, Y, U, V, b, offset, c):
-    """For every entry (j, r) in order: (j, r, p, q) with network_jr - labels_jr == p / q, q > 0."""
+def _differences(X, Y, U, V, b, offset, c, first: int = 0):
+    """For every row j of X, Y in order: (first + j, ps, qs) with network_jr - labels_jr == ps[r] / qs[r], qs[r] > 0,
+    for every output r.
+
+    Each bias is one more column of its layer: the hidden layer is ``t_i = [Nv_i, Nb_i] . [Nx_j, Dx_j]``, the output
+    layer ``s_r = [Dc Na[r], Nc[r] Du[r]] . [h, Dx_j^c]`` = ``network_jr`` times ``Dc Du[r] Dx_j^c``; the k (and m)
+    dot products of one sample are one packed integer product (:mod:`.packed`).
+    """
     k, m = len(V), len(U)
     # unit i over one denominator: V_i = Nv_i / D_i, b_i = Nb_i / D_i
     D = [math.lcm(bi.denominator, *(f.denominator for f in row)) for row, bi in zip(V, b)]
-    Nv = [[f.numerator * (Di // f.denominator) for f in row] for row, Di in zip(V, D)]
-    Nb = [bi.numerator * (Di // bi.denominator) for bi, Di in zip(b, D)]
-    # U[r][i] / D_i^c = Na[r][i] / Du[r]
+    units = Packed([[f.numerator * (Di // f.denominator) for f in row] + [bi.numerator * (Di // bi.denominator)]
+                    for row, bi, Di in zip(V, b, D)])
+    # U[r][i] / D_i^c = Na[r][i] / Du[r]; the output bias c_r = Nc[r] / Dc
     A = [[U[r][i] / Fraction(D[i]) ** c for i in range(k)] for r in range(m)]
     Du = [math.lcm(*(f.denominator for f in row)) for row in A]
-    Na = [[f.numerator * (Dr // f.denominator) for f in row] for row, Dr in zip(A, Du)]
-    Dc = math.lcm(*(f.denominator for f in offset))  # the output bias c_r = Nc[r] / Dc
+    Dc = math.lcm(*(f.denominator for f in offset))
     Nc = [f.numerator * (Dc // f.denominator) for f in offset]
-    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = math.lcm(*dens)
-        Nx = nums if Dx == 1 else [p * (Dx // q) for p, q in zip(nums, dens)]
-        h = []
-        for i in range(k):
-            t = sum(map(mul, Nv[i], Nx)) + Nb[i] * Dx
-            h.append(t**c if t > 0 else 0)
+    outputs = Packed([[Dc * f.numerator * (Dr // f.denominator) for f in row] + [Nc[r] * Dr]
+                      for r, (row, Dr) in enumerate(zip(A, Du))])
+    E = [Dc * Dr for Dr in Du]  # network_jr = s_r / (E[r] Dx_j^c)
+    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y), first):
+        Dx = max(dens)
+        if any(map(mod, repeat(Dx), dens)):  # else every q divides max(dens): it is their lcm (floats: always)
+            Dx = math.lcm(*dens)
+        Nx = nums if Dx == 1 else list(map(mul, nums, map(floordiv, repeat(Dx), dens)))  # x_j = Nx / Dx
+        h = list(map(max, units.dot(Nx + [Dx]), repeat(0)))  # relu(t_i)
+        if c > 1:
+            h = [t**c for t in h]
         scale = Dx**c
-        for r in range(m):
-            S = Du[r] * scale  # network_jr = sum(Na[r] h) / S + Nc[r] / Dc
-            yield j, r, (yden[r] * (Dc * sum(map(mul, Na[r], h)) + Nc[r] * S) - ynum[r] * S * Dc), S * yden[r] * Dc
+        s = outputs.dot(h + [scale])
+        den = list(map(mul, E, repeat(scale)))
+        # s_r / den_r - ynum_r / yden_r = (yden_r s_r - ynum_r den_r) / (den_r yden_r)
+        yield j, list(map(sub, map(mul, yden, s), map(mul, ynum, den))), list(map(mul, den, yden))
+
+
+def _first_nonzero(ps: list) -> int:
+    return next(r for r, p in enumerate(ps) if p)
 
 
 def _shape(X, Y, U, b, offset, c) -> str:
@@ -118,11 +137,7 @@ def _shape(X, Y, U, b, offset, c) -> str:
 
 def check_realizes(cert: dict, instance: dict) -> str:
     """Verify the claim ``realizes``; return a one-line summary or raise CheckFailed."""
-    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes", set())
-    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
-        if p:
-            raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label")
-    return f"realizes: {len(X)} samples x {len(Y[0][0])} outputs equal exactly {_shape(X, Y, U, b, offset, c)}"
+    return combine(cert, [part(_claim(cert, "realizes"), instance)])
 
 
 def check_realizes_except(cert: dict, instance: dict) -> str:
@@ -130,27 +145,124 @@ def check_realizes_except(cert: dict, instance: dict) -> str:
 
     An optional ``"max_except": "p/q"`` bounds the listed entries to that fraction of the n m entries.
     """
-    X, Y, U, V, b, offset, c = _network(cert, instance, "realizes-except", {"except", "max_except"})
+    return combine(cert, [part(_claim(cert, "realizes-except"), instance)])
+
+
+def check_residual(cert: dict, instance: dict) -> str:
+    """Verify ``residual``: the stated squared error (and largest absolute error) are exact."""
+    return combine(cert, [part(_claim(cert, "residual"), instance)])
+
+
+def _claim(cert: dict, claim: str) -> dict:
+    if cert.get("claim") != claim:
+        raise CheckFailed(f"not a '{claim}' certificate")
+    return cert
+
+
+#: The claims checked sample by sample, so in independent ranges of samples, and the fields each adds.
+RANGE_CLAIMS = {"realizes": set(), "realizes-except": {"except", "max_except"},
+                "residual": {"squared_error", "max_abs_error"}}
+
+
+def certificate_sha256(cert: dict) -> str:
+    """The SHA-256 of a certificate's canonical JSON text: binds a range's verdict to its certificate."""
+    return hashlib.sha256(json.dumps(cert, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def part(cert: dict, instance: dict, start: int = 0, stop: int | None = None) -> dict:
+    """Check the samples ``start <= j < stop`` of a ``realizes``, ``realizes-except`` or ``residual`` claim.
+
+    Returns the range's verdict, a dict of plain values (JSON- and pickle-friendly) bound to the certificate and
+    instance hashes, for :func:`combine`; raises CheckFailed at the first entry of the range that refutes the claim.
+    """
+    claim = cert.get("claim")
+    if claim not in RANGE_CLAIMS:
+        raise CheckFailed(f"claim {claim!r} is not checked by ranges of samples")
+    only_fields(cert, _NETWORK_FIELDS | RANGE_CLAIMS[claim])
+    X, Y = bound_instance(cert, instance, claim)
+    n = len(X)
+    stop = n if stop is None else stop
+    if not (type(start) is int and type(stop) is int and 0 <= start < stop <= n):
+        raise UnreadableInput(f"the range {start}:{stop} is not one of samples 0 <= START < STOP <= {n}")
+    return part_of_rows(cert, X[start:stop], Y[start:stop], instance.get("activation"), start, n)
+
+
+def part_of_rows(cert: dict, X: list, Y: list, activation, start: int, n: int) -> dict:
+    """:func:`part` on the parsed rows of samples ``start .. start + len(X) - 1`` of an instance of n samples.
+
+    The caller binds the rows to the certificate's ``instance_sha256`` (a parallel check hashes its workers'
+    rows in order); the verdict is valid only together with that binding.
+    """
+    claim = cert.get("claim")
+    if claim not in RANGE_CLAIMS:
+        raise CheckFailed(f"claim {claim!r} is not checked by ranges of samples")
+    U, V, b, offset, c = _network(cert, X, Y, activation, RANGE_CLAIMS[claim])
+    m = len(Y[0][0])
+    rows = _differences(X, Y, U, V, b, offset, c, start)
+    verdict = {"claim": claim, "certificate_sha256": certificate_sha256(cert), "instance_sha256": cert["instance_sha256"],
+               "n": n, "m": m, "samples": [start, start + len(X)], "shape": _shape(X, Y, U, b, offset, c)}
+    if claim == "realizes":
+        for j, ps, _ in rows:
+            if any(ps):
+                raise CheckFailed(f"sample {j}, output {_first_nonzero(ps)}: the network's value differs from the label")
+    elif claim == "realizes-except":
+        _except_part(_listed(cert, n, m)[0], rows, m)
+    else:
+        _stated(cert)
+        verdict.update(_residual_part(rows))
+    return verdict
+
+
+def combine(cert: dict, parts: list) -> str:
+    """The verdict on the whole claim from the verdicts of ranges that tile the samples 0..n-1 (from :func:`part`)."""
+    claim = cert.get("claim")
+    if not parts or claim not in RANGE_CLAIMS:
+        raise CheckFailed("nothing to combine")
+    first = parts[0]
+    same = {key: first.get(key) for key in ("claim", "instance_sha256", "n", "m", "shape")}
+    same["certificate_sha256"] = certificate_sha256(cert)
+    if same["claim"] != claim or same["instance_sha256"] != cert.get("instance_sha256") \
+            or any({key: p.get(key) for key in same} != same for p in parts):
+        raise CheckFailed("the ranges' verdicts are not all about this certificate and its instance")
+    n, m = same["n"], same["m"]
+    spans = sorted(tuple(p["samples"]) for p in parts)
+    if spans[0][0] != 0 or spans[-1][1] != n or any(a[1] != b[0] for a, b in zip(spans, spans[1:])):
+        raise CheckFailed(f"the ranges {spans[:5]} do not tile the samples 0..{n - 1} exactly once")
+    if claim == "realizes":
+        return f"realizes: {n} samples x {m} outputs equal exactly {same['shape']}"
+    if claim == "realizes-except":
+        entries, bound = _listed(cert, n, m)
+        return (f"realizes-except: all {n * m:,} entries ({n:,} samples x {m} outputs) except {len(entries):,} "
+                f"({_percent(len(entries), n * m)}{bound}) equal exactly, and the {len(entries):,} excepted all differ "
+                f"{same['shape']}")
+    return _residual_verdict(cert, parts, n, m, same["shape"])
+
+
+def _listed(cert: dict, n: int, m: int) -> tuple:
+    """(the listed entries of ``realizes-except``, sorted pairs, and the text of its bound), refused when malformed."""
     listed = cert.get("except")
-    n, m = len(X), len(Y[0][0])
     if not isinstance(listed, list) or not all(isinstance(e, list) and len(e) == 2 and is_pair(e, n, m) for e in listed):
         raise CheckFailed(f"except must be a list of [sample, output] pairs with 0 <= sample < {n}, 0 <= output < {m}")
     entries = [tuple(e) for e in listed]
     if any(a >= b_ for a, b_ in zip(entries, entries[1:])):
         raise CheckFailed("except must be sorted, without duplicates")
-    bound = _max_except(cert, len(entries), n * m)  # before any work
-    expected = iter(entries + [None])
-    nxt = next(expected)
-    for j, r, p, _ in _differences(X, Y, U, V, b, offset, c):
-        if (j, r) == nxt:
-            if not p:
+    return entries, _max_except(cert, len(entries), n * m)  # before any work
+
+
+def _except_part(entries: list, rows, m: int) -> None:
+    """Every entry of the rows differs from its label exactly when it is listed."""
+    listed_at: dict = {}  # sample -> its listed outputs, in order
+    for j, r in entries:
+        listed_at.setdefault(j, []).append(r)
+    outputs = range(m)
+    for j, ps, _ in rows:
+        differ = list(compress(outputs, ps))
+        expected = listed_at.get(j, [])
+        if differ != expected:
+            r = min(set(differ) ^ set(expected))  # the first entry where they disagree
+            if r in expected:
                 raise CheckFailed(f"sample {j}, output {r} is listed as corrupted but the network reproduces it")
-            nxt = next(expected)
-        elif p:
             raise CheckFailed(f"sample {j}, output {r}: the network's value differs from the label and is not listed")
-    return (f"realizes-except: all {n * m:,} entries ({n:,} samples x {m} outputs) except {len(entries):,} "
-            f"({_percent(len(entries), n * m)}{bound}) equal exactly, and the {len(entries):,} excepted all differ "
-            f"{_shape(X, Y, U, b, offset, c)}")
 
 
 def _max_except(cert: dict, excepted: int, total: int) -> str:
@@ -171,26 +283,40 @@ def _percent(part: int, whole: int) -> str:
     return f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"
 
 
-def check_residual(cert: dict, instance: dict) -> str:
-    """Verify ``residual``: the stated squared error (and largest absolute error) are exact."""
-    X, Y, U, V, b, offset, c = _network(cert, instance, "residual", {"squared_error", "max_abs_error"})
+def _stated(cert: dict) -> tuple:
+    """The stated squared error and largest absolute error (None when not stated) of a ``residual`` certificate."""
     if "squared_error" not in cert:
         raise CheckFailed("residual needs 'squared_error'")
-    stated = parse_rational(cert["squared_error"])
     stated_max = parse_rational(cert["max_abs_error"]) if "max_abs_error" in cert else None
+    return parse_rational(cert["squared_error"]), stated_max
+
+
+def _residual_part(rows) -> dict:
+    """The exact sum of squared differences and the largest |difference| over the rows, as canonical text."""
     sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
     big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
-    for _, _, p, q in _differences(X, Y, U, V, b, offset, c):
-        if p:
-            sums[q] = sums.get(q, 0) + p * p
-            if abs(p) * big_q > big_p * q:
-                big_p, big_q = abs(p), q
+    for _, ps, qs in rows:
+        for p, q in zip(ps, qs):
+            if p:
+                sums[q] = sums.get(q, 0) + p * p
+                if abs(p) * big_q > big_p * q:
+                    big_p, big_q = abs(p), q
     total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
-    largest = Fraction(big_p, big_q)
+    return {"squared_error": total, "max_abs_error": Fraction(big_p, big_q)}  # text only when printed (--range)
+
+
+def _exact(x) -> Fraction:
+    """A part's number: a Fraction from this process or a worker, or canonical text from a printed range verdict."""
+    return x if isinstance(x, Fraction) else parse_rational(x)
+
+
+def _residual_verdict(cert: dict, parts: list, n: int, m: int, shape: str) -> str:
+    stated, stated_max = _stated(cert)
+    total = sum((_exact(p["squared_error"]) for p in parts), Fraction(0))
+    largest = max(_exact(p["max_abs_error"]) for p in parts)
     if total != stated:
         raise CheckFailed(f"squared_error is {display(stated)}, but the exact sum of squared differences is {display(total)}")
     if stated_max is not None and stated_max != largest:
         raise CheckFailed(f"max_abs_error is {display(stated_max)}, but the exact largest difference is {display(largest)}")
     extra = f", largest |error| {approx(largest)}" if stated_max is not None else ""
-    return (f"residual: {len(X)} samples x {len(Y[0][0])} outputs, squared error {approx(total)}{extra}, "
-            f"stated exactly {_shape(X, Y, U, b, offset, c)}")
+    return f"residual: {n} samples x {m} outputs, squared error {approx(total)}{extra}, stated exactly {shape}"
