@@ -25,6 +25,7 @@ REGISTRARS = [
     "exactrelu.commands.sweep:register",
     "exactrelu.commands.equiv:register",
     "exactrelu.commands.extract:register",
+    "exactrelu.commands.bundle:register",
 ]
 
 
