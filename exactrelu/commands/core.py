@@ -50,6 +50,8 @@ def _register_generate(sub) -> None:
     p.add_argument("--noise", metavar="KIND:SCALE",
                    help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
                         "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
+    p.add_argument("--allow-degenerate", action="store_true",
+                   help="keep planted units that are dead or active on every sample (by default redrawn)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     json_command(p, "generate", cmd_generate)
@@ -178,7 +180,8 @@ def cmd_generate(args) -> int:
 
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
-                   input_bits=args.input_bits, bias=args.bias, noise=args.noise)
+                   input_bits=args.input_bits, bias=args.bias, noise=args.noise,
+                   allow_degenerate=args.allow_degenerate)
     if args.corrupt:
         from ..instances.corruption import corrupt
 
