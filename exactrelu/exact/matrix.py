@@ -31,7 +31,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
+from .float64 import (as_float_array, tensor_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
                       fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
 from .rationals import RationalLike, format_rational, to_fraction
 
@@ -73,7 +73,9 @@ class QMatrix:
 
         With ``lazy=True`` a float64 array is validated and scaled now, converted to FLINT on first use.
         """
-        raw = np.asarray(a)
+        raw = np.asarray(tensor_array(a))
+        if raw.dtype.name == "bfloat16":  # ml_dtypes (ONNX): the top half of a float32, widened exactly
+            raw = raw.astype(np.float32)
         if raw.dtype.kind in "iu" and raw.ndim == 2:
             if raw.size and np.abs(raw.astype(object)).max() >= 2**63:
                 return cls.from_rows(raw.tolist())
@@ -136,7 +138,7 @@ class QMatrix:
             return cls(a, 1)
         if isinstance(a, flint.fmpq_mat):
             return cls.from_fmpq_mat(a)
-        if isinstance(a, np.ndarray):
+        if isinstance(a, np.ndarray) or tensor_array(a) is not a:  # arrays and PyTorch tensors
             return cls.from_numpy(a, name=name)
         rows = _rows_of(a, name)
         # Python floats with small integers: the fast float64 path, which is exact for them (not for

@@ -186,7 +186,8 @@ def planted(
 
     allow_degenerate : keep units that are dead or active on every sample (by default the network is
         redrawn until every unit is active on some sample and inactive on another, so that it shapes the
-        labels; InvalidInput when 1000 draws fail, as for n = 1).
+        labels; InvalidInput when 1000 draws fail, as for n = 1). Biases given as values count as asked for
+        (``bias=[1000, 0]`` makes the first unit active on every sample, on purpose).
 
     U is redrawn until it has full column rank k when m >= k (the assumption of the exact-recovery theorem,
     Bakshi, Jayaram, Woodruff 2019), and until no column is zero when m < k; V until its rows are non-zero
@@ -212,7 +213,8 @@ def planted(
         if not 0 <= input_bits <= 40:
             raise InvalidInput("input_bits must be between 0 and 40")
         X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
-    V, Uq, b = _draw_network(rng, X, k, m, weights, weight_bound, bias, allow_degenerate)
+    given_b = bias is not None and not isinstance(bias, (int, float, np.integer, np.floating))  # chosen, not drawn
+    V, Uq, b = _draw_network(rng, X, k, m, weights, weight_bound, bias, allow_degenerate or given_b)
     net = Network(Uq, QMatrix.from_numpy(V), activation, b)
     Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)

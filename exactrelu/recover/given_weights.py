@@ -26,6 +26,8 @@ Two outcomes, and a third only when asked for; the result says which:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -149,7 +151,13 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
             raise InvalidInput("pass a Network, or U and V (and b), not both")
         return weights if weights.activation == activation else Network(weights.U, weights.V, activation, weights.b, weights.c)
     if V is None:
-        raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
+        if isinstance(weights, (str, os.PathLike, Mapping)) or callable(getattr(weights, "state_dict", None)):
+            from ..io.weights import as_network  # a weights file, an nn.Module or its state dict
+
+            net = as_network(weights, activation)
+            return net if net.activation == activation else Network(net.U, net.V, activation, net.b, net.c)
+        raise InvalidInput("certify_weights needs a Network, a weights file, an nn.Module or state dict, or the "
+                           "arrays U and V")
 
     # QMatrix.coerce keeps exact values exact (Fractions, strings, ints) and reads float arrays as the dyadics they are
     if b is None or isinstance(b, QMatrix):
@@ -178,8 +186,9 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     ----------
     instance : the data.
     weights : a :class:`~exactrelu.network.Network` (e.g. from :func:`exactrelu.io.weights.read_weights`),
-        or the output weights U (m x k; then ``V`` (k x d) and optionally ``b`` (k) follow), float
-        arrays read exactly or exact :class:`~exactrelu.exact.QMatrix`.
+        the path of a weights file, a PyTorch ``nn.Module`` (Linear -> ReLU -> Linear, its output bias
+        included) or its state dict, or the output weights U (m x k; then ``V`` (k x d) and optionally ``b``
+        (k) follow), float arrays or tensors read exactly or exact :class:`~exactrelu.exact.QMatrix`.
     activation : default the network's when a Network is given, else the instance's, else ReLU.
     as_given : certify the given weights or raise (or, with ``residual_fallback``, give their residual); no
         recovery.

@@ -18,7 +18,7 @@ from exactrelu.io.weights import read_weights
 
 
 def load_weights(path):
-    U, V, _ = load_float_weights(path)
+    U, V, _, _ = load_float_weights(path)
     return U, V
 
 
@@ -39,7 +39,7 @@ def test_npz_weights_roundtrip_and_errors(tmp_path):
     U, V = load_weights(p)
     assert U.dtype == V.dtype == np.float64 and U.shape == (2, 3) and V.shape == (3, 4)
     np.savez(tmp_path / "a.npz", U=np.ones((2, 2)), W=np.ones((2, 4)))
-    with pytest.raises(InvalidInput, match=r"exactly the members U.npy and V.npy \(and optionally b.npy\), found \['U.npy', 'W.npy'\]"):
+    with pytest.raises(InvalidInput, match=r"exactly the members U.npy and V.npy \(and optionally b.npy, c.npy\), found \['U.npy', 'W.npy'\]"):
         load_weights(tmp_path / "a.npz")
     np.savez(tmp_path / "b.npz", U=np.ones((2, 2)), V=np.ones((3, 4)))
     with pytest.raises(InvalidInput, match="k columns"):
@@ -259,24 +259,28 @@ def test_safetensors_weights_read_with_the_numpy_api(capsys, tmp_path, inst):
     assert code == 0 and "certified as given" in out  # small integer weights survive float32 exactly
     # layers are ordered by their names, numbers compared as numbers (the file keeps no order)
     st.save_file({"layer10.weight": U, "layer2.weight": V, "layer2.bias": np.arange(3.0)}, str(path))
-    U2, V2, b2 = load_float_weights(path)
-    assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0]
+    U2, V2, b2, c2 = load_float_weights(path)
+    assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0] and c2 is None
     assert read_weights(path).b_fractions() == [0, 1, 2]
     st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(3)}, str(path))
-    with pytest.raises(InvalidInput, match="'b.bias' is a bias the model cannot hold"):
+    assert read_weights(path).c_fractions() == [1, 1, 1]  # the second layer's bias is the output bias c
+    st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(4)}, str(path))
+    with pytest.raises(InvalidInput, match="'b.bias' of shape \\(4,\\) is not a bias of either layer"):
         load_float_weights(path)
     path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
-    with pytest.raises(InvalidInput, match="not a readable .safetensors file"):
+    with pytest.raises(InvalidInput, match="not valid JSON"):
         load_float_weights(path)
 
 
-def test_safetensors_missing_is_named(monkeypatch, tmp_path):
+def test_safetensors_need_no_safetensors_package(monkeypatch, tmp_path):
+    """The reader is NumPy only (io/safetensors_file.py): the package's absence changes nothing."""
     import sys
 
+    st = pytest.importorskip("safetensors.numpy")
+    st.save_file({"0.weight": np.eye(2), "2.weight": np.ones((1, 2))}, str(tmp_path / "m.safetensors"))
     monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
-    (tmp_path / "m.safetensors").write_bytes(b"whatever")
-    with pytest.raises(InvalidInput, match=r"needs safetensors: pip install 'exactrelu\[safetensors\]'"):
-        load_float_weights(tmp_path / "m.safetensors")
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    assert read_weights(tmp_path / "m.safetensors").k == 2
 
 
 def test_certify_a_json_weights_file_that_is_not_an_object(capsys, tmp_path, inst):
