@@ -26,6 +26,7 @@ REGISTRARS = [
     "exactrelu.commands.equiv:register",
     "exactrelu.commands.extract:register",
     "exactrelu.commands.bundle:register",
+    "exactrelu.commands._data:register",
 ]
 
 

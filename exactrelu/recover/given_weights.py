@@ -132,6 +132,8 @@ class WeightsCertificate:
         whichever unit they isolate, even from unrelated weights.
     distance : :class:`Distance` of the certified weights from the given ones (None when as given).
     checked : the independent checker's summary (None when not run).
+    stronger_failed : why ``realizes`` could not be certified about the given weights (and, for a residual,
+        about any weights recovered from the labels); None when as given.
     """
 
     how: str
@@ -143,6 +145,9 @@ class WeightsCertificate:
     distance: Distance | None
     checked: str | None
     route: str | None = None
+    #: why the stronger claim failed (None when the given weights are certified as given): for the given
+    #: weights when recovered ones are certified, for both when only a residual is
+    stronger_failed: str | None = None
 
 
 def _as_network(weights, V, b, activation: Activation) -> Network:
@@ -174,7 +179,8 @@ def _residual_outcome(instance: Instance, given: Network, res: Residual, reason:
     cert = residual_certificate(instance, given, residual=res, sha256=instance_sha256(instance),
                                 proposer="given weights", no_exact_certificate=reason)
     summary = verify(cert, instance) if check else None
-    return WeightsCertificate("residual of the given weights", given, cert, given, res, None, None, summary)
+    return WeightsCertificate("residual of the given weights", given, cert, given, res, None, None, summary,
+                              stronger_failed=reason)
 
 
 def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: Activation | None = None,
@@ -241,7 +247,8 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
                             evidence={"given": evidence, "recovery": getattr(exc, "evidence", {})}) from None
     from_given = sum(1 for u in rec.units if u.source != "search") if rec.units else None
     return WeightsCertificate("recovered from the labels", rec.network, rec.certificate, given, res, from_given,
-                              weights_distance(rec.network, given), rec.checked, rec.route)
+                              weights_distance(rec.network, given), rec.checked, rec.route,
+                              stronger_failed=f"the given weights are not exact: {where}")
 
 
 def _short(x: Fraction) -> str:

@@ -89,7 +89,9 @@ def test_torch_state_dict_file(capsys, tmp_path, inst):
     write_instance(inst, ip)
     cert = tmp_path / "c.json"
     code, out, _ = run(capsys, "certify", ip, "--weights", p, "-o", cert)
-    assert code == 0 and "certified instead: a network recovered exactly from the labels" in out
+    assert code == 1 and "certified instead: a network recovered exactly from the labels" in out  # not the given ones
+    assert out.startswith("certified: realizes, about weights recovered from the labels, not the given ones")
+    assert run(capsys, "certify", ip, "--weights", p, "-o", cert, "--require", "realizes")[0] == 0
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     res = certify_weights(inst, U, V)
     assert res.how == "recovered from the labels" and res.network.equivalent(inst.planted)
@@ -130,12 +132,13 @@ def test_certify_random_weights_says_the_certificate_is_about_other_weights(caps
     assert res.given_residual.relative() > 0.5 and res.distance.relative > 0.5
     assert 0 <= res.from_given <= 3
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json")
-    assert code == 0
+    assert code == 1  # random weights: a certificate about other weights is no success for these
     assert "are not exact on this instance" in out and "not the given weights" in out
     assert "about the recovered weights" in out and "distance from the given weights" in out
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json", "--json")
     rec = json.loads(out)
-    assert rec["ok"] and rec["certified"] == "weights recovered from the labels"
+    assert not rec["ok"] and rec["certified"] == "weights recovered from the labels" and rec["about"] == "recovered"
+    assert rec["claim"] == "realizes" and "not exact" in rec["stronger_claim_failed"]
     assert Fraction(rec["given_residual"]["squared_error"]) == res.given_residual.squared_error
     assert Fraction(rec["distance_to_given"]["max_abs"]) == res.distance.max_abs
     assert rec["units_from_given_first_layer"] == res.from_given
@@ -180,7 +183,7 @@ def test_cli_certify(capsys, tmp_path, inst):
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     np.savez(w, U=inst.planted.U.to_float() + 0.01, V=inst.planted.V.to_float() * 1.02)
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c2.json", "--activation", "relu")
-    assert code == 0 and "certified instead" in out and "independent checker" in out
+    assert code == 1 and "certified instead" in out and "independent checker" in out
     assert json.loads((tmp_path / "c2.json").read_text())["claim"] == "realizes"
     code, _, err = run(capsys, "certify", ip, "--weights", w, "--as-given", "-o", tmp_path / "c3.json")
     assert code == 1 and "NotRealizable" in err and not (tmp_path / "c3.json").exists()
@@ -239,7 +242,8 @@ def test_certify_exact_json_weights_and_certificates(tmp_path, capsys):
     obj["U"][0][0] = "1/3"
     wp.write_text(json.dumps(obj))
     assert main(["certify", str(ip), "--weights", str(wp), "--as-given"]) == 1  # exact residual, no certificate
-    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json")]) == 0  # recovered
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json")]) == 1  # recovered
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json"), "--require", "realizes"]) == 0
     wp.write_text('{"U": [[1]]}')
     assert main(["certify", str(ip), "--weights", str(wp)]) == 2
     wp.write_text('{"U": [[1], oops')
