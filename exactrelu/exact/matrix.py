@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Iterable, Sequence
@@ -34,6 +35,7 @@ from ..errors import InvalidInput
 from .float64 import (as_float_array, tensor_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
                       fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
 from .rationals import RationalLike, format_rational, to_fraction
+from .text import parse_rational_strings
 
 # the float64 conversions live in exact/float64.py and are re-exported here (their old home)
 __all__ = ["QMatrix", "as_float_array", "float_strings", "fmpz_mat_from_scaled", "int_times_dyadic", "dyadic_scale"]
@@ -107,7 +109,11 @@ class QMatrix:
         for i, r in enumerate(rows):
             if len(r) != ncols:
                 raise InvalidInput(f"{name}: row {i} has {len(r)} entries, row 0 has {ncols}")
-        fr = [to_fraction(x) for r in rows for x in r]
+        flat = list(itertools.chain.from_iterable(rows))
+        fast = parse_rational_strings(flat, len(rows), ncols)  # canonical "p/q" strings in bulk (exact/text.py)
+        if fast is not None:
+            return fast
+        fr = [to_fraction(x) for x in flat]
         return cls.from_fractions(fr, len(rows), ncols)
 
     @classmethod
@@ -310,6 +316,8 @@ def _rows_of(a, name: str) -> list[list]:
     """
     if isinstance(a, (str, bytes, dict)):
         raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
+    if type(a) is list and set(map(type, a)) == {list}:
+        return a  # a list of lists already (what JSON gives): no copy of a million-entry matrix
     try:
         rows = list(a)
     except TypeError:
