@@ -206,6 +206,23 @@ class QMatrix:
     def to_fmpq_mat(self) -> flint.fmpq_mat:
         return flint.fmpq_mat(self.num) / int(self.den)
 
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(M)``: the 2-D object array of its exact Fractions (nothing rounded); ``np.asarray(M,
+        dtype=float)`` asks for the nearest float64 values instead (as :meth:`to_float`).
+
+        >>> np.asarray(QMatrix.from_rows([["1/3", 2]]))
+        array([[Fraction(1, 3), Fraction(2, 1)]], dtype=object)
+        >>> np.asarray(QMatrix.from_rows([["1/2", 2]]), dtype=float)
+        array([[0.5, 2. ]])
+        """
+        if dtype is not None and np.dtype(dtype).kind == "f":
+            return self.to_float().astype(dtype)
+        r, c = self.shape
+        out = np.empty((r, c), dtype=object)
+        for i, row in enumerate(self.to_fractions()):
+            out[i, :] = row
+        return out if dtype is None else out.astype(dtype)
+
     def to_float(self) -> np.ndarray:
         """Nearest float64 array (for proposals and display only; never for exact claims)."""
         if self._float is not None:
