@@ -111,8 +111,10 @@ class QMatrix:
                 raise InvalidInput(f"{name}: row {i} has {len(r)} entries, row 0 has {ncols}")
         flat = list(itertools.chain.from_iterable(rows))
         fast = parse_rational_strings(flat, len(rows), ncols)  # canonical "p/q" strings in bulk (exact/text.py)
+        if isinstance(fast, np.ndarray):
+            return cls.from_numpy(fast, lazy=True)  # every entry a float64: kept as such, as for an .npz
         if fast is not None:
-            return fast
+            return cls(*fast)
         fr = [to_fraction(x) for x in flat]
         return cls.from_fractions(fr, len(rows), ncols)
 

@@ -13,11 +13,12 @@ values, and answers None (the caller then takes the entry-by-entry path, which a
 for anything else: another character, an empty part, a zero or negative denominator, more digits than the
 ``digits`` limit allows.
 
->>> m = parse_rational_strings(["1/2", "-3", "5/4", "0"], 2, 2)
->>> m.to_strings(), m.float_source is not None  # dyadic: kept as the float64 array it is
-([['1/2', '-3'], ['5/4', '0']], True)
->>> parse_rational_strings(["1/3", "2"], 1, 2).to_strings()
-[['1/3', '2']]
+>>> parse_rational_strings(["1/2", "-3", "5/4", "0"], 2, 2)  # dyadic: the float64 array it is
+array([[ 0.5 , -3.  ],
+       [ 1.25,  0.  ]])
+>>> num, den = parse_rational_strings(["1/3", "2"], 1, 2)
+>>> num.tolist(), den
+([[1, 6]], 3)
 >>> parse_rational_strings(["0.5"], 1, 1) is None  # a decimal: the general path reads it
 True
 """
@@ -38,7 +39,9 @@ _INT64 = 2**63 - 1
 
 
 def parse_rational_strings(flat: list, nrows: int, ncols: int):
-    """The QMatrix of ``nrows * ncols`` canonical rational strings (row-major), or None (see the module doc)."""
+    """The exact values of ``nrows * ncols`` canonical rational strings (row-major): a float64 array (every entry
+    a float64, exactly), or ``(numerators as fmpz_mat, common denominator)``; or None (see the module doc).
+    :meth:`QMatrix.from_rows` builds the matrix from either."""
     if len(flat) != nrows * ncols or not flat:
         return None
     try:
@@ -97,8 +100,6 @@ def _tokens(data: bytes, count: int, longest: int):
 
 
 def _matrix(tokens, first: np.ndarray, has_den: np.ndarray, nrows: int, ncols: int):
-    from .matrix import QMatrix
-
     values = tokens if isinstance(tokens, np.ndarray) else None
     if values is not None:
         nums = values[first]
@@ -109,11 +110,11 @@ def _matrix(tokens, first: np.ndarray, has_den: np.ndarray, nrows: int, ncols: i
         distinct = np.unique(dens)
         if not (distinct & (distinct - 1)).any() and np.abs(nums).max() < 2**53:  # powers of two: float64 exactly
             floats = np.ldexp(nums.astype(np.float64), -np.log2(dens.astype(np.float64)).astype(np.int64))
-            return QMatrix.from_numpy(floats.reshape(nrows, ncols), lazy=True)
+            return floats.reshape(nrows, ncols)
         den = math.lcm(*distinct.tolist())
         if den <= _INT64 and int(np.abs(nums).max()) * int(den // distinct.min()) <= _INT64:
             scaled = nums * (den // dens)  # every scaled numerator fits int64: one vectorised product
-            return QMatrix(flint.fmpz_mat(nrows, ncols, scaled.tolist()), den)
+            return flint.fmpz_mat(nrows, ncols, scaled.tolist()), den
     tokens = np.array(tokens, dtype=object)  # Python ints: vectorised indexing and products, exact
     nums = tokens[first]
     dens = np.ones(len(first), dtype=object)
@@ -127,9 +128,9 @@ def _matrix(tokens, first: np.ndarray, has_den: np.ndarray, nrows: int, ncols: i
         exps = np.fromiter(map(shift.__getitem__, dens), dtype=np.int64, count=len(dens))
         floats = np.ldexp(nums.astype(np.float64), -exps)
         if np.isfinite(floats).all() and (floats != 0).sum() == (nums != 0).sum():  # no overflow, no underflow
-            return QMatrix.from_numpy(floats.reshape(nrows, ncols), lazy=True)
+            return floats.reshape(nrows, ncols)
     den = math.lcm(*distinct)
     factor = {d: den // d for d in distinct}
     scale = np.array(list(map(factor.__getitem__, dens)), dtype=object) if len(distinct) > 1 else factor[dens[0]]
     scaled = nums * scale
-    return QMatrix(flint.fmpz_mat(nrows, ncols, scaled.tolist()), den)
+    return flint.fmpz_mat(nrows, ncols, scaled.tolist()), den

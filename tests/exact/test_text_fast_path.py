@@ -15,13 +15,22 @@ from hypothesis import strategies as st
 
 from exactrelu.errors import InvalidInput
 from exactrelu.exact.rationals import to_fraction
-from exactrelu.exact.text import parse_rational_strings
+from exactrelu.exact.matrix import QMatrix
+from exactrelu.exact.text import parse_rational_strings as _parse
 from exactrelu.limits import DEFAULTS, set_limit
 
 canonical = st.fractions(max_denominator=2**70).map(
     lambda f: str(f) if f.denominator != 1 else str(f.numerator)) | st.integers(-2**80, 2**80).map(str)
 odd = st.sampled_from(["", "-", "1-2", "1/2/3", "--1", "1/0", "3/-4", "-0", "007", "0/5", "1/", "/2", "+1", " 1",
                        "1_0", "1.5", "1e3", "\u0661", "2/4", "-12/36"])
+
+
+def parse_rational_strings(flat, nrows, ncols):
+    """The bulk reader's answer as a QMatrix (as QMatrix.from_rows builds it), or None."""
+    fast = _parse(flat, nrows, ncols)
+    if fast is None:
+        return None
+    return QMatrix.from_numpy(fast, lazy=True) if isinstance(fast, np.ndarray) else QMatrix(*fast)
 
 
 def _slow(flat):
