@@ -30,7 +30,8 @@ def read_data(args):
     if own and args.instance is not None:
         raise InvalidInput(f"give an instance file ({args.instance}) or --inputs and --labels, not both")
     if own and (args.inputs is None or args.labels is None):
-        raise InvalidInput("--inputs and --labels go together: the inputs (n x d) and the labels (n x m) as .npy or CSV")
+        raise InvalidInput("--inputs and --labels go together: the inputs (n x d) and the labels (n x m) as .npy "
+                           "or CSV")
     if not own and args.instance is None:
         raise InvalidInput("no data: give an instance file (.json or .npz), or --inputs X.npy --labels Y.npy")
     t0 = time.perf_counter()
@@ -48,7 +49,8 @@ def register(sub) -> None:
     """``exactrelu import --inputs X --labels Y -o INSTANCE``: one's own arrays as an exact instance file."""
     from ._report import json_command
 
-    p = sub.add_parser("import", help="write an instance file (.json exact, or .npz) from one's own arrays (.npy or CSV)",
+    p = sub.add_parser("import",
+                       help="write an instance file (.json exact, or .npz) from one's own arrays (.npy or CSV)",
                        description="Read the inputs (n x d) and labels (n x m, or n) as .npy arrays (numpy.save) or "
                                    "CSV tables (entries read exactly as written: 0.1 is 1/10) and write them as an "
                                    "instance file: JSON (exact, any values) or .npz (float64; refused, not rounded, "

@@ -1,7 +1,8 @@
 """``exactrelu checker-bundle -o exactrelu-check.pyz``: the independent checker as one file an auditor can run alone.
 
 The bundle is a zip application (the format of stdlib :mod:`zipapp`: a ``#!`` line, then a zip archive)
-holding byte-for-byte copies of the trusted base, ``exactrelu/certificates/checker.py`` and ``exactrelu/certificates/trusted/*.py``
+holding byte-for-byte copies of the trusted base, ``exactrelu/certificates/checker.py`` and
+``exactrelu/certificates/trusted/*.py``
 (:data:`~exactrelu.certificates.checker.TRUSTED_FILES`), under their own paths, with two empty package
 files above them and a ``__main__.py`` of two lines. It needs Python 3.11 or later and nothing else::
 
@@ -75,7 +76,8 @@ def register(sub) -> None:
                                    "zip application that runs on any Python 3.11+ with nothing installed: "
                                    "python -I exactrelu-check.pyz CERT [INSTANCE]. The build is reproducible; its "
                                    "SHA-256 is printed.")
-    p.add_argument("-o", "--output", default="exactrelu-check.pyz", help="the file to write (default exactrelu-check.pyz)")
+    p.add_argument("-o", "--output", default="exactrelu-check.pyz",
+                   help="the file to write (default exactrelu-check.pyz)")
     json_command(p, "checker-bundle", cmd_bundle)
 
 

@@ -69,7 +69,9 @@ def cmd_certify(args) -> int:
     lines.append(f"certificate ({claim}, about {about}) written to {out}")
     ok = res.how == "as given" if args.require is None else CLAIMS.index(claim) <= CLAIMS.index(args.require)
     if not ok:
-        lines.append(f"exit 1: {'the given weights were not certified as given' if args.require is None else f'--require {args.require}: only {claim} was certified'}")
+        why = ("the given weights were not certified as given" if args.require is None
+               else f"--require {args.require}: only {claim} was certified")
+        lines.append(f"exit 1: {why}")
     return emit(args, record, lines, ok=ok)
 
 
@@ -116,8 +118,8 @@ def _not_exact(args, res) -> str:
 def _as_given_lines(args, res) -> list[str]:
     bias = ", hidden biases included" if res.given.has_bias else ""
     bias += ", output bias included" if res.given.has_output_bias else ""
-    return [f"certified: realizes, about the given weights (certified as given): the weights in {args.weights} reproduce all "
-            f"{res.given_residual.n_entries} label entries exactly ({res.network.k} units{bias})"]
+    return [f"certified: realizes, about the given weights (certified as given): the weights in {args.weights} "
+            f"reproduce all {res.given_residual.n_entries} label entries exactly ({res.network.k} units{bias})"]
 
 
 def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
@@ -126,8 +128,8 @@ def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
 
     r = res.given_residual
     lines = [f"certified: residual only (the residual certificate of the given weights: their exact squared and "
-             f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them ({r.n_failing} of {r.n_entries} "
-             "label entries differ) and for weights recovered from the labels",
+             f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them "
+             f"({r.n_failing} of {r.n_entries} label entries differ) and for weights recovered from the labels",
              _not_exact(args, res), f"why no exact certificate: {res.stronger_failed}"]
     record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
     if record["diagnosis"]:

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..errors import InvalidInput
 
-__all__ = ["float_strings", "as_float_array", "tensor_array", "exact_values", "exact_float64", "float_or_inf", "convert_scaled", "int_times_dyadic",
+__all__ = ["float_strings", "as_float_array", "tensor_array", "exact_values", "exact_float64", "float_or_inf",
+           "convert_scaled", "int_times_dyadic",
            "fmpz_mat_from_int64", "fmpz_mat_from_scaled", "dyadic_scale"]
 
 

@@ -32,8 +32,8 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from .float64 import (as_float_array, tensor_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
-                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
+from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
+                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
 from .rationals import RationalLike, format_rational, to_fraction
 from .text import parse_rational_strings
 

@@ -4,9 +4,10 @@
 :func:`~exactrelu.exact.rationals.to_fraction`, about 7 us an entry. Instance files written by this project hold
 only canonical strings ``-?[0-9]+(/[0-9]+)?``; :func:`parse_rational_strings` reads those in bulk: the entries
 joined, checked and parsed in C (``numpy.fromstring`` with a separator, for integers of at most 18 digits;
-``int`` over the pieces otherwise), the common denominator taken over the distinct denominators only. When every entry is a float64 (a dyadic rational with a numerator below 2**53, as the inputs
-of float data are), the result is the float64 array itself, converted to FLINT on first use as for an ``.npz``;
-otherwise int64 or Python-integer numerators go to FLINT over the common denominator. About 0.3 us an entry.
+``int`` over the pieces otherwise), the common denominator taken over the distinct denominators only. When
+every entry is a float64 (a dyadic rational with a numerator below 2**53, as the inputs of float data are), the
+result is the float64 array itself, converted to FLINT on first use as for an ``.npz``; otherwise int64 or
+Python-integer numerators go to FLINT over the common denominator. 0.1-0.3 us an entry (benchmarks/bench_read.py).
 
 It accepts exactly what :func:`~exactrelu.exact.rationals.to_fraction` accepts among such strings, with the same
 values, and answers None (the caller then takes the entry-by-entry path, which also gives the precise error)

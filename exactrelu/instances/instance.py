@@ -58,7 +58,8 @@ class Instance:
         """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
 
         Arrays may be NumPy arrays or PyTorch tensors (any device, float16/bfloat16/float32/float64 or
-        integers, taken exactly). 1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+        integers, taken exactly). 1-D labels may be an array or a plain sequence of numbers (ints, floats,
+        Fractions, strings).
         Float arrays are converted exactly (float16/32/64 keep a float64 view; long doubles beyond
         float64 go entry by entry); complex arrays are refused.
 

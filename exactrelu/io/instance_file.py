@@ -70,7 +70,8 @@ def read_instance_parts(path: str | os.PathLike) -> InstanceParts:
     if raw[:6] == b"\x93NUMPY" or Path(path).suffix.lower() in (".npy", ".csv", ".tsv", ".txt"):
         kind = "an .npy array" if raw[:6] == b"\x93NUMPY" else f"a {Path(path).suffix[1:].upper()} table"
         raise InvalidInput(f"{path} is {kind}, not an instance file: pass the arrays as --inputs X --labels Y "
-                           f"(.npy or CSV), or write an instance with exactrelu import --inputs X --labels Y -o inst.npz")
+                           "(.npy or CSV), or write an instance with exactrelu import --inputs X --labels Y "
+                           "-o inst.npz")
     return _read_json(Path(path), raw)
 
 

@@ -52,7 +52,8 @@ def state_dict_arrays(state) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
     float64 (float16, bfloat16, float32 widen exactly), integers as integers (never rounded through float64).
 
     >>> import numpy as np
-    >>> state = {"0.weight": np.ones((3, 4)), "0.bias": np.arange(3.0), "2.weight": np.ones((2, 3)), "2.bias": np.ones(2)}
+    >>> state = {"0.weight": np.ones((3, 4)), "0.bias": np.arange(3.0),
+    ...          "2.weight": np.ones((2, 3)), "2.bias": np.ones(2)}
     >>> U, V, b, c = state_dict_arrays(state)
     >>> U.shape, V.shape, b.tolist(), c.tolist()
     ((2, 3), (3, 4), [0.0, 1.0, 2.0], [1.0, 1.0])
@@ -173,7 +174,8 @@ def load_float_weights(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray,
             for key in ("b.npy", "c.npy"))
     for key, vec, want in (("b", b, V.shape[0]), ("c", c, U.shape[0])):
         if vec is not None and arrays[f"{key}.npy"].shape[1] != 1:
-            raise InvalidInput(f"{path}: {key} must be a vector of {want} entries, got shape {arrays[f'{key}.npy'].shape}")
+            raise InvalidInput(f"{path}: {key} must be a vector of {want} entries, got shape "
+                               f"{arrays[f'{key}.npy'].shape}")
         if vec is not None and vec.shape != (want,):
             raise InvalidInput(f"{path}: {key} has {vec.shape[0]} entries; {'V has k' if key == 'b' else 'U has m'} = "
                                f"{want} rows")
