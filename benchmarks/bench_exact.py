@@ -1,7 +1,7 @@
 """Exact recovery, phase by phase, beside the same exact steps in SymPy's DomainMatrix over QQ.
 
     python benchmarks/bench_exact.py            # sizes of issue 2 (a few minutes)
-    python benchmarks/bench_exact.py --quick    # small sizes only
+    python benchmarks/bench_exact.py --quick    # small sizes only (written to results/bench_exact_quick.json)
 
 For each size: a planted Gaussian instance (integer weights, float64 inputs taken exactly),
 exactrelu's recovery from the float64 inputs and exact labels with its timings per phase
@@ -150,6 +150,17 @@ def plot(rows, path):
     print(f"saved {path}")
 
 
+RESULTS = Path(__file__).parent / "results"
+
+
+def results_path(quick: bool, output: str | None = None) -> Path:
+    """Where a run writes: ``output`` if given, else the committed results for a full run and a scratch file
+    (``bench_exact_quick.json``, ignored by git) for ``--quick``, so that a quick check never replaces them."""
+    if output is not None:
+        return Path(output)
+    return RESULTS / ("bench_exact_quick.json" if quick else "bench_exact.json")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -157,8 +168,10 @@ def main():
     ap.add_argument("--budget", type=float, default=120.0, help="seconds per SymPy phase before giving up")
     ap.add_argument("--init", default="auto", help="proposal for recovery (default auto)")
     ap.add_argument("--plot-only", action="store_true", help="redraw the plot from results/bench_exact.json")
+    ap.add_argument("-o", "--output", help="results file (default results/bench_exact.json; with --quick "
+                    "results/bench_exact_quick.json, never the committed full results)")
     args = ap.parse_args()
-    out = Path(__file__).parent / "results" / "bench_exact.json"
+    out = results_path(args.quick, args.output)
     if args.plot_only:
         plot(json.loads(out.read_text()), out.with_suffix(".png"))
         return

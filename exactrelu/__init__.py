@@ -17,14 +17,15 @@ from __future__ import annotations
 import importlib
 
 from . import _moved
-from ._version import __version__
-from .errors import (AssumptionViolated, CertificateInvalid, ExactReluError, InvalidInput, NotRealizable,
-                     ProposalFailed, TimeLimitExceeded)
 
 _moved.install()
 
-#: public name -> the module that defines it (imported on first use)
+#: public name -> the module that defines it (imported on first use; the errors and the version too, so that
+#: the checker's run loads nothing of exactrelu beyond the trusted base and ``_moved``, a finder for old paths)
 _LAZY = {
+    "__version__": "exactrelu._version",
+    **{name: "exactrelu.errors" for name in ("AssumptionViolated", "CertificateInvalid", "ExactReluError",
+                                             "InvalidInput", "NotRealizable", "ProposalFailed", "TimeLimitExceeded")},
     "QMatrix": "exactrelu.exact.matrix",
     "Activation": "exactrelu.network", "RELU": "exactrelu.network", "Network": "exactrelu.network",
     "Instance": "exactrelu.instances", "planted": "exactrelu.instances",

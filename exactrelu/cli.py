@@ -25,11 +25,23 @@ REGISTRARS = [
     "exactrelu.commands.sweep:register",
     "exactrelu.commands.equiv:register",
     "exactrelu.commands.extract:register",
+    "exactrelu.commands.bundle:register",
+    "exactrelu.commands._data:register",
 ]
 
 
+#: whether the command line being parsed asks for --json (then a usage error is a JSON object on stdout too)
+_JSON = {"wanted": False}
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # usage errors: one line, exit 2
+    def error(self, message):  # usage errors: one line, exit 2 (and, with --json, the JSON record first)
+        if _JSON["wanted"]:
+            import json
+
+            command = self.prog.split(" ", 1)[1] if " " in self.prog else None
+            print(json.dumps({"command": command, "ok": False, "error": "UsageError", "message": message,
+                              "exit_code": 2}))
         self.print_usage(sys.stderr)
         print(f"exactrelu: error: {message}", file=sys.stderr)
         raise SystemExit(2)
@@ -76,7 +88,11 @@ def _check_units(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    _JSON["wanted"] = "--json" in (sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(argv)
+    finally:
+        _JSON["wanted"] = False
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

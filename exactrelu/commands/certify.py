@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+from ._data import add_data_arguments, read_data
 from ._report import emit, json_command
+
+
+#: the claims certify can certify, strongest first (a stronger claim implies what --require asks for)
+CLAIMS = ("realizes", "realizes-except", "residual")
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "certify", help="certify given weights exactly, or say how far they are and certify weights recovered from the labels",
-        description="Read weights (an exactrelu.weights or other JSON file with U, V and optionally b, such as a "
-                    "certificate; an .npz with U, V, b; a .safetensors file; a PyTorch state dict of "
-                    "Linear(d,k) -> ReLU -> Linear(k,m,bias=False)). If they reproduce every label exactly, they "
-                    "are certified as given. Otherwise their exact residual is reported and, unless --as-given, "
-                    "exact recovery from the labels runs with their first layer as proposal: the certificate is "
-                    "then about the recovered weights, and the output says how far they are from the given ones. "
-                    "When no exact certificate can be given (float-rounded or noisy labels), the exact residual of "
-                    "the given weights is written as a residual certificate (exit 0; with --as-given: exit 1, "
-                    "nothing written).")
-    p.add_argument("instance", help="instance file (.json or .npz)")
+        description="Read weights (an exactrelu.weights or other JSON file with U, V and optionally b, c, such as a "
+                    "certificate; an .npz with U, V, b, c; a .safetensors file; an ONNX graph; a PyTorch state dict "
+                    "of Linear(d,k) -> ReLU -> Linear(k,m), whose second bias is the output bias c). If they "
+                    "reproduce every label exactly, they are certified as given (claim realizes, exit 0). Otherwise "
+                    "their exact residual is reported and, unless --as-given, exact recovery from the labels runs "
+                    "with their first layer as proposal: the realizes certificate is then about the recovered "
+                    "weights. When no exact certificate can be given (float-rounded or noisy labels), the exact "
+                    "residual of the given weights is written as a residual certificate. The first line names the "
+                    "claim certified and why a stronger one failed. Exit 0 only when the given weights are certified "
+                    "as given (with --require CLAIM: when CLAIM or a stronger claim is certified, about any "
+                    "weights), else 1 (a certificate is still written); --as-given: exit 1 and nothing written "
+                    "unless the given weights are exact.")
+    p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
+    add_data_arguments(p)
     p.add_argument("--weights", required=True, help="weights file: exactrelu.weights JSON (or any JSON with rational "
-                   "rows U, V, b, e.g. a certificate), .npz with U, V (b), .safetensors, or a PyTorch state dict (.pt)")
+                   "rows U, V, b, c, e.g. a certificate), .npz with U, V (b, c), .safetensors, .onnx, or a PyTorch "
+                   "state dict (.pt: torch.save(model.state_dict(), path))")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
+    p.add_argument("--require", choices=CLAIMS, metavar="CLAIM",
+                   help="exit 0 when this claim or a stronger one is certified, about the given or recovered weights "
+                        "(realizes > realizes-except > residual); else 1")
     p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
@@ -45,6 +58,7 @@ def cmd_certify(args) -> int:
                           time_limit=args.time_limit)
     write_certificate(res.certificate, out)
     record = _record(args, res, out)
+    claim = res.certificate["claim"]
     if res.how == "as given":
         lines = _as_given_lines(args, res)
     elif res.how == "residual of the given weights":
@@ -54,20 +68,24 @@ def cmd_certify(args) -> int:
     if res.checked:
         lines.append(f"independent checker: {res.checked}")
     about = "the recovered weights" if res.how == "recovered from the labels" else "the given weights"
-    lines.append(f"certificate ({res.certificate['claim']}, about {about}) written to {out}")
-    return emit(args, record, lines)
+    lines.append(f"certificate ({claim}, about {about}) written to {out}")
+    ok = res.how == "as given" if args.require is None else CLAIMS.index(claim) <= CLAIMS.index(args.require)
+    if not ok:
+        why = ("the given weights were not certified as given" if args.require is None
+               else f"--require {args.require}: only {claim} was certified")
+        lines.append(f"exit 1: {why}")
+    return emit(args, record, lines, ok=ok)
 
 
 def _inputs(args) -> tuple:
     """(instance, activation asked for or None, the given network, the output path), all checked."""
     from ..errors import InvalidInput
-    from ..instances import read_instance
     from ..io.files import writable
     from ..io.weights import read_weights
     from ..network import Activation
 
-    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
-    inst = read_instance(args.instance)
+    inst, name = read_data(args)
+    out = writable(args.output if args.output else name + ".cert.json")
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
@@ -82,7 +100,8 @@ def _record(args, res, out) -> dict:
     r, k = res.given_residual, res.network.k
     certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",
                  "residual of the given weights": "residual of the given weights"}[res.how]
-    return {"certified": certified,
+    return {"certified": certified, "about": "given" if res.how != "recovered from the labels" else "recovered",
+            "stronger_claim_failed": res.stronger_failed, "required": args.require,
             "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
             "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
                                "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
@@ -103,17 +122,20 @@ def _not_exact(args, res) -> str:
 
 def _as_given_lines(args, res) -> list[str]:
     bias = ", hidden biases included" if res.given.has_bias else ""
-    return [f"certified as given: the weights in {args.weights} reproduce all {res.given_residual.n_entries} label "
-            f"entries exactly ({res.network.k} units{bias})"]
+    bias += ", output bias included" if res.given.has_output_bias else ""
+    return [f"certified: realizes, about the given weights (certified as given): the weights in {args.weights} "
+            f"reproduce all {res.given_residual.n_entries} label entries exactly ({res.network.k} units{bias})"]
 
 
 def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
     """Only a residual was certified: say so, and add the diagnosis of the labels (also to ``record``)."""
     from ..recover.diagnosis import explain_failure
 
-    lines = [_not_exact(args, res), "no exact certificate: no exact weights were found from the labels either",
-             "residual certificate of the given weights: their exact squared and largest error (how good the "
-             "fit is, not that it is exact or optimal)"]
+    r = res.given_residual
+    lines = [f"certified: residual only (the residual certificate of the given weights: their exact squared and "
+             f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them "
+             f"({r.n_failing} of {r.n_entries} label entries differ) and for weights recovered from the labels",
+             _not_exact(args, res), f"why no exact certificate: {res.stronger_failed}"]
     record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
     if record["diagnosis"]:
         lines.append(f"Diagnosis: {record['diagnosis']}")
@@ -132,6 +154,8 @@ def _recovered_lines(args, res) -> list[str]:
                  + (f", {searched} by blind search" if searched else ""))
     dist = res.distance
     return [
+        f"certified: realizes, about weights recovered from the labels, not the given ones (realizes failed for "
+        f"them: {res.given_residual.n_failing} of {res.given_residual.n_entries} label entries differ)",
         _not_exact(args, res),
         f"certified instead: a network recovered exactly from the labels, not the given weights; {found}",
         f"distance from the given weights (units matched, each rescaled to the given unit's scale: the same "

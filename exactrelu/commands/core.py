@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
+from ._data import add_data_arguments, read_data, read_timings
 from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
@@ -50,6 +51,8 @@ def _register_generate(sub) -> None:
     p.add_argument("--noise", metavar="KIND:SCALE",
                    help="label noise with standard deviation SCALE, kept exactly: gaussian, rademacher, uniform, "
                         "laplace, student-t3 or adversarial (e.g. gaussian:0.05; default: none)")
+    p.add_argument("--allow-degenerate", action="store_true",
+                   help="keep planted units that are dead or active on every sample (by default redrawn)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
     json_command(p, "generate", cmd_generate)
@@ -57,7 +60,8 @@ def _register_generate(sub) -> None:
 
 def _register_recover(sub) -> None:
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
-    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
+    add_data_arguments(p)
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
@@ -183,7 +187,8 @@ def cmd_generate(args) -> int:
 
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
-                   input_bits=args.input_bits, bias=args.bias, noise=args.noise)
+                   input_bits=args.input_bits, bias=args.bias, noise=args.noise,
+                   allow_degenerate=args.allow_degenerate)
     if args.corrupt:
         from ..instances.corruption import corrupt
 
@@ -207,12 +212,10 @@ def cmd_generate(args) -> int:
 
 def cmd_recover(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..instances import read_instance
-
     from ..io.files import writable
 
-    out = writable(args.output if args.output else str(args.instance) + ".cert.json")
-    inst = read_instance(args.instance)
+    inst, name = read_data(args)
+    out = writable(args.output if args.output else name + ".cert.json")
     from ..recover.front_door import recover  # after reading the input: a bad file is refused before SciPy loads
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
@@ -243,7 +246,7 @@ def cmd_recover(args) -> int:
              f"(route {res.route}, proposal {res.proposer}{tries})"]
     record = {"claim": res.certificate["claim"], "certificate": str(out), "k": args.k, "route": res.route,
               "entries_verified": res.entries_verified, "proposer": res.proposer, "tries": res.tries,
-              "checked": res.checked, "timings": res.timings, "attempts": res.attempts}
+              "checked": res.checked, "timings": read_timings(args, res.timings), "attempts": res.attempts}
     if res.except_entries is not None:
         record["corrupted_entries"] = len(res.except_entries)
         lines.append(f"corrupted entries: {len(res.except_entries)} of {inst.n * inst.m}, listed in the certificate "
@@ -255,7 +258,10 @@ def cmd_recover(args) -> int:
     if inst.planted is not None and inst.planted.k == args.k:
         record["parameter_error"] = str(res.network.parameter_error(inst.planted))
         lines.append(f"parameter error vs planted (canonical form): {record['parameter_error']}")
-    lines += [_table(_timing_rows(res.timings)), f"certificate written to {out}"]
+    lines += [_table(_timing_rows(read_timings(args, res.timings))), f"certificate written to {out}"]
+    if args.instance is None:
+        lines.append(f"to check it: exactrelu import --inputs {args.inputs} --labels {args.labels} -o inst.json, then "
+                     f"exactrelu check {out} inst.json")
     return emit(args, record, lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ._data import add_data_arguments, read_data, read_timings
 from ._report import emit, json_command
 
 
@@ -17,7 +18,8 @@ def register(sub) -> None:
                     "(exactrelu.weights, exact rationals) and their exact squared error on the data as a residual "
                     "certificate, verified by the independent checker. The certificate states how good the fit "
                     f"is, not that it is optimal. Methods: auto (tensor when k <= d, else gradient); {methods}.")
-    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
+    add_data_arguments(p)
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("--bias", action="store_true", help="also fit hidden biases b")
     p.add_argument("--method", default="auto", choices=method_names(), help="start method (default auto)")
@@ -56,12 +58,11 @@ def _rows(res, inst, args) -> list[tuple[str, str]]:
 
 def cmd_fit(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..instances import read_instance
     from ..progress import LineProgress
     from ..io.weights import write_weights
     from .core import _activation, _table
 
-    inst = read_instance(args.instance)
+    inst, name = read_data(args)
     from ..fit import fit  # after reading the input: a bad file is refused before SciPy loads
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
@@ -76,12 +77,13 @@ def cmd_fit(args) -> int:
              f"{inst.n} samples x {inst.m} outputs"]
     if "fallback" in res.info:
         lines.append(f"  fell back to gradient: {res.info['fallback']}")
-    rows = [(s.name, f"{s.seconds:8.3f} s   relative residual {s.relative:.4g}") for s in res.stages]
+    rows = [("read", f"{args.read_seconds:8.3f} s")]
+    rows += [(s.name, f"{s.seconds:8.3f} s   relative residual {s.relative:.4g}") for s in res.stages]
     rows += [(n, f"{t:8.3f} s") for n, t in res.timings.items() if n not in {s.name for s in res.stages}]
-    rows.append(("total", f"{sum(res.timings.values()):8.3f} s"))
+    rows.append(("total", f"{sum(read_timings(args, res.timings).values()):8.3f} s"))
     lines += ["phases:", _table(rows), "residual:", _table(_rows(res, inst, args))]
     if res.realizable:
-        lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {args.instance} "
+        lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {name} "
                      f"-k {args.k}` writes a realizes certificate")
     if res.checked:
         lines.append(f"independent checker: {res.checked}")
@@ -94,6 +96,6 @@ def cmd_fit(args) -> int:
     record = {"method": res.method, "k": args.k, "bias": args.bias, "weights": str(out),
               "certificate": args.certificate, "squared_error": str(r.squared_error),
               "max_abs_error": str(r.max_abs_error), "relative_error": r.relative(), "realizable": res.realizable,
-              "checked": res.checked, "timings": res.timings,
+              "checked": res.checked, "timings": read_timings(args, res.timings),
               "stages": [{"name": s.name, "seconds": s.seconds, "relative": s.relative} for s in res.stages]}
     return emit(args, record, lines)

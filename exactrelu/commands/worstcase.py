@@ -9,6 +9,7 @@ from dataclasses import asdict
 
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
+from ._data import add_data_arguments, read_data
 from ._report import emit, json_command
 
 
@@ -30,7 +31,8 @@ def register(sub) -> None:
                                    "row span, decide each by exact LP, and certify the network (n^O(k) time). When "
                                    "no network exists, a not-realizable certificate is written instead (exit 1); "
                                    "'exactrelu check' verifies either. Networks without hidden biases.")
-    p.add_argument("instance", help="instance file (.json or .npz)")
+    p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
+    add_data_arguments(p)
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
@@ -120,12 +122,10 @@ def cmd_patterns(args) -> int:
 
 def cmd_solve(args) -> int:
     from ..certificates.envelope import write_certificate
-    from ..instances import read_instance
-
     from ..io.files import writable
 
-    out = writable(args.output if args.output else str(args.instance) + ".worstcase.cert.json")
-    inst = read_instance(args.instance)
+    inst, name = read_data(args)
+    out = writable(args.output if args.output else name + ".worstcase.cert.json")
     from ..decide.worstcase import solve_decision  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
@@ -153,9 +153,11 @@ def cmd_solve(args) -> int:
     else:
         route, how = "enumeration", f"{examined} patterns examined, {used} units"
     record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": rank, "route": route,
-              "patterns_examined": examined, "certificate": str(out), "seconds": seconds}
+              "patterns_examined": examined, "certificate": str(out), "seconds": seconds,
+              "timings": {"read": args.read_seconds, "solve": seconds}}
     return emit(args, record, [f"VALID: {res.summary}",
-                               f"rank(labels) = {rank}; {how}; {seconds:.3f} s; certificate: {out}"])
+                               f"rank(labels) = {rank}; {how}; {seconds:.3f} s (reading {args.read_seconds:.3f} s); "
+                               f"certificate: {out}"])
 
 
 def _not_realizable(args, res, out, t0) -> int:
@@ -172,7 +174,8 @@ def _not_realizable(args, res, out, t0) -> int:
     write_certificate(res.certificate, out)
     seconds = time.perf_counter() - t0
     record = {"claim": "not-realizable", "certified": True, "summary": res.summary, "message": message,
-              "certificate": str(out), "seconds": seconds, "evidence": args.evidence}
+              "certificate": str(out), "seconds": seconds, "evidence": args.evidence,
+              "timings": {"read": args.read_seconds, "solve": seconds}}
     return emit(args, record, [f"NOT REALIZABLE (certified): {res.summary}",
                                f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
-                               f"{out} {args.instance})"], ok=False)
+                               f"{out} {args.instance or 'INSTANCE (exactrelu import writes it)'})"], ok=False)

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..errors import InvalidInput
 
-__all__ = ["float_strings", "as_float_array", "exact_float64", "float_or_inf", "convert_scaled", "int_times_dyadic",
+__all__ = ["float_strings", "as_float_array", "tensor_array", "exact_values", "exact_float64", "float_or_inf",
+           "convert_scaled", "int_times_dyadic",
            "fmpz_mat_from_int64", "fmpz_mat_from_scaled", "dyadic_scale"]
 
 
@@ -79,6 +80,49 @@ def exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:
     return as64 if np.array_equal(as64.astype(raw.dtype), raw) else None
 
 
+def tensor_array(a):
+    """A PyTorch tensor (any dtype, any device, with or without gradients) as a NumPy array of the same values;
+    anything else is returned unchanged. torch is never imported here: a tensor is known by its type's module.
+
+    bfloat16 becomes float32 (exact: a bfloat16 is the top half of a float32); the other dtypes keep theirs.
+
+    >>> tensor_array([1, 2])
+    [1, 2]
+    """
+    if not type(a).__module__.startswith("torch") or not hasattr(a, "detach"):
+        return a
+    t = a.detach()
+    if getattr(t, "layout", None) is not None and "strided" not in str(t.layout):
+        t = t.to_dense()  # a sparse tensor: the same values, dense
+    t = t.cpu()
+    if str(t.dtype) == "torch.bfloat16":
+        t = t.float()
+    return t.resolve_conj().resolve_neg().numpy()
+
+
+def exact_values(a, name: str = "array") -> np.ndarray:
+    """``a`` (an array, a tensor, nested rows) as a NumPy array holding exactly its values: floats as float64
+    (float16, bfloat16 and float32 widen exactly; NaN, infinities and long doubles beyond float64 are refused),
+    integers as int64, or as Python ints in an object array when they exceed int64 (uint64). Never rounded:
+    the integer 2**53 + 1 stays 2**53 + 1. Booleans and other dtypes are refused.
+
+    >>> exact_values(np.array([2**53 + 1], dtype=np.int64)).tolist(), exact_values(np.float16([0.5])).dtype
+    ([9007199254740993], dtype('float64'))
+    """
+    arr = np.asarray(tensor_array(a))
+    if arr.dtype.name == "bfloat16":  # ml_dtypes' bfloat16 (ONNX arrays): widen exactly
+        arr = arr.astype(np.float32)
+    if arr.dtype.kind in "iu":
+        if arr.dtype == np.uint64 and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+            return arr.astype(object)  # Python ints, exact
+        return arr.astype(np.int64)
+    if arr.dtype.kind in "fc":
+        return as_float_array(arr, name=name, ndim=arr.ndim)
+    if arr.dtype == object and all(type(x) is int for x in arr.flat):
+        return arr  # Python ints already (what this function returns for uint64 beyond int64)
+    raise InvalidInput(f"{name} has dtype {arr.dtype}; expected integers or floats")
+
+
 def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     """Return ``a`` as a finite float64 NumPy array of ``ndim`` dimensions, or raise InvalidInput.
 
@@ -91,6 +135,7 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     ...
     exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
     """
+    a = tensor_array(a)
     if type(a).__module__.startswith("scipy.sparse"):
         raise InvalidInput(f"{name} is a sparse matrix: sparse input is not supported, pass a dense array")
     if getattr(a, "dtype", None) is not None and np.dtype(a.dtype).kind == "c":

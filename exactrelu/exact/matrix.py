@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from typing import Iterable, Sequence
@@ -33,8 +34,9 @@ import numpy as np
 from ..errors import InvalidInput
 from ..limits import limit, over
 from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
-                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic)
+                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
 from .rationals import RationalLike, format_rational, to_fraction
+from .text import parse_rational_strings
 
 # the float64 conversions live in exact/float64.py and are re-exported here (their old home)
 __all__ = ["QMatrix", "as_float_array", "float_strings", "fmpz_mat_from_scaled", "int_times_dyadic", "dyadic_scale"]
@@ -74,7 +76,9 @@ class QMatrix:
 
         With ``lazy=True`` a float64 array is validated and scaled now, converted to FLINT on first use.
         """
-        raw = np.asarray(a)
+        raw = np.asarray(tensor_array(a))
+        if raw.dtype.name == "bfloat16":  # ml_dtypes (ONNX): the top half of a float32, widened exactly
+            raw = raw.astype(np.float32)
         if raw.dtype.kind in "iu" and raw.ndim == 2:
             if raw.size and np.abs(raw.astype(object)).max() >= 2**63:
                 return cls.from_rows(raw.tolist())
@@ -106,7 +110,13 @@ class QMatrix:
         for i, r in enumerate(rows):
             if len(r) != ncols:
                 raise InvalidInput(f"{name}: row {i} has {len(r)} entries, row 0 has {ncols}")
-        fr = [to_fraction(x) for r in rows for x in r]
+        flat = list(itertools.chain.from_iterable(rows))
+        fast = parse_rational_strings(flat, len(rows), ncols)  # canonical "p/q" strings in bulk (exact/text.py)
+        if isinstance(fast, np.ndarray):
+            return cls.from_numpy(fast, lazy=True)  # every entry a float64: kept as such, as for an .npz
+        if fast is not None:
+            return cls(*fast)
+        fr = [to_fraction(x) for x in flat]
         return cls.from_fractions(fr, len(rows), ncols, name=name)
 
     @classmethod
@@ -143,7 +153,7 @@ class QMatrix:
             return cls(a, 1)
         if isinstance(a, flint.fmpq_mat):
             return cls.from_fmpq_mat(a)
-        if isinstance(a, np.ndarray):
+        if isinstance(a, np.ndarray) or tensor_array(a) is not a:  # arrays and PyTorch tensors
             return cls.from_numpy(a, name=name)
         rows = _rows_of(a, name)
         # Python floats with small integers: the fast float64 path, which is exact for them (not for
@@ -216,6 +226,23 @@ class QMatrix:
 
     def to_fmpq_mat(self) -> flint.fmpq_mat:
         return flint.fmpq_mat(self.num) / int(self.den)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(M)``: the 2-D object array of its exact Fractions (nothing rounded); ``np.asarray(M,
+        dtype=float)`` asks for the nearest float64 values instead (as :meth:`to_float`).
+
+        >>> np.asarray(QMatrix.from_rows([["1/3", 2]]))
+        array([[Fraction(1, 3), Fraction(2, 1)]], dtype=object)
+        >>> np.asarray(QMatrix.from_rows([["1/2", 2]]), dtype=float)
+        array([[0.5, 2. ]])
+        """
+        if dtype is not None and np.dtype(dtype).kind == "f":
+            return self.to_float().astype(dtype)
+        r, c = self.shape
+        out = np.empty((r, c), dtype=object)
+        for i, row in enumerate(self.to_fractions()):
+            out[i, :] = row
+        return out if dtype is None else out.astype(dtype)
 
     def to_float(self) -> np.ndarray:
         """Nearest float64 array (for proposals and display only; never for exact claims)."""
@@ -327,6 +354,8 @@ def _rows_of(a, name: str) -> list[list]:
     """
     if isinstance(a, (str, bytes, dict)):
         raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
+    if type(a) is list and set(map(type, a)) == {list}:
+        return a  # a list of lists already (what JSON gives): no copy of a million-entry matrix
     try:
         rows = list(a)
     except TypeError:

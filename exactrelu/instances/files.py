@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io.arrays import read_data_arrays
 from ..io.instance_file import InstanceParts, read_instance_parts, write_instance_parts
 from .instance import Instance
 from .noise import NoiseModel
 
-__all__ = ["read_instance", "write_instance"]
+__all__ = ["read_instance", "write_instance", "read_data_files"]
 
 
 def write_instance(instance: Instance, path: str | os.PathLike, *, include_planted: bool = True) -> Path:
@@ -43,8 +44,23 @@ def read_instance(path: str | os.PathLike) -> Instance:
     The rules are the independent checker's (docs/limits.md): exact fields, bounded sizes, the
     strict ``.npz`` reader of :mod:`exactrelu.io.npz`.
     """
-    parts = read_instance_parts(path)
-    if isinstance(parts.inputs, np.ndarray):
+    return _instance(read_instance_parts(path))
+
+
+def read_data_files(inputs: str | os.PathLike, labels: str | os.PathLike) -> Instance:
+    """The instance of an inputs file and a labels file, each ``.npy`` or CSV (:mod:`exactrelu.io.arrays`).
+
+    >>> import numpy as np, os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> np.save(os.path.join(d, "X.npy"), np.eye(2)); np.save(os.path.join(d, "Y.npy"), np.array([0.5, 1]))
+    >>> read_data_files(os.path.join(d, "X.npy"), os.path.join(d, "Y.npy")).labels.to_strings()
+    [['1/2'], ['1']]
+    """
+    return _instance(read_data_arrays(inputs, labels))
+
+
+def _instance(parts: InstanceParts) -> Instance:
+    if isinstance(parts.inputs, np.ndarray) or isinstance(parts.labels, np.ndarray):
         return Instance.from_arrays(parts.inputs, parts.labels)  # an .npz: float arrays, taken exactly
     model = NoiseModel.from_json(parts.noise) if parts.noise is not None else None
     return Instance(parts.inputs, parts.labels, parts.activation, parts.planted,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidInput
+from ..exact.float64 import tensor_array
 from ..exact.matrix import QMatrix
 from ..limits import check_entries
 from ..network import Activation, Network
@@ -56,13 +57,16 @@ class Instance:
     def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
         """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
 
-        1-D labels may be an array or a plain sequence of numbers (ints, floats, Fractions, strings).
+        Arrays may be NumPy arrays or PyTorch tensors (any device, float16/bfloat16/float32/float64 or
+        integers, taken exactly). 1-D labels may be an array or a plain sequence of numbers (ints, floats,
+        Fractions, strings).
         Float arrays are converted exactly (float16/32/64 keep a float64 view; long doubles beyond
         float64 go entry by entry); complex arrays are refused.
 
         >>> Instance.from_arrays([[1, 2], [3, 4]], ["1/2", 3]).labels.to_strings()
         [['1/2'], ['3']]
         """
+        inputs, labels = tensor_array(inputs), tensor_array(labels)  # PyTorch tensors: their values, on the CPU
         if isinstance(labels, np.ndarray) and labels.ndim == 1:
             labels = labels[:, None]
         elif isinstance(labels, (list, tuple)) and not any(isinstance(y, (list, tuple, np.ndarray)) for y in labels):

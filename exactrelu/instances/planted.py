@@ -105,13 +105,45 @@ def _draw_first_layer(rng, k: int, d: int, kind: str, bound: int) -> np.ndarray:
 
 
 def _draw_output_layer(rng, m: int, k: int, kind: str, bound: int) -> QMatrix:
-    """U (m x k), redrawn (up to 1000 times) until it has full column rank k when m >= k."""
+    """U (m x k), redrawn (up to 1000 times) until it has full column rank k when m >= k, and no zero column
+    when m < k (every unit then reaches some output)."""
     Uq = None
     for _ in range(1000):
-        Uq = QMatrix.from_numpy(_draw_weights(rng, (m, k), kind, bound))
-        if m < k or rank_mod_p(Uq.num) == k:
+        U = _draw_weights(rng, (m, k), kind, bound)
+        if m < k and np.all(np.any(U != 0, axis=0)):
+            return QMatrix.from_numpy(U)
+        Uq = QMatrix.from_numpy(U)
+        if m >= k and rank_mod_p(Uq.num) == k:
             break
     return Uq
+
+
+def _units_vary(X: np.ndarray, V: np.ndarray, b: QMatrix | None) -> bool:
+    """Whether every unit is active (V_i x + b_i > 0) on some sample and inactive (< 0) on another, provably.
+
+    The float64 pre-activations differ from the exact ones by less than ``tol`` (a dot product of d terms
+    errs by at most d * eps times the sum of the absolute terms, and ``b`` by one rounding), so a value
+    beyond ``tol`` has the exact sign; a unit whose values are all within ``tol`` of 0 fails the test.
+    """
+    bf = np.zeros(V.shape[0]) if b is None else b.to_float()[:, 0]
+    pre = X @ V.T + bf
+    tol = 4 * (X.shape[1] + 2) * np.finfo(float).eps * (np.abs(X) @ np.abs(V).T + np.abs(bf)) + 1e-300
+    return bool(np.all(np.any(pre > tol, axis=0)) and np.all(np.any(pre < -tol, axis=0)))
+
+
+def _draw_network(rng, X: np.ndarray, k: int, m: int, weights: str, bound: int, bias, degenerate: bool):
+    """(V, U, b) drawn in that order, redrawn together (up to 1000 times) until every unit is active on some
+    sample and inactive on another (unless ``degenerate``); the first draw of a seed is kept when it passes,
+    so such seeds give the instances they always gave."""
+    for _ in range(1000):
+        V = _draw_first_layer(rng, k, X.shape[1], weights, bound)
+        Uq = _draw_output_layer(rng, m, k, weights, bound)
+        b = _draw_bias(rng, k, bias)
+        if degenerate or _units_vary(X, V, b):
+            return V, Uq, b
+    raise InvalidInput(f"cannot draw {k} units that are each active on some of the n = {X.shape[0]} samples and "
+                       "inactive on others (too few samples, or inputs that do not vary); draw more samples, or "
+                       "pass allow_degenerate=True (generate --allow-degenerate) to keep such units")
 
 
 def planted(
@@ -129,6 +161,7 @@ def planted(
     input_bits: int | None = None,
     bias=None,
     noise=None,
+    allow_degenerate: bool = False,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -151,9 +184,19 @@ def planted(
         noise), as float64 taken exactly; ``clean_labels`` keeps the noiseless labels and
         :attr:`Instance.noise` is exactly the drawn matrix.
 
-    U is redrawn until it has full column rank k (needs m >= k) and V until its rows are
-    non-zero and pairwise non-parallel, and of full row rank when k <= d: the assumptions of the
-    exact-recovery theorem (Bakshi, Jayaram, Woodruff 2019).
+    allow_degenerate : keep units that are dead or active on every sample (by default the network is
+        redrawn until every unit is active on some sample and inactive on another, so that it shapes the
+        labels; InvalidInput when 1000 draws fail, as for n = 1). Biases given as values count as asked for
+        (``bias=[1000, 0]`` makes the first unit active on every sample, on purpose).
+
+    U is redrawn until it has full column rank k when m >= k (the assumption of the exact-recovery theorem,
+    Bakshi, Jayaram, Woodruff 2019), and until no column is zero when m < k; V until its rows are non-zero
+    and pairwise non-parallel, and of full row rank when k <= d. So every planted unit contributes to the
+    labels: the k printed is the k that made them.
+
+    >>> U = planted(d=2, k=3, m=1, n=8, seed=5).planted.U.to_strings()
+    >>> [column.count("0") < len(column) for column in zip(*U)]  # no zero column of U, though m < k
+    [True, True, True]
     """
     for name, v in (("d", d), ("k", k), ("m", m), ("n", n)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -170,9 +213,9 @@ def planted(
         if not 0 <= input_bits <= 40:
             raise InvalidInput("input_bits must be between 0 and 40")
         X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
-    V = _draw_first_layer(rng, k, d, weights, weight_bound)
-    Uq = _draw_output_layer(rng, m, k, weights, weight_bound)
-    net = Network(Uq, QMatrix.from_numpy(V), activation, _draw_bias(rng, k, bias))
+    given_b = bias is not None and not isinstance(bias, (int, float, np.integer, np.floating))  # chosen, not drawn
+    V, Uq, b = _draw_network(rng, X, k, m, weights, weight_bound, bias, allow_degenerate or given_b)
+    net = Network(Uq, QMatrix.from_numpy(V), activation, b)
     Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)
     meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,

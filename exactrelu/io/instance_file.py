@@ -19,6 +19,9 @@ import order: docs/design.md, "Instances and their files"). The rules are the in
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import itertools
 import json
 import os
 from dataclasses import dataclass
@@ -64,13 +67,40 @@ def read_instance_parts(path: str | os.PathLike) -> InstanceParts:
     if raw[:2] == b"PK" or Path(path).suffix == ".npz":
         X, Y = read_npz_instance(path)
         return InstanceParts(X, Y)
+    if raw[:6] == b"\x93NUMPY" or Path(path).suffix.lower() in (".npy", ".csv", ".tsv", ".txt"):
+        kind = "an .npy array" if raw[:6] == b"\x93NUMPY" else f"a {Path(path).suffix[1:].upper()} table"
+        raise InvalidInput(f"{path} is {kind}, not an instance file: pass the arrays as --inputs X --labels Y "
+                           "(.npy or CSV), or write an instance with exactrelu import --inputs X --labels Y "
+                           "-o inst.npz")
     return _read_json(Path(path), raw)
 
 
+#: what to say when a JSON file is not an instance: the two ways from one's own arrays
+OWN_DATA_HINT = ("from float arrays, write an .npz (numpy.savez(path, inputs=X, labels=Y)) or use exactrelu import "
+                 "--inputs X.npy --labels Y.npy -o inst.json")
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused (as it was before, after)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _read_json(path: Path, raw: bytes) -> InstanceParts:
-    obj = read_json(path, what="instance file", raw=raw)
+    with _no_gc():  # millions of small objects, none of them in a cycle: the collector only costs time (3x here)
+        return _instance_parts(path, read_json(path, what="instance file", raw=raw))
+
+
+def _instance_parts(path: Path, obj) -> InstanceParts:
     if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance":
-        raise InvalidInput(f"{path}: not an exactrelu instance (expected \"format\": \"exactrelu.instance\")")
+        raise InvalidInput(f"{path}: not an exactrelu instance (expected \"format\": \"exactrelu.instance\"); "
+                           f"{OWN_DATA_HINT}")
     if type(obj.get("version")) is not int or obj["version"] != 1:  # not true, not 1.0
         raise InvalidInput(f"{path}: unsupported instance version {obj.get('version')!r} (this reader knows 1)")
     check_fields(obj, INSTANCE_FIELDS, str(path))
@@ -78,14 +108,14 @@ def _read_json(path: Path, raw: bytes) -> InstanceParts:
         if key not in obj:
             raise InvalidInput(f"{path}: missing '{key}'")
         rows = obj[key]
-        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) and r for r in rows):
+        if not isinstance(rows, list) or not rows or set(map(type, rows)) != {list} or not all(rows):
             raise InvalidInput(f"{path}: '{key}' must be a non-empty list of non-empty rows")
     check_entries(len(obj["inputs"]), len(obj["inputs"][0]), len(obj["labels"][0]), str(path))
     for key in ("inputs", "labels"):
-        for i, r in enumerate(obj[key]):
-            for x in r:
-                if type(x) not in (str, int):
-                    raise InvalidInput(f"{path}: '{key}' row {i} has {str(x)[:40]}; entries must be rational strings or integers")
+        if not set(map(type, itertools.chain.from_iterable(obj[key]))) <= {str, int}:
+            i, x = next((i, x) for i, r in enumerate(obj[key]) for x in r if type(x) not in (str, int))
+            raise InvalidInput(f"{path}: '{key}' row {i} has {str(x)[:40]}; entries must be rational strings "
+                               f"or integers (a JSON float is not exact); {OWN_DATA_HINT}")
     X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
     Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
     act = Activation.from_json(obj["activation"]) if "activation" in obj else None

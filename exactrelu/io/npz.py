@@ -36,10 +36,13 @@ from ..certificates.trusted.instance import npy_header
 from ..errors import InvalidInput
 from ..limits import limit, over
 
-__all__ = ["read_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES"]
+__all__ = ["read_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES", "WEIGHT_DTYPES"]
 
 MEMBERS = ("inputs.npy", "labels.npy")
 DTYPES = tuple(f"{order}{kind}" for order in "<>" for kind in ("f8", "f4", "i8", "i4"))
+#: weights files (read by the library alone, not the checker) may hold any integer or float dtype but long doubles
+WEIGHT_DTYPES = DTYPES + tuple(f"{order}{kind}" for order in "<>" for kind in ("f2", "i2", "u8", "u4", "u2")) + (
+    "|i1", "|u1")
 
 
 def read_npz_instance(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
@@ -49,9 +52,10 @@ def read_npz_instance(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
 
 
 def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (), *,
-                    what: str = "instance") -> dict[str, np.ndarray]:
+                    what: str = "instance", dtypes: tuple[str, ...] = DTYPES) -> dict[str, np.ndarray]:
     """The members of an ``.npz`` archive, read by the rules above: ``required`` members must all be
-    there, ``optional`` ones may be, nothing else may; each comes back 2-D (a 1-D array as one column).
+    there, ``optional`` ones may be, nothing else may; each comes back 2-D (a 1-D array as one column), floats as
+    float64 and integers in their own width (native byte order), of one of ``dtypes``.
 
     >>> import numpy as np, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
@@ -78,7 +82,7 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
                     data = fh.read(info.file_size + 1)
                 if len(data) != info.file_size:
                     raise InvalidInput(f"{path}: member {info.filename} is not the size its header says")
-                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}")
+                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}", dtypes)
     except FileNotFoundError:
         raise InvalidInput(f"no such {what} file: {path}") from None
     except IsADirectoryError:
@@ -88,24 +92,50 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
     return arrays
 
 
-def _header(data: bytes, name: str) -> tuple[str, bool, tuple, int]:
-    """(descr, fortran order, shape, offset of the data) of an .npy file, checked by the checker's own reader."""
+def _header(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> tuple[str, bool, tuple, int]:
+    """(descr, fortran order, shape, offset of the data) of an .npy file, checked by the checker's own reader
+    (instances); weights files, which only the library reads, may hold the wider ``WEIGHT_DTYPES``."""
+    if dtypes == DTYPES:
+        try:
+            return npy_header(data, name)
+        except UnreadableInput as exc:
+            raise InvalidInput(str(exc)) from None
+    return _weights_header(data, name, dtypes)
+
+
+def _weights_header(data: bytes, name: str, dtypes: tuple[str, ...]) -> tuple[str, bool, tuple, int]:
+    """The header of an .npy member of a weights file, read by NumPy's own header reader (bounded, no pickle)."""
+    import io
+
+    fh = io.BytesIO(data)
+    fmt = np.lib.format
     try:
-        return npy_header(data, name)
-    except UnreadableInput as exc:
-        raise InvalidInput(str(exc)) from None
+        version = fmt.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError("version")
+        read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        shape, fortran, dtype = read(fh, max_header_size=limit("header"))
+    except (ValueError, SyntaxError, TypeError, EOFError, struct.error):
+        raise InvalidInput(f"{name}: not a readable .npy array (version 1.0 or 2.0, a header of at most "
+                           f"{limit('header')} bytes)") from None
+    if dtype.str not in dtypes or len(shape) not in (1, 2):
+        raise InvalidInput(f"{name}: dtype {dtype.str!r} with shape {shape} not supported (a 1-D or 2-D array of "
+                           "integers or float16/32/64)")
+    return dtype.str, fortran, shape, fh.tell()
 
 
-def _array(data: bytes, name: str) -> np.ndarray:
-    descr, fortran, shape, start = _header(data, name)
+def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> np.ndarray:
+    descr, fortran, shape, start = _header(data, name, dtypes)
     r, c = shape if len(shape) == 2 else (shape[0], 1)
     if r == 0 or c == 0:
         raise InvalidInput(f"{name}: shape {shape} has no entries (at least one sample and one column)")
     if r * c > limit("entries"):
         raise over("entries", f"{name}: {r} x {c} entries")
-    size = int(descr[2])
+    size = int(descr[2:])
     if len(data) - start != r * c * size:
         raise InvalidInput(f"{name}: shape {shape} needs {r * c * size} data bytes, the file has {len(data) - start}")
     flat = np.frombuffer(data, dtype=np.dtype(descr), count=r * c, offset=start)
     out = flat.reshape((r, c), order="F" if fortran else "C")
-    return out.astype(np.float64 if descr[1] == "f" else np.int64)  # native order; float32 widens exactly
+    if descr[1] == "f":
+        return out.astype(np.float64)  # native order; float16 and float32 widen exactly
+    return out.astype(np.uint64 if descr[1] == "u" and size == 8 else np.int64)  # uint64 beyond int64 stays exact

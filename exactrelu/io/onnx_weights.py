@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.matrix import QMatrix, as_float_array
+from ..exact.float64 import exact_values
+from ..exact.matrix import QMatrix
 from ..network import RELU, Activation, Network
 
 __all__ = ["read_onnx", "onnx_arrays"]
@@ -52,7 +53,8 @@ def _onnx():
 
 
 def _constants(graph, onnx, numpy_helper, path) -> dict[str, np.ndarray]:
-    """Initializers and Constant nodes by name, as float64 arrays (exact: float16/32 widen exactly)."""
+    """Initializers and Constant nodes by name, with exactly their values (floats as float64: float16, bfloat16
+    and float32 widen exactly; integers as integers)."""
     tensors = list(graph.initializer)
     for node in graph.node:
         if node.op_type == "Constant":
@@ -68,9 +70,9 @@ def _constants(graph, onnx, numpy_helper, path) -> dict[str, np.ndarray]:
             raise InvalidInput(f"{path}: tensor {t.name!r} is kept in an external file; save the model with its "
                                "weights inside (onnx.save(model, path, save_as_external_data=False))")
         a = numpy_helper.to_array(t)
-        if a.dtype.kind not in "fiu":
+        if a.dtype.kind not in "fiu" and a.dtype.name != "bfloat16":
             raise InvalidInput(f"{path}: tensor {t.name!r} has dtype {a.dtype}; expected floats or integers")
-        out[t.name] = as_float_array(a.astype(np.float64), name=t.name, ndim=a.ndim) if a.ndim else a.astype(np.float64)
+        out[t.name] = exact_values(a, name=t.name)  # integers stay integers: never rounded through float64
     return out
 
 

@@ -8,9 +8,10 @@ The format (docs/design.md, "Weights files")::
 
 Entries are rational strings or JSON integers (decimal strings such as "0.25" are read exactly).
 :func:`read_weights` also takes any JSON object with ``U`` and ``V`` (and ``b``), such as a
-certificate; an ``.npz`` with arrays ``U``, ``V`` and optionally ``b`` (floats taken exactly); and a
-PyTorch state dict ``Linear(d, k) -> f -> Linear(k, m, bias=False)`` (the first layer's bias is the
-hidden bias; needs the ``torch`` extra).
+certificate; an ``.npz`` with arrays ``U``, ``V`` and optionally ``b``, ``c`` (every value taken exactly); a
+``.safetensors`` file; an ONNX graph; and a PyTorch state dict ``Linear(d, k) -> f -> Linear(k, m)`` (the
+first layer's bias is the hidden bias b, the second's the output bias c; needs the ``torch`` extra).
+:func:`as_network` also takes an ``nn.Module`` or a state dict in memory.
 
 >>> import os, tempfile
 >>> from exactrelu.network import Network
@@ -32,7 +33,7 @@ from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..network import RELU, Activation, Network
 
-__all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "weights_json"]
+__all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "weights_json", "as_network"]
 
 WEIGHTS_FORMAT = "exactrelu.weights"
 _FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "provenance"}
@@ -73,11 +74,35 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None) 
         from .onnx_weights import read_onnx
 
         return read_onnx(path, activation)
-    from .torch_weights import load_float_weights  # .npz and state dicts
+    from .torch_weights import load_float_weights  # .npz, .safetensors and state dicts
 
-    U, V, b = load_float_weights(path)
+    return _network(*load_float_weights(path), activation)
+
+
+def _network(U, V, b, c, activation: Activation | None) -> Network:
+    """The Network of exact arrays (U, V, b, c): b and c dropped when absent or zero."""
+    col = lambda a, name: None if a is None or not a.any() else QMatrix.from_numpy(a.reshape(-1, 1), name=name)  # noqa: E731
     return Network(QMatrix.from_numpy(U, name="U"), QMatrix.from_numpy(V, name="V"), activation or RELU,
-                   None if b is None else QMatrix.from_numpy(b.reshape(-1, 1), name="b"))
+                   col(b, "b"), col(c, "c"))
+
+
+def as_network(weights, activation: Activation | None = None) -> Network:
+    """Weights given any way the library accepts them, as a :class:`Network`: a Network (returned as is), the
+    path of a weights file (:func:`read_weights`), a PyTorch ``nn.Module`` of Linear -> ReLU -> Linear or its
+    state dict (torch tensors on any device, or arrays), every value taken exactly.
+
+    >>> import numpy as np
+    >>> net = as_network({"0.weight": np.eye(2), "0.bias": np.zeros(2), "2.weight": np.ones((1, 2)), "2.bias": [0.5]})
+    >>> net.k, net.c_fractions()
+    (2, [Fraction(1, 2)])
+    """
+    if isinstance(weights, Network):
+        return weights
+    if isinstance(weights, (str, os.PathLike)):
+        return read_weights(weights, activation)
+    from .torch_weights import state_dict_arrays
+
+    return _network(*state_dict_arrays(weights), activation)
 
 
 def _from_json_file(path: Path, activation: Activation | None) -> Network:

@@ -26,6 +26,8 @@ Two outcomes, and a third only when asked for; the result says which:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -131,6 +133,8 @@ class WeightsCertificate:
         whichever unit they isolate, even from unrelated weights.
     distance : :class:`Distance` of the certified weights from the given ones (None when as given).
     checked : the independent checker's summary (None when not run).
+    stronger_failed : why ``realizes`` could not be certified about the given weights (and, for a residual,
+        about any weights recovered from the labels); None when as given.
     """
 
     how: str
@@ -142,6 +146,9 @@ class WeightsCertificate:
     distance: Distance | None
     checked: str | None
     route: str | None = None
+    #: why the stronger claim failed (None when the given weights are certified as given): for the given
+    #: weights when recovered ones are certified, for both when only a residual is
+    stronger_failed: str | None = None
 
 
 def _as_network(weights, V, b, activation: Activation) -> Network:
@@ -150,7 +157,13 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
             raise InvalidInput("pass a Network, or U and V (and b), not both")
         return weights if weights.activation == activation else Network(weights.U, weights.V, activation, weights.b, weights.c)
     if V is None:
-        raise InvalidInput("certify_weights needs a Network, or the arrays U and V")
+        if isinstance(weights, (str, os.PathLike, Mapping)) or callable(getattr(weights, "state_dict", None)):
+            from ..io.weights import as_network  # a weights file, an nn.Module or its state dict
+
+            net = as_network(weights, activation)
+            return net if net.activation == activation else Network(net.U, net.V, activation, net.b, net.c)
+        raise InvalidInput("certify_weights needs a Network, a weights file, an nn.Module or state dict, or the "
+                           "arrays U and V")
 
     # QMatrix.coerce keeps exact values exact (Fractions, strings, ints) and reads float arrays as the dyadics they are
     if b is None or isinstance(b, QMatrix):
@@ -167,7 +180,8 @@ def _residual_outcome(instance: Instance, given: Network, res: Residual, reason:
     cert = residual_certificate(instance, given, residual=res, sha256=instance_sha256(instance),
                                 proposer="given weights", no_exact_certificate=reason)
     summary = verify(cert, instance) if check else None
-    return WeightsCertificate("residual of the given weights", given, cert, given, res, None, None, summary)
+    return WeightsCertificate("residual of the given weights", given, cert, given, res, None, None, summary,
+                              stronger_failed=reason)
 
 
 def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: Activation | None = None,
@@ -179,8 +193,9 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     ----------
     instance : the data.
     weights : a :class:`~exactrelu.network.Network` (e.g. from :func:`exactrelu.io.weights.read_weights`),
-        or the output weights U (m x k; then ``V`` (k x d) and optionally ``b`` (k) follow), float
-        arrays read exactly or exact :class:`~exactrelu.exact.QMatrix`.
+        the path of a weights file, a PyTorch ``nn.Module`` (Linear -> ReLU -> Linear, its output bias
+        included) or its state dict, or the output weights U (m x k; then ``V`` (k x d) and optionally ``b``
+        (k) follow), float arrays or tensors read exactly or exact :class:`~exactrelu.exact.QMatrix`.
     activation : default the network's when a Network is given, else the instance's, else ReLU.
     as_given : certify the given weights or raise (or, with ``residual_fallback``, give their residual); no
         recovery.
@@ -233,7 +248,8 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
                             evidence={"given": evidence, "recovery": getattr(exc, "evidence", {})}) from None
     from_given = sum(1 for u in rec.units if u.source != "search") if rec.units else None
     return WeightsCertificate("recovered from the labels", rec.network, rec.certificate, given, res, from_given,
-                              weights_distance(rec.network, given), rec.checked, rec.route)
+                              weights_distance(rec.network, given), rec.checked, rec.route,
+                              stronger_failed=f"the given weights are not exact: {where}")
 
 
 def _f(x: Fraction) -> float:

@@ -10,10 +10,11 @@ use it to choose small exact systems, never to decide. ``init`` may be
 * an estimator (scikit-learn style) exposing ``V_`` (k x d) and optionally ``b_`` (k) once fitted;
   it is fitted on the inputs as they are unless it already has ``V_`` (a ``V_`` with d + 1 columns
   is read as ``[V b]``);
+* a PyTorch ``nn.Module`` (Linear -> ReLU -> Linear) or its state dict, whose first layer is used;
 * a :class:`~exactrelu.network.Network`, or the path of a weights file
   (:func:`exactrelu.io.weights.read_weights`: ``exactrelu.weights`` JSON, a certificate, ``.npz``
   with U, V (b), a PyTorch state dict), whose V and b are used;
-* an array of rows: (rows x d), or (rows x (d + 1)) read as ``[V b]`` when ``bias=True``.
+* an array (or tensor) of rows: (rows x d), or (rows x (d + 1)) read as ``[V b]`` when ``bias=True``.
 
 Missing biases are taken as 0; a biased proposal without ``bias=True`` is refused (InvalidInput).
 
@@ -26,11 +27,13 @@ Missing biases are taken as 0; a biased proposal without ``bias=True`` is refuse
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInput
+from ..exact.float64 import tensor_array
 from ..network import RELU, Network
 from ..propose import PROPOSERS, make_proposer, proposal_array
 from .request import RecoveryRequest
@@ -68,6 +71,14 @@ def run_proposer(req: RecoveryRequest, act, Xf: np.ndarray, Yf: np.ndarray, D: i
     act = act or RELU
     if isinstance(init, Network):
         return _from_network(init, D, bias, "the init network"), None, "network"
+    if isinstance(init, Mapping) or (callable(getattr(init, "state_dict", None)) and not hasattr(init, "fit")):
+        from ..io.weights import as_network  # a PyTorch nn.Module or a state dict
+
+        net = as_network(init)
+        if net.k != k:
+            raise InvalidInput(f"the init module has {net.k} hidden units, but k = {k}")
+        return _from_network(net, D, bias, "the init module"), None, "module"
+    init = tensor_array(init)  # a tensor of rows: its values
     if isinstance(init, (np.ndarray, list, tuple)):
         return proposal_rows(init, None, D, bias), None, "weights"
     if isinstance(init, str) and _looks_like_file(init):

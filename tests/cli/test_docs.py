@@ -19,6 +19,8 @@ temporary folder:
 * Opt-out: the line ``<!-- docs-test: skip REASON -->`` directly before a block (blank lines
   allowed between) skips it; the reason is required and shown in the test report. Use it only for
   what cannot run in CI (installing packages, long benchmarks), never to hide a broken example.
+  ``<!-- docs-test: requires MODULE -->`` (an optional extra such as torch) runs the block where MODULE
+  is importable and skips it, with that reason, where it is not.
 
 ````json```` and unlabelled blocks are formats and listings, not examples, and are not run.
 """
@@ -41,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN = {"python": "python", "console": "console", "bash": "shell", "sh": "shell", "shell": "shell"}
 SKIP = re.compile(r"^<!--\s*docs-test:\s*skip\b(.*?)-->\s*$")
+REQUIRES = re.compile(r"^<!--\s*docs-test:\s*requires\s+([A-Za-z_][\w.]*)\s*-->\s*$")
 EXIT = re.compile(r"\bexits? (\d+)\b")
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
@@ -61,10 +64,13 @@ def blocks(path: Path) -> list[Block]:
     while i < len(lines):
         line = lines[i]
         m = SKIP.match(line.strip())
+        needs = REQUIRES.match(line.strip())
         if m:
             marker = m.group(1).strip()
             if not marker:
                 raise AssertionError(f"{path.name}:{i + 1}: a docs-test skip marker needs a reason")
+        elif needs:  # an optional package (torch): the block runs where it is installed, and is skipped elsewhere
+            marker = None if _importable(needs.group(1)) else f"needs {needs.group(1)}, not installed here"
         elif line.startswith("```"):
             words = line[3:].split()
             lang, start, body = (words[0].lower() if words else ""), i, []
@@ -79,6 +85,15 @@ def blocks(path: Path) -> list[Block]:
             marker = None  # a marker applies to the next block only, with nothing but blank lines between
         i += 1
     return out
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def commands(block: Block) -> list[tuple[str, list[str]]]:
@@ -204,6 +219,9 @@ def test_the_harness_parses_markers_commands_and_outputs(tmp_path):
     cmds = commands(got[1])
     assert cmds[0] == ("exactrelu generate -d 2 -k 1 -m 1 -n 5    -o i.json  # exit 0", ["wrote i.json..."])
     assert cmds[1][0].endswith("# unreadable: exit 2")
+    (tmp_path / "opt.md").write_text("<!-- docs-test: requires no_such_module_here -->\n```python\nimport x\n```\n"
+                                     "<!-- docs-test: requires json -->\n```python\nimport json\n```\n", encoding="utf-8")
+    assert [b.skip for b in blocks(tmp_path / "opt.md")] == ["needs no_such_module_here, not installed here", None]
     (tmp_path / "bad.md").write_text("<!-- docs-test: skip -->\n```bash\nls\n```\n", encoding="utf-8")
     with pytest.raises(AssertionError, match="needs a reason"):
         blocks(tmp_path / "bad.md")

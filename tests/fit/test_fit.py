@@ -235,9 +235,12 @@ def test_certify_weights_on_float_rounded_labels_gives_a_residual_certificate(ca
     ip, wp, cp = tmp_path / "i.json", tmp_path / "w.json", tmp_path / "c.json"
     write_instance(rounded, ip)
     write_weights(inst.planted, wp)
-    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(cp)]) == 0
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(cp)]) == 1
     out = capsys.readouterr().out
     assert "no exact certificate" in out and "residual certificate of the given weights" in out
+    assert out.startswith("certified: residual only")
+    for claim, code in (("residual", 0), ("realizes-except", 1), ("realizes", 1)):
+        assert main(["certify", str(ip), "--weights", str(wp), "-o", str(cp), "--require", claim]) == code
     cert = json.loads(cp.read_text())
     assert cert["claim"] == "residual" and 0 < Fraction(cert["squared_error"]) < Fraction(1, 10**20)
     assert checker.check_files(str(cp), str(ip)).startswith("residual")

@@ -90,7 +90,7 @@ def test_certify_appends_the_diagnosis(tmp_path, capsys):
     w = tmp_path / "w.npz"
     np.savez(w, U=inst.planted.U.to_float(), V=inst.planted.V.to_float())  # the biases left out
     # no exact certificate: the given weights' residual certificate, and the structure of the data
-    assert main(["certify", str(ip), "--weights", str(w), "-o", str(tmp_path / "c.json")]) == 0
+    assert main(["certify", str(ip), "--weights", str(w), "-o", str(tmp_path / "c.json")]) == 1
     out = capsys.readouterr().out
     assert "residual certificate of the given weights" in out
     assert "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in out

@@ -18,7 +18,7 @@ from exactrelu.io.weights import read_weights
 
 
 def load_weights(path):
-    U, V, _ = load_float_weights(path)
+    U, V, _, _ = load_float_weights(path)
     return U, V
 
 
@@ -39,7 +39,7 @@ def test_npz_weights_roundtrip_and_errors(tmp_path):
     U, V = load_weights(p)
     assert U.dtype == V.dtype == np.float64 and U.shape == (2, 3) and V.shape == (3, 4)
     np.savez(tmp_path / "a.npz", U=np.ones((2, 2)), W=np.ones((2, 4)))
-    with pytest.raises(InvalidInput, match=r"exactly the members U.npy and V.npy \(and optionally b.npy\), found \['U.npy', 'W.npy'\]"):
+    with pytest.raises(InvalidInput, match=r"exactly the members U.npy and V.npy \(and optionally b.npy, c.npy\), found \['U.npy', 'W.npy'\]"):
         load_weights(tmp_path / "a.npz")
     np.savez(tmp_path / "b.npz", U=np.ones((2, 2)), V=np.ones((3, 4)))
     with pytest.raises(InvalidInput, match="k columns"):
@@ -89,7 +89,9 @@ def test_torch_state_dict_file(capsys, tmp_path, inst):
     write_instance(inst, ip)
     cert = tmp_path / "c.json"
     code, out, _ = run(capsys, "certify", ip, "--weights", p, "-o", cert)
-    assert code == 0 and "certified instead: a network recovered exactly from the labels" in out
+    assert code == 1 and "certified instead: a network recovered exactly from the labels" in out  # not the given ones
+    assert out.startswith("certified: realizes, about weights recovered from the labels, not the given ones")
+    assert run(capsys, "certify", ip, "--weights", p, "-o", cert, "--require", "realizes")[0] == 0
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     res = certify_weights(inst, U, V)
     assert res.how == "recovered from the labels" and res.network.equivalent(inst.planted)
@@ -130,12 +132,13 @@ def test_certify_random_weights_says_the_certificate_is_about_other_weights(caps
     assert res.given_residual.relative() > 0.5 and res.distance.relative > 0.5
     assert 0 <= res.from_given <= 3
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json")
-    assert code == 0
+    assert code == 1  # random weights: a certificate about other weights is no success for these
     assert "are not exact on this instance" in out and "not the given weights" in out
     assert "about the recovered weights" in out and "distance from the given weights" in out
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c.json", "--json")
     rec = json.loads(out)
-    assert rec["ok"] and rec["certified"] == "weights recovered from the labels"
+    assert not rec["ok"] and rec["certified"] == "weights recovered from the labels" and rec["about"] == "recovered"
+    assert rec["claim"] == "realizes" and "not exact" in rec["stronger_claim_failed"]
     assert Fraction(rec["given_residual"]["squared_error"]) == res.given_residual.squared_error
     assert Fraction(rec["distance_to_given"]["max_abs"]) == res.distance.max_abs
     assert rec["units_from_given_first_layer"] == res.from_given
@@ -180,7 +183,7 @@ def test_cli_certify(capsys, tmp_path, inst):
     assert checker.check_files(str(cert), str(ip)).startswith("realizes")
     np.savez(w, U=inst.planted.U.to_float() + 0.01, V=inst.planted.V.to_float() * 1.02)
     code, out, _ = run(capsys, "certify", ip, "--weights", w, "-o", tmp_path / "c2.json", "--activation", "relu")
-    assert code == 0 and "certified instead" in out and "independent checker" in out
+    assert code == 1 and "certified instead" in out and "independent checker" in out
     assert json.loads((tmp_path / "c2.json").read_text())["claim"] == "realizes"
     code, _, err = run(capsys, "certify", ip, "--weights", w, "--as-given", "-o", tmp_path / "c3.json")
     assert code == 1 and "NotRealizable" in err and not (tmp_path / "c3.json").exists()
@@ -239,7 +242,8 @@ def test_certify_exact_json_weights_and_certificates(tmp_path, capsys):
     obj["U"][0][0] = "1/3"
     wp.write_text(json.dumps(obj))
     assert main(["certify", str(ip), "--weights", str(wp), "--as-given"]) == 1  # exact residual, no certificate
-    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json")]) == 0  # recovered
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json")]) == 1  # recovered
+    assert main(["certify", str(ip), "--weights", str(wp), "-o", str(tmp_path / "c2.json"), "--require", "realizes"]) == 0
     wp.write_text('{"U": [[1]]}')
     assert main(["certify", str(ip), "--weights", str(wp)]) == 2
     wp.write_text('{"U": [[1], oops')
@@ -259,24 +263,28 @@ def test_safetensors_weights_read_with_the_numpy_api(capsys, tmp_path, inst):
     assert code == 0 and "certified as given" in out  # small integer weights survive float32 exactly
     # layers are ordered by their names, numbers compared as numbers (the file keeps no order)
     st.save_file({"layer10.weight": U, "layer2.weight": V, "layer2.bias": np.arange(3.0)}, str(path))
-    U2, V2, b2 = load_float_weights(path)
-    assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0]
+    U2, V2, b2, c2 = load_float_weights(path)
+    assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0] and c2 is None
     assert read_weights(path).b_fractions() == [0, 1, 2]
     st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(3)}, str(path))
-    with pytest.raises(InvalidInput, match="'b.bias' is a bias the model cannot hold"):
+    assert read_weights(path).c_fractions() == [1, 1, 1]  # the second layer's bias is the output bias c
+    st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(4)}, str(path))
+    with pytest.raises(InvalidInput, match="'b.bias' of shape \\(4,\\) is not a bias of either layer"):
         load_float_weights(path)
     path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
-    with pytest.raises(InvalidInput, match="not a readable .safetensors file"):
+    with pytest.raises(InvalidInput, match="not valid JSON"):
         load_float_weights(path)
 
 
-def test_safetensors_missing_is_named(monkeypatch, tmp_path):
+def test_safetensors_need_no_safetensors_package(monkeypatch, tmp_path):
+    """The reader is NumPy only (io/safetensors_file.py): the package's absence changes nothing."""
     import sys
 
+    st = pytest.importorskip("safetensors.numpy")
+    st.save_file({"0.weight": np.eye(2), "2.weight": np.ones((1, 2))}, str(tmp_path / "m.safetensors"))
     monkeypatch.setitem(sys.modules, "safetensors.numpy", None)
-    (tmp_path / "m.safetensors").write_bytes(b"whatever")
-    with pytest.raises(InvalidInput, match=r"needs safetensors: pip install 'exactrelu\[safetensors\]'"):
-        load_float_weights(tmp_path / "m.safetensors")
+    monkeypatch.setitem(sys.modules, "safetensors", None)
+    assert read_weights(tmp_path / "m.safetensors").k == 2
 
 
 def test_certify_a_json_weights_file_that_is_not_an_object(capsys, tmp_path, inst):
