@@ -269,7 +269,7 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
     hint = None if (args.bias or args.sparse_noise or args.route != "auto") else \
         explain_failure(inst, args.k, act, random_state=args.seed)
     record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
-              "message": str(exc), "checked": summary, "diagnosis": hint}
+              "model": exc.certificate.get("model"), "message": str(exc), "checked": summary, "diagnosis": hint}
     lines = [f"NOT REALIZABLE (certified): {summary}", f"not-realizable certificate written to {out}"]
     if hint is not None:
         lines.append(f"Diagnosis: {hint}")
@@ -302,7 +302,23 @@ def cmd_check(args) -> int:
         raise InvalidInput(str(exc)) from None
     except checker.CheckFailed as exc:
         return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
-    return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")
+    return emit(args, {"valid": True, "summary": summary, **_scope(args.certificate)}, f"VALID: {summary}")
+
+
+def _scope(path: str) -> dict:
+    """The claim of a valid certificate and, for ``not-realizable``, the class it states (None: an old certificate,
+    read with its old meaning, as the summary says)."""
+    from ..certificates import checker
+    from ..certificates.claims.model import model_of
+
+    with open(path, "rb") as fh:
+        cert = checker.read_json(fh.read(), path)
+    scope = {"claim": cert.get("claim")}
+    if cert.get("claim") == "not-realizable":
+        scope["model"] = model_of(cert)
+    if cert.get("claim") == "realizes-except":
+        scope["excepted"] = len(cert["except"])
+    return scope
 
 
 def _upgrade(args) -> None:

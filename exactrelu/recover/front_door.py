@@ -144,12 +144,14 @@ def _rank_over_k(evidence: dict, k: int) -> bool:
 
 
 def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
-    """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
+    """rank(labels) > k refutes every k-unit network (any activation, any hidden biases; with rank > k + 1 any
+    output bias too): a checked certificate, whose witness has k + 2 rows when the rank allows."""
     from ..certificates.envelope import verify
     from ..certificates.claims.span import not_realizable_certificate
-    from ..exact.linalg import nonsingular_minor
+    from ..exact.linalg import exact_rank, nonsingular_minor
 
-    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, k + 1), activation=act, solver="recover")
+    t = k + 2 if exact_rank(inst.labels.num) >= k + 2 else k + 1
+    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, t), activation=act, solver="recover")
     summary = verify(cert, inst)
     return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
                          certificate=cert)
