@@ -149,7 +149,8 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         the decision procedure's refutation, with a verified ``not-realizable`` certificate. ``summary`` is
         the checker's verdict line; ``evidence`` holds ``rank``, ``k``, ``route`` (``"rank"``,
         ``"row-span-recovery"``, ``"enumeration"`` or ``"decide"``), ``patterns`` (every pattern examined,
-        with its exact reason) and, for a "no", ``reason`` (what was proved, in words).
+        with its exact reason) and, for a "no", ``reason`` (what was proved, in words, starting with the class
+        excluded) and, when networks with hidden biases were certified instead, ``diagnosis``.
 
     Raises
     ------
