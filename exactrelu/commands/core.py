@@ -71,6 +71,9 @@ def _register_recover(sub) -> None:
     p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
     p.add_argument("--sparse-noise", action="store_true",
                    help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
+    p.add_argument("--max-except", type=_fraction_text, metavar="FRACTION",
+                   help="with --sparse-noise: certify only if at most this fraction of the label entries is excepted "
+                        "(exact, e.g. 1/10 or 0.1; written into the claim; default: the route's decoding guarantee)")
     p.add_argument("--route", default="auto", choices=["auto", "rowspan", "linearized", "sparse-columns",
                                                        "sparse-corruption"],
                    help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
@@ -107,6 +110,22 @@ def _bias_scale(text: str) -> float:
     if not (math.isfinite(s) and s > 0):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return s
+
+
+def _fraction_text(text: str):
+    """argparse type of --max-except: an exact rational in [0, 1] ("1/10", "0.1", "1e-2")."""
+    import argparse
+
+    from ..errors import InvalidInput as Bad
+    from ..exact.rationals import to_fraction
+
+    try:
+        value = to_fraction(text)
+    except Bad:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
+    return value
 
 
 def _fraction_01(text: str) -> float:
@@ -226,7 +245,7 @@ def cmd_recover(args) -> int:
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
                       sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress,
-                      time_limit=args.time_limit)
+                      time_limit=args.time_limit, max_except=args.max_except)
     except NotRealizable as exc:
         if exc.certificate is None:
             if args.bias or args.sparse_noise or args.route != "auto":
@@ -248,9 +267,7 @@ def cmd_recover(args) -> int:
               "entries_verified": res.entries_verified, "proposer": res.proposer, "tries": res.tries,
               "checked": res.checked, "timings": read_timings(args, res.timings), "attempts": res.attempts}
     if res.except_entries is not None:
-        record["corrupted_entries"] = len(res.except_entries)
-        lines.append(f"corrupted entries: {len(res.except_entries)} of {inst.n * inst.m}, listed in the certificate "
-                     "(the network differs from the labels exactly there)")
+        lines.append(_excepted(res, inst, record))
     for a in res.attempts:
         lines.append(f"route {a['route']} gave no certificate first: {a.get('error', '')}")
     if res.checked:
@@ -263,6 +280,21 @@ def cmd_recover(args) -> int:
         lines.append(f"to check it: exactrelu import --inputs {args.inputs} --labels {args.labels} -o inst.json, then "
                      f"exactrelu check {out} inst.json")
     return emit(args, record, lines)
+
+
+def _excepted(res, inst, record: dict) -> str:
+    """The extent of a realizes-except claim ('37 of 1,200 entries excepted (3.1%, at most 3/8 allowed)'), also
+    into ``record``."""
+    from fractions import Fraction
+
+    from ..certificates.claims.realizes import except_extent
+
+    n_except, total = len(res.except_entries), inst.n * inst.m
+    bound = res.certificate.get("max_except")
+    record.update(corrupted_entries=n_except, excepted_entries=n_except, entries=total,
+                  excepted_fraction=str(Fraction(n_except, total)), max_except=bound)
+    return (f"{except_extent(n_except, total, None if bound is None else Fraction(bound))}, listed in the certificate "
+            "(the network differs from the labels exactly there)")
 
 
 def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
@@ -280,7 +312,7 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
     hint = None if (args.bias or args.sparse_noise or args.route != "auto") else \
         explain_failure(inst, args.k, act, random_state=args.seed)
     record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
-              "message": str(exc), "checked": summary, "diagnosis": hint}
+              "model": exc.certificate.get("model"), "message": str(exc), "checked": summary, "diagnosis": hint}
     lines = [f"NOT REALIZABLE (certified): {summary}", f"not-realizable certificate written to {out}"]
     if hint is not None:
         lines.append(f"Diagnosis: {hint}")
@@ -319,7 +351,23 @@ def cmd_check(args) -> int:
         raise InvalidInput(str(exc)) from None
     except (checker.CheckFailed, CertificateInvalid) as exc:
         return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
-    return emit(args, {"valid": True, "summary": summary}, f"VALID: {summary}")
+    return emit(args, {"valid": True, "summary": summary, **_scope(args.certificate)}, f"VALID: {summary}")
+
+
+def _scope(path: str) -> dict:
+    """The claim of a valid certificate and, for ``not-realizable``, the class it states (None: an old certificate,
+    read with its old meaning, as the summary says)."""
+    from ..certificates import checker
+    from ..certificates.claims.model import model_of
+
+    with open(path, "rb") as fh:
+        cert = checker.read_json(fh.read(), path)
+    scope = {"claim": cert.get("claim")}
+    if cert.get("claim") == "not-realizable":
+        scope["model"] = model_of(cert)
+    if cert.get("claim") == "realizes-except":
+        scope["excepted"] = len(cert["except"])
+    return scope
 
 
 def _check_in_ranges(args) -> str:

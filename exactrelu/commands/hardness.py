@@ -132,9 +132,9 @@ def _decide(args) -> int:
     work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
             else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
     return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
-                       "stats": st},
-                f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
-                f"{st['lps']} exact LPs")
+                       "summary": res.summary, "model": res.model, "stats": st},
+                [f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
+                 f"{st['lps']} exact LPs", f"checked: {res.summary}"])
 
 
 def register(sub) -> None:

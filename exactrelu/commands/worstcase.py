@@ -30,11 +30,14 @@ def register(sub) -> None:
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
                                    "row span, decide each by exact LP, and certify the network (n^O(k) time). When "
                                    "no network exists, a not-realizable certificate is written instead (exit 1); "
-                                   "'exactrelu check' verifies either. Networks without hidden biases.")
+                                   "'exactrelu check' verifies either. Networks without hidden biases, unless --bias.")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
     p.add_argument("-k", type=int, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
+    p.add_argument("--bias", action="store_true",
+                   help="networks with hidden biases: the same algorithm on the inputs with a constant 1 column "
+                        "appended; a refutation is about that instance, written beside the certificate")
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
@@ -137,7 +140,7 @@ def cmd_solve(args) -> int:
     try:
         res = solve_decision(inst, args.k, progress=_show_progress(args) is not None,
                              try_recovery=not args.enumerate_only, executor=executor,
-                             workers=backend.workers if backend else 2, time_limit=args.time_limit)
+                             workers=backend.workers if backend else 2, time_limit=args.time_limit, bias=args.bias)
     finally:
         if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
             backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
@@ -150,10 +153,12 @@ def cmd_solve(args) -> int:
     used = sum(1 for p in patterns if p.outcome == "unit")
     if res.evidence["route"] == "row-span-recovery":
         route, how = "row-span recovery", "all units from row-span recovery (no enumeration needed)"
+    elif res.evidence["route"] == "decide":
+        route, how = "decide", f"{examined - 1} patterns examined, then decided by the lazy engine (one output)"
     else:
         route, how = "enumeration", f"{examined} patterns examined, {used} units"
     record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": rank, "route": route,
-              "patterns_examined": examined, "certificate": str(out), "seconds": seconds,
+              "patterns_examined": examined, "certificate": str(out), "bias": args.bias, "seconds": seconds,
               "timings": {"read": args.read_seconds, "solve": seconds}}
     return emit(args, record, [f"VALID: {res.summary}",
                                f"rank(labels) = {rank}; {how}; {seconds:.3f} s (reading {args.read_seconds:.3f} s); "
@@ -172,10 +177,30 @@ def _not_realizable(args, res, out, t0) -> int:
                **ev, "certificate": res.summary}
         write_text_atomic(args.evidence, json.dumps(obj, indent=1) + "\n", what="evidence file")
     write_certificate(res.certificate, out)
+    about = _about(res, out, args.instance)
     seconds = time.perf_counter() - t0
-    record = {"claim": "not-realizable", "certified": True, "summary": res.summary, "message": message,
-              "certificate": str(out), "seconds": seconds, "evidence": args.evidence,
+    diagnosis = res.evidence.get("diagnosis")
+    record = {"claim": "not-realizable", "certified": True, "summary": res.summary, "model": res.model,
+              "message": message, "certificate": str(out), "instance": about, "seconds": seconds,
+              "evidence": args.evidence, "diagnosis": diagnosis,
               "timings": {"read": args.read_seconds, "solve": seconds}}
-    return emit(args, record, [f"NOT REALIZABLE (certified): {res.summary}",
-                               f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check "
-                               f"{out} {args.instance or 'INSTANCE (exactrelu import writes it)'})"], ok=False)
+    lines = [f"NOT REALIZABLE (certified): {res.summary}"]
+    if about != args.instance:
+        lines.append(f"the certificate is about the inputs with a constant 1 column appended, written to {about}")
+    lines.append(f"{seconds:.3f} s; not-realizable certificate: {out} (verify: exactrelu check {out} "
+                 f"{about or 'INSTANCE (exactrelu import writes it)'})")
+    if diagnosis:
+        lines.append(f"Diagnosis: {diagnosis}")
+    return emit(args, record, lines, ok=False)
+
+
+def _about(res, out, given: str) -> str:
+    """The instance file the certificate is about: ``given``, or (``--bias`` refutations) the augmented instance,
+    written beside the certificate as CERT.instance.json."""
+    if res.instance is None:
+        return given
+    from ..instances import write_instance
+
+    path = (str(out)[:-5] if str(out).endswith(".json") else str(out)) + ".instance.json"
+    write_instance(res.instance, path)
+    return path

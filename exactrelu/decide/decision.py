@@ -15,6 +15,8 @@ raise (:class:`~exactrelu.errors.TimeLimitExceeded`, :class:`~exactrelu.errors.A
 ('not-realizable', False, None)
 >>> res.evidence["route"], res.summary.startswith("not-realizable")
 ('enumeration', True)
+>>> res.model   # the class of networks the "no" excludes, as the certificate states it
+{'biases': False, 'output_bias': False}
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..certificates.claims.model import model_of
 from ..errors import InvalidInput
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..instances import Instance
     from ..network import Network
 
 __all__ = ["Decision", "REALIZABLE", "NOT_REALIZABLE", "STATUSES"]
@@ -49,6 +53,9 @@ class Decision:
     summary : the checker's verdict line on ``certificate`` (what ``exactrelu check`` prints after VALID).
     evidence : how the answer was found: search statistics (rounds, lemmas, exact LPs, seconds) or, for the
         worst-case solver, the rank, the route and every pattern examined (``"patterns"``).
+    instance : the instance ``certificate`` is about when it is not the one asked about, else None: for
+        ``solve_decision(..., bias=True)``, a refutation is about the inputs with a constant 1 column appended
+        (:mod:`exactrelu.decide.bias`); ``exactrelu check`` needs that instance.
 
     >>> Decision("maybe", None, {}, "")
     Traceback (most recent call last):
@@ -61,6 +68,7 @@ class Decision:
     certificate: dict
     summary: str
     evidence: dict = field(default_factory=dict)
+    instance: "Instance | None" = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -70,6 +78,12 @@ class Decision:
     def realizable(self) -> bool:
         """True when a network reproduces the labels (``status == "realizable"``)."""
         return self.status == REALIZABLE
+
+    @property
+    def model(self) -> dict | None:
+        """The class of networks a "no" excludes, as its certificate states it (``{"biases", "output_bias"}``);
+        None for a "yes"."""
+        return model_of(self.certificate)
 
     @property
     def stats(self) -> dict:

@@ -25,8 +25,8 @@ never produce a certificate, and the caller learns a new unit.
 >>> found = span_refutation(inst, outputs, [0, 1])  # the found units span c_1 only: a vanishes on them
 >>> cert = not_realizable_certificate(inst, 2, outputs, samples, ([0, 1], found))
 >>> from exactrelu.certificates.envelope import verify
->>> verify(cert, inst)  # doctest: +ELLIPSIS
-'not-realizable: no 2-unit ReLU network without hidden biases ...; rank(labels) = 2 (a non-zero 2 x 2 minor) ...'
+>>> verify(cert, inst)  # x_2 = 1 at every sample: hidden biases are excluded too
+'not-realizable: no 2-unit ReLU network with hidden biases ...; rank(labels) = 2 (a non-zero 2 x 2 minor) ...'
 """
 
 from __future__ import annotations

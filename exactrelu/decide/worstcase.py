@@ -29,7 +29,7 @@ rank(labels) > k is certified by a non-zero (k+1) x (k+1) minor. For rank(labels
 NP-hard: with one output the lazy decision procedure (:func:`exactrelu.decide.decide`)
 answers either way with a certificate; with several outputs the solver says that nothing is
 decided (AssumptionViolated), not that no network exists. Every claim is about networks without
-hidden biases (append a constant input column for those).
+hidden biases, unless ``bias=True`` (the inputs with a constant 1 column appended, :mod:`exactrelu.decide.bias`).
 
 >>> from exactrelu.instances import Instance
 >>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
@@ -38,10 +38,10 @@ hidden biases (append a constant input column for those).
 'realizes: 6 samples x 2 outputs equal exactly (k=2, d=2, activation degree 1)'
 >>> [(p.kind, p.outcome) for p in res.patterns]
 [('extreme-ray', 'refuted'), ('extreme-ray', 'unit'), ('face', 'unit')]
->>> solve(Instance.from_arrays(X, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), k=2, try_recovery=False)
+>>> solve(Instance.from_arrays(X, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), k=2, try_recovery=False)  # x_2 = 1: biases too
 Traceback (most recent call last):
 ...
-exactrelu.errors.NotRealizable: no 2-unit ReLU network realises the labels: ...
+exactrelu.errors.NotRealizable: no 2-unit ReLU network with hidden biases and without output bias reproduces the labels: ...
 """
 
 from __future__ import annotations
@@ -56,17 +56,16 @@ from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify
 from ..deadline import Deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
-from ..exact.linalg import PRIMES, independent_rows, solve_consistent
+from ..exact.linalg import PRIMES, independent_rows, nonsingular_minor, solve_consistent
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
-from .decision import NOT_REALIZABLE, REALIZABLE, Decision
+from .decision import REALIZABLE, Decision
 from .pattern_lps import Unit, annihilator
 from .patterns import _Progress, extreme_rays, nonnegative_patterns
 from ..progress import LineProgress
+from .refusal import decided_no, refuted
 from .span_refutation import Realisable, span_refutation
-from ..certificates.claims.span import not_realizable_certificate
-from ..exact.linalg import nonsingular_minor
 
 __all__ = ["solve_decision", "solve", "WorstCaseResult", "PatternReport"]
 
@@ -125,12 +124,14 @@ _SOLVE_DOC = """
         wide (:mod:`exactrelu.decide.worstcase_parallel`); the answer and certificates are the same.
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
         :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
+    bias : networks with hidden biases: the same algorithm on the inputs with a constant 1 column appended
+        (:mod:`exactrelu.decide.bias`); a refutation is then about that instance (``Decision.instance``).
 """
 
 
 def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
                    try_recovery: bool = True, executor=None, workers: int = 2,
-                   time_limit: "float | Deadline | None" = None) -> Decision:
+                   time_limit: "float | Deadline | None" = None, bias: bool = False) -> Decision:
     """Find a k-unit ReLU network realising the labels exactly, or prove that none exists: one record either way.
 
     This is the front door of the worst-case solver. It is a function of its own rather than a flag of
@@ -148,7 +149,8 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         the decision procedure's refutation, with a verified ``not-realizable`` certificate. ``summary`` is
         the checker's verdict line; ``evidence`` holds ``rank``, ``k``, ``route`` (``"rank"``,
         ``"row-span-recovery"``, ``"enumeration"`` or ``"decide"``), ``patterns`` (every pattern examined,
-        with its exact reason) and, for a "no", ``reason`` (what was proved, in words).
+        with its exact reason) and, for a "no", ``reason`` (what was proved, in words, starting with the class
+        excluded) and, when networks with hidden biases were certified instead, ``diagnosis``.
 
     Raises
     ------
@@ -160,13 +162,19 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         ``time_limit`` passed first.
     """
     _check_arguments(instance, k)
+    if bias:
+        from .bias import biased_decision, with_constant_input
+
+        aug = with_constant_input(instance)
+        return biased_decision(instance, aug, solve_decision(aug, k, progress=progress, keep_certificates=keep_certificates,
+                               try_recovery=try_recovery, executor=executor, workers=workers, time_limit=time_limit))
     X, Y = instance.inputs, instance.labels
     deadline = Deadline.coerce(time_limit)
     B, r, outputs = _basis(Y)
     if r > k:
-        return _refuted(instance, k, nonsingular_minor(Y, k + 1), None,
-                        f"rank(labels) = {r} > k = {k}: labels = relu(inputs V^T) U^T has rank at most k",
-                        {"rank": r, "k": k, "patterns": []}, "rank")
+        return refuted(instance, k, nonsingular_minor(Y, min(r, k + 2)), None,  # k + 2 rows exclude c too
+                       f"rank(labels) = {r} > k = {k}, and relu(inputs V^T + b) U^T has rank at most k",
+                       {"rank": r, "k": k, "patterns": []}, "rank")
     reports: list[PatternReport] = []
     if try_recovery and r == k:
         found = _recovered(instance, k, deadline, reports)
@@ -178,11 +186,10 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         if len(units) < r == k:
             span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
             if span is not None:
-                return _refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
-                                f"no {k}-unit ReLU network realises the labels: rank(labels) = {k}, but the realisable "
-                                f"non-negative rows of their row span span only {len(units)} dimensions "
-                                f"({len(reports)} patterns examined, each decided exactly)",
-                                {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration")
+                return refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
+                               f"rank(labels) = {k}, but the realisable non-negative rows of their row span span only "
+                               f"{len(units)} dimensions ({len(reports)} patterns examined, each decided exactly)",
+                               {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline)
     if len(units) < r:  # here r < k: the case r == k was completed or refuted above
         if instance.m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
             return _decide_one_output(instance, k, r, reports, deadline)
@@ -307,13 +314,6 @@ def _enumerate(X: QMatrix, B, r: int, units: list, reports: list, opt: _Options)
         _search_faces(X, B, rays, r, units, reports, opt.progress, opt.keep, deadline, opt.executor, opt.workers)
 
 
-def _refuted(instance, k, witness, span, reason, evidence, route) -> Decision:
-    """The Decision of a proved "no", with its not-realizable certificate checked independently."""
-    outputs, samples = witness
-    cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
-    return Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), {**evidence, "route": route, "reason": reason})
-
-
 def _prove_span(instance, outputs, units, r, reports, progress, deadline):
     """Step 4's proof: (functional, trees) showing that no realisable row leaves the units' span, or None
     after adding the realisable rows it found instead (until the units span r dimensions)."""
@@ -343,10 +343,9 @@ def _decide_one_output(instance, k, r, reports, deadline) -> Decision:
     res = decide(instance, k=k, time_limit=deadline.remaining())
     reports.append(PatternReport((), "decide", res.status, "lazy engine (activation literals, exact LP lemmas)"))
     evidence = {"rank": r, "k": k, "route": "decide", "patterns": reports, "search": res.evidence}
-    if not res.realizable:
-        evidence["reason"] = (f"no {k}-unit ReLU network realises the labels (rank(labels) = {r} < k, one output: "
-                              "decided by the lazy engine)")
-    return Decision(res.status, res.network, res.certificate, res.summary, evidence)
+    if res.realizable:
+        return Decision(res.status, res.network, res.certificate, res.summary, evidence)
+    return decided_no(instance, k, res, evidence, deadline)
 
 
 def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):

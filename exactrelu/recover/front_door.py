@@ -66,6 +66,7 @@ def recover(
     check: bool = True,
     progress: Callable[[str], None] | None = None,
     time_limit: "float | Deadline | None" = None,
+    max_except=None,
 ) -> RecoveryResult:
     """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly, and certify it.
 
@@ -90,6 +91,10 @@ def recover(
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) after which the search stops with
         :class:`~exactrelu.errors.TimeLimitExceeded` (nothing claimed); checked at every progress step of
         the proposers and between search rounds. None: no limit.
+    max_except : with ``sparse_noise``: the largest fraction of the n m label entries the ``realizes-except``
+        claim may except (a rational in [0, 1], taken exactly; written into the certificate, where the checker
+        enforces it). None: the route's decoding guarantee (:func:`~exactrelu.recover.sparse_corruption.
+        default_max_except`). More excepted entries, or all of them, are refused (AssumptionViolated), not certified.
 
     Raises
     ------
@@ -111,10 +116,11 @@ def recover(
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
     if sparse_noise and route not in ("auto", "sparse-corruption"):
         raise InvalidInput(f"sparse_noise=True takes route 'sparse-corruption' (or 'auto'), not {route!r}")
+    bound = _max_except(max_except, sparse_noise or route == "sparse-corruption")
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
         progress = with_deadline(progress, deadline)
-    req = RecoveryRequest(k, activation, bias, init, random_state, check, progress)
+    req = RecoveryRequest(k, activation, bias, init, random_state, check, progress, max_except=bound)
     try:
         with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
             return _route(inst, route, sparse_noise, req)
@@ -122,6 +128,20 @@ def recover(
         if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it
             raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
         raise
+
+
+def _max_except(value, sparse: bool):
+    """``max_except`` as an exact Fraction in [0, 1] (None stays None); only with sparse noise."""
+    if value is None:
+        return None
+    if not sparse:
+        raise InvalidInput("max_except bounds a realizes-except claim: it needs sparse_noise=True (--sparse-noise)")
+    from ..exact.rationals import to_fraction
+
+    bound = to_fraction(value)
+    if not 0 <= bound <= 1:
+        raise InvalidInput(f"max_except must be a fraction between 0 and 1, got {value!r}")
+    return bound
 
 
 def _route(inst: Instance, route: str, sparse_noise: bool, req: RecoveryRequest) -> RecoveryResult:
@@ -144,12 +164,14 @@ def _rank_over_k(evidence: dict, k: int) -> bool:
 
 
 def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
-    """rank(labels) > k refutes every k-unit network (any activation, any biases): a checked certificate."""
+    """rank(labels) > k refutes every k-unit network (any activation, any hidden biases; with rank > k + 1 any
+    output bias too): a checked certificate, whose witness has k + 2 rows when the rank allows."""
     from ..certificates.envelope import verify
     from ..certificates.claims.span import not_realizable_certificate
-    from ..exact.linalg import nonsingular_minor
+    from ..exact.linalg import exact_rank, nonsingular_minor
 
-    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, k + 1), activation=act, solver="recover")
+    t = k + 2 if exact_rank(inst.labels.num) >= k + 2 else k + 1
+    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, t), activation=act, solver="recover")
     summary = verify(cert, inst)
     return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
                          certificate=cert)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Callable
 
 from ..network import RELU, Activation
@@ -30,6 +31,7 @@ class RecoveryRequest:
     random_state: Any = 0
     check: bool = True
     progress: Callable[[str], None] | None = None
+    max_except: Fraction | None = None  # sparse corruption: the largest excepted fraction certified (None: the route's)
 
     def activation_for(self, inst) -> Activation:
         """The activation of the request, else the instance's (``inst`` may be None), else ReLU."""

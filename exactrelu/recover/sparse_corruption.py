@@ -40,20 +40,21 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..certificates.claims.realizes import realizes_except_certificate
+from ..certificates.claims.realizes import except_extent, realizes_except_certificate
 from ..certificates.claims.residual import exact_residual
 from ..certificates.envelope import instance_sha256, verify
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput
 from ..exact.matrix import QMatrix
+from ..exact.rationals import format_rational
 from ..instances import Instance
 from ..network import Network
 from ..propose.floats import normalize_rows
 from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
 from .rowspan import recover_rowspan
-from .sparse_decoding import span_and_decode, spread
+from .sparse_decoding import max_in_hyperplane, span_and_decode, spread
 
-__all__ = ["recover_sparse_corruption"]
+__all__ = ["recover_sparse_corruption", "default_max_except"]
 
 
 def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
@@ -79,7 +80,9 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
     Yf = normalize_rows(inst.float_labels())
     t0 = T.add("conversion", t0)
-    kept, labels = span_and_decode(Ynum, Yf, k, rng).kept_labels()
+    decoding = span_and_decode(Ynum, Yf, k, rng)
+    kept, labels = decoding.kept_labels()
+    bound = req.max_except if req.max_except is not None else default_max_except(m, max_in_hyperplane(decoding.basis, k))
     T.add("span and decoding", t0)
     say(f"sparse-corruption: {len(kept)} of {n} samples decoded")
     if len(kept) < k:
@@ -96,7 +99,7 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
     t0 = T.start()
     net = _refit_outputs(inst, res.network, rng)
     T.add("output rows", t0)
-    return _certify(inst, req, res, net, T, len(kept))
+    return _certify(inst, req, res, net, T, len(kept), bound)
 
 
 def _refit_outputs(inst: Instance, net, rng):
@@ -162,12 +165,40 @@ def _agreement(u, Fnum, Fden, Ycols, r, L) -> int:
     return sum(1 for p, y in zip(P, Y) if p * L == y * den * Fden)
 
 
-def _certify(inst, req: RecoveryRequest, res, net, T, n_kept) -> RecoveryResult:
+def default_max_except(m: int, z: int) -> Fraction:
+    """The route's guarantee as a bound on the excepted fraction: a sample with at most
+    ``m - (m + z) // 2 - 1`` corrupted outputs is decoded uniquely (step 2; z = k - 1 when any k rows of U are
+    independent, so ``floor((m - k) / 2)``), taken as a fraction of the m outputs of a sample.
+
+    >>> default_max_except(24, 5), default_max_except(6, 1), default_max_except(3, 1)
+    (Fraction(3, 8), Fraction(1, 3), Fraction(0, 1))
+    """
+    return Fraction(max(0, m - (m + z) // 2 - 1), m)
+
+
+def _bounded(n_except: int, total: int, bound: Fraction, given: bool) -> None:
+    """Refuse (nothing certified) a claim excepting every entry, or more than ``bound`` of them."""
+    extent = except_extent(n_except, total)
+    if n_except == total:
+        raise AssumptionViolated(
+            f"the network found differs from the labels at every entry ({extent}): a realizes-except claim would "
+            "say nothing, so none is certified.", evidence={"excepted": n_except, "entries": total},
+            suggestion="more outputs m, fewer corruptions, or another k.")
+    if n_except > bound * total:
+        why = "the bound given" if given else "the route's decoding guarantee, default_max_except"
+        raise AssumptionViolated(
+            f"{extent}: more than max_except = {format_rational(bound)} allows ({why}); nothing certified.",
+            evidence={"excepted": n_except, "entries": total, "max_except": bound},
+            suggestion="max_except=... (--max-except FRACTION) to certify a claim excepting more entries.")
+
+
+def _certify(inst, req: RecoveryRequest, res, net, T, n_kept, bound: Fraction) -> RecoveryResult:
     random_state, check = req.random_state, req.check
     t0 = T.start()
     resid = exact_residual(net, inst, max_listed=None)
+    _bounded(resid.n_failing, inst.n * inst.m, bound, req.max_except is not None)
     seed = random_state if isinstance(random_state, int) else None
-    cert = realizes_except_certificate(inst, net, resid.failing, sha256=instance_sha256(inst), seed=seed,
+    cert = realizes_except_certificate(inst, net, resid.failing, sha256=instance_sha256(inst), seed=seed, max_except=bound,
                                        proposer=res.proposer, route="sparse-corruption", decoded_samples=n_kept)
     t0 = T.add("certificate", t0)
     summary = None

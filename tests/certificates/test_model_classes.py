@@ -45,14 +45,20 @@ def _with_model(cert, biases, output_bias):
     return out
 
 
+def _old(cert):
+    """The certificate as the library wrote it before model classes: without ``model``."""
+    return {key: v for key, v in cert.items() if key != "model"}
+
+
 def test_the_bias_free_refutation_says_without_hidden_biases(biased_grid):
     inst, cert = biased_grid
+    assert cert["model"] == {"biases": False, "output_bias": False}  # the library states the class (item 1)
     line = verify(cert, inst)
     assert line.startswith("not-realizable: no 2-unit ReLU network without hidden biases and without output bias "
                            "reproduces the labels (40 samples, any output weights)")
-    assert "[no model field: read with its meaning before model classes]" in line  # an old certificate, labelled
-    stated = verify(_with_model(cert, False, False), inst)
-    assert "without hidden biases" in stated and "no model field" not in stated
+    assert "no model field" not in line
+    old = verify(_old(cert), inst)
+    assert old.startswith(line[:100]) and "[no model field: read with its meaning before model classes]" in old
 
 
 @pytest.mark.parametrize("biases, output_bias, why", [
@@ -101,15 +107,17 @@ def _rank_instance(t):
 def test_a_rank_witness_excludes_hidden_biases_and_a_larger_one_an_output_bias():
     inst = _rank_instance(3)
     k1 = not_realizable_certificate(inst, 2, *nonsingular_minor(inst.labels, 3))  # a (k+1) x (k+1) minor
+    assert k1["model"] == {"biases": True, "output_bias": False}
     assert "no 2-unit ReLU network with hidden biases and without output bias" in verify(k1, inst)
-    assert "no model field" in verify(k1, inst)
-    assert "no model field" not in verify(_with_model(k1, True, False), inst)
+    assert "no model field" in verify(_old(k1), inst)
+    assert "no model field" not in verify(k1, inst)
     with pytest.raises(CertificateInvalid, match="adds one|add one to the rank"):
         verify(_with_model(k1, True, True), inst)
     k2 = not_realizable_certificate(inst, 1, *nonsingular_minor(inst.labels, 3))  # a (k+2) x (k+2) minor
-    line = verify(_with_model(k2, True, True), inst)
+    assert k2["model"] == {"biases": True, "output_bias": True}  # the library states the widest class proved
+    line = verify(k2, inst)
     assert "no 1-unit ReLU network with hidden biases and with an output bias" in line and "3 x 3 minor" in line
-    assert "without output bias" in verify(k2, inst)  # the old meaning: no output bias
+    assert "without output bias" in verify(_old(k2), inst)  # the old meaning: no output bias
     four = _rank_instance(4)
     with pytest.raises(CertificateInvalid, match="k \\+ 1 or k \\+ 2 rows"):  # the checker knows minors of k, k + 1 and k + 2 rows only
         verify(_with_model(not_realizable_certificate(four, 1, *nonsingular_minor(four.labels, 4)), True, True), four)

@@ -11,7 +11,7 @@ from exactrelu.instances import Instance, planted
 from exactrelu.network import Activation, Network
 
 INSTANCES = ("plain", "biased", "both", "power", "corrupted", "noisy", "unrealisable", "nae", "tiny", "constant_column",
-             "identity", "span")
+             "constant_column_free", "identity", "span")
 GRID = [(x, y) for x in range(-4, 4) for y in range(-2, 3)]  # 40 samples, kinks on grid points
 
 
@@ -47,6 +47,8 @@ def build_instances() -> dict:
     pts = [(x, y, 2) for x, y in GRID]
     out["constant_column"] = Instance.from_arrays(
         pts, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1) - _relu(x - 2)] for x, y, _ in pts])
+    out["constant_column_free"] = Instance.from_arrays(  # the same labels on the grid itself (solve --bias appends 1)
+        GRID, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1) - _relu(x - 2)] for x, y in GRID])
     out["identity"] = Instance.from_arrays([[i + 1, 1] for i in range(3)], [[int(i == r) for r in range(3)] for i in range(3)])
     out["span"] = Instance.from_arrays([[1, 0], [0, 1], [1, 1], [-1, 0], [0, -1], [2, 1]],
                                        [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [0, 0]])

@@ -37,7 +37,7 @@ from exactrelu.certificates.claims.lp import lp_certificate  # noqa: E402
 from exactrelu.certificates.claims.realizes import (realizes_certificate, realizes_except_certificate,  # noqa: E402
                                                     residual_certificate)
 from exactrelu.certificates.claims.span import not_realizable_certificate  # noqa: E402
-from exactrelu.decide import decide, solve  # noqa: E402
+from exactrelu.decide import decide, solve, solve_decision  # noqa: E402
 from exactrelu.equiv import functionally_equal  # noqa: E402
 from exactrelu.errors import NotRealizable  # noqa: E402
 from exactrelu.exact.linalg import nonsingular_minor  # noqa: E402
@@ -90,6 +90,11 @@ def _plain(cert):
     if "provenance" in out:
         out["provenance"] = {"corpus": "tests/corpus/make_corpus.py"}
     return out
+
+
+def old(cert):
+    """The certificate as the library wrote it before model classes (issue 23): without ``model``."""
+    return {key: v for key, v in cert.items() if key != "model"}
 
 
 def tampered(cert, change):
@@ -164,11 +169,13 @@ def _case_claims(c: Corpus, insts: dict) -> None:
     small, nae, tiny = insts["unrealisable"], insts["nae"], insts["tiny"]
     ism, inae, itiny = c.instance("unrealisable", small), c.instance("nae", nae), c.instance("tiny", tiny)
     tree = decide(small, U=[[1, 1]], engine="tree").certificate
-    c.valid("tree-given", tree, ism, "VALID: not-realizable: no 2-unit ReLU network without hidden biases and without "
+    c.valid("tree-given", old(tree), ism, "VALID: not-realizable: no 2-unit ReLU network without hidden biases and without "
             "output bias reproduces the labels (6 samples, the given output weights) [no model field",
             "a case tree over activation patterns, U given; no model field (old meaning)")
     tree_unknown = decide(small, engine="tree").certificate
-    c.valid("tree-unknown", tree_unknown, ism, "(6 samples, any output weights)", "case trees for the 6 sign cases of unknown U")
+    c.valid("tree-unknown", tree_unknown, ism, "without hidden biases and without output bias reproduces the labels "
+            "(6 samples, any output weights); 6", "case trees for the 6 sign cases of unknown U, model stated (as the "
+            "library writes it)")
     leaf = _first_leaf(tree)
     c.invalid("tree-multiplier", tampered(tree, lambda x: _first_leaf(x)["farkas"][-1].__setitem__(3, "1000")), ism,
               "not 0 <= negative", f"one Farkas multiplier changed (a leaf of {len(leaf['farkas'])} rows)")
@@ -179,7 +186,8 @@ def _case_claims(c: Corpus, insts: dict) -> None:
     c.invalid("tree-model-biases", dict(tree, model={"biases": True, "output_bias": False}), ism,
               "wider than its proof", "a case tree stated to exclude hidden biases (no constant input column)")
     hinted = decide(nae, U=[[1, 1]]).certificate
-    c.valid("lrat-given", dict(hinted, model={"biases": False, "output_bias": False}), inae,
+    assert hinted["model"] == {"biases": False, "output_bias": False}, "the library states the class it refutes"
+    c.valid("lrat-given", hinted, inae,
             "VALID: not-realizable: no 2-unit ReLU network without hidden biases and without output bias",
             "lemmas, templates, symmetry and a hinted (LRAT) refutation, model stated")
     unknown = decide(nae).certificate
@@ -198,7 +206,8 @@ def _case_claims(c: Corpus, insts: dict) -> None:
               "issue 26: valid lemmas and DRUP steps (tautologies, supersets, the unit [7]) on a realisable instance")
     biased = decide(insts["constant_column"], k=1).certificate
     icc = c.instance("constant_column", insts["constant_column"])
-    c.valid("tree-constant-column-biases", dict(biased, model={"biases": True, "output_bias": False}), icc,
+    assert biased["model"] == {"biases": True, "output_bias": False}, "the widest class the refutation supports"
+    c.valid("tree-constant-column-biases", biased, icc,
             "no 1-unit ReLU network with hidden biases and without output bias",
             "a refutation on inputs with a constant column excludes hidden biases too")
 
@@ -208,10 +217,10 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
     ident = insts["identity"]
     iid = c.instance("identity", ident)
     k1 = not_realizable_certificate(ident, 2, *nonsingular_minor(ident.labels, 3))
-    c.valid("rank-k+1", k1, iid, "no 2-unit ReLU network with hidden biases and without output bias",
+    c.valid("rank-k+1", old(k1), iid, "no 2-unit ReLU network with hidden biases and without output bias",
             "a non-zero 3 x 3 minor, k = 2; no model field (old meaning: hidden biases, no output bias)")
-    k2 = dict(not_realizable_certificate(ident, 1, *nonsingular_minor(ident.labels, 3)),
-              model={"biases": True, "output_bias": True})
+    k2 = not_realizable_certificate(ident, 1, *nonsingular_minor(ident.labels, 3))
+    assert k2["model"] == {"biases": True, "output_bias": True}, "a (k+2)-minor excludes both"
     c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with an output bias", "a non-zero 3 x 3 minor, k = 1")
     c.invalid("rank-k+1-output-bias", dict(k1, model={"biases": True, "output_bias": True}), iid, "add one to the rank",
               "a (k+1)-minor stated to exclude an output bias")
@@ -227,6 +236,13 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
     assert "span" in span, "the solver answered without a span refutation"
     c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realisable hidden row",
             "rank k and a span refutation")
+    biased = solve_decision(insts["constant_column_free"], 1, bias=True)
+    assert "span" in biased.certificate and biased.instance is not None, "solve --bias answered without a span"
+    c.valid("span-bias", biased.certificate, c.instance("grid_with_ones", biased.instance),
+            "no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (40 samples",
+            "solve --bias: a span refutation on the inputs with a constant 1 column appended")
+    c.invalid("span-bias-wrong-instance", biased.certificate, c.instance("grid", insts["constant_column_free"]),
+              "instance_sha256", "the same certificate with the instance before the constant column was appended")
     c.invalid("span-zero-functional", tampered(span, lambda x: x["span"].__setitem__("functional", ["0", "0"])), isp,
               "non-zero", "the functional zeroed")
     c.invalid("span-sign-true", tampered(span, lambda x: x["span"]["cases"][0].__setitem__("sign", True)), isp,

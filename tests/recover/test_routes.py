@@ -300,7 +300,7 @@ def test_cli_routes(capsys, tmp_path):
     assert "certified" in out and "parameter error vs planted (canonical form): 0" in out
     assert main(["generate", "-d", "3", "-k", "2", "-m", "6", "-n", "400", "--corrupt", "0.1", "-o", str(c)]) == 0
     assert main(["recover", str(c), "-k", "2", "--sparse-noise", "-o", str(tmp_path / "c.cert")]) == 0
-    assert "corrupted entries: 240 of 2400" in capsys.readouterr().out
+    assert "240 of 2,400 entries excepted (10.0%, at most " in capsys.readouterr().out
     assert main(["check", str(tmp_path / "c.cert"), str(c)]) == 0
     assert main(["recover", str(c), "-k", "2", "--route", "rowspan", "-o", str(tmp_path / "x.cert")]) == 1
     assert "NOT REALIZABLE (certified)" in capsys.readouterr().out  # corrupted: rank(labels) > k, proved

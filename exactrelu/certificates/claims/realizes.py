@@ -21,7 +21,7 @@ from ...network import Network
 from ..envelope import network_fields, provenance
 from .residual import exact_residual
 
-__all__ = ["realizes_certificate", "realizes_except_certificate", "residual_certificate"]
+__all__ = ["realizes_certificate", "realizes_except_certificate", "residual_certificate", "except_extent"]
 
 
 def realizes_certificate(instance: Instance, network: Network, *, sha256: str | None = None, **prov) -> dict:
@@ -33,12 +33,13 @@ def realizes_certificate(instance: Instance, network: Network, *, sha256: str | 
 
 
 def realizes_except_certificate(instance: Instance, network: Network, except_entries, *, sha256: str | None = None,
-                                **prov) -> dict:
+                                max_except=None, **prov) -> dict:
     """``realizes-except``: ``network`` reproduces every label but the listed (sample, output) entries.
 
     ``except_entries`` is any iterable of (j, r) pairs; it is written sorted and without duplicates.
     Not verified here (see :func:`verify`): the claim holds only if the list is exactly the set of
-    entries where the network differs from the labels.
+    entries where the network differs from the labels. ``max_except`` (a rational in [0, 1]) is written as the
+    claim's bound on the excepted fraction of the n m entries, which the checker enforces.
 
     >>> from exactrelu.instances import planted
     >>> inst = planted(d=3, k=2, m=3, n=30, seed=0)
@@ -48,8 +49,24 @@ def realizes_except_certificate(instance: Instance, network: Network, except_ent
     True
     """
     entries = sorted({(int(j), int(r)) for j, r in except_entries})
-    return {**network_fields(instance, network, "realizes-except", sha256), "except": [list(e) for e in entries],
-            "provenance": provenance(**prov)}
+    cert = {**network_fields(instance, network, "realizes-except", sha256), "except": [list(e) for e in entries]}
+    if max_except is not None:
+        cert["max_except"] = format_rational(max_except)
+    cert["provenance"] = provenance(**prov)
+    return cert
+
+
+def except_extent(excepted: int, total: int, max_except=None) -> str:
+    """'37 of 1,200 entries excepted (3.1%)': the extent of a ``realizes-except`` claim, in the library's lines.
+
+    >>> from fractions import Fraction
+    >>> except_extent(37, 1200), except_extent(3, 24, Fraction(1, 4)), except_extent(1, 10**6)
+    ('37 of 1,200 entries excepted (3.1%)', '3 of 24 entries excepted (12.5%, at most 1/4 allowed)', '1 of 1,000,000 entries excepted (0.0001%)')
+    """
+    pct = 100 * excepted / total if total else 0.0
+    shown = f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"
+    bound = "" if max_except is None else f", at most {format_rational(max_except)} allowed"
+    return f"{excepted:,} of {total:,} entries excepted ({shown}{bound})"
 
 
 def residual_certificate(instance: Instance, network: Network, *, max_abs: bool = True, residual=None,

@@ -13,7 +13,9 @@ engine, or the tree engine); this module only puts them in the envelope.
 ...         {"farkas": [["eq", 0, 0, "-1"]]}]
 >>> cert = cases_certificate(inst, 1, True, [{"U": [["1"]], "tree": tree}])
 >>> verify(cert, inst)
-'not-realizable: ...'
+'not-realizable: no 1-unit ReLU network without hidden biases and without output bias reproduces the labels (2 samples, the given output weights); ...'
+>>> cert["model"]
+{'biases': False, 'output_bias': False}
 """
 
 from __future__ import annotations
@@ -21,17 +23,22 @@ from __future__ import annotations
 from ...instances import Instance
 from ...network import RELU
 from ..envelope import envelope, instance_sha256, provenance
+from .model import model_class
 
 __all__ = ["cases_certificate"]
 
 
 def cases_certificate(instance: Instance, k: int, given: bool, cases: list[dict], **prov) -> dict:
-    """``not-realizable`` for k ReLU units without hidden biases: ``cases`` refute every output-weight case.
+    """``not-realizable`` for k ReLU units: ``cases`` refute every output-weight case.
 
     ``given``: the one case's U is the given output weights; otherwise the cases are the sign vectors of
-    :func:`exactrelu.decide.sign_cases`, in that order (docs/certificates.md).
+    :func:`exactrelu.decide.sign_cases`, in that order (docs/certificates.md). The certificate states the
+    class it excludes (``"model"``), the widest the refutation supports
+    (:func:`~exactrelu.certificates.claims.model.model_class`): networks without hidden biases and without
+    output bias, and with hidden biases when the inputs have a constant non-zero column (``solve --bias``
+    appends one).
     """
     cert = envelope("not-realizable", instance_sha256=instance_sha256(instance), activation=RELU.to_json(), k=k,
-                    output_weights="given" if given else "unknown", cases=cases)
+                    output_weights="given" if given else "unknown", cases=cases, model=model_class(instance.inputs))
     cert["provenance"] = provenance(**prov)
     return cert

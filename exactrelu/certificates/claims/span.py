@@ -11,7 +11,9 @@ Read by the trusted :mod:`exactrelu.certificates.trusted.span`. The witness rows
 >>> inst = Instance.from_arrays([[1], [2], [3]], [[1, 0], [0, 1], [1, 1]])
 >>> cert = not_realizable_certificate(inst, 1, *nonsingular_minor(inst.labels, 2))
 >>> verify(cert, inst)  # doctest: +ELLIPSIS
-'not-realizable: no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (3 samples, any output weights)...; rank(labels) >= 2 > k = 1 (a non-zero 2 x 2 minor)'
+'not-realizable: no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (3 samples, any output weights); rank(labels) >= 2 > k = 1 (a non-zero 2 x 2 minor)'
+>>> cert["model"]
+{'biases': True, 'output_bias': False}
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ...exact.rationals import format_rational
 from ...instances import Instance
 from ...network import RELU
 from ..envelope import envelope, instance_sha256, provenance
+from .model import BOTH_BIASES, HIDDEN_BIASES, model_class
 
 __all__ = ["not_realizable_certificate"]
 
@@ -28,9 +31,17 @@ def not_realizable_certificate(instance: Instance, k: int, outputs: list[int], s
                                span: tuple[list, list] | None = None, *, activation=RELU, **prov) -> dict:
     """The ``not-realizable`` certificate (unknown output weights): the rank witness, and for a k x k
     witness the span refutation ``(functional, [tree for s = 1, tree for s = -1])`` (ReLU only; a
-    (k+1) x (k+1) witness refutes any ``activation``, hidden biases included)."""
+    (k+1) x (k+1) witness refutes any ``activation``, hidden biases included).
+
+    The stated class (``"model"``) is the widest the proof supports: a (k+1) x (k+1) witness excludes hidden
+    biases, a (k+2) x (k+2) one an output bias too; a span refutation excludes networks without hidden biases,
+    and with them on inputs with a constant non-zero column (as ``solve --bias`` makes them).
+    """
+    t = len(outputs)
+    model = (dict(HIDDEN_BIASES) if t == k + 1 else dict(BOTH_BIASES) if t == k + 2
+             else model_class(instance.inputs))
     cert = envelope("not-realizable", instance_sha256=instance_sha256(instance), activation=activation.to_json(), k=k,
-                    output_weights="unknown", rank={"outputs": list(outputs), "samples": list(samples)})
+                    output_weights="unknown", rank={"outputs": list(outputs), "samples": list(samples)}, model=model)
     if span is not None:
         a, trees = span
         cert["span"] = {"functional": [format_rational(x) for x in a],
