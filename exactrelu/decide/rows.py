@@ -23,6 +23,7 @@ import flint
 from ..exact.lp import feasible
 from ..exact.matrix import QMatrix
 from ..exact.rationals import format_rational
+from .elimination import eliminate, substituted
 
 __all__ = ["Rows", "Row", "Tag", "ScaledRow", "decide_rows", "MAX_CORES"]
 
@@ -146,22 +147,22 @@ class _Propagation:
 
 
 def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point: dict, method: str):
-    """The rows propagation left, with the fixed values substituted, as one exact LP; its cores explained."""
+    """The rows propagation left, with the fixed values substituted: decided by their equations when these
+    suffice (:func:`~exactrelu.decide.elimination.eliminate`), else as one exact LP; cores explained."""
     val = prop.val
-    cols = sorted({key for ri in residual for key in rows[ri].coefs if key not in val}, key=repr)
-    index = {key: c for c, key in enumerate(cols)}
+    done = eliminate(rows, residual, val, prop.max_cores)
+    if done is not None:
+        free, cores = done
+        if free is not None:
+            point.update(free)
+            return point, []
+        return None, [_explain(rows, lam, prop.fixed_by) for lam in cores]
+    cols, lines = substituted(rows, residual, val)
     blocks = {True: ([], [], []), False: ([], [], [])}  # entries, rhs, (row, scale)
-    for ri in residual:
-        _, coefs, rhs, is_eq = rows[ri]
-        b = Fraction(rhs) - sum(a * val[key] for key, a in coefs.items() if key in val)
-        den = b.denominator
-        line = [0] * len(cols)
-        for key, a in coefs.items():
-            if key not in val:
-                line[index[key]] = a * den
-        ent, rh, meta = blocks[is_eq]
+    for ri, line, b, den in lines:
+        ent, rh, meta = blocks[rows[ri].is_eq]
         ent.extend(line)
-        rh.append(b.numerator)
+        rh.append(b)
         meta.append((ri, den))
     mats = {}
     for is_eq, (ent, rh, meta) in blocks.items():
