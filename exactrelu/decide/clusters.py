@@ -127,7 +127,7 @@ class _ClusterSearch:
     def refute(self, rows: list[ScaledRow]):
         """Decide the node's rows: a point, or None after recording the refutation (with the literals it uses)."""
         self.stats["lps"] += 1
-        point, cores = decide_rows([sr.row for sr in rows], method=self.method)
+        point, cores = decide_rows([sr.row for sr in rows], method=self.method, stats=self.stats)
         if point is not None:
             return point, None
         R, pos = self.R, self.pos

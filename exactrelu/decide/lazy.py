@@ -123,7 +123,7 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
         if res is None:
             rows, scales = R.rows(c.members, active)
             stats["lps"] += 1
-            _, cores = decide_rows(rows, method=method)
+            _, cores = decide_rows(rows, method=method, stats=stats)
             pos = {j: p for p, j in enumerate(c.members)}
             # stored by position and on original rows (multiplier x scale)
             res = cache[key] = [[((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core] for core in cores]
@@ -138,7 +138,7 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
         return None, new
     rows, scales = R.rows(range(R.n), active)
     stats["lps"] += 1
-    point, cores = decide_rows(rows, method=method)
+    point, cores = decide_rows(rows, method=method, stats=stats)
     if point is not None:
         return point, []
     new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
