@@ -42,13 +42,16 @@ def substituted(rows, residual: list[int], val: dict):
     lines = []
     for ri in residual:
         coefs, rhs = rows[ri][1], rows[ri][2]
-        b = Fraction(rhs) - sum(a * val[key] for key, a in coefs.items() if key in val)
-        den = b.denominator
         line = [0] * len(cols)
+        if val and any(key in val for key in coefs):
+            b = Fraction(rhs) - sum(a * val[key] for key, a in coefs.items() if key in val)
+            num, den = b.numerator, b.denominator
+        else:  # nothing to substitute (instances in general position): integers throughout
+            num, den = rhs, 1
         for key, a in coefs.items():
             if key not in val:
                 line[index[key]] = a * den
-        lines.append((ri, line, b.numerator, den))
+        lines.append((ri, line, num, den))
     return cols, lines
 
 
