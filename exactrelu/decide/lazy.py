@@ -44,6 +44,7 @@ from fractions import Fraction
 from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, compile_cluster, singletons
 from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
+from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
@@ -136,6 +137,17 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
                 new.append(cl)
     if new:
         return None, new
+    if R.mixed:  # shorter lemmas first: each sign's units alone (half rows), if HiGHS finds no point
+        rows, scales = R.half_rows(range(R.n), active)
+        t = time.perf_counter()
+        screened = probably_feasible(rows)
+        stats["screen_seconds"] = stats.get("screen_seconds", 0) + time.perf_counter() - t
+        point, cores = (True, None) if screened else decide_rows(rows, method=method, stats=stats)
+        if point is None:
+            new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
+            if new:
+                stats["half_lemmas"] = stats.get("half_lemmas", 0) + len(new)
+                return None, new
     rows, scales = R.rows(range(R.n), active)
     stats["lps"] += 1
     point, cores = decide_rows(rows, method=method, stats=stats)

@@ -252,6 +252,8 @@ class Rows:
         self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
         self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
         self._units = [[i for i in self.rel if U[r][i] != 0] for r in range(self.m)]
+        self._mixed = [any(U[r][i] > 0 for i in us) and any(U[r][i] < 0 for i in us) for r, us in enumerate(self._units)]
+        self.mixed = any(self._mixed)  # some output has units of both signs: half rows say more than nothing
         self.supp = [tuple([t for t, x in enumerate(row) if x]) for row in X]
         self.xint = []
         for j in range(self.n):
@@ -293,6 +295,47 @@ class Rows:
             self.cache[key] = hit
         return hit
 
+    def half_row(self, j: int, r: int, sign: int, acts: tuple[bool, ...]) -> ScaledRow:
+        """The units of one sign of output r on sample j, the others dropped (their part has the other sign):
+        ``sum over active i with U[r][i] > 0 of U[r][i] x_j . v_i >= Y[j][r]`` (``sign`` 1, tag ``eq+``), or
+        ``sum over active i with U[r][i] < 0 of ... <= Y[j][r]`` (``sign`` -1, tag ``eq-``), as ``<=`` rows
+        scaled to integers. ``acts``: the activity of those units (:meth:`half_units`)."""
+        key = ("half", j, r, sign, acts)
+        hit = self.cache.get(key)
+        if hit is None:
+            coefs = {}
+            for i, a in zip(self.half_units(r, sign), acts):
+                if a:
+                    for t in self.supp[j]:
+                        coefs[(i, t)] = -sign * self.U[r][i] * self.X[j][t]
+            y = -sign * self.Y[j][r]
+            scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
+            tag = Tag("eq+" if sign > 0 else "eq-", j, r)
+            hit = ScaledRow(Row(tag, {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), False),
+                            Fraction(scale))
+            self.cache[key] = hit
+        return hit
+
+    def half_units(self, r: int, sign: int) -> list[int]:
+        """The units of output r whose weight has this sign."""
+        return [i for i in self._units[r] if (self.U[r][i] > 0) == (sign > 0)]
+
+    def half_rows(self, samples, active: dict) -> tuple[list[Row], dict]:
+        """Sign rows and both half rows of every output with units of both signs (no equations)."""
+        rows, scales = [], {}
+        for j in samples:
+            for i in self.rel:
+                row, s = self.sign_row(j, i, active[(j, i)])
+                rows.append(row)
+                scales[row.tag] = s
+            for r in range(self.m):
+                if self._mixed[r]:
+                    for sign in (1, -1):
+                        row, s = self.half_row(j, r, sign, tuple(active[(j, i)] for i in self.half_units(r, sign)))
+                        rows.append(row)
+                        scales[row.tag] = s
+        return rows, scales
+
     def rows(self, samples, active: dict) -> tuple[list[Row], dict]:
         """The rows of ``samples`` under ``active[(j, i)]``, with each row's scale (row = scale x original)."""
         rows, scales = [], {}
@@ -312,7 +355,8 @@ class Rows:
         assume = {}
         units = self._units
         for (kind, j, x), _ in core:
-            for i in ((x,) if kind == "sign" else units[x]):
+            us = (x,) if kind == "sign" else units[x] if kind == "eq" else self.half_units(x, 1 if kind == "eq+" else -1)
+            for i in us:
                 assume[(j, i)] = active[(j, i)]
         return sorted(assume.items())
 

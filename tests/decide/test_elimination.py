@@ -146,3 +146,50 @@ def _negated_lemma(cert):
                     row[3] = str(-Fraction(row[3]))
                 return forged
     return None
+
+
+# -- half rows: each sign's units alone (eq+ / eq-), checked by the trusted checker ------------------------
+
+def test_half_rows_are_checked_exactly():
+    from exactrelu.certificates.trusted.common import CheckFailed
+    from exactrelu.certificates.trusted.refutation import _refute_leaf
+
+    # one sample x = (1), label 2, U = (1, -1): unit 0 inactive makes the positive part 0 < 2 (eq+ alone)
+    X, Y, U = [[(0, Fraction(1))]], [[Fraction(2)]], [[Fraction(1), Fraction(-1)]]
+    dec = {(0, 0): False}
+    _refute_leaf({"farkas": [["eq+", 0, 0, "1"]]}, dec, X, Y, U, 2)  # -0 <= -2: refuted, unit 1 never decided
+    for bad, why in (([["eq+", 0, 0, "-1"]], "negative"), ([["eq-", 0, 0, "1"]], "undecided"),
+                     ([["eq", 0, 0, "1"]], "decided")):
+        with pytest.raises(CheckFailed, match=why):
+            _refute_leaf({"farkas": bad}, dec, X, Y, U, 2)
+    # unit 0 active: its part v_0 . x can be 2, so eq+ with its sign row (-v_0 . x <= 0) refutes nothing
+    with pytest.raises(CheckFailed, match="not 0 <= negative"):
+        _refute_leaf({"farkas": [["eq+", 0, 0, "1"], ["sign", 0, 0, "1"]]}, {(0, 0): True}, X, Y, U, 2)
+    # label -2: eq- alone with unit 1 inactive reads 0 <= -2
+    _refute_leaf({"farkas": [["eq-", 0, 0, "1"]]}, {(0, 1): False}, X, [[Fraction(-2)]], U, 2)
+
+
+def test_mixed_output_weights_give_half_lemmas_and_their_certificates_check():
+    """u = (1, 1, -1) on integer data: the half rows give lemmas; forged half rows are caught."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    inst = Instance.from_arrays(rng.integers(-5, 6, size=(9, 2)).tolist(), rng.integers(-3, 4, size=(9, 1)).tolist())
+    res = decide(inst, U=[[1, 1, -1]])
+    assert verify(res.certificate, inst).split(":")[0] == res.certificate["claim"]
+    if res.realizable:
+        return
+    assert res.evidence.get("half_lemmas", 0) > 0
+    kinds = {row[0] for case in res.certificate["cases"] for lemma in case["lemmas"]
+             for row in lemma["tree"][0].get("farkas", [])}
+    assert kinds & {"eq+", "eq-"}
+    forged = copy.deepcopy(res.certificate)
+    for lemma in forged["cases"][0]["lemmas"]:
+        rows = lemma["tree"][0].get("farkas", [])
+        if any(r[0] in ("eq+", "eq-") for r in rows):
+            for r in rows:
+                if r[0] in ("eq+", "eq-"):
+                    r[0] = "eq-" if r[0] == "eq+" else "eq+"  # the other sign's units: not this inequality
+            break
+    with pytest.raises(CertificateInvalid):
+        verify(forged, inst)
