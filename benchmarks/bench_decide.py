@@ -17,8 +17,8 @@ Tools, on the same instance in the same run (read the ratios; the machine is sha
   its certificate (``realizes`` or ``not-realizable``) verified by the independent checker before it
   answers. Phases from its statistics: SAT (CaDiCaL), elimination (exact row reduction of each model's
   equations), exact LP (HiGHS proposal + exact confirmation, or the exact simplex on small systems), the
-  rest of the lemma work (building rows, compiling clusters, back-substitution), trim (the LRAT trace
-  walked back), write (the certificate case), check (the stdlib checker).
+  rest of the lemma work (building rows, compiling clusters, the HiGHS screen of the half rows, writing
+  lemmas), trim (the LRAT trace walked back), write (the certificate case), check (the stdlib checker).
 * **z3 real**: the honest nonlinear encoding: u_i and v_i real, ``y_j = sum_i u_i * If(p > 0, p, 0)`` with
   ``p = v_i . x_j`` (QF_NRA: z3's nlsat). Uncertified.
 * **z3 sign**: the same after the reduction our engine also uses (positive homogeneity): u_i integer in
@@ -97,7 +97,8 @@ def ours(inst: Instance, k: int, budget: float) -> dict:
     total = time.perf_counter() - t
     st = res.evidence
     out = {"status": res.status, "seconds": total, "bytes": len(json.dumps(res.certificate))}
-    for key in PHASES + ("rounds", "lemmas", "lps", "exact_lps", "eliminated", "proof_steps"):
+    for key in PHASES + ("screen_seconds", "rounds", "lemmas", "half_lemmas", "lps", "exact_lps", "eliminated",
+                         "proof_steps"):
         if key in st:
             out[key] = st[key]
     return out

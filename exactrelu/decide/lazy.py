@@ -144,6 +144,7 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
         stats["screen_seconds"] = stats.get("screen_seconds", 0) + time.perf_counter() - t
         point, cores = (True, None) if screened else decide_rows(rows, method=method, stats=stats)
         if point is None:
+            cores = _shortest_prefix(R, active, method, stats, cores, scales, R.half_rows, screen=True)
             new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
             if new:
                 stats["half_lemmas"] = stats.get("half_lemmas", 0) + len(new)
@@ -153,10 +154,52 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
     point, cores = decide_rows(rows, method=method, stats=stats)
     if point is not None:
         return point, []
+    cores = _shortest_prefix(R, active, method, stats, cores, scales, R.rows)
     new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
     if not new:  # pragma: no cover - a refuted model always yields a clause it violates
         raise AssertionError("a refutation gave no new clause")
     return None, new
+
+
+def _shortest_prefix(R: Rows, active: dict, method: str, stats: dict, cores: list, scales: dict, build,
+                     screen: bool = False) -> list:
+    """Cores of the shortest infeasible prefix of the samples (binary search): lemmas on fewer samples.
+
+    A refuted model's whole system gives cores over many samples (a basis of its equations); the first
+    samples alone (in the order :attr:`Rows.order`) are often refuted already, and their cores name fewer
+    literals, so their clauses cut more. ``build`` makes the rows of some samples (:meth:`Rows.rows` or
+    :meth:`Rows.half_rows`). Without ``screen`` a prefix counts as refuted when propagation and elimination
+    refute it (no LP); with ``screen`` (inequalities only) the search asks HiGHS and only the prefix it ends
+    on is decided exactly (if that one is feasible after all, the given ``cores`` stay). ``scales`` is updated with the rows
+    of the prefix (the same rows, the same scales).
+    """
+    lo, hi = 1, R.n  # the prefix of hi samples is infeasible
+    best = cores
+    while lo < hi:
+        mid = (lo + hi) // 2
+        rows, sc = build(R.order[:mid], active)
+        if screen:
+            t = time.perf_counter()
+            infeasible = not probably_feasible(rows)
+            stats["screen_seconds"] = stats.get("screen_seconds", 0) + time.perf_counter() - t
+        else:  # propagation and elimination only: the shortest prefix they refute
+            point, found = decide_rows(rows, method=method, stats=stats, lp=False)
+            infeasible = bool(found)
+        if infeasible:
+            hi = mid
+            if not screen:
+                best = found
+                scales.update(sc)
+        else:
+            lo = mid + 1
+    if screen and hi < R.n:
+        rows, sc = build(R.order[:hi], active)
+        stats["lps"] += 1
+        point, found = decide_rows(rows, method=method, stats=stats)
+        if point is None:
+            best = found
+            scales.update(sc)
+    return best
 
 
 def _active(R: Rows, model) -> dict:

@@ -59,7 +59,8 @@ class ScaledRow(NamedTuple):
 
 # -- one exact system: propagation, then an LP on what is left ------------------------------------
 
-def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES, stats: dict | None = None):
+def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES, stats: dict | None = None,
+                lp: bool = True):
     """Decide ``{v : rows}`` exactly; explain infeasibility by Farkas vectors.
 
     ``rows`` is a list of :class:`Row` (or plain ``(tag, coefs, rhs, is_eq)`` tuples). Returns
@@ -73,6 +74,7 @@ def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES, stats
     they suffice (:mod:`~exactrelu.decide.elimination`), else by one exact LP. With ``stats``, the seconds
     of both go into ``stats["elimination_seconds"]`` and ``stats["lp_seconds"]`` (HiGHS proposals and
     their exact confirmation, or the exact simplex), their counts into ``"eliminated"`` and ``"exact_lps"``.
+    With ``lp=False`` no LP is run: ``(None, [])`` then means "not decided by propagation and elimination".
 
     >>> decide_rows([Row("a", {"x": 1}, 1, True), Row("b", {"x": 1}, 0, False)])[1]
     [[('a', Fraction(-1, 1)), ('b', Fraction(1, 1))]]
@@ -88,7 +90,7 @@ def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES, stats
     point = dict(prop.val)
     if not residual:
         return point, []
-    return _residual_lp(rows, residual, prop, point, method, {} if stats is None else stats)
+    return _residual_lp(rows, residual, prop, point, method, {} if stats is None else stats, lp)
 
 
 class _Propagation:
@@ -150,7 +152,8 @@ class _Propagation:
                     queue.append(rj)
 
 
-def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point: dict, method: str, stats: dict):
+def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point: dict, method: str, stats: dict,
+                 lp: bool = True):
     """The rows propagation left, with the fixed values substituted: decided by their equations when these
     suffice (:func:`~exactrelu.decide.elimination.eliminate`), else as one exact LP; cores explained."""
     val = prop.val
@@ -165,6 +168,8 @@ def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point
             point.update(free)
             return point, []
         return None, [_explain(rows, lam, prop.fixed_by) for lam in cores]
+    if not lp:
+        return None, []
     cols, lines = substituted(rows, residual, val)
     blocks = {True: ([], [], []), False: ([], [], [])}  # entries, rhs, (row, scale)
     for ri, line, b, den in lines:
@@ -253,7 +258,9 @@ class Rows:
         self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
         self._units = [[i for i in self.rel if U[r][i] != 0] for r in range(self.m)]
         self._mixed = [any(U[r][i] > 0 for i in us) and any(U[r][i] < 0 for i in us) for r, us in enumerate(self._units)]
-        self.mixed = any(self._mixed)  # some output has units of both signs: half rows say more than nothing
+        self.mixed = any(self._mixed)
+        #: samples with large labels first (their equations constrain most): the lazy engine's prefix order
+        self.order = sorted(range(self.n), key=lambda j: (-max((abs(y) for y in Y[j]), default=0), j))  # some output has units of both signs: half rows say more than nothing
         self.supp = [tuple([t for t, x in enumerate(row) if x]) for row in X]
         self.xint = []
         for j in range(self.n):
