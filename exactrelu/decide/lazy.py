@@ -212,7 +212,7 @@ def _active(R: Rows, model) -> dict:
 
 
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
-               symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
+               symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
@@ -221,7 +221,9 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     :mod:`exactrelu.decide.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
-    and ``write_seconds`` (the certificate case). See the module docstring for the method.
+    and ``write_seconds`` (the certificate case). ``phases`` (``{(j, i): active}``, e.g. from a float fit,
+    :mod:`exactrelu.decide.hint`) are the solver's first guesses; they change the search, never the answer.
+    See the module docstring for the method.
     """
     from pysat.solvers import Solver
 
@@ -239,6 +241,8 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
     cache: dict = {}
     with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
+        if phases:
+            sat.set_phases([R.lit(j, i) if a else -R.lit(j, i) for (j, i), a in phases.items() if i in R.rel])
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeLimitExceeded(_TIMED_OUT)

@@ -193,3 +193,21 @@ def test_mixed_output_weights_give_half_lemmas_and_their_certificates_check():
             break
     with pytest.raises(CertificateInvalid):
         verify(forged, inst)
+
+
+# -- the float hint: the case tried first and the solver's phases; never the answer ----------------------
+
+def test_a_float_hint_finds_a_planted_network_in_one_round_and_wrong_phases_change_nothing():
+    from exactrelu.decide.lazy import solve_case
+
+    inst = planted(d=3, k=2, m=1, n=25, seed=5)
+    res = decide(inst, k=2)
+    assert res.realizable and res.network.evaluate_exact(inst.inputs) == inst.labels
+    assert res.evidence["hint_case"] >= 1 and res.evidence["rounds"] == 1
+    X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
+    Y[3][0] += 1
+    U = [[Fraction(1), Fraction(-1)]]
+    plain = solve_case(X, Y, U)
+    for flip in (False, True):  # phases that say every unit is active, or none: the same answer
+        phases = {(j, i): not flip for j in range(len(X)) for i in range(2)}
+        assert solve_case(X, Y, U, phases=phases).status == plain.status
