@@ -15,7 +15,8 @@ Tools, on the same instance in the same run (read the ratios; the machine is sha
 
 * **exactrelu**: ``decide(instance, k=k)``: the lazy SAT + exact-LP engine over the output-weight sign cases,
   its certificate (``realizes`` or ``not-realizable``) verified by the independent checker before it
-  answers. Phases from its statistics: SAT (CaDiCaL), elimination (exact row reduction of each model's
+  answers. Phases from its statistics: hint (the float gradient fit naming the case tried first and the
+  solver's first phases), SAT (CaDiCaL), elimination (exact row reduction of each model's
   equations), exact LP (HiGHS proposal + exact confirmation, or the exact simplex on small systems), the
   rest of the lemma work (building rows, compiling clusters, the HiGHS screen of the half rows, writing
   lemmas), trim (the LRAT trace walked back), write (the certificate case), check (the stdlib checker).
@@ -84,7 +85,7 @@ def z3_decide(inst: Instance, k: int, budget: float, signs: bool) -> dict:
     return {"status": status, "seconds": time.perf_counter() - t}
 
 
-PHASES = ("solve_seconds", "elimination_seconds", "lp_seconds", "lemma_seconds", "trim_seconds", "write_seconds",
+PHASES = ("hint_seconds", "solve_seconds", "elimination_seconds", "lp_seconds", "lemma_seconds", "trim_seconds", "write_seconds",
           "check_seconds")
 
 
@@ -97,8 +98,8 @@ def ours(inst: Instance, k: int, budget: float) -> dict:
     total = time.perf_counter() - t
     st = res.evidence
     out = {"status": res.status, "seconds": total, "bytes": len(json.dumps(res.certificate))}
-    for key in PHASES + ("screen_seconds", "rounds", "lemmas", "half_lemmas", "lps", "exact_lps", "eliminated",
-                         "proof_steps"):
+    for key in PHASES + ("screen_seconds", "hint_case", "rounds", "lemmas", "half_lemmas", "lps", "exact_lps",
+                         "eliminated", "proof_steps"):
         if key in st:
             out[key] = st[key]
     return out
@@ -123,7 +124,7 @@ def line(r: dict) -> str:
     best = [r[z]["seconds"] for z in ("z3 real", "z3 sign") if r[z]["status"] != "timeout"]
     ratio = f"{e['seconds'] / min(best):.2f}" if ok and best else "-"
     other = e.get("lemma_seconds", 0) - e.get("elimination_seconds", 0) - e.get("lp_seconds", 0) if ok else None
-    phases = [fmt(e.get(p)) if ok else "-" for p in ("solve_seconds", "elimination_seconds", "lp_seconds")]
+    phases = [fmt(e.get(p)) if ok else "-" for p in ("hint_seconds", "solve_seconds", "elimination_seconds", "lp_seconds")]
     phases += [fmt(other)] + [fmt(e.get(p)) if ok else "-" for p in ("trim_seconds", "write_seconds", "check_seconds")]
     return "| " + " | ".join([r["family"], str(r["d"]), str(r["k"]), str(r["n"]), str(r["seed"]), answer, cell(e),
                                cell(r["z3 real"]), cell(r["z3 sign"]), ratio, *phases,
@@ -131,7 +132,7 @@ def line(r: dict) -> str:
 
 
 HEAD = ["family", "d", "k", "n", "seed", "answer", "exactrelu (certified, checked)", "z3 real", "z3 sign",
-        "exactrelu / best z3", "SAT", "elimination", "exact LP", "other lemma work", "trim", "write", "check",
+        "exactrelu / best z3", "hint", "SAT", "elimination", "exact LP", "other lemma work", "trim", "write", "check",
         "rounds", "lemmas"]
 
 

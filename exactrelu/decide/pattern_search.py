@@ -61,6 +61,11 @@ def sign_cases(k: int) -> list[tuple[int, ...]]:
 # -- the public function ---------------------------------------------------------------------------
 
 ENGINES = ("auto", "lazy", "tree")
+#: a float fit is asked which case to try first (:mod:`exactrelu.decide.hint`) when there are more than this many
+#: activation literals (n k), or, between cases, after this many seconds: small instances are decided sooner
+#: than the fit takes
+HINT_LITERALS = 40
+HINT_AFTER = 0.25
 
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
@@ -112,9 +117,16 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
     start = time.monotonic()
     refuted = {}
-    first, phases = _first_case(X, Y, k, given, engine, stats)
+    pending, hinted, phases, first = list(range(1, len(cases) + 1)), False, None, None
     try:
-        for number in [first] + [t for t in range(1, len(cases) + 1) if t != first]:
+        while pending:
+            if not hinted and (len(X) * k > HINT_LITERALS or time.monotonic() - start > HINT_AFTER):  # ask a float fit
+                hinted = True
+                first, phases = _first_case(X, Y, k, given, engine, stats)
+                if first in pending:
+                    pending.remove(first)
+                    pending.insert(0, first)
+            number = pending.pop(0)
             Uc = cases[number - 1]
             shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
             kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof,
