@@ -17,12 +17,13 @@ exactrelu.errors.InvalidInput: cannot write .../missing/out.json: the directory 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+from ..certificates.trusted.common import UnreadableInput
+from ..certificates.trusted.common import read_json as checker_read_json
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import limit
 
 __all__ = ["read_json", "check_fields", "writable", "read_bytes", "write_text_atomic"]
 
@@ -41,25 +42,22 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
 
 
 def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None = None):
-    """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput."""
+    """Parse the JSON document in ``path`` (or in ``raw``, its bytes); every failure is InvalidInput.
+
+    The document is read by the checker's own reader (:func:`exactrelu.certificates.trusted.common.read_json`)
+    with the library's digit limit, so that the library and the checker never see two documents in one file
+    (a repeated key is refused by both).
+
+    >>> read_json("x.json", raw=b'{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: x.json: the key 'a' appears twice in one object
+    """
     data = read_bytes(path, what=what) if raw is None else raw
-    digits = limit("digits")  # a raised digit limit raises Python's own int/str limit, which int() obeys
-
-    def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
-        if len(text) - (text[0] == "-") > digits:
-            raise over("digits", f"{path}: an integer of {len(text)} characters")
-        return int(text)
-
     try:
-        return json.loads(data.decode("utf-8"), parse_int=bounded_int)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(f"{path}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InvalidInput(f"{path}: JSON nested too deeply") from None
-    except InvalidInput:
-        raise
-    except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
-        raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
+        return checker_read_json(data, str(path), digits=limit("digits"))
+    except UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:

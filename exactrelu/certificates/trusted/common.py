@@ -55,14 +55,23 @@ def over(name: str, what: str) -> UnreadableInput:
                            f"(raise it with EXACTRELU_MAX_{name.upper()}; docs/limits.md)")
 
 
-def read_json(raw: bytes, path: str):
+def read_json(raw: bytes, path: str, *, digits: int | None = None):
     """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep, has too long numbers or
-    repeats a key in one object."""
-    digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
+    repeats a key in one object. ``digits`` (default: the checker's limit) bounds the digits of one integer; the
+    library reads its files through this function with its own limit, so that both read a file the same way."""
+    own = digits is None
+    if own:
+        digits = limit("digits")  # a raised digit limit also raises Python's own, which int() obeys
+
+    def too_long(what: str) -> UnreadableInput:
+        if own:
+            return over("digits", what)
+        return UnreadableInput(f"{what} is over the limit digits={digits} "
+                               "(raise it with EXACTRELU_MAX_DIGITS; docs/limits.md)")
 
     def bounded_int(text: str) -> int:  # our limit, whatever Python's own is set to in this process
         if len(text) - (text[0] == "-") > digits:
-            raise over("digits", f"{path}: an integer of {len(text)} characters")
+            raise too_long(f"{path}: an integer of {len(text)} characters")
         return int(text)
 
     def unique_keys(pairs):  # a repeated key would let two readers see two documents
@@ -82,7 +91,7 @@ def read_json(raw: bytes, path: str):
     except UnreadableInput:
         raise
     except ValueError as exc:  # Python refuses integers over sys.get_int_max_str_digits() digits
-        raise over("digits", f"{path}: a number ({str(exc)[:60]})") from None
+        raise too_long(f"{path}: a number ({str(exc)[:60]})") from None
 
 
 _INT = re.compile(r"[+-]?[0-9]+")

@@ -29,8 +29,10 @@ NPZ_MEMBERS = ("inputs.npy", "labels.npy")
 _DTYPES = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}
 
 
-def _npy_header(data: bytes, name: str):
-    """(struct format with byte order, item size, fortran order, shape, data offset) of an .npy file."""
+def npy_header(data: bytes, name: str) -> tuple[str, bool, tuple, int]:
+    """(dtype descr such as '<f8', fortran order, shape, data offset) of an .npy file, checked: version 1.0 or
+    2.0, a header within the limit, a 1-D or 2-D shape, dtype float64, float32, int64 or int32 (the library's
+    .npz reader calls this too, so that both accept the same files)."""
     if data[:6] != b"\x93NUMPY" or data[6:8] not in (b"\x01\x00", b"\x02\x00"):
         raise UnreadableInput(f"{name}: not a .npy array (version 1.0 or 2.0)")
     wide = data[6] == 2
@@ -54,13 +56,13 @@ def _npy_header(data: bytes, name: str):
     descr = header["descr"]
     if len(descr) != 3 or descr[0] not in "<>" or descr[1:] not in _DTYPES:
         raise UnreadableInput(f"{name}: dtype {descr!r} not supported (float64, float32, int64 or int32)")
-    fmt = descr[0] + _DTYPES[descr[1:]]
-    return fmt, int(descr[2]), header["fortran_order"], header["shape"], start + hlen
+    return descr, header["fortran_order"], header["shape"], start + hlen
 
 
 def _read_npy(data: bytes, name: str) -> list:
     """Rows of a 1-D (one column) or 2-D array with at least one row and one column."""
-    fmt, size, fortran, shape, start = _npy_header(data, name)
+    descr, fortran, shape, start = npy_header(data, name)
+    fmt, size = descr[0] + _DTYPES[descr[1:]], int(descr[2])
     if len(shape) == 1:
         shape = (shape[0], 1)
     r, c = shape
