@@ -36,6 +36,9 @@ def substituted(rows, residual: list[int], val: dict):
 
     Returns ``(cols, lines)``: the free variables (in a fixed order) and, per residual row, ``(ri, coefficients
     over cols, integer rhs, den)`` where the integer row is ``den`` times the substituted original row.
+
+    >>> substituted([(0, {"x": 2, "y": 1}, 1, True)], [0], {"y": Fraction(1, 3)})
+    (['x'], [(0, [6], 2, 3)])
     """
     cols = sorted({key for ri in residual for key in rows[ri][1] if key not in val}, key=repr)
     index = {key: c for c, key in enumerate(cols)}
