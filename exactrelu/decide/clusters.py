@@ -114,6 +114,11 @@ class _ClusterSearch:
             us = R.units(r)
             if i in us and all((j, u) in assign for u in us):
                 rows.append(R.eq_row(j, r, tuple(assign[(j, u)] for u in us)))
+            if R.mixed and i in us:  # a sign's units all decided: its half row (shorter lemmas, docs/hardness.md)
+                for sign in (1, -1):
+                    half = R.half_units(r, sign)
+                    if i in half and all((j, u) in assign for u in half):
+                        rows.append(R.half_row(j, r, sign, tuple(assign[(j, u)] for u in half)))
         return rows
 
     @staticmethod
@@ -127,14 +132,13 @@ class _ClusterSearch:
     def refute(self, rows: list[ScaledRow]):
         """Decide the node's rows: a point, or None after recording the refutation (with the literals it uses)."""
         self.stats["lps"] += 1
-        point, cores = decide_rows([sr.row for sr in rows], method=self.method)
+        point, cores = decide_rows([sr.row for sr in rows], method=self.method, stats=self.stats)
         if point is not None:
             return point, None
         R, pos = self.R, self.pos
         scales = {sr.row.tag: sr.scale for sr in rows}
         core = min(cores, key=len)
-        used = {(t[1], t[2]) for t, _ in core if t[0] == "sign"}
-        used |= {(t[1], u) for t, _ in core if t[0] == "eq" for u in R.units(t[2])}
+        used = {key for key, _ in R.assumed(core, self.assign)}
         self.out.append(ClusterRefutation([((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core],
                                           {(pos[j], i): self.assign[(j, i)] for j, i in used}))
         return None, used

@@ -44,6 +44,7 @@ from fractions import Fraction
 from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, compile_cluster, singletons
 from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
+from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
@@ -123,7 +124,7 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
         if res is None:
             rows, scales = R.rows(c.members, active)
             stats["lps"] += 1
-            _, cores = decide_rows(rows, method=method)
+            _, cores = decide_rows(rows, method=method, stats=stats)
             pos = {j: p for p, j in enumerate(c.members)}
             # stored by position and on original rows (multiplier x scale)
             res = cache[key] = [[((t[0], pos[t[1]], t[2]), y * scales[t]) for t, y in core] for core in cores]
@@ -136,15 +137,69 @@ def _refute_model(R: Rows, store: LemmaStore, lazy: list, cache: dict, active: d
                 new.append(cl)
     if new:
         return None, new
+    if R.mixed:  # shorter lemmas first: each sign's units alone (half rows), if HiGHS finds no point
+        rows, scales = R.half_rows(range(R.n), active)
+        t = time.perf_counter()
+        screened = probably_feasible(rows)
+        stats["screen_seconds"] = stats.get("screen_seconds", 0) + time.perf_counter() - t
+        point, cores = (True, None) if screened else decide_rows(rows, method=method, stats=stats)
+        if point is None:
+            cores = _shortest_prefix(R, active, method, stats, cores, scales, R.half_rows, screen=True)
+            new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
+            if new:
+                stats["half_lemmas"] = stats.get("half_lemmas", 0) + len(new)
+                return None, new
     rows, scales = R.rows(range(R.n), active)
     stats["lps"] += 1
-    point, cores = decide_rows(rows, method=method)
+    point, cores = decide_rows(rows, method=method, stats=stats)
     if point is not None:
         return point, []
+    cores = _shortest_prefix(R, active, method, stats, cores, scales, R.rows)
     new = [cl for cl in (store.plain(core, scales, active) for core in cores) if cl is not None]
     if not new:  # pragma: no cover - a refuted model always yields a clause it violates
         raise AssertionError("a refutation gave no new clause")
     return None, new
+
+
+def _shortest_prefix(R: Rows, active: dict, method: str, stats: dict, cores: list, scales: dict, build,
+                     screen: bool = False) -> list:
+    """Cores of the shortest infeasible prefix of the samples (binary search): lemmas on fewer samples.
+
+    A refuted model's whole system gives cores over many samples (a basis of its equations); the first
+    samples alone (in the order :attr:`Rows.order`) are often refuted already, and their cores name fewer
+    literals, so their clauses cut more. ``build`` makes the rows of some samples (:meth:`Rows.rows` or
+    :meth:`Rows.half_rows`). Without ``screen`` a prefix counts as refuted when propagation and elimination
+    refute it (no LP); with ``screen`` (inequalities only) the search asks HiGHS and only the prefix it ends
+    on is decided exactly (if that one is feasible after all, the given ``cores`` stay). ``scales`` is updated with the rows
+    of the prefix (the same rows, the same scales).
+    """
+    lo, hi = 1, R.n  # the prefix of hi samples is infeasible
+    best = cores
+    while lo < hi:
+        mid = (lo + hi) // 2
+        rows, sc = build(R.order[:mid], active)
+        if screen:
+            t = time.perf_counter()
+            infeasible = not probably_feasible(rows)
+            stats["screen_seconds"] = stats.get("screen_seconds", 0) + time.perf_counter() - t
+        else:  # propagation and elimination only: the shortest prefix they refute
+            point, found = decide_rows(rows, method=method, stats=stats, lp=False)
+            infeasible = bool(found)
+        if infeasible:
+            hi = mid
+            if not screen:
+                best = found
+                scales.update(sc)
+        else:
+            lo = mid + 1
+    if screen and hi < R.n:
+        rows, sc = build(R.order[:hi], active)
+        stats["lps"] += 1
+        point, found = decide_rows(rows, method=method, stats=stats)
+        if point is None:
+            best = found
+            scales.update(sc)
+    return best
 
 
 def _active(R: Rows, model) -> dict:
@@ -157,7 +212,7 @@ def _active(R: Rows, model) -> dict:
 
 
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
-               symmetry: bool = True, proof: str = "lrat", progress=None) -> CaseResult:
+               symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
@@ -166,7 +221,9 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     :mod:`exactrelu.decide.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
-    and ``write_seconds`` (the certificate case). See the module docstring for the method.
+    and ``write_seconds`` (the certificate case). ``phases`` (``{(j, i): active}``, e.g. from a float fit,
+    :mod:`exactrelu.decide.hint`) are the solver's first guesses; they change the search, never the answer.
+    See the module docstring for the method.
     """
     from pysat.solvers import Solver
 
@@ -184,6 +241,8 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
     cache: dict = {}
     with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
+        if phases:
+            sat.set_phases([R.lit(j, i) if a else -R.lit(j, i) for (j, i), a in phases.items() if i in R.rel])
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeLimitExceeded(_TIMED_OUT)

@@ -32,7 +32,7 @@ class LemmaStore:
         self.clauses: list[list[int]] = []
         self.origin: list[tuple] = []  # ("plain", lemma) | ("template", shape, instance, lemma) | ("symmetry", t)
         self.seen: dict = {}
-        self.lemmas: list[dict] = []  # plain lemmas, in order
+        self.lemmas: list[tuple] = []  # plain lemmas, in order: (assumed literals, [(tag, multiplier)])
         self.templates: dict = {}  # shape -> {"lemmas": [...], "instances": [[members, coords], ...], "at": {...}}
         self.symmetry: dict | None = None
         self.symmetry_clauses: list = []
@@ -50,11 +50,11 @@ class LemmaStore:
 
     def plain(self, core, scales, active):
         """A lemma from a refuted system (``core`` on integer rows with their ``scales``): its new clause, or None."""
-        assume, farkas = self.R.lemma(core, scales, active)
+        assume = self.R.assumed(core, active)
         origin = ("plain", len(self.lemmas))
         clause = self._clause(assume, origin)
-        if clause is not None:
-            self.lemmas.append({"assume": [[j, i, a] for (j, i), a in assume], "tree": [{"farkas": farkas}]})
+        if clause is not None:  # the multipliers are written out only if the certificate keeps the lemma
+            self.lemmas.append((assume, [(tag, y * scales[tag]) for tag, y in core]))
         return clause
 
     def instance(self, shape, refutations, members, coords):
@@ -110,7 +110,7 @@ class LemmaStore:
                     if p is not None:
                         ids[p] = nxt
                     nxt += 1
-        out = {"lemmas": [self.lemmas[t] for t in plain]}
+        out = {"lemmas": [_plain_lemma(*self.lemmas[t]) for t in plain]}
         if templates:
             out["templates"] = templates
         if any(o[0] == "symmetry" for o in used):
@@ -126,6 +126,12 @@ class LemmaStore:
                 raise AssertionError(f"input clause {p} was not numbered")
         out["lrat"] = numbered(core, ids, nxt, deletions=deletions)
         return out
+
+
+def _plain_lemma(assume, farkas) -> dict:
+    """A plain lemma as the certificate states it: its literals and its Farkas rows on the original rows."""
+    return {"assume": [[j, i, a] for (j, i), a in assume],
+            "tree": [{"farkas": [[kind, j, x, format_rational(y)] for (kind, j, x), y in farkas]}]}
 
 
 def _local_lemma(core, assumed) -> dict:

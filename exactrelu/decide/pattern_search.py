@@ -61,6 +61,11 @@ def sign_cases(k: int) -> list[tuple[int, ...]]:
 # -- the public function ---------------------------------------------------------------------------
 
 ENGINES = ("auto", "lazy", "tree")
+#: a float fit is asked which case to try first (:mod:`exactrelu.decide.hint`) when there are more than this many
+#: activation literals (n k), or, between cases, after this many seconds: small instances are decided sooner
+#: than the fit takes
+HINT_LITERALS = 40
+HINT_AFTER = 0.25
 
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
@@ -111,17 +116,28 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
     stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
     start = time.monotonic()
-    refuted = []
+    refuted = {}
+    pending, hinted, phases, first = list(range(1, len(cases) + 1)), False, None, None
     try:
-        for number, Uc in enumerate(cases, 1):
+        while pending:
+            if not hinted and (len(X) * k > HINT_LITERALS or time.monotonic() - start > HINT_AFTER):  # ask a float fit
+                hinted = True
+                first, phases = _first_case(X, Y, k, given, engine, stats)
+                if first in pending:
+                    pending.remove(first)
+                    pending.insert(0, first)
+            number = pending.pop(0)
+            Uc = cases[number - 1]
             shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
-            kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof)
+            kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof,
+                              phases if number == first else None)
             if kind == "realizable":
                 cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
                 return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
-            refuted.append(out)
+            refuted[number] = out
     finally:
         sys.setrecursionlimit(old)
+    refuted = [refuted[t] for t in sorted(refuted)]  # the certificate lists the cases in their fixed order
     stats["engine"] = engine
     if time_limit is not None and time.monotonic() > start + time_limit:
         raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
@@ -144,12 +160,29 @@ def _cases(instance: Instance, U, k):
     return [Uq.to_fractions()], True, Uq.shape[1]
 
 
-def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof):
+def _first_case(X, Y, k, given, engine, stats):
+    """The case to try first (1-based) and the SAT solver's phases for it, from a float fit (unknown U, m = 1)."""
+    if given or engine != "lazy" or len(Y[0]) != 1 or len(X) < 2:
+        return 1, None
+    import numpy as np
+
+    from .hint import proposal_hint
+
+    t = time.monotonic()
+    hint = proposal_hint(np.array(X, dtype=np.float64), np.array(Y, dtype=np.float64), k)
+    stats["hint_seconds"] = time.monotonic() - t
+    if hint is None:
+        return 1, None
+    stats["hint_case"] = sign_cases(k).index(hint[0]) + 1
+    return stats["hint_case"], hint[1]
+
+
+def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof, phases=None):
     """One output-weight case: ``("realizable", network)`` or ``("refuted", certificate case)``."""
     U_text = [[format_rational(x) for x in row] for row in Uc]
     Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
     if engine == "lazy":
-        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof)
+        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof, phases)
         if out.status == "realizable":
             return "realizable", Network(Uq, QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), d), RELU)
         return "refuted", {"U": U_text, **out.case}
@@ -172,13 +205,14 @@ def _checked(cert, instance, stats) -> str:
     return summary
 
 
-def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof):
+def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof, phases=None):
     """One output-weight case by the lazy engine; statistics are added into ``stats``."""
     from .lazy import solve_case
 
     deadline = None if time_limit is None else start + time_limit
     budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
-    out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof)
+    out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof,
+                     phases=phases)
     for key, v in out.stats.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             stats[key] = stats.get(key, 0) + v

@@ -204,6 +204,13 @@ def _case_claims(c: Corpus, insts: dict) -> None:
               "an honest DRUP certificate (before issue 26): refused, convert with exactrelu check --upgrade")
     c.invalid("drup-forged-issue-26", forged_drup_certificate(tiny), itiny, "carries a DRUP proof ('rup')",
               "issue 26: valid lemmas and DRUP steps (tautologies, supersets, the unit [7]) on a realisable instance")
+    half = decide(small, U=[[1, 1, -1]]).certificate
+    c.valid("lrat-half-rows", half, ism, "hinted steps checked",
+            "output weights of both signs: lemmas on half rows (eq+: the positive units alone >= the label)")
+    c.invalid("lrat-half-row-sign", tampered(half, lambda x: _first_half_row(x).__setitem__(0, "eq-")), ism,
+              "INVALID", "a half row read as the other sign's (eq+ -> eq-)")
+    c.invalid("lrat-half-row-negative", tampered(half, lambda x: _first_half_row(x).__setitem__(3, "-1")), ism,
+              "negative multiplier", "a half row with a negative multiplier")
     biased = decide(insts["constant_column"], k=1).certificate
     icc = c.instance("constant_column", insts["constant_column"])
     assert biased["model"] == {"biases": True, "output_bias": False}, "the widest class the refutation supports"
@@ -341,6 +348,17 @@ def _first_leaf(cert):
     case = cert["cases"][0]
     trees = [case.get("tree", [])] + [lem["tree"] for lem in case.get("lemmas", [])]
     return next(n for tree in trees for n in tree if "farkas" in n)
+
+
+def _first_half_row(cert):
+    """The first ``eq+`` / ``eq-`` Farkas row of a hinted certificate (plain lemmas, then templates)."""
+    for case in cert["cases"]:
+        lemmas = case.get("lemmas", []) + [t for tpl in case.get("templates", []) for t in tpl["lemmas"]]
+        for lemma in lemmas:
+            for row in lemma["tree"][0].get("farkas", []):
+                if row[0] in ("eq+", "eq-"):
+                    return row
+    raise AssertionError("no half row in the certificate")
 
 
 def _drop_hint(steps):

@@ -35,11 +35,11 @@ def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
     acc: dict = {}  # (unit, coordinate) -> coefficient of V[unit][coordinate]
     rhs = Fraction(0)
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign")
+        if not (isinstance(row, list) and len(row) == 4 and row[0] in ("eq", "sign", "eq+", "eq-")
                 and all(isinstance(t, int) and not isinstance(t, bool) for t in row[1:3])):
             raise CheckFailed(f"malformed Farkas row {row!r}")
         kind, j, x, y = row[0], row[1], row[2], parse_rational(row[3])
-        if not (0 <= j < len(X) and 0 <= x < (len(Y[0]) if kind == "eq" else k)):
+        if not (0 <= j < len(X) and 0 <= x < (k if kind == "sign" else len(Y[0]))):
             raise CheckFailed(f"Farkas row {row!r} out of range")
         if kind == "sign":  # active: -v_x . x_j <= 0 ; inactive: v_x . x_j <= 0
             if (j, x) not in dec or y < 0:
@@ -47,6 +47,9 @@ def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
             s = -y if dec[(j, x)] else y
             for t, v in X[j]:
                 acc[(x, t)] = acc.get((x, t), 0) + s * v
+        elif kind != "eq":  # one sign of units alone: the others' part has the opposite sign (relu >= 0)
+            _half_row(acc, kind, j, x, y, dec, X, U, k)
+            rhs += (-y if kind == "eq+" else y) * Y[j][x]
         else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
             if any((j, i) not in dec for i, _ in supp[x]):
                 raise CheckFailed(f"equation {row!r} used before all its units are decided")
@@ -57,6 +60,24 @@ def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
             rhs += y * Y[j][x]
     if any(a != 0 for a in acc.values()) or rhs >= 0:
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
+
+
+def _half_row(acc, kind, j, x, y, dec, X, U, k) -> None:
+    """Add y times a half row to ``acc``: ``eq+`` reads ``-sum over active i with U[x][i] > 0 of U[x][i] v_i . x_j
+    <= -labels[j][x]``, ``eq-`` reads ``sum over active i with U[x][i] < 0 of U[x][i] v_i . x_j <= labels[j][x]``.
+
+    Both hold for every network: the label is the sum of both signs' parts, each unit's part
+    ``U[x][i] relu(v_i . x_j)`` has the sign of ``U[x][i]``, and a decided unit's relu is ``v_i . x_j`` (active)
+    or 0. Only the units of that sign must be decided; y >= 0 (an inequality).
+    """
+    sign = 1 if kind == "eq+" else -1
+    units = [i for i in range(k) if U[x][i] * sign > 0]
+    if y < 0 or any((j, i) not in dec for i in units):
+        raise CheckFailed(f"half row {[kind, j, x, str(y)]!r} with a negative multiplier or its units undecided")
+    for i in units:
+        if dec[(j, i)]:
+            for t, v in X[j]:
+                acc[(i, t)] = acc.get((i, t), 0) - sign * y * U[x][i] * v
 
 
 FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "output_weights", "cases", "model",
