@@ -23,12 +23,13 @@ exactrelu.errors.TimeLimitExceeded: the time limit of 0 s passed before the answ
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Callable
 
 from .errors import InvalidInput, TimeLimitExceeded
 
-__all__ = ["Deadline", "TimeLimitExceeded", "with_deadline"]
+__all__ = ["Deadline", "TimeLimitExceeded", "with_deadline", "run_within"]
 
 
 class Deadline:
@@ -83,3 +84,42 @@ def with_deadline(progress: Callable[[str], None] | None, deadline: Deadline) ->
             progress(message)
 
     return say
+
+
+def run_within(deadline: Deadline, fn: Callable, *args, done: str = ""):
+    """``fn(*args)``, or TimeLimitExceeded when ``deadline`` passes first (for one long step with no loop to check).
+
+    Without a limit ``fn`` runs here. With one it runs on a daemon thread that is waited for until the
+    deadline: past it the caller gets TimeLimitExceeded at once (nothing is claimed) and the thread's
+    result, when it comes, is dropped (a command then exits; in a library call the thread finishes in the
+    background). Exceptions of ``fn`` are raised here.
+
+    >>> run_within(Deadline(None), sum, [1, 2])
+    3
+    >>> run_within(Deadline(5), sum, [1, 2])
+    3
+    >>> run_within(Deadline(0.01), time.sleep, 1, done="a nap")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.TimeLimitExceeded: the time limit of 0.01 s passed before the answer (nothing is claimed); done so far: a nap
+    """
+    deadline.check(done)
+    if deadline.end is None:
+        return fn(*args)
+    out: dict = {}
+
+    def work() -> None:
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller below
+            out["error"] = exc
+
+    thread = threading.Thread(target=work, name="exactrelu-run-within", daemon=True)
+    thread.start()
+    thread.join(deadline.remaining())
+    if thread.is_alive():
+        raise TimeLimitExceeded(f"the time limit of {deadline.seconds:g} s passed before {deadline.what} "
+                                "(nothing is claimed)", done=done or None)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]

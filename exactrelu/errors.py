@@ -32,6 +32,7 @@ __all__ = [
     "ProofFormatError",
     "ExactReluWarning",
     "GaussianityWarning",
+    "FitNotConverged",
 ]
 
 
@@ -127,3 +128,12 @@ class ExactReluWarning(UserWarning):
 
 class GaussianityWarning(ExactReluWarning):
     """The inputs do not look Gaussian: the Hermite guarantees do not apply (the result may still be usable)."""
+
+
+class FitNotConverged(ExactReluWarning):
+    """A fit stage ended far above the noise floor, or no better than the best affine map of the inputs.
+
+    The weights are still returned with their exact residual (nothing exact is wrong), but they are
+    probably not the fit the method can give; the message names the stage and the next thing to try.
+    ``fit`` also lists it in ``FitResult.warnings``, the command line prints it and ``--json`` has it.
+    """

@@ -31,6 +31,7 @@ DEFAULTS = {
     "digits": 4300,           # decimal digits of one integer (numerator or denominator); decimals: digits + |exponent|
     "degree": 100,            # degree c of the rectified power t^c
     "entries": 2_500_000,     # numbers in an instance, n * (d + m) (also bounds .npz members before decompressing)
+    "estimate": 86_400,       # seconds of a command's up-front work estimate, above which it is refused without --force
     "literals": 10_000_000,   # activation literals n * k of a SAT encoding / DRUP refutation
     "header": 10_000,         # bytes of an .npy header (numpy's own max_header_size)
     "units": 10_000,          # hidden units k (of a planted instance, of every -k, of a certificate's k)

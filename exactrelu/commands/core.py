@@ -29,6 +29,9 @@ def _register_demo(sub) -> None:
     for name, default in DEMO.items():
         p.add_argument(f"-{name}", type=int, default=default, help=f"{DIMENSIONS[name]} (default {default})")
     p.add_argument("-o", "--output", help="also write the certificate here")
+    p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr (default when stderr is a terminal)")
+    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "demo", cmd_demo)
 
 
@@ -80,6 +83,7 @@ def _register_recover(sub) -> None:
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "recover", cmd_recover)
 
 
@@ -170,14 +174,27 @@ def cmd_demo(args) -> int:
     from ..instances import planted
     from ..recover.front_door import recover
 
+    from ..deadline import Deadline
+    from ..limits import check_entries
+    from ..progress import LineProgress
+    from ._work import search_estimate
+
+    deadline = Deadline(args.time_limit)
     act = _activation(args.activation)
+    check_entries(args.n, args.d, args.m, "the demo instance")
     if not args.json:  # say what is being done before the work starts
         print(f"exactrelu demo: planted network d={args.d}, k={args.k}, m={args.m}, n={args.n}, activation {act}, "
               f"seed {args.seed}", flush=True)
+    search_estimate(args, n=args.n, d=args.d, m=args.m, k=args.k)
     t0 = time.perf_counter()
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=act, seed=args.seed)
     t_gen = time.perf_counter() - t0
-    res = recover(inst, k=args.k, activation=act, random_state=args.seed)
+    progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
+    try:
+        res = recover(inst, k=args.k, activation=act, random_state=args.seed, progress=progress, time_limit=deadline)
+    finally:
+        if progress is not None:
+            progress.close()
     err = res.network.parameter_error(inst.planted)
     if args.output:
         write_certificate(res.certificate, args.output)
@@ -233,8 +250,15 @@ def cmd_recover(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..io.files import writable
 
+    from ..deadline import Deadline
+    from ._work import search_estimate
+
+    deadline = Deadline(args.time_limit)  # from the start: reading the file counts
     inst, name = read_data(args)
     out = writable(args.output if args.output else name + ".cert.json")
+    if args.route in ("auto", "rowspan") and not args.sparse_noise:
+        search_estimate(args, n=inst.n, d=inst.d, m=inst.m, k=args.k,
+                        init=args.init if args.init in ("auto", "search") else "given")
     from ..recover.front_door import recover  # after reading the input: a bad file is refused before SciPy loads
     act = _activation(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
@@ -245,7 +269,7 @@ def cmd_recover(args) -> int:
     try:
         res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
                       sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress,
-                      time_limit=args.time_limit, max_except=args.max_except)
+                      time_limit=deadline, max_except=args.max_except)
     except NotRealizable as exc:
         if exc.certificate is None:
             if args.bias or args.sparse_noise or args.route != "auto":

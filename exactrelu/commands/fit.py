@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+import warnings
 
+from ..errors import FitNotConverged
 from ._data import add_data_arguments, read_data, read_timings
 from ._report import emit, json_command
 
@@ -30,7 +32,11 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
+    p.add_argument("--noise", type=float, metavar="SIGMA",
+                   help="standard deviation of the label noise per entry, if known: each stage is compared with "
+                        "this noise floor (default: the instance's planted noise, else the best affine map)")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--force", action="store_true", help="run even when the up-front estimate says it cannot finish")
     json_command(p, "fit", cmd_fit)
 
 
@@ -62,13 +68,20 @@ def cmd_fit(args) -> int:
     from ..io.weights import write_weights
     from .core import _activation, _table
 
+    from ..deadline import Deadline
+    from ._work import announce_fit
+
+    deadline = Deadline(args.time_limit)  # from the start: reading the file counts
     inst, name = read_data(args)
+    announce_fit(args, inst)
     from ..fit import fit  # after reading the input: a bad file is refused before SciPy loads
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
-        res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
-                  random_state=args.seed, refine=False if args.no_refine else None,
-                  certificate=True, check=not args.no_check, progress=progress, time_limit=args.time_limit)
+        with warnings.catch_warnings():  # FitNotConverged is printed below, with the result
+            warnings.simplefilter("ignore", FitNotConverged)
+            res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
+                      random_state=args.seed, refine=False if args.no_refine else None, noise=args.noise,
+                      certificate=True, check=not args.no_check, progress=progress, time_limit=deadline)
     finally:
         if progress is not None:
             progress.close()
@@ -77,12 +90,15 @@ def cmd_fit(args) -> int:
              f"{inst.n} samples x {inst.m} outputs"]
     if "fallback" in res.info:
         lines.append(f"  fell back to gradient: {res.info['fallback']}")
+    if "zero_labels" in res.info:
+        lines.append(f"  {res.info['zero_labels']}")
+    lines += [f"warning: {w}" for w in res.warnings]
     rows = [("read", f"{args.read_seconds:8.3f} s")]
     rows += [(s.name, f"{s.seconds:8.3f} s   relative residual {s.relative:.4g}") for s in res.stages]
     rows += [(n, f"{t:8.3f} s") for n, t in res.timings.items() if n not in {s.name for s in res.stages}]
     rows.append(("total", f"{sum(read_timings(args, res.timings).values()):8.3f} s"))
     lines += ["phases:", _table(rows), "residual:", _table(_rows(res, inst, args))]
-    if res.realizable:
+    if res.realizable and "zero_labels" not in res.info:
         lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {name} "
                      f"-k {args.k}` writes a realizes certificate")
     if res.checked:
@@ -96,6 +112,8 @@ def cmd_fit(args) -> int:
     record = {"method": res.method, "k": args.k, "bias": args.bias, "weights": str(out),
               "certificate": args.certificate, "squared_error": str(r.squared_error),
               "max_abs_error": str(r.max_abs_error), "relative_error": r.relative(), "realizable": res.realizable,
-              "checked": res.checked, "timings": read_timings(args, res.timings),
+              "checked": res.checked, "timings": read_timings(args, res.timings), "warnings": res.warnings,
+              "converged": not res.warnings, "noise_floor": res.info.get("noise_floor"),
+              "affine_baseline": res.info.get("affine_baseline"), "zero_labels": "zero_labels" in res.info,
               "stages": [{"name": s.name, "seconds": s.seconds, "relative": s.relative} for s in res.stages]}
     return emit(args, record, lines)

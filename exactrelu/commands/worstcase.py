@@ -24,6 +24,7 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="print every pattern, one per line")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "patterns", cmd_patterns)
 
     p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
@@ -41,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
     p.add_argument("--workers", type=int, help="decide the enumeration's LPs (extreme rays, faces) on N local "
@@ -87,6 +89,10 @@ def cmd_patterns(args) -> int:
     rows = integer_basis(B)
     k, n = len(rows), B.shape[1]
     t0 = time.perf_counter()
+    if not args.nonnegative:
+        from ._work import patterns_estimate
+
+        patterns_estimate(args, n=n, k=k)
     if args.nonnegative:
         rays = extreme_rays(rows, deadline=deadline, progress=progress)
         pats = nonnegative_patterns(rows, rays=rays, deadline=deadline, progress=progress)
@@ -127,8 +133,15 @@ def cmd_solve(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..io.files import writable
 
+    from ..deadline import Deadline
+    from ._work import solve_estimate
+
+    deadline = Deadline(args.time_limit)  # from the start: reading the file counts
     inst, name = read_data(args)
     out = writable(args.output if args.output else name + ".worstcase.cert.json")
+    from ..exact.linalg import rank_mod_p
+
+    solve_estimate(args, n=inst.n, d=inst.d, r=rank_mod_p(inst.labels.num))  # the rank mod p: enough for an estimate
     from ..decide.worstcase import solve_decision  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
@@ -140,7 +153,7 @@ def cmd_solve(args) -> int:
     try:
         res = solve_decision(inst, args.k, progress=_show_progress(args) is not None,
                              try_recovery=not args.enumerate_only, executor=executor,
-                             workers=backend.workers if backend else 2, time_limit=args.time_limit, bias=args.bias)
+                             workers=backend.workers if backend else 2, time_limit=deadline, bias=args.bias)
     finally:
         if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
             backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import flint
 
 from ..certificates.claims.lp import lp_certificate
+from ..deadline import Deadline
 from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
 from .patterns import Ray
@@ -55,8 +56,9 @@ class FaceDecision(NamedTuple):
     certificates: list[dict]
 
 
-def unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResult:
-    """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it?"""
+def unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support, deadline: Deadline | None = None) -> LPResult:
+    """Is there v with ``v . x_j = w_j`` on the support and ``v . x_j <= 0`` off it? (``deadline``: the exact
+    LP checks it before every pivot, HiGHS gets what is left.)"""
     n = X.shape[0]
     S = set(support)
     # any positive multiple of w will do: scale it near 1 by a power of two (exact) so that
@@ -70,10 +72,12 @@ def unit_lp(X: QMatrix, w: list[Fraction] | tuple[int, ...], support) -> LPResul
     return feasible(
         A_eq=X.take_rows(on) if on else None, b_eq=[w[j] for j in on] if on else None,
         A_ub=X.take_rows(off) if off else None, b_ub=[0] * len(off) if off else None, nvars=X.shape[1],
+        time_limit=deadline,
     )
 
 
-def face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int) -> LPResult:
+def face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int,
+            deadline: Deadline | None = None) -> LPResult:
     """Exists ``lambda >= 0, v``: ``w = sum lambda_r w_r``, ``v . x_j = w_j`` on S, ``<= 0`` off S,
     and ``a . c(w) = sign``? Variables ``(lambda, v)``."""
     n, d = X.shape
@@ -93,7 +97,7 @@ def face_lp(X: QMatrix, rays: list[Ray], support, a: list[int], sign: int) -> LP
         bu.append(0)
     Ae.append([Fraction(sum(x * y for x, y in zip(a, r.c))) for r in rays] + [Fraction(0)] * d)
     be.append(sign)
-    return feasible(A_eq=Ae, b_eq=be, A_ub=Au, b_ub=bu)
+    return feasible(A_eq=Ae, b_eq=be, A_ub=Au, b_ub=bu, time_limit=deadline)
 
 
 def annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
@@ -104,19 +108,22 @@ def annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
     return [[int(N[i, j]) for i in range(r)] for j in range(int(nullity))]
 
 
-def ray_decision(X: QMatrix, ray: Ray, keep: bool) -> RayDecision:
+def ray_decision(X: QMatrix, ray: Ray, keep: bool, deadline: Deadline | None = None) -> RayDecision:
     """One extreme ray: is it realisable (:func:`unit_lp`)? With its LP certificate when ``keep``."""
-    res = unit_lp(X, ray.w, ray.support)
+    res = unit_lp(X, ray.w, ray.support, deadline)
     return RayDecision(res.status, res.point, [lp_certificate(res)] if keep else [])
 
 
 def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilators: list[list[int]], r: int,
-                  keep: bool) -> FaceDecision:
-    """One face: a realisable row outside the span (a :class:`Unit`) or None, and the LP certificates."""
+                  keep: bool, deadline: Deadline | None = None) -> FaceDecision:
+    """One face: a realisable row outside the span (a :class:`Unit`) or None, and the LP certificates
+    (``deadline``: checked before every LP and inside each)."""
     certs = []
     for a in annihilators:
         for sign in (1, -1):
-            res = face_lp(X, members, S, a, sign)
+            if deadline is not None:
+                deadline.check(lambda: f"a face of {len(members)} extreme rays being decided")
+            res = face_lp(X, members, S, a, sign, deadline)
             if keep:
                 certs.append(lp_certificate(res))
             if res.status == "feasible":

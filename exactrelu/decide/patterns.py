@@ -33,6 +33,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import time
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -42,6 +43,7 @@ from ..deadline import Deadline
 from ..errors import InvalidInput
 from ..exact.linalg import independent_rows
 from ..exact.matrix import QMatrix
+from ..progress import rate_eta
 
 __all__ = ["cover_count", "sign_patterns", "count_sign_patterns", "extreme_rays", "nonnegative_patterns", "Ray", "integer_basis"]
 
@@ -145,8 +147,8 @@ class _Progress:
     >>> import io
     >>> bar = _Progress(2, True, "rays", stream=io.StringIO(), use_tqdm=False)
     >>> bar(1); bar(1); bar.close()
-    >>> bar.line.stream.getvalue()
-    '  .. rays: 2/2\\n'
+    >>> bar.line.stream.getvalue().split(" (")[0]
+    '  .. rays: 2/2'
     """
 
     def __init__(self, total: int, enabled: bool, desc: str, *, stream=None, use_tqdm: bool = True):
@@ -155,6 +157,7 @@ class _Progress:
         self.bar = self.line = None
         self.enabled = enabled
         self.total, self.done, self.desc = total, 0, desc
+        self.start = self.last = time.monotonic()
         if not enabled:
             return
         try:
@@ -172,8 +175,11 @@ class _Progress:
         self.done += step
         if self.bar is not None:
             self.bar.update(step)
-        elif self.done % 1000 == 0 or self.done == self.total:
-            self.line(f"{self.desc}: {self.done}/{self.total}")
+        else:  # a line per second at most (the first after one second), with the rate and the ETA
+            now = time.monotonic()
+            if now - self.last >= 1.0 or self.done == self.total:
+                self.last = now
+                self.line(f"{self.desc}: {self.done}/{self.total} ({rate_eta(self.done, self.total, now - self.start)})")
 
     def close(self) -> None:
         if self.bar is not None:

@@ -138,7 +138,7 @@ class _Search:
         A_eq = [[Fraction(0)] * self.d + self.a] + [eq for eq, _ in rows]
         b_eq = [self.s] + [0] * len(rows)
         res = feasible(A_eq=A_eq, b_eq=b_eq, A_ub=[ub for _, ub in rows] or None, b_ub=[0] * len(rows) or None,
-                       nvars=self.d + self.k)
+                       nvars=self.d + self.k, time_limit=self.deadline)
         if res.status == "feasible":
             return res.point, None
         ye, yu = res.farkas

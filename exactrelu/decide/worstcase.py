@@ -290,7 +290,7 @@ def _enumerate(X: QMatrix, B, r: int, units: list, reports: list, opt: _Options)
     deadline = opt.deadline
     rays = extreme_rays(B, deadline=deadline)
     bar = _Progress(len(rays), opt.progress, "extreme rays")
-    decisions = ray_decisions(X, rays, keep=opt.keep, executor=opt.executor, workers=opt.workers)
+    decisions = ray_decisions(X, rays, keep=opt.keep, executor=opt.executor, workers=opt.workers, deadline=deadline)
     try:
         for number, (ray, decided) in enumerate(zip(rays, decisions)):
             bar(1)
@@ -360,7 +360,8 @@ def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, execu
     final: dict[tuple[int, ...], PatternReport] = {}
     while changed and len(units) < r:
         changed = False
-        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=keep, executor=executor, workers=workers)
+        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=keep, executor=executor, workers=workers,
+                                   deadline=deadline)
         try:
             for decided in decisions:
                 bar(1)

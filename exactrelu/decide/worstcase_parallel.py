@@ -26,28 +26,34 @@ from collections import deque
 from concurrent.futures import Executor
 from typing import Iterator
 
+from ..deadline import Deadline
 from .pattern_lps import FaceDecision, RayDecision, annihilator, face_decision, ray_decision
 from .patterns import Ray
 
 __all__ = ["ray_decisions", "face_decisions", "decide_chunk", "decide_faces"]
 
 
-def decide_chunk(rows: list[list[int]], den: int, chunk: list[Ray], keep: bool) -> list[RayDecision]:
-    """Decide the rays ``chunk`` for the inputs ``rows / den`` (run on a worker)."""
+def decide_chunk(rows: list[list[int]], den: int, chunk: list[Ray], keep: bool,
+                 seconds: float | None = None) -> list[RayDecision]:
+    """Decide the rays ``chunk`` for the inputs ``rows / den`` (run on a worker, within ``seconds``)."""
     import flint
 
     from ..exact.matrix import QMatrix
 
     X = QMatrix(flint.fmpz_mat(rows), den)
-    return [ray_decision(X, ray, keep) for ray in chunk]
+    deadline = Deadline(seconds, what="the chunk of extreme rays was decided")
+    return [ray_decision(X, ray, keep, deadline) for ray in chunk]
 
 
 def ray_decisions(X, rays: list[Ray], *, keep: bool, executor: Executor | None = None,
-                  workers: int = 2) -> Iterator[RayDecision]:
-    """The decision of each ray of ``rays``, in order; on ``executor`` (``workers`` wide) when given."""
+                  workers: int = 2, deadline: Deadline | None = None) -> Iterator[RayDecision]:
+    """The decision of each ray of ``rays``, in order; on ``executor`` (``workers`` wide) when given.
+
+    ``deadline`` is checked inside every LP; a worker gets the time left when its chunk is sent."""
+    deadline = deadline or Deadline(None)
     if executor is None:
         for ray in rays:
-            yield ray_decision(X, ray, keep)
+            yield ray_decision(X, ray, keep, deadline)
         return
     rows, den = _plain(X)
     size = max(1, min(64, math.ceil(len(rays) / (8 * workers))))
@@ -56,7 +62,7 @@ def ray_decisions(X, rays: list[Ray], *, keep: bool, executor: Executor | None =
     try:
         while chunks or pending:
             while chunks and len(pending) < 2 * workers:
-                pending.append(executor.submit(decide_chunk, rows, den, chunks.popleft(), keep))
+                pending.append(executor.submit(decide_chunk, rows, den, chunks.popleft(), keep, deadline.remaining()))
             yield from pending.popleft().result()
     finally:  # the solver stopped early (GeneratorExit), or a worker failed: drop what is still queued
         for fut in pending:
@@ -68,24 +74,28 @@ def _plain(X) -> tuple[list[list[int]], int]:
 
 
 def decide_faces(rows: list[list[int]], den: int, items: list, annihilators: list[list[int]], r: int,
-                 keep: bool) -> list[FaceDecision]:
-    """Decide the faces ``items`` ((support, member rays) pairs) against ``annihilators`` (run on a worker)."""
+                 keep: bool, seconds: float | None = None) -> list[FaceDecision]:
+    """Decide the faces ``items`` ((support, member rays) pairs) against ``annihilators`` (run on a worker,
+    within ``seconds``)."""
     import flint
 
     from ..exact.matrix import QMatrix
     X = QMatrix(flint.fmpz_mat(rows), den)
-    return [face_decision(X, members, S, annihilators, r, keep) for S, members in items]
+    deadline = Deadline(seconds, what="the chunk of faces was decided")
+    return [face_decision(X, members, S, annihilators, r, keep, deadline) for S, members in items]
 
 
 def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Executor | None = None,
-                   workers: int = 2) -> Iterator[FaceDecision]:
+                   workers: int = 2, deadline: Deadline | None = None) -> Iterator[FaceDecision]:
     """The :class:`~.pattern_lps.FaceDecision` of each face of ``faces`` ((support, member rays) pairs), in
-    order, each decided against the span of ``cs`` and of the units found at the faces before it."""
+    order, each decided against the span of ``cs`` and of the units found at the faces before it
+    (``deadline``: as in :func:`ray_decisions`)."""
     cs = list(cs)
     A = annihilator(cs, r)
+    deadline = deadline or Deadline(None)
     if executor is None:
         for S, members in faces:
-            decided = face_decision(X, members, S, A, r, keep)
+            decided = face_decision(X, members, S, A, r, keep, deadline)
             yield decided
             if decided.unit:
                 cs.append(decided.unit.c)
@@ -98,7 +108,8 @@ def face_decisions(X, faces: list, cs: list, r: int, *, keep: bool, executor: Ex
     try:
         while nxt < len(faces) or pending:
             while nxt < len(faces) and len(pending) < 2 * workers:
-                pending.append((nxt, executor.submit(decide_faces, rows, den, faces[nxt:nxt + size], A, r, keep)))
+                pending.append((nxt, executor.submit(decide_faces, rows, den, faces[nxt:nxt + size], A, r, keep,
+                                                     deadline.remaining())))
                 nxt += size
             start, fut = pending.popleft()
             for j, decided in enumerate(fut.result()):

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
@@ -25,13 +26,14 @@ from typing import Any, Callable
 import numpy as np
 
 from ..blas import small_problem_threads
-from ..deadline import Deadline, with_deadline
-from ..errors import AssumptionViolated, ExactReluError, InvalidInput
+from ..deadline import Deadline, run_within, with_deadline
+from ..errors import AssumptionViolated, ExactReluError, FitNotConverged, InvalidInput, TimeLimitExceeded
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..certificates.claims.residual import Residual, exact_residual
 from ._model import Start, relative_residual
+from .convergence import NEXT_STEP, affine_baseline, floor_from_sigma, stalled
 from .methods import METHODS, method_names, start_function
 from .refine import refine as lm_refine
 
@@ -60,7 +62,10 @@ class FitResult:
     certificate : the ``residual`` certificate (None if not asked); checked : the independent
     checker's summary (None if not run). realizable : the labels were found exactly realisable
     (then ``network`` is the exact network recovery certified, and the residual is zero).
-    info : method diagnostics (sign margins, grid sizes, fallbacks).
+    info : method diagnostics (sign margins, grid sizes, fallbacks; ``noise_floor`` or ``affine_baseline``,
+    the relative residual each stage was compared with). warnings : one line per
+    :class:`~exactrelu.errors.FitNotConverged` given (the stage, why, what to try next); empty when the fit
+    reached its floor.
     """
 
     network: Network
@@ -73,6 +78,7 @@ class FitResult:
     checked: str | None = None
     realizable: bool = False
     info: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def squared_error(self) -> Fraction:
@@ -99,6 +105,7 @@ class FitRequest:
     certificate: bool = True
     check: bool = True
     progress: Callable[[str], None] | None = None
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -112,6 +119,7 @@ class FitLog:
     timings: dict[str, float] = field(default_factory=dict)
     stages: list[Stage] = field(default_factory=list)
     info: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def choose_method(n: int, d: int, m: int, k: int, bias: bool) -> str:
@@ -187,7 +195,9 @@ def _try_exact(inst, req: FitRequest, start, timings):
     t0 = time.perf_counter()
     try:
         rec = recover(inst, k=req.k, activation=req.activation, init=start.V, random_state=req.random_state,
-                      check=req.check)
+                      check=req.check, time_limit=req.deadline)
+    except TimeLimitExceeded:
+        raise
     except ExactReluError:
         rec = None
     timings["exact recovery attempt"] = time.perf_counter() - t0
@@ -196,7 +206,7 @@ def _try_exact(inst, req: FitRequest, start, timings):
 
 def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", activation: Activation | None = None,
         random_state=0, refine: bool | None = None, certificate: bool = True, check: bool = True,
-        progress: Callable[[str], None] | None = None, time_limit=None) -> FitResult:
+        progress: Callable[[str], None] | None = None, time_limit=None, noise: float | None = None) -> FitResult:
     """Fit ``k`` hidden units to (possibly noisy) labels; return weights with their exact residual.
 
     Parameters
@@ -210,6 +220,12 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     progress : callback receiving one-line progress messages.
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); checked at every progress step
         of the methods, after which :class:`~exactrelu.errors.TimeLimitExceeded` is raised (nothing claimed).
+    noise : the standard deviation of the label noise per entry, if known: each stage's residual is
+        compared with this noise floor (default: the instance's planted noise, else the best affine map;
+        :mod:`exactrelu.fit.convergence`). A stage that stalled gives a
+        :class:`~exactrelu.errors.FitNotConverged` warning (also in ``FitResult.warnings``).
+
+    All-zero labels are fitted by the zero network (U = 0) at once: residual 0, ``info["zero_labels"]``.
 
     Raises
     ------
@@ -225,10 +241,14 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     inst = _as_instance(data, labels)
     act = _validate(inst, k, method, bias, activation)
     X, Y = _float_data(inst)
-    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress)
+    floor = _noise_floor(inst, Y, noise)
+    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress, deadline)
     rng = as_generator(random_state)
     name = choose_method(inst.n, inst.d, inst.m, k, bias) if method == "auto" else method
     log = FitLog()
+    if not Y.any():  # all-zero labels: the zero network fits them exactly, whatever the method
+        log.info["zero_labels"] = "all labels are zero: the zero network (U = 0) fits them exactly; nothing was fitted"
+        return _finish(inst, req, _zero_start(inst, k, bias), "zero", log)
     with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
         try:
             start = _run(X, Y, name, req, rng, log)
@@ -238,7 +258,43 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
             log.info["fallback"] = f"{name}: {exc}"
             name, log.stages[:] = "gradient", []
             start = _run(X, Y, name, req, rng, log)
+    _convergence(X, Y, floor, name, log)
     return _finish(inst, req, start, name, log)
+
+
+def _noise_floor(inst: Instance, Y: np.ndarray, noise) -> float | None:
+    """The relative noise floor: from ``noise`` (sigma per entry), else the instance's planted noise, else None."""
+    if noise is not None:
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not np.isfinite(noise) or noise < 0:
+            raise InvalidInput(f"noise must be a standard deviation >= 0, got {noise!r}")
+        return floor_from_sigma(float(noise), Y)
+    if inst.clean_labels is not None:
+        ny = float(np.linalg.norm(Y))
+        return float(np.linalg.norm(inst.noise.to_float())) / ny if ny else None
+    return None
+
+
+def _zero_start(inst: Instance, k: int, bias: bool) -> Start:
+    return Start(np.zeros((inst.m, k)), np.zeros((k, inst.d)), np.zeros(k) if bias else None)
+
+
+def _convergence(X, Y, floor: float | None, name: str, log: FitLog) -> None:
+    """Compare each stage with the floor; warn (FitNotConverged) when the last one stalled, naming every stalled one."""
+    if floor is None:
+        baseline = log.info["affine_baseline"] = affine_baseline(X, Y)
+    else:
+        baseline = log.info["noise_floor"] = floor
+    bad = [(st.name, why) for st in log.stages if (why := stalled(st.relative, baseline, floor)) is not None]
+    log.info["stages_not_converged"] = [n for n, _ in bad]
+    if not bad or bad[-1][0] != log.stages[-1].name:
+        return
+    stage, why = bad[-1]
+    earlier = [n for n, _ in bad[:-1]]
+    more = f" (stages before it stalled too: {', '.join(earlier)})" if earlier else ""
+    text = (f"the {stage} stage of the {name} fit did not converge: {why}{more}; "
+            f"try {NEXT_STEP.get(stage, NEXT_STEP.get(name, 'another --seed or --method'))}")
+    log.warnings.append(text)
+    warnings.warn(FitNotConverged(text), stacklevel=3)
 
 
 def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:
@@ -249,7 +305,8 @@ def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:
     t0 = time.perf_counter()
     req.say(f"exact residual of {inst.n} x {inst.m} entries")
     net = _exact_network(start, act)
-    res = exact_residual(net, inst, max_listed=0)
+    res = run_within(req.deadline, lambda: exact_residual(net, inst, max_listed=0), done=f"the fit ({name}); its exact residual was "
+                     "being computed")
     timings["exact residual"] = time.perf_counter() - t0
     realizable = res.squared_error == 0
     if not realizable and res.relative() < REALIZABLE_BELOW and start.b is None:
@@ -257,12 +314,14 @@ def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:
         if rec is not None:
             net, realizable = rec.network, True
             res = exact_residual(net, inst, max_listed=0)
-    out = FitResult(net, res, name, req.method, log.stages, timings, realizable=realizable, info=log.info)
+    out = FitResult(net, res, name, req.method, log.stages, timings, realizable=realizable, info=log.info,
+                    warnings=log.warnings)
     if req.certificate:
         t0 = time.perf_counter()
         out.certificate = residual_certificate(inst, net, residual=res, method=name, seed=req.random_state)
         if req.check:
             req.say("independent check of the residual certificate")
-            out.checked = verify(out.certificate, inst)
+            out.checked = run_within(req.deadline, verify, out.certificate, inst,
+                                     done="the fit and its exact residual; the independent check was running")
         timings["certificate"] = time.perf_counter() - t0
     return out

@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.optimize import minimize
 
@@ -45,6 +47,24 @@ def _loss_grad(theta, X, Y, m, k, d, bias, degree, scale):
     return float(np.einsum("ij,ij->", R, R)) * scale, np.concatenate(g) * scale
 
 
+def _every_step(progress, r: int, n_restarts: int, interval: float = 0.2):
+    """An L-BFGS callback giving ``progress`` a message at most every ``interval`` seconds.
+
+    A time limit reaches inside the optimiser this way: with a deadline, ``progress`` raises
+    TimeLimitExceeded (:func:`exactrelu.deadline.with_deadline`), which leaves ``minimize`` at once.
+    """
+    state = {"step": 0, "last": time.monotonic()}
+
+    def callback(*_):
+        state["step"] += 1
+        now = time.monotonic()
+        if now - state["last"] >= interval:
+            state["last"] = now
+            progress(f"gradient: restart {r + 1} of {n_restarts}, step {state['step']}")
+
+    return callback
+
+
 def gradient_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation | None, rng: np.random.Generator,
                    bias: bool = False, progress=None, n_restarts: int = 4, max_iter: int = 1000) -> Start:
     """Best of ``n_restarts`` L-BFGS runs from random weights (module docstring)."""
@@ -61,7 +81,8 @@ def gradient_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activati
         b0 = [np.zeros(k)] if bias else []
         theta = np.concatenate([U0.ravel(), V0.ravel()] + b0)
         res = minimize(_loss_grad, theta, args=(X, Y, m, k, d, bias, act.degree, scale), jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "gtol": 1e-12, "ftol": 1e-15})
+                       options={"maxiter": max_iter, "gtol": 1e-12, "ftol": 1e-15},
+                       callback=None if progress is None else _every_step(progress, r, n_restarts))
         if progress is not None:
             progress(f"gradient: restart {r + 1} of {n_restarts}, loss {res.fun:.4g}")
         if best is None or res.fun < best.fun:

@@ -3,7 +3,8 @@
 The start function of the fit registry (:mod:`exactrelu.fit.methods`) for
 :class:`exactrelu.propose.hermite.HermiteProposer`: Gaussian inputs, ReLU, k <= d, biases learned
 (``--bias``) or zero. It gives the approximate parameters alone (no refinement: ``refine=False``
-in the registry); the large-|b| stage may return up to k + 2 units (``info["units"]``).
+in the registry); the large-|b| stage may return up to k + 2 units (``info["units"]``). An attempt that
+ends above the best affine map is retried with fresh random draws (``info["attempts"]``).
 
 >>> import numpy as np
 >>> from exactrelu.network import RELU
@@ -19,20 +20,45 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Activation
-from ._model import Start
+from ._model import Start, relative_residual
+from .convergence import affine_baseline, stalled
 
-__all__ = ["hermite_start"]
+__all__ = ["hermite_start", "ATTEMPTS"]
+
+#: Attempts of the Hermite start before it reports (FitNotConverged, from fit()) instead of retrying.
+ATTEMPTS = 6
 
 
 def hermite_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation, rng: np.random.Generator,
-                  bias: bool = False, progress=None) -> Start:
-    """Fit :class:`~exactrelu.propose.hermite.HermiteProposer` and return its (U, V, b) as a fit start."""
+                  bias: bool = False, progress=None, attempts: int = ATTEMPTS) -> Start:
+    """Fit :class:`~exactrelu.propose.hermite.HermiteProposer` and return its (U, V, b) as a fit start.
+
+    An attempt whose training residual is above the best affine map's (a failed decomposition or
+    large-|b| stage: measured at d=10, k=4, n=2e5, |b|=6, 2 of 8 seeds ended at relative error 0.96)
+    is retried with fresh random draws, up to ``attempts`` in all; the best is kept, and
+    ``info["attempts"]`` lists each attempt's relative residual.
+    """
     from ..propose.hermite import HermiteProposer
 
-    if progress is not None:
-        progress("hermite: tensors, decomposition, signs")
-    est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng).fit(X, Y)
-    info = {"units": int(est.n_units_), "large_bias_units": [int(i) for i in est.large_units_],
+    best, tried = None, []
+    baseline = affine_baseline(X, Y)
+    for attempt in range(attempts):
+        if attempt and progress is not None:
+            progress(f"hermite: attempt {attempt + 1} of {attempts} (relative residual {tried[-1]:.3g} "
+                     f"above the affine map's {baseline:.3g})")
+        est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng).fit(X, Y, progress=progress)
+        start = Start(est.U_, est.V_, est.b_ if bias else None, _info(est))
+        tried.append(relative_residual(X, Y, start, 1))
+        if best is None or tried[-1] < best[0]:
+            best = (tried[-1], start)
+        if stalled(tried[-1], baseline, None) is None:
+            break
+    start = best[1]
+    start.info.update({"attempts": tried, "affine_baseline": baseline})
+    return start
+
+
+def _info(est) -> dict:
+    return {"units": int(est.n_units_), "large_bias_units": [int(i) for i in est.large_units_],
             "sign_choices": len(est.sign_choices_), "decomposition_residual": float(est.residual_),
             "gaussian": None if est.gaussian_ is None else bool(est.gaussian_["gaussian"])}
-    return Start(est.U_, est.V_, est.b_ if bias else None, info)

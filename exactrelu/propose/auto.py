@@ -43,6 +43,8 @@ class AutoProposer(Proposer):
     k, activation, random_state : as for every proposer.
     search_below : use the blind search directly when it expects at most this many tries
         (``expected_tries(4) = 16.7``, ``expected_tries(5) = 36.5``).
+    progress : optional callable receiving one-line progress messages (passed to the gradient and search
+        proposers; a time limit made a progress callback is checked there).
 
     Attributes
     ----------
@@ -52,11 +54,13 @@ class AutoProposer(Proposer):
     failures_ : list of (proposer, message) for the proposers that raised.
     """
 
-    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, search_below: float = 20.0):
+    def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, search_below: float = 20.0,
+                 progress=None):
         self.k = k
         self.activation = activation
         self.random_state = random_state
         self.search_below = search_below
+        self.progress = progress
 
     def fit(self, X, y) -> "AutoProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -91,7 +95,8 @@ class AutoProposer(Proposer):
             except ExactReluError as exc:
                 self.failures_.append(("tensor", str(exc)))
         try:
-            G = GradientProposer(k, activation=act, random_state=self.random_state, init=init).fit(X, Y)
+            G = GradientProposer(k, activation=act, random_state=self.random_state, init=init,
+                                 progress=self.progress).fit(X, Y)
         except ExactReluError as exc:
             self.failures_.append(("gradient", str(exc)))
             return self._search(X, Y, "search (fallback)")
@@ -100,7 +105,8 @@ class AutoProposer(Proposer):
         return self
 
     def _search(self, X, Y, label) -> "AutoProposer":
-        S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state).fit(X, Y)
+        S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state,
+                           progress=self.progress).fit(X, Y)
         self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
         self.n_tries_ = S.n_tries_
         return self

@@ -24,6 +24,7 @@ proposal so far is returned and ``screened_`` says which units passed.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,7 +68,7 @@ class GradientProposer(Proposer):
 
     def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, n_restarts: int = 8,
                  max_iter: int = 400, screen_every: int = 5, patience: int = 60, extra: int = 3, ridge: float = 1e-12,
-                 init=None):
+                 init=None, progress=None):
         self.k = k
         self.activation = activation
         self.random_state = random_state
@@ -78,6 +79,7 @@ class GradientProposer(Proposer):
         self.extra = extra
         self.ridge = ridge
         self.init = init
+        self.progress = progress
 
     def fit(self, X, y) -> "GradientProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -89,7 +91,7 @@ class GradientProposer(Proposer):
         k, X, Y = self._check_fit_data(X, y)
         settings = GradientSettings(self.activation_.degree, self.n_restarts, self.max_iter, self.screen_every,
                                     self.patience, self.extra, self.ridge)
-        out = gradient_proposal(X, Y, k, as_generator(self.random_state), settings, self.init)
+        out = gradient_proposal(X, Y, k, as_generator(self.random_state), settings, self.init, self.progress)
         self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
         self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
         return self
@@ -198,12 +200,16 @@ class _Screening:
     """The L-BFGS callback of one start: screens every ``screen_every`` iterations and stops the start when
     the pool is full, when two rows found one unit, or when no new unit passed for ``patience`` iterations."""
 
-    def __init__(self, pool: UnitPool, kf: int, d: int, settings: GradientSettings, can_screen: bool):
+    def __init__(self, pool: UnitPool, kf: int, d: int, settings: GradientSettings, can_screen: bool, progress=None):
         self.pool, self.kf, self.d, self.settings, self.can_screen = pool, kf, d, settings, can_screen
         self.it, self.since, self.size, self.done, self.dup = 0, 0, len(pool.v), set(), []
+        self.progress, self.last = progress, time.monotonic()
 
     def __call__(self, intermediate_result) -> None:
         self.it += 1
+        if self.progress is not None and time.monotonic() - self.last >= 0.2:  # a time limit raises here
+            self.last = time.monotonic()
+            self.progress(f"gradient: step {self.it}, {len(self.pool.v)} of {self.pool.k} units screened")
         every = self.settings.screen_every
         if not self.can_screen or self.it % every:
             return
@@ -222,10 +228,12 @@ class _Screening:
 
 
 def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Generator, settings: GradientSettings,
-                      init=None) -> GradientProposal:
+                      init=None, progress=None) -> GradientProposal:
     """Variable-projection L-BFGS from random starts, stopped by the float screen (module doc).
 
-    ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights.
+    ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights;
+    ``progress`` gets a message every 0.2 s of L-BFGS steps (a time limit given as a progress callback,
+    :func:`exactrelu.deadline.with_deadline`, leaves the optimiser there).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((400, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
@@ -255,7 +263,7 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
         kf = k - fixed.shape[0]
         V0 = _start_weights(start, kf, d, xscale, rng)
         start = None
-        screening = _Screening(pool, kf, d, settings, can_screen)
+        screening = _Screening(pool, kf, d, settings, can_screen, progress)
         res = minimize(loss_and_gradient, V0.ravel(), args=(X, Y, scale, fixed, settings.degree, settings.ridge),
                        jac=True, method="L-BFGS-B", callback=screening,
                        options={"maxiter": settings.max_iter, "gtol": 1e-14, "ftol": 1e-16})
@@ -271,6 +279,8 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
             break
         if not can_screen and loss < 1e-10:
             break
+        if progress is not None:  # one line per start (a time limit raises here too)
+            progress(f"gradient: start {n_restarts} of {settings.n_restarts}, {len(pool.v)} of {k} units screened")
     V, screened = _assemble(pool.v, best, k, d)
     P = np.maximum(X @ V.T, 0.0) ** settings.degree
     U = inner_output_weights(P, Y, settings.ridge)

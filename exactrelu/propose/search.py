@@ -20,12 +20,14 @@ k needs the gradient or tensor proposers.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
+from ..progress import rate_eta
 from ._base import Proposer
 from .floats import as_generator, check_activation, check_int, check_number, normalize_rows, row_norms
 
@@ -133,11 +135,12 @@ def search_supports(Y: np.ndarray, k: int, rng: np.random.Generator, max_tries: 
     found: list[np.ndarray] = list(exclude or [])
     n_excluded = len(found)
     ys: list[np.ndarray] = []
-    tries = 0
+    tries, t0 = 0, time.monotonic()
     while len(found) < k and tries < max_tries:
         tries += 1
         if progress is not None and tries % 500 == 0:
-            progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.0f}), "
+            pace = rate_eta(tries, expected_tries(k), time.monotonic() - t0)
+            progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.3g}; {pace}), "
                      f"{len(found) - n_excluded} new units of {k - n_excluded} found")
         y = _candidate(Q, n, k, rng, tol)
         if y is None:

@@ -30,6 +30,8 @@ Proposals only choose which small exact systems to solve; they never decide anyt
 
 from __future__ import annotations
 
+import time
+
 
 import flint
 import numpy as np
@@ -107,6 +109,7 @@ class _Finder:
         self.random_state, self.Xf, self.Xn, self.T = random_state, Xf, normalize_rows(Xf), timer
         self.say = progress or (lambda msg: None)
         self.progress = progress
+        self._last = time.monotonic()
         self.cands: list[Candidate] = []
         self.rejected: list[dict] = []
         self.tries = 0
@@ -193,9 +196,17 @@ class _Finder:
                 self.cands.append(c)
         self.T.add("units", t1)
 
+    def _tick(self, message: str) -> None:
+        """A progress message at most every 0.2 s (a time limit made a progress callback is checked there)."""
+        now = time.monotonic()
+        if now - self._last >= 0.2:
+            self._last = now
+            self.say(message)
+
     def _candidates(self, rows, orders, source) -> list[Candidate]:
         first = {}
         for i in rows:  # the preferred order of every row: kernels now, one product C B for all
+            self._tick(f"exact kernels: row {i + 1} of {len(rows)} of the proposal")
             kz = kernel_from_order(self.B, self.BT, orders[i][0], self.k, source)
             if isinstance(kz, dict):
                 self.rejected.append(kz)
@@ -209,6 +220,7 @@ class _Finder:
         for i in rows:
             if len(self.cands) + len(new) == self.k:
                 break
+            self._tick(f"exact units: row {i + 1} of {len(rows)} of the proposal, {len(new)} candidates")
             cand = None
             if i in first:
                 r = where[i]

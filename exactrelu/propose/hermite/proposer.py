@@ -122,22 +122,30 @@ class HermiteProposer(Proposer):
         return k, X, Y, as_generator(self.random_state)
 
     # -- fit --------------------------------------------------------------------------------------
-    def fit(self, X, y) -> "HermiteProposer":
-        """Fit to float inputs ``X`` (n x d, Gaussian) and labels ``y`` (n x m, or n for one output); returns self."""
+    def fit(self, X, y, *, progress=None) -> "HermiteProposer":
+        """Fit to float inputs ``X`` (n x d, Gaussian) and labels ``y`` (n x m, or n for one output); returns self.
+
+        ``progress`` (optional) receives one message per stage; a time limit given as a progress callback
+        (:func:`exactrelu.deadline.with_deadline`) is checked there."""
+        say = progress or (lambda message: None)
         k, X, Y, rng = self._validate(X, y)
         n, d = X.shape
+        say("hermite: whitening and low-order moments")
         L, Linv = whitening(X) if self.whiten else (np.eye(d), np.eye(d))
         Z = X @ Linv.T
         self.gaussian_ = check_gaussian(Z) if self.check_inputs else None
         g = self._combination(Y, rng)
         y = Y @ g
         lo = low_order(Z, y)
+        say("hermite: tensors f_2, f_3, f_4 in the span")
         P, T, sig = self._tensors(Z, y, lo, k, rng)
+        say("hermite: decomposition (Jennrich, ALS polish)")
         dec = decompose(T, k, rng, reference=np.eye(T.shape[2])[0], n_draws=self.n_draws, polish=self.polish)
         lam2, lam3, lam4 = slice_coefficients(dec.B, dec.C, k, self.bias)
         lam2, lam3, lam4 = lam2 * sig[0], lam3 * sig[1], lam4 * sig[2]
         alpha, beta = unit_parameters(lam2, lam3, lam4, sig, bias=self.bias)
         Uw = (P @ dec.B).T  # k x d unit rows, whitened
+        say("hermite: signs and output weights")
         choice = resolve_signs(Uw, alpha, beta, lo.f0, lo.f1, np.sqrt(lo.second / n))
         Uw, beta = Uw * choice.signs[:, None], beta * choice.signs
         A = self._output_weights(Z, Y, P, dec.B, beta)  # m x k
@@ -145,6 +153,7 @@ class HermiteProposer(Proposer):
         self.coefficients_ = np.stack([lam2, lam3, lam4])
         self.residual_, self.span_ = dec.residual, P
         large = self._large_units(lam2, beta, sig[0])
+        say(f"hermite: large-|b| stage ({int(large.sum())} units)")
         Vw, bw, A = self._large_bias_stage(Z, Y, Uw, beta, A, large)
         W = Vw @ Linv  # rows in input coordinates: (Linv^T u) . x = u . z
         rho = np.linalg.norm(W, axis=1)
