@@ -12,9 +12,12 @@ bounds a run in any case; a time-out is exit 1 and claims nothing.
 >>> import argparse, io, contextlib
 >>> args = argparse.Namespace(command="patterns", force=False, json=False)
 >>> buf = io.StringIO()
->>> with contextlib.redirect_stderr(buf): patterns_estimate(args, n=20, k=3)
+>>> with contextlib.redirect_stderr(buf): patterns_estimate(args, n=20, k=3)   # a moment: nothing said
+>>> buf.getvalue()
+''
+>>> with contextlib.redirect_stderr(buf): patterns_estimate(args, n=40, k=6)
 >>> buf.getvalue().split(";")[0]
-'exactrelu patterns: work: C(20, 2) = 190 candidate lines of the arrangement'
+'exactrelu patterns: work: C(40, 5) = 658008 candidate lines of the arrangement'
 >>> patterns_estimate(args, n=60, k=12)
 Traceback (most recent call last):
 ...
@@ -39,6 +42,10 @@ __all__ = ["RATES", "announce", "patterns_estimate", "search_estimate", "solve_e
 RATES = {"search": 1.6e8, "lines": 6e6, "lp": 2e5, "entries": 1e6, "check": 1e6}
 
 
+#: Estimates below this many seconds are not printed.
+QUIET = 1.0
+
+
 def _command(args) -> str:
     return getattr(args, "command_name", None) or getattr(args, "command", None) or "exactrelu"
 
@@ -51,7 +58,8 @@ def announce(args, work: str, seconds: float | None, *, certain: bool = True) ->
     if certain and seconds is not None and seconds > limit("estimate") and not getattr(args, "force", False):
         raise InvalidInput(f"{text}, over the limit estimate={limit('estimate')} s: refused (--force runs it anyway, "
                            "--time-limit bounds it; raise the limit with EXACTRELU_MAX_ESTIMATE; docs/limits.md)")
-    print(text, file=sys.stderr, flush=True)
+    if seconds is None or seconds >= QUIET:  # short work stays quiet: its answer (or its one error line) comes at once
+        print(text, file=sys.stderr, flush=True)
 
 
 def patterns_estimate(args, *, n: int, k: int) -> None:

@@ -44,7 +44,7 @@ def test_patterns_12_by_60_is_refused_at_once_with_its_estimate(tmp_path, capsys
 
 def test_patterns_small_says_its_work_and_runs(tmp_path, capsys):
     code, out, err, _ = run(capsys, "patterns", "--basis", _basis(tmp_path, 3, 12))
-    assert code == 0 and "sign patterns:" in out and "exactrelu patterns: work: C(12, 2) = 66 candidate lines" in err
+    assert code == 0 and "sign patterns:" in out and "work:" not in err  # a moment's work says nothing up front
 
 
 def test_demo_says_its_search_and_stops_at_the_limit(capsys):
