@@ -111,7 +111,7 @@ def test_the_command_line_says_it(tmp_path, capsys):
     code = main(["fit", str(path), "-k", "2", "--method", "paper", "-o", str(tmp_path / "w.json"), "--no-check"])
     out = capsys.readouterr()
     assert code == 0 and "warning: the paper stage of the paper fit did not converge" in out.out
-    assert "exactrelu fit: work:" in out.err
+    assert "exactrelu fit: work:" not in out.err  # a short fit says nothing up front (estimates of a second or more)
     main(["fit", str(path), "-k", "2", "--method", "paper", "-o", str(tmp_path / "w.json"), "--no-check", "--json"])
     rec = json.loads(capsys.readouterr().out)
     assert rec["converged"] is False and "try --method tensor" in rec["warnings"][0]
