@@ -58,7 +58,10 @@ def register(sub) -> None:
     add_data_arguments(p)
     p.add_argument("--activation", help="record this activation in a JSON instance (relu or power:C)")
     p.add_argument("-o", "--output", required=True, help="instance file to write (.json or .npz)")
-    json_command(p, "import", cmd_import)
+    from ._limit import add_time_limit, limited
+
+    add_time_limit(p)
+    json_command(p, "import", limited(cmd_import, what="the instance was written"))
 
 
 def cmd_import(args) -> int:
@@ -75,6 +78,7 @@ def cmd_import(args) -> int:
         raise InvalidInput("exactrelu import needs --inputs X and --labels Y (.npy or CSV)")
     args.instance = None
     inst, _ = read_data(args)
+    args.done = f"read n={inst.n}, d={inst.d}, m={inst.m}; nothing written"
     if args.activation is not None:
         inst.activation = Activation.parse(args.activation)
     t0 = time.perf_counter()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from ._data import add_data_arguments, read_data, read_timings
+from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
@@ -58,7 +59,8 @@ def _register_generate(sub) -> None:
                    help="keep planted units that are dead or active on every sample (by default redrawn)")
     p.add_argument("--no-planted", action="store_true", help="leave the planted weights (and clean labels) out of the file")
     p.add_argument("-o", "--output", required=True, help="instance file (.json or .npz)")
-    json_command(p, "generate", cmd_generate)
+    add_time_limit(p)
+    json_command(p, "generate", limited(cmd_generate, what="the instance was written"))
 
 
 def _register_recover(sub) -> None:
@@ -99,7 +101,8 @@ def _register_check(sub) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "
                    "(pip install 'exactrelu[dask]')")
     p.add_argument("--pieces", type=int, metavar="N", help="ranges of samples for --scheduler (default: 4 per worker)")
-    json_command(p, "check", cmd_check)
+    add_time_limit(p)
+    json_command(p, "check", limited(cmd_check, what="the verdict"))
 
 
 def _bias_scale(text: str) -> float:
@@ -225,6 +228,7 @@ def cmd_generate(args) -> int:
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias, noise=args.noise,
                    allow_degenerate=args.allow_degenerate)
+    args.done = f"drew the instance (n={inst.n}, d={inst.d}, m={inst.m}); nothing written"
     if args.corrupt:
         from ..instances.corruption import corrupt
 

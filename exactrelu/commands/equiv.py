@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
 WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b, c), .npz, .safetensors, a PyTorch "
@@ -20,7 +21,8 @@ def register(sub) -> None:
     p.add_argument("second", metavar="NET2", help="the other network (same kinds of file)")
     p.add_argument("-o", "--output", help="write the equivalent / not-equivalent certificate here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
-    json_command(p, "equiv", cmd_equiv)
+    add_time_limit(p)
+    json_command(p, "equiv", limited(cmd_equiv))
 
     p = sub.add_parser("minimize", help="the smallest network of the same form computing the same function",
                        description="Drop dead and zero units, merge parallel ones, fold opposite pairs, write the "
@@ -31,7 +33,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="the minimized network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", help="write the equivalent certificate (input, output) here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
-    json_command(p, "minimize", cmd_minimize)
+    add_time_limit(p)
+    json_command(p, "minimize", limited(cmd_minimize))
 
 
 def _read(path: str, activation):
@@ -56,6 +59,7 @@ def cmd_equiv(args) -> int:
     from ..equiv import functionally_equal
 
     a, b = _read(args.first, args.activation), _read(args.second, args.activation)
+    args.done = f"read both networks ({a.k} and {b.k} units)"
     res = functionally_equal(a, b)
     if args.output:
         _write_json(res.certificate, args.output)
@@ -80,6 +84,7 @@ def cmd_minimize(args) -> int:
     from ..io.weights import weights_json
 
     net = _read(args.network, args.activation)
+    args.done = f"read the network ({net.k} units)"
     res = minimize(net)
     _write_json(weights_json(res.network, minimized_from=str(args.network)), args.output)
     if args.certificate_out:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify, write_certificate
+from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
@@ -50,20 +51,48 @@ def _write_instance(args, inst: Instance, out: str, formula, label: str) -> int:
                               f"n={inst.n}, d={inst.d}, m=1, k=2, U=[[1, 1]] written to {out}")
 
 
+def _nae_size(formula) -> tuple[int, int]:
+    """(variables, clauses) of the NAE-3SAT formula the reduction makes of ``formula`` (counted, not built)."""
+    if isinstance(formula, NAEFormula):
+        return formula.num_vars, len(formula.clauses)
+    fresh = sum(max(0, len(c) - 2) for c in formula.clauses)  # as CnfToNae counts them
+    return formula.num_vars + 1 + fresh, len(formula.clauses) + fresh
+
+
+def _estimate(args, num_vars: int, num_clauses: int, nae_vars: int, nae_clauses: int) -> None:
+    """The instance's size up front: over the entries limit refused at once, else its work announced."""
+    from ..limits import check_entries
+    from ._work import cnf_estimate
+
+    check_entries(2 * nae_vars + nae_clauses, nae_vars, 1, "the reduction's instance")
+    cnf_estimate(args, num_vars=num_vars, num_clauses=num_clauses, nae_vars=nae_vars, nae_clauses=nae_clauses)
+
+
 def _from_cnf(args) -> int:
     formula = _load(args)
+    args.done = f"read {args.formula}: {formula.num_vars} variables, {len(formula.clauses)} clauses"
+    _estimate(args, formula.num_vars, len(formula.clauses), *_nae_size(formula))
     _, inst, _ = _reduce(formula)
+    args.done += f"; reduced to an instance n={inst.n}, d={inst.d}, not written"
     return _write_instance(args, inst, args.output, formula, "from-cnf")
 
 
 def _random(args) -> int:
+    for name in ("vars", "clauses"):
+        if getattr(args, name) < (1 if name == "vars" else 0):
+            raise InvalidInput(f"--{name} must be {'positive' if name == 'vars' else 'zero or more'}, "
+                               f"got {getattr(args, name)}")
+    nae = (args.vars, args.clauses) if args.kind == "nae" else (args.vars + 1 + args.clauses, 2 * args.clauses)
+    _estimate(args, args.vars, args.clauses, *nae)  # before drawing the formula: a hopeless size is refused at once
     if args.kind == "nae":
         formula = random_nae3(args.vars, args.clauses, seed=args.seed, planted=args.planted)
     else:
         formula = random_kcnf(args.vars, args.clauses, seed=args.seed, planted=args.planted)
     if args.formula_out:
         write_dimacs(formula, args.formula_out)
+    args.done = f"drew the formula ({args.vars} variables, {args.clauses} clauses)"
     _, inst, _ = _reduce(formula)
+    args.done += f"; reduced to an instance n={inst.n}, d={inst.d}, not written"
     return _write_instance(args, inst, args.output, formula, f"random {args.kind}")
 
 
@@ -147,7 +176,8 @@ def register(sub) -> None:
     p = hs.add_parser("from-cnf", help="reduce a DIMACS formula to a ReLU instance")
     _formula_arg(p)
     p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
-    json_command(p, "hardness from-cnf", _from_cnf)
+    add_time_limit(p)
+    json_command(p, "hardness from-cnf", limited(_from_cnf))
 
     p = hs.add_parser("random", help="random NAE-3SAT (or 3-CNF) formula reduced to a ReLU instance")
     p.add_argument("--vars", type=int, required=True, help="number of variables")
@@ -157,20 +187,23 @@ def register(sub) -> None:
     p.add_argument("--planted", action="store_true", help="keep only clauses a hidden assignment satisfies (satisfiable)")
     p.add_argument("--formula-out", help="also write the formula (DIMACS)")
     p.add_argument("-o", "--output", required=True, help="instance file to write (.json)")
-    json_command(p, "hardness random", _random)
+    add_time_limit(p)
+    json_command(p, "hardness random", limited(_random))
 
     p = hs.add_parser("lift", help="satisfying assignment -> exact weights and a realizes certificate")
     _formula_arg(p)
     p.add_argument("assignment", help="file with the assignment: DIMACS literals or solver 'v' lines")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
     p.add_argument("--instance-out", help="also write the instance the certificate is about")
-    json_command(p, "hardness lift", _lift)
+    add_time_limit(p)
+    json_command(p, "hardness lift", limited(_lift))
 
     p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
     _formula_arg(p)
     p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
     p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")
-    json_command(p, "hardness decode", _decode)
+    add_time_limit(p)
+    json_command(p, "hardness decode", limited(_decode))
 
     p = hs.add_parser("decide", help="decide a small instance exactly (k units); certify either answer")
     p.add_argument("instance", help="instance file (.json or .npz), m = 1 unless --U is given")

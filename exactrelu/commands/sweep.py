@@ -15,6 +15,7 @@ import signal
 import sys
 
 from ..errors import InvalidInput
+from ._limit import add_time_limit
 from ._report import emit, json_command
 
 __all__ = ["register"]
@@ -39,6 +40,7 @@ def register(sub) -> None:
                    "spec (its rows and the new ones then mix in one table)")
     p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    add_time_limit(p)
     json_command(p, "sweep", cmd_sweep)
 
 
@@ -55,11 +57,13 @@ def cmd_sweep(args) -> int:
     previous = signal.signal(signal.SIGTERM, _stop)  # a batch system's SIGTERM stops like Ctrl-C
     try:
         s = run_sweep(spec, args.output, workers=args.workers, scheduler=args.scheduler, resume=args.resume,
-                      progress=not args.quiet, force=args.force)
+                      progress=not args.quiet, force=args.force, time_limit=args.time_limit)
     finally:
         signal.signal(signal.SIGTERM, previous)
     c = s.counts
     already = f", {s.skipped} already there" if s.skipped else ""
+    if s.timed_out:
+        return _timed_out(args, s)
     code = 130 if s.interrupted else (1 if c["failed"] else 0)
     record = {"task": spec.task, "counts": dict(c), "skipped": s.skipped, "total": s.total, "seconds": s.seconds,
               "executor": s.executor, "directory": str(s.directory), "table": str(s.directory / "results.csv"),
@@ -75,6 +79,19 @@ def cmd_sweep(args) -> int:
         print(f"interrupted: run again with --resume to continue ({s.total - s.skipped - sum(c.values())} tasks left)",
               file=sys.stderr)
     return code
+
+
+def _timed_out(args, s) -> int:
+    """The sweep's time limit passed: the finished rows are kept (and tabled); the message says how to go on."""
+    from ..errors import TimeLimitExceeded
+
+    written = sum(s.counts.values())
+    left = s.total - s.skipped - written
+    raise TimeLimitExceeded(f"the time limit of {args.time_limit:g} s passed before the sweep was done (nothing is "
+                            "claimed for the tasks not run)",
+                            done=f"{written} rows written to {s.directory / 'results.jsonl'} ({s.counts['certified']} "
+                                 f"certified, {s.counts['refused']} refused, {s.counts['failed']} failed), {left} "
+                                 f"tasks left: run again with --resume to continue")
 
 
 def _stop(signum, frame):

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
 from ._data import add_data_arguments, read_data
+from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
 
@@ -23,9 +24,9 @@ def register(sub) -> None:
     p.add_argument("--nonnegative", action="store_true", help="supports of non-negative vectors (faces of the cone)")
     p.add_argument("--list", action="store_true", help="print every pattern, one per line")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    add_time_limit(p)
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
-    json_command(p, "patterns", cmd_patterns)
+    json_command(p, "patterns", limited(cmd_patterns, what="the patterns were all found", backstop=True))
 
     p = sub.add_parser("solve", help="worst-case exact solver: a certified k-unit ReLU network, or a proof that none exists",
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Iterator
@@ -29,7 +30,7 @@ from ..certificates.trusted.common import read_json as checker_read_json
 from ..errors import InvalidInput
 from ..limits import limit
 
-__all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic", "OutputGuard"]
 
 
 def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
@@ -110,6 +111,57 @@ def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
     return path
 
 
+#: the lock between a guarded writer's ``os.replace`` and :meth:`OutputGuard.abandon`
+_GUARD_LOCK = threading.Lock()
+_THREAD = threading.local()
+
+
+class OutputGuard:
+    """The files one thread is writing through :func:`atomic_output`, which another thread can abandon.
+
+    A command run under ``--time-limit`` works on a thread of its own (:func:`exactrelu.deadline.run_within`);
+    when the limit passes, the command gives up and :meth:`abandon` makes sure that the thread, which may still
+    be running, puts no file in place from then on: its temporary files are removed, and its next ``os.replace``
+    is refused. The check and the replace hold one lock with :meth:`abandon`, so a file is either in place, whole,
+    before the command gave up, or never.
+
+    >>> import tempfile, os
+    >>> guard = OutputGuard(); guard.enter()
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> with atomic_output(path) as fh:
+    ...     _ = fh.write("x"); guard.abandon()
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: not writing file .../a.txt: the command gave up (its time limit passed)
+    >>> os.listdir(os.path.dirname(path)), OutputGuard.leave()
+    ([], None)
+    """
+
+    __slots__ = ("abandoned", "pending")
+
+    def __init__(self) -> None:
+        self.abandoned = False
+        self.pending: set[str] = set()
+
+    def enter(self) -> None:
+        """Guard the files the calling thread writes from now on."""
+        _THREAD.guard = self
+
+    @staticmethod
+    def leave() -> None:
+        """Stop guarding the calling thread's files."""
+        _THREAD.guard = None
+
+    def abandon(self) -> None:
+        """From now on the guarded thread puts no file in place; its temporary files are removed."""
+        with _GUARD_LOCK:
+            self.abandoned = True
+            for tmp in self.pending:
+                with suppress(OSError):
+                    os.unlink(tmp)
+            self.pending.clear()
+
+
 @contextmanager
 def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = "file") -> Iterator[IO]:
     """Open a file to stream ``path``'s new content into, replacing ``path`` only when the block ends.
@@ -133,16 +185,30 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
         fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+    guard = getattr(_THREAD, "guard", None)
+    if guard is not None:
+        with _GUARD_LOCK:
+            guard.pending.add(tmp)
     try:
         os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600: keep the mode the file has, or would get from open()
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        if guard is None:
+            os.replace(tmp, path)
+        else:
+            with _GUARD_LOCK:
+                if guard.abandoned:
+                    raise InvalidInput(f"not writing {what} {path}: the command gave up (its time limit passed)")
+                os.replace(tmp, path)
+                guard.pending.discard(tmp)
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(tmp)
+        if guard is not None:
+            with _GUARD_LOCK:
+                guard.pending.discard(tmp)
         if isinstance(exc, OSError):
             raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
         raise

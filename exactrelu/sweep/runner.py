@@ -4,7 +4,10 @@ A bounded window of tasks is in flight (twice the workers), so that a dead worke
 little. When a local worker process dies, the pool breaks: the rows already returned are kept, the
 tasks that were in flight are submitted again to a new pool, and a task lost ``MAX_ATTEMPTS`` times
 gets a ``failed`` row saying so. (A Dask cluster reschedules a dead worker's tasks itself.) On Ctrl-C
-the workers are stopped, nothing half-done is written, and ``--resume`` continues.
+the workers are stopped, nothing half-done is written, and ``--resume`` continues. A time limit
+(``time_limit=``, ``--time-limit``) stops the sweep the same way when it passes (checked at least once a
+second, and between tasks when they run in this process): the finished rows are kept, the summary says
+``timed_out``, and ``--resume`` continues.
 
 >>> import tempfile
 >>> from exactrelu.sweep.spec import parse_spec
@@ -31,6 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .._version import __version__
+from ..deadline import Deadline
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
 from .display import SweepProgress
@@ -54,6 +58,7 @@ class SweepSummary:
     skipped: int
     counts: dict[str, int] = field(default_factory=dict)
     interrupted: bool = False
+    timed_out: bool = False
     restarts: int = 0
     seconds: float = 0.0
     executor: str = ""
@@ -110,7 +115,8 @@ def _same_spec(spec: Spec, directory: Path, done: list[dict]) -> None:
 
 
 def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None = None, scheduler: str | None = None,
-              resume: bool = False, progress: bool | SweepProgress = False, force: bool = False) -> SweepSummary:
+              resume: bool = False, progress: bool | SweepProgress = False, force: bool = False,
+              time_limit: Deadline | float | None = None) -> SweepSummary:
     """Run every task of ``spec`` not yet in ``directory`` and write DIR/results.jsonl and DIR/results.csv.
 
     Parameters
@@ -122,12 +128,15 @@ def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None =
     resume : continue a sweep in ``directory``, skipping every task that has a row; refused (InvalidInput) when
         ``directory`` was made by another spec (other tasks, parameters or seeds), unless ``force``.
     progress : show the progress line on stderr (or give a :class:`SweepProgress`).
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`): when they pass, the tasks in flight are
+        stopped (their rows are not written) and the call returns with ``timed_out`` and ``interrupted`` set.
 
     Returns
     -------
     SweepSummary
-        counts of the rows written by this call, by status; ``interrupted`` after Ctrl-C.
+        counts of the rows written by this call, by status; ``interrupted`` after Ctrl-C or the time limit.
     """
+    deadline = Deadline.coerce(time_limit)
     directory = Path(directory)
     backend = Backend(workers=workers, scheduler=scheduler)
     done = {r["id"] for r in _prepare(spec, directory, resume, force)}
@@ -142,9 +151,11 @@ def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None =
     try:
         ex = backend.make() if todo else None
         summary.executor = backend.describe() if ex is not None else ""
-        ex = _drive(todo, ex, backend, log, counts, show, summary)
+        ex = _drive(todo, ex, backend, log, counts, show, summary, deadline)
     except KeyboardInterrupt:
         summary.interrupted = True
+    except _TimeUp:
+        summary.interrupted = summary.timed_out = True
     finally:
         backend.close(ex, interrupted=summary.interrupted)
         log.close()
@@ -156,15 +167,24 @@ def run_sweep(spec: Spec, directory: str | os.PathLike, *, workers: int | None =
     return summary
 
 
-def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, show, summary: SweepSummary):
+class _TimeUp(Exception):
+    """The sweep's time limit passed (stops the scheduling loop like Ctrl-C)."""
+
+
+def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, show, summary: SweepSummary,
+           deadline: Deadline | None = None):
     """The scheduling loop; returns the executor in use at the end (it may have been remade)."""
+    deadline = deadline or Deadline(None)
     window = 2 * (backend.workers or 1)
     inflight: dict[cf.Future, dict] = {}
     attempts: Counter = Counter()
     failed_submits = 0
     while todo or inflight:
+        if deadline.expired():
+            _keep_finished(inflight, log, counts, attempts)
+            raise _TimeUp
         submit_failed = False
-        while todo and len(inflight) < window:
+        while todo and len(inflight) < window and not deadline.expired():
             p = todo.popleft()
             try:
                 inflight[ex.submit(run_task, p)] = p
@@ -180,7 +200,8 @@ def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, s
                 break
         else:
             failed_submits = 0
-        finished, _ = cf.wait(inflight, timeout=0 if submit_failed else 1.0, return_when=cf.FIRST_COMPLETED)
+        wait = 1.0 if deadline.end is None else min(1.0, deadline.remaining())
+        finished, _ = cf.wait(inflight, timeout=0 if submit_failed else wait, return_when=cf.FIRST_COMPLETED)
         lost, broken = [], submit_failed
         for fut in finished:
             p = inflight.pop(fut)
@@ -210,6 +231,19 @@ def _drive(todo: deque, ex, backend: Backend, log: ResultLog, counts: Counter, s
         if show is not None:
             show(counts)
     return ex
+
+
+def _keep_finished(inflight: dict, log: ResultLog, counts: Counter, attempts: Counter) -> None:
+    """At the time limit: write the rows of the tasks that have finished (the others are stopped)."""
+    for fut in [f for f in inflight if f.done()]:
+        p = inflight.pop(fut)
+        try:
+            row = fut.result()
+        except Exception:  # noqa: BLE001 - a lost worker: the task has no row and runs again on --resume
+            continue
+        row["attempts"] = attempts[p["id"]] + 1
+        log.append(row)
+        counts[row["status"]] += 1
 
 
 def _collect_broken(inflight: dict, log: ResultLog, counts: Counter, attempts: Counter) -> list:
@@ -248,7 +282,7 @@ def _record_run(directory: Path, s: SweepSummary, started: datetime) -> None:
     """One line per invocation in DIR/runs.jsonl: where and how it ran (provenance)."""
     entry = {"started": started.isoformat(timespec="seconds"), "seconds": round(s.seconds, 3),
              "executor": s.executor, "rows_written": sum(s.counts.values()), "counts": s.counts,
-             "skipped": s.skipped, "interrupted": s.interrupted, "pool_restarts": s.restarts,
+             "skipped": s.skipped, "interrupted": s.interrupted, "timed_out": s.timed_out, "pool_restarts": s.restarts,
              "exactrelu_version": __version__, "python": platform.python_version(), "host": platform.node()}
     with open(directory / RUNS, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry, sort_keys=True) + "\n")
