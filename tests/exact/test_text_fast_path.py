@@ -88,3 +88,39 @@ def test_json_instances_read_through_the_bulk_path_exactly(tmp_path):
     back = read_instance(path)
     assert back.inputs == inst.inputs and back.labels == inst.labels and back.planted.equivalent(inst.planted)
     assert np.array_equal(back.float_inputs(), inst.float_inputs())
+
+
+def _text(f: Fraction) -> str:
+    return str(f) if f.denominator != 1 else str(f.numerator)
+
+
+float_text = st.floats(-2.0**52, 2.0**52).map(lambda x: _text(Fraction(x)))  # numerators below 2**53: float64s
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(float_text, min_size=1, max_size=20))
+def test_float64_text_is_read_as_the_float64_it_is(flat):
+    """Float data (issue 22: a 45 MB instance): numerators below 2**53 over powers of two, the few denominators
+    of small entries longer than 18 digits (2**60 and beyond) read one by one, the rest in bulk."""
+    fast = _parse(flat, 1, len(flat))
+    assert isinstance(fast, np.ndarray)
+    assert [Fraction(float(x)) for x in fast[0]] == [Fraction(x) for x in flat]
+    big = flat + [_text(Fraction(1e300)), _text(Fraction(5e-324))]  # a 301-digit integer: exact, over FLINT
+    assert parse_rational_strings(big, 1, len(big)).to_fractions()[0] == [Fraction(x) for x in big]
+
+
+def test_an_entry_that_would_round_into_the_subnormals_is_kept_exact():
+    """3 / 2**1075 is no float64 (it rounded to 2**-1073 before): the exact path takes it, unrounded."""
+    for flat in (["3/" + str(2**1075)], ["1/2", "3/" + str(2**1075)], ["-5/" + str(2**1080), "1/" + str(2**70)]):
+        fast = parse_rational_strings(flat, 1, len(flat))
+        assert fast.to_fractions()[0] == [Fraction(x) for x in flat]
+    assert isinstance(_parse(["1/" + str(2**1074), "-3/" + str(2**1073)], 1, 2), np.ndarray)  # subnormal, exact
+
+
+def test_long_numerators_and_long_odd_denominators_go_to_flint():
+    flat = ["3/" + str(2**70), "1" * 25 + "/2", "1/" + str(3**50), "-7"]
+    fast = _parse(flat, 2, 2)
+    assert not isinstance(fast, np.ndarray)
+    assert parse_rational_strings(flat, 2, 2).to_fractions() == [[Fraction(flat[0]), Fraction(flat[1])],
+                                                                  [Fraction(flat[2]), -7]]
+    assert _parse(["1/-" + str(2**70)], 1, 1) is None and _parse(["1/0", "1/" + str(2**70)], 1, 2) is None
