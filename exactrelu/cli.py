@@ -86,6 +86,20 @@ def _check_units(args) -> None:
         check_units(k, "-k")
 
 
+def _json_error(args, exc: BaseException, code: int, message: str) -> None:
+    """With ``--json``: the error as one JSON object on stdout, unless the command has printed it already (errors
+    raised before the command runs, such as an unwritable output or ``-k`` over its limit, and errors that are not
+    the library's, such as running out of memory)."""
+    if not getattr(args, "json", False) or getattr(exc, "json_reported", False):
+        return
+    import json
+
+    name = getattr(args, "command_name", None) or " ".join(
+        x for x in (getattr(args, "command", None), getattr(args, "hardness_command", None)) if x) or None
+    print(json.dumps({"command": name, "ok": False, "error": type(exc).__name__, "message": message,
+                      "exit_code": code}), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     _JSON["wanted"] = "--json" in (sys.argv[1:] if argv is None else argv)
@@ -101,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         _check_outputs(args)
         return int(args.func(args) or 0)
     except InvalidInput as exc:
+        _json_error(args, exc, 2, str(exc))
         print(f"exactrelu: error: {exc}", file=sys.stderr)
         return 2
     except ExactReluError as exc:
+        _json_error(args, exc, 1, str(exc))
         print(f"exactrelu: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -114,13 +130,16 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except MemoryError:
+    except MemoryError as exc:
+        _json_error(args, exc, 2, "out of memory: the input is too large for this machine (docs/limits.md)")
         print("exactrelu: error: out of memory: the input is too large for this machine (docs/limits.md)", file=sys.stderr)
         return 2
-    except RecursionError:
+    except RecursionError as exc:
+        _json_error(args, exc, 2, "the input is nested too deeply")
         print("exactrelu: error: the input is nested too deeply", file=sys.stderr)
         return 2
     except OSError as exc:  # a file that vanished or a full disk while writing: one line, not a traceback
+        _json_error(args, exc, 2, f"{exc.filename or 'file'}: {exc.strerror or exc}")
         print(f"exactrelu: error: {exc.filename or 'file'}: {exc.strerror or exc}", file=sys.stderr)
         return 2
 

@@ -67,6 +67,7 @@ def json_command(parser, name: str, func: Callable) -> None:
             if getattr(exc, "evidence", None):
                 record["evidence"] = exc.evidence
             print(json.dumps(record, default=jsonable))
+            exc.json_reported = True  # the command line's error handler prints no second record
             raise
 
     parser.set_defaults(func=run)

@@ -29,6 +29,24 @@ def test_json_usage_errors_are_one_json_object(capsys, argv, command):
     assert record["command"] == command and record["message"] in captured.err
 
 
+@pytest.mark.parametrize("argv, command, message", [
+    (["recover", "i.json", "-k", "0"], "recover", "-k must be a positive integer, got 0"),
+    (["solve", "i.json", "-k", "100000000000"], "solve", "over the limit units="),
+    (["recover", "i.json", "-k", "2", "-o", "/nonexistent/c.json"], "recover", "the directory /nonexistent does not"),
+    (["checker-bundle", "-o", "/nonexistent/c.pyz"], "checker-bundle", "the directory /nonexistent does not exist"),
+    (["hardness", "random", "--vars", "5", "--clauses", "3", "-o", "/nonexistent/i.json"], "hardness random",
+     "the directory /nonexistent"),
+    (["recover", "/nonexistent.json", "-k", "2"], "recover", "no such instance file")])
+def test_json_errors_before_the_command_runs_are_one_json_object(capsys, argv, command, message):
+    """Refusals of the command line itself (before the command runs: -k, output paths) are JSON with --json too,
+    and an error the command already reported as JSON is not reported twice."""
+    assert main(argv + ["--json"]) == 2
+    captured = capsys.readouterr()
+    record = json.loads(captured.out)  # stdout holds exactly one JSON object
+    assert record["ok"] is False and record["error"] == "InvalidInput" and record["exit_code"] == 2
+    assert record["command"] == command and message in record["message"] and message in captured.err
+
+
 def test_usage_errors_without_json_keep_stdout_empty(capsys):
     with pytest.raises(SystemExit):
         main(["recover", "-k", "two", "i.json"])
