@@ -45,15 +45,16 @@ def entry_by_entry(path: Path):
     """The reader as it was: no bulk path, the collector on."""
     import contextlib
 
-    saved = (text.parse_rational_strings, instance_file._no_gc)
+    saved = (text.parse_rational_strings, instance_file._no_gc, instance_file._bulk)
     import exactrelu.exact.matrix as matrix
 
     matrix.parse_rational_strings = lambda *a: None
     instance_file._no_gc = contextlib.nullcontext
+    instance_file._bulk = lambda rows: None
     try:
         return read_instance(path)
     finally:
-        matrix.parse_rational_strings, instance_file._no_gc = saved
+        matrix.parse_rational_strings, instance_file._no_gc, instance_file._bulk = saved
 
 
 def _peer(name: str):
@@ -75,6 +76,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--output", help="also write the table (with the run's load) to this markdown file")
     args = ap.parse_args()
+    from exactrelu.limits import set_limit
+
+    set_limit("entries", 10**7)  # 100000 x (40 + 3) is over the default (about 1 GB; docs/limits.md)
     sizes = [(5000, 20, 3, 20)] if args.quick else [(50000, 20, 3, 20), (50000, 20, 3, None), (100000, 40, 3, 20)]
     lines = ["| n x d, m | inputs | JSON MB | json.loads | orjson.loads | msgspec | .npz | JSON reader | "
              "entry by entry (at filing) | filing / reader (wall) | filing / reader (CPU) | reader / json.loads "

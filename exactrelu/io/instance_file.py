@@ -111,18 +111,40 @@ def _instance_parts(path: Path, obj) -> InstanceParts:
         if not isinstance(rows, list) or not rows or set(map(type, rows)) != {list} or not all(rows):
             raise InvalidInput(f"{path}: '{key}' must be a non-empty list of non-empty rows")
     check_entries(len(obj["inputs"]), len(obj["inputs"][0]), len(obj["labels"][0]), str(path))
+    bulk = {key: _bulk(obj[key]) for key in ("inputs", "labels")}
     for key in ("inputs", "labels"):
+        if bulk[key] is not None:
+            continue  # canonical rational strings, every one
         if not set(map(type, itertools.chain.from_iterable(obj[key]))) <= {str, int}:
             i, x = next((i, x) for i, r in enumerate(obj[key]) for x in r if type(x) not in (str, int))
             raise InvalidInput(f"{path}: '{key}' row {i} has {str(x)[:40]}; entries must be rational strings "
                                f"or integers (a JSON float is not exact); {OWN_DATA_HINT}")
-    X = QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
-    Y = QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
+    X = bulk["inputs"] or QMatrix.from_rows(obj["inputs"], name=f"{path.name}: inputs")
+    Y = bulk["labels"] or QMatrix.from_rows(obj["labels"], name=f"{path.name}: labels")
     act = Activation.from_json(obj["activation"]) if "activation" in obj else None
     if "planted" not in obj:
         return InstanceParts(X, Y, act)
     net, clean, noise = _read_planted(path, obj["planted"], act)
     return InstanceParts(X, Y, act, net, clean, noise)
+
+
+def _bulk(rows: list) -> QMatrix | None:
+    """The matrix of ``rows`` (a non-empty list of non-empty lists) when every entry is a canonical rational string,
+    read in bulk (exactrelu/exact/text.py) without a flat list or a type check of its own (the join refuses any
+    entry that is not a string); else None, and the caller checks and reads the rows entry by entry."""
+    ncols = len(rows[0])
+    if set(map(len, rows)) != {ncols}:
+        return None
+    try:
+        data = ",".join(map(",".join, rows)).encode("ascii")
+    except (TypeError, UnicodeEncodeError):
+        return None
+    from ..exact.text import parse_rational_bytes
+
+    parsed = parse_rational_bytes(data, len(rows), ncols)
+    if parsed is None:
+        return None
+    return QMatrix.from_numpy(parsed, lazy=True) if isinstance(parsed, np.ndarray) else QMatrix(*parsed)
 
 
 def _read_planted(path: Path, pl, act) -> tuple[Network | None, QMatrix | None, dict | None]:
