@@ -57,6 +57,28 @@ def entry_by_entry(path: Path):
         matrix.parse_rational_strings, instance_file._no_gc, instance_file._bulk = saved
 
 
+def previous_reader(text_py: str):
+    """The reader with the bulk parser of an earlier exactrelu/exact/text.py (``--previous FILE``, e.g. from
+    ``git show 47063e4:exactrelu/exact/text.py``), the rest as now: the same run measures the step it made."""
+    import importlib.util
+
+    import exactrelu.exact.matrix as matrix
+
+    spec = importlib.util.spec_from_file_location("exactrelu.exact._previous_text", text_py)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def read(path: Path):
+        saved = (matrix.parse_rational_strings, instance_file._bulk)
+        matrix.parse_rational_strings, instance_file._bulk = module.parse_rational_strings, lambda rows: None
+        try:
+            return read_instance(path)
+        finally:
+            matrix.parse_rational_strings, instance_file._bulk = saved
+
+    return read
+
+
 def _peer(name: str):
     try:
         if name == "orjson":
@@ -75,14 +97,16 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--output", help="also write the table (with the run's load) to this markdown file")
+    ap.add_argument("--previous", metavar="TEXT_PY", help="an earlier exactrelu/exact/text.py: its reader as a column")
     args = ap.parse_args()
     from exactrelu.limits import set_limit
 
     set_limit("entries", 10**7)  # 100000 x (40 + 3) is over the default (about 1 GB; docs/limits.md)
     sizes = [(5000, 20, 3, 20)] if args.quick else [(50000, 20, 3, 20), (50000, 20, 3, None), (100000, 40, 3, 20)]
+    previous = previous_reader(args.previous) if args.previous else None
     lines = ["| n x d, m | inputs | JSON MB | json.loads | orjson.loads | msgspec | .npz | JSON reader | "
-             "entry by entry (at filing) | filing / reader (wall) | filing / reader (CPU) | reader / json.loads "
-             "| reader / .npz |", "|" + "---|" * 13]
+             "previous reader | entry by entry (at filing) | filing / reader (wall) | filing / reader (CPU) | "
+             "previous / reader (CPU) | reader / json.loads (CPU) | reader / .npz (CPU) |", "|" + "---|" * 15]
     print("\n".join(lines), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         for n, d, m, bits in sizes:
@@ -97,15 +121,16 @@ def main() -> int:
             t_peers = [best(lambda: f(raw), args.reps) if f is not None else None for f in peers]
             t_npz = best(lambda: read_instance(pn), args.reps) if bits is not None else None
             t_new = best(lambda: read_instance(pj), args.reps)
+            t_prev = best(lambda: previous(pj), args.reps) if previous else None
             t_old = best(lambda: entry_by_entry(pj), 1)
             back = read_instance(pj)
             assert back.inputs == inst.inputs and back.labels == inst.labels  # the same values, exactly
             kind = f"dyadic 2^-{bits}" if bits is not None else "float64"
-            cells = [t_json, *t_peers, t_npz, t_new, t_old]
+            cells = [t_json, *t_peers, t_npz, t_new, t_prev, t_old]
             shown = " | ".join("-" if c is None else f"{c[0]:.3f} s ({c[1]:.3f} CPU)" for c in cells)
             line = (f"| {n} x {d}, {m} | {kind} | {len(raw) / 1e6:.1f} | {shown} | {t_old[0] / t_new[0]:.1f}x | "
-                    f"{t_old[1] / t_new[1]:.1f}x | {t_new[0] / t_json[0]:.2f} | "
-                    f"{'-' if t_npz is None else f'{t_new[0] / t_npz[0]:.1f}'} |")
+                    f"{t_old[1] / t_new[1]:.1f}x | {'-' if t_prev is None else f'{t_prev[1] / t_new[1]:.1f}x'} | "
+                    f"{t_new[1] / t_json[1]:.2f} | {'-' if t_npz is None else f'{t_new[1] / t_npz[1]:.1f}'} |")
             print(line, flush=True)
             lines.append(line)
     if args.output:

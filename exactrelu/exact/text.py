@@ -53,8 +53,8 @@ def parse_rational_strings(flat: list, nrows: int, ncols: int):
 
 
 def parse_rational_bytes(data: bytes, nrows: int, ncols: int):
-    """As :func:`parse_rational_strings`, for the entries already joined by ``,`` into ASCII bytes (as an instance
-    file's arrays are read straight from the file: :mod:`exactrelu.io.json_arrays`).
+    """As :func:`parse_rational_strings`, for the entries already joined by ``,`` into ASCII bytes (the instance
+    reader joins the rows of a JSON array at once: :mod:`exactrelu.io.instance_file`).
 
     >>> parse_rational_bytes(b"1/2,-3", 1, 2)
     array([[ 0.5, -3. ]])
@@ -66,8 +66,9 @@ def parse_rational_bytes(data: bytes, nrows: int, ncols: int):
     if data.translate(None, b"0123456789/,-"):
         return None  # characters beyond -?[0-9/]
     b = np.frombuffer(data, dtype=np.uint8)
-    slash, comma = b == 47, b == 44
-    bounds = np.flatnonzero(comma | slash)  # every token ends at one of these (or at the end)
+    flat = data.replace(b"/", b",")  # the tokens, for the bulk integer parser
+    bounds = np.flatnonzero(np.frombuffer(flat, dtype=np.uint8) == 44)  # every token ends at one (or at the end)
+    is_slash = b[bounds] == 47
     lengths = np.diff(bounds, prepend=-1, append=len(b)) - 1
     token_starts = np.concatenate(([0], bounds + 1))
     minus = np.flatnonzero(b == 45)
@@ -79,19 +80,19 @@ def parse_rational_bytes(data: bytes, nrows: int, ncols: int):
     longest = int(lengths.max())
     if longest > limit("digits"):
         return None  # long integers: the digit limit applies entry by entry
-    commas = np.flatnonzero(comma)
+    commas = bounds[~is_slash]
     entries = nrows * ncols
     if len(commas) + 1 != entries:
         return None
     has_den = np.zeros(entries, dtype=bool)
-    has_den[np.searchsorted(commas, np.flatnonzero(slash))] = True  # the entry of each '/'
-
-    if int(slash.sum()) != int(has_den.sum()):
+    slashes = bounds[is_slash]
+    has_den[np.searchsorted(commas, slashes)] = True  # the entry of each '/'
+    if len(slashes) != int(has_den.sum()):
         return None  # two '/' in one entry: "1/2/3"
     count = len(bounds) + 1
     starts, lengths = token_starts, lengths
     long = np.flatnonzero(lengths > 18)
-    tokens = _tokens(data.replace(b"/", b","), count, long, starts, lengths)
+    tokens = _tokens(flat, count, long, starts, lengths)
     if tokens is None:
         return None
     first = np.arange(entries) + np.cumsum(has_den) - has_den  # each entry's numerator among the tokens
