@@ -74,7 +74,14 @@ def json_command(parser, name: str, func: Callable) -> None:
 
 
 def emit(args, record: dict, lines: Iterable[str] | str, *, ok: bool = True, code: int | None = None) -> int:
-    """Print ``lines`` (text mode) or ``record`` as JSON (``--json``); return the exit code (0 if ``ok``, else 1)."""
+    """Print ``lines`` (text mode) or ``record`` as JSON (``--json``); return the exit code (0 if ``ok``, else 1).
+
+    A command that has given up at its time limit (:mod:`exactrelu.commands._limit`) prints nothing from the worker
+    that finishes after it."""
+    from ..io.files import OutputGuard
+
+    if OutputGuard.abandoned_here():
+        return 1
     if getattr(args, "json", False):
         out = {"command": getattr(args, "command_name", None), "ok": ok, **record}
         print(json.dumps(out, default=jsonable))

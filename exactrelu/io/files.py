@@ -152,6 +152,12 @@ class OutputGuard:
         """Stop guarding the calling thread's files."""
         _THREAD.guard = None
 
+    @staticmethod
+    def abandoned_here() -> bool:
+        """Whether the calling thread works for a command that has given up (its report is then not printed)."""
+        guard = getattr(_THREAD, "guard", None)
+        return guard is not None and guard.abandoned
+
     def abandon(self) -> None:
         """From now on the guarded thread puts no file in place; its temporary files are removed."""
         with _GUARD_LOCK:

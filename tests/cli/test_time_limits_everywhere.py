@@ -183,3 +183,33 @@ def test_sweep_stops_keeps_its_rows_and_resumes(tmp_path, capsys, workers):
     code, text, _, _ = run(capsys, "sweep", spec, "-o", out, "--workers", 1, "-q", "--resume")
     assert code == 0 and f"{6 - len(rows)} rows written" in text
     assert len((out / "results.jsonl").read_text().splitlines()) == 6
+
+
+def test_a_worker_that_finishes_after_the_time_limit_writes_and_prints_nothing(tmp_path, capsys):
+    """The command gave up; its worker thread goes on, and at its end neither puts its file in place nor prints."""
+    import argparse
+
+    from exactrelu.commands._limit import add_time_limit, limited
+    from exactrelu.commands._report import emit
+    from exactrelu.errors import TimeLimitExceeded
+    from exactrelu.io.files import write_text_atomic
+
+    done = []
+
+    def slow(args):
+        time.sleep(0.4)
+        try:
+            write_text_atomic(tmp_path / "out.txt", "late")
+        finally:
+            done.append(emit(args, {}, "LATE LINE"))
+
+    p = argparse.ArgumentParser()
+    add_time_limit(p)
+    with pytest.raises(TimeLimitExceeded, match=r"the time limit of 0.05 s passed before the answer"):
+        limited(slow)(p.parse_args(["--time-limit", "0.05"]))
+    for _ in range(100):
+        if done:
+            break
+        time.sleep(0.05)
+    assert done == [1] and "LATE LINE" not in capsys.readouterr().out
+    only(tmp_path)
