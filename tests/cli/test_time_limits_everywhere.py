@@ -154,9 +154,11 @@ def test_import_and_generate_stop_and_keep_the_old_file(tmp_path, capsys):
 def test_patterns_nonnegative_stops(tmp_path, capsys):
     rnd = random.Random(0)
     basis = tmp_path / "b.json"
-    basis.write_text(json.dumps([[rnd.randint(-9, 9) for _ in range(40)] for _ in range(6)]))
-    code, out, err, s = run(capsys, "patterns", "--basis", basis, "--nonnegative", "--time-limit", 0.05)
-    gave_up(code, err, s, 0.05)
+    # a non-negative 6 x 30 basis: 250 extreme rays, 1666 supports, 13 s here unlimited
+    basis.write_text(json.dumps([[rnd.randint(0, 9) for _ in range(30)] for _ in range(6)]))
+    code, out, err, s = run(capsys, "patterns", "--basis", basis, "--nonnegative", "--time-limit", 0.3)
+    gave_up(code, err, s, 0.3)
+    assert "before the patterns were all found" in err
 
 
 def test_time_limit_must_be_a_number_of_seconds(tmp_path, capsys):
