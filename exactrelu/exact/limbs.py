@@ -60,7 +60,11 @@ def normalized(C: np.ndarray) -> np.ndarray:
 
 
 def pad(A: np.ndarray, L: int) -> np.ndarray:
-    """``A`` with zero limbs added on top up to L limbs (the same integers)."""
+    """``A`` with zero limbs added on top up to L limbs (the same integers).
+
+    >>> pad(from_ints([5], (1,)), 3).shape, to_ints(pad(from_ints([5], (1,)), 3))
+    ((3, 1), [5])
+    """
     if A.shape[0] >= L:
         return A
     return np.concatenate([A, np.zeros((L - A.shape[0], *A.shape[1:]), dtype=np.int64)])
@@ -71,6 +75,9 @@ def from_ints(values, shape: tuple) -> np.ndarray:
 
     Each integer is written in two's complement (``int.to_bytes``, a C loop), three bytes make one limb, and
     the sign bit's weight ``-2**(8 nbytes)`` is one more limb of -1.
+
+    >>> from_ints([-1, 2**23], (2,)).tolist()  # 2**23 is one more than the largest balanced limb
+    [[-1, -8388608], [0, 1]]
     """
     ints = [int(v) for v in values]
     if not ints:
@@ -91,6 +98,9 @@ def from_float_integers(S: np.ndarray, bits: int) -> np.ndarray:
 
     Exact: ``floor(|S| / 2**W)`` and ``|S| - 2**W floor(|S| / 2**W)`` are integers that float64 represents
     (powers of two scale exactly, the difference is below 2**W), so every limb is the exact base-2**W digit.
+
+    >>> to_ints(from_float_integers(np.array([2.0**60 + 2.0**8, -3.0]), 61))
+    [1152921504606847232, -3]
     """
     if bits > 1023:
         raise InvalidInput("integers of more than 1023 bits are not float64 values")
@@ -112,6 +122,9 @@ def matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """The integer matrix product of balanced expansions A (La, p, q) and B (Lb, q, r): balanced (L, p, r).
 
     Refused (InvalidInput) when ``min(La, Lb) q`` exceeds :data:`MAX_TERMS` (a sum could leave int64).
+
+    >>> to_ints(matmul(from_ints([2**70, 3], (1, 2)), from_ints([-1, 2**40], (2, 1))))  # -2**70 + 3 * 2**40
+    [-1180591617418876420096]
     """
     La, Lb, q = A.shape[0], B.shape[0], A.shape[2]
     if min(La, Lb) * q > MAX_TERMS:
@@ -141,13 +154,21 @@ def scaled(A: np.ndarray, c: int) -> np.ndarray:
 
 
 def subtract(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """The balanced expansion of ``A - B`` (both balanced, of one shape)."""
+    """The balanced expansion of ``A - B`` (both balanced, of one shape).
+
+    >>> to_ints(subtract(from_ints([2**90], (1,)), from_ints([1], (1,)))) == [2**90 - 1]
+    True
+    """
     L = max(A.shape[0], B.shape[0])
     return normalized(pad(A, L) - pad(B, L))
 
 
 def sign(A: np.ndarray) -> np.ndarray:
-    """-1, 0 or 1 at every position of a balanced expansion: the sign of its highest non-zero limb."""
+    """-1, 0 or 1 at every position of a balanced expansion: the sign of its highest non-zero limb.
+
+    >>> sign(from_ints([2**50 - 1, -(2**50) + 1, 0], (3,))).tolist()
+    [1, -1, 0]
+    """
     s = np.zeros(A.shape[1:], dtype=np.int64)
     for u in range(A.shape[0] - 1, -1, -1):
         s = np.where(s == 0, np.sign(A[u]), s)
@@ -155,12 +176,20 @@ def sign(A: np.ndarray) -> np.ndarray:
 
 
 def absolute(A: np.ndarray) -> np.ndarray:
-    """The balanced expansion of ``|A|``."""
+    """The balanced expansion of ``|A|``.
+
+    >>> to_ints(absolute(from_ints([-(2**80), 7], (2,)))) == [2**80, 7]
+    True
+    """
     return normalized(A * sign(A))
 
 
 def to_ints(A: np.ndarray) -> list[int]:
-    """The integers of an expansion, in row-major order, as Python integers (for few of them)."""
+    """The integers of an expansion, in row-major order, as Python integers (for few of them).
+
+    >>> to_ints(np.array([[1, -1], [2, 0]], dtype=np.int64))  # 1 + 2 * 2**24, -1
+    [33554433, -1]
+    """
     flat = A.reshape(A.shape[0], -1)
     rows = [row.tolist() for row in flat]
     return [sum(int(rows[u][i]) << (W * u) for u in range(len(rows))) for i in range(flat.shape[1])]
@@ -171,6 +200,9 @@ def sum_of_squares(A: np.ndarray) -> int:
 
     ``x**2 = sum_{a,b} x_a x_b 2**(W (a+b))``: the limb Gram matrix of blocks of :data:`MAX_TERMS` positions
     (each entry a sum of at most 2**16 products of magnitude 2**46), then Python integers.
+
+    >>> sum_of_squares(from_ints([2**100, -1], (2,))) == 2**200 + 1
+    True
     """
     flat = A.reshape(A.shape[0], -1)
     L, total = flat.shape[0], 0
@@ -182,7 +214,11 @@ def sum_of_squares(A: np.ndarray) -> int:
 
 
 def argmax(A: np.ndarray) -> int:
-    """The first position (row-major) of the largest integer of a balanced expansion: lexicographic, top down."""
+    """The first position (row-major) of the largest integer of a balanced expansion: lexicographic, top down.
+
+    >>> argmax(from_ints([-(2**90), 2**60, 5, 2**60], (4,)))
+    1
+    """
     flat = A.reshape(A.shape[0], -1)
     candidates = np.arange(flat.shape[1])
     for u in range(flat.shape[0] - 1, -1, -1):

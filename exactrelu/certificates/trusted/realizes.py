@@ -73,14 +73,7 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
         raise over("intermediate", f"the power {c} of a unit's denominator ({digits_of(c * max(DV).bit_length())} digits)")
     v_bits = max(abs(f.numerator).bit_length() - f.denominator.bit_length() + 1 + D.bit_length()
                  for row, bi, D in zip(V, b, DV) for f in (*row, bi))
-    x_bits = y_bits = 0
-    bits = int.bit_length
-    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = max(dens)  # their lcm when every q divides it (floats: always), and then no partial lcm is over the cap
-        if bits(Dx) > cap or any(map(mod, repeat(Dx), dens)):
-            Dx = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, bits(Dx) + max(map(bits, map(abs, nums))))  # loops in C, the same maxima
-        y_bits = max(y_bits, max(map(add, map(bits, map(abs, ynum)), map(bits, yden))))
+    x_bits, y_bits = _sample_bits(X, Y, cap)
     t_bits = v_bits + x_bits + (len(V[0]) + 1).bit_length()  # |Nv . Nx + Nb Dx|
     powers = [D**c for D in DV]
     du_bits = max(lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
@@ -91,6 +84,20 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
     if total > cap:
         raise over("intermediate", f"the exact check of this network (integers of up to about {digits_of(total)} digits: "
                                    f"activation degree {c} times pre-activations of up to {digits_of(t_bits)} digits)")
+
+
+def _sample_bits(X, Y, cap: int) -> tuple:
+    """(max over samples of bits(Dx_j) + bits(max |Nx_j|), max over label entries of bits(|p|) + bits(q)), refusing a
+    sample whose common denominator Dx_j is over ``cap`` bits (as :func:`lcm_within` does)."""
+    x_bits = y_bits = 0
+    bits = int.bit_length
+    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
+        Dx = max(dens)  # their lcm when every q divides it (floats: always), and then no partial lcm is over the cap
+        if bits(Dx) > cap or any(map(mod, repeat(Dx), dens)):
+            Dx = lcm_within(dens, cap, f"sample {j}")
+        x_bits = max(x_bits, bits(Dx) + max(map(bits, map(abs, nums))))  # loops in C
+        y_bits = max(y_bits, max(map(add, map(bits, map(abs, ynum)), map(bits, yden))))
+    return x_bits, y_bits
 
 
 def _differences(X, Y, U, V, b, offset, c, first: int = 0):
