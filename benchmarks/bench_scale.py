@@ -103,10 +103,13 @@ def one_fit(d: int, k: int, m: int, n: int, workers: int = 1) -> dict:
     row["check_share"] = row["check"] / wall
     row["residual_and_check"] = row["exact_residual"] + row["check"]
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if workers > 1:  # the same certificate checked again in forked workers (checker --workers)
-        from exactrelu.certificates import checker
-        from exactrelu.certificates.envelope import checker_instance
+    from exactrelu.certificates import checker
+    from exactrelu.certificates.envelope import checker_instance
 
+    t0, c0 = time.perf_counter(), time.process_time()  # the same certificate checked again: its CPU seconds
+    checker.check(res.certificate, dict(checker_instance(inst)))
+    row["recheck_1"] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    if workers > 1:  # and in forked workers (checker --workers)
         t0 = time.perf_counter()
         checker.check_parallel(res.certificate, dict(checker_instance(inst)), workers)
         row[f"recheck_{workers}"] = {"wall": time.perf_counter() - t0}
