@@ -3,12 +3,20 @@
     python benchmarks/bench_scale.py                       # (50,10,10,2e4), (200,20,20,2e4), (100,50,50,1e5)
     python benchmarks/bench_scale.py --sizes 200,20,20,20000
     python benchmarks/bench_scale.py --workers 2           # also the check in 2 forked workers
+    python benchmarks/bench_scale.py --torch --fit         # PyTorch beside each size, and the noisy fit at n = 10^6
 
 For each (d, k, m, n): a planted Gaussian instance (integer weights, float64 inputs taken exactly), exactrelu's
 ``recover`` from the float64 inputs and exact labels (proposal, exact phase, certificate, independent check,
 timed by the library), then the same certificate checked again by the independent checker in one process
 (streaming blocks) and with ``--workers``. Each size runs in a fresh process: its peak resident memory
 (``ru_maxrss``) is that size's alone. Prints a table and writes benchmarks/results/bench_scale.json.
+
+``--torch``: PyTorch on the same instance in its own process, right after ours (bench_proposers.torch_train: Adam,
+then L-BFGS to relative error 1e-12, capped by ``--torch-cap`` seconds, one thread), and the ratio of the walls.
+``--fit``: the noisy ``fit`` (issue 25): (d, k, m) = (10, 3, 5), n = 10^6, float64 inputs and labels (as an .npz
+holds them, noise sigma = 0.05), ``fit`` with its residual certificate and the independent check; phases, the check's
+share and peak memory; then, in the same process, the exact residual again by the previous in-memory FLINT
+computation (``exact_residual(..., method="flint", chunk=n)``), the peer of the streamed one.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 SIZES = [(50, 10, 10, 20000), (200, 20, 20, 20000), (100, 50, 50, 100000)]
+FIT_SIZE = (10, 3, 5, 1_000_000)  # bench_noisy.py's (10, 3, 5) at n = 10^6, where the exact residual took 106 s
 
 
 def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
@@ -60,6 +69,103 @@ def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
     return row
 
 
+def noisy_floats(d: int, k: int, m: int, n: int, sigma: float = 0.05, seed: int = 1):
+    """float64 inputs and labels as an .npz holds them: Gaussian inputs, integer weights in [-3, 3], labels
+    ``relu(X V^T) U^T`` plus Gaussian noise of standard deviation ``sigma``, rounded to float64."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    V = rng.integers(-3, 4, (k, d)).astype(np.float64)
+    U = rng.integers(-3, 4, (m, k)).astype(np.float64)
+    return X, np.maximum(X @ V.T, 0.0) @ U.T + sigma * rng.standard_normal((n, m))
+
+
+def one_fit(d: int, k: int, m: int, n: int, workers: int = 1) -> dict:
+    """The noisy fit in this process: ``fit`` with certificate and check, the check again in ``workers`` processes,
+    then the in-memory FLINT residual peer."""
+    from exactrelu.certificates.claims.residual import exact_residual
+    from exactrelu.fit import fit
+    from exactrelu.instances import Instance
+
+    t0 = time.perf_counter()
+    X, Y = noisy_floats(d, k, m, n)
+    inst = Instance.from_arrays(X, Y)
+    t_make = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = fit(inst, k, random_state=0, noise=0.05)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    T = dict(res.timings)
+    row = {"kind": "fit", "size": [d, k, m, n], "wall": wall, "cpu": cpu, "instance_s": t_make, "timings": T,
+           "float_stages": sum(st.seconds for st in res.stages), "exact_residual": T["exact residual"],
+           "certificate": T.get("certificate", 0.0), "check": T.get("independent_check", 0.0),
+           "relative_error": res.residual.relative(), "checked": res.checked}
+    row["check_share"] = row["check"] / wall
+    row["residual_and_check"] = row["exact_residual"] + row["check"]
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    from exactrelu.certificates import checker
+    from exactrelu.certificates.envelope import checker_instance
+
+    t0, c0 = time.perf_counter(), time.process_time()  # the same certificate checked again: its CPU seconds
+    checker.check(res.certificate, dict(checker_instance(inst)))
+    row["recheck_1"] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+    if workers > 1:  # and in forked workers (checker --workers)
+        t0 = time.perf_counter()
+        checker.check_parallel(res.certificate, dict(checker_instance(inst)), workers)
+        row[f"recheck_{workers}"] = {"wall": time.perf_counter() - t0}
+    t0, c0 = time.perf_counter(), time.process_time()
+    peer = exact_residual(res.network, inst, max_listed=0, method="flint", chunk=n)  # the previous computation
+    row["flint_in_memory"] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                              "equal": peer == res.residual,
+                              "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return row
+
+
+def one_torch(d: int, k: int, m: int, n: int, cap: float) -> dict:
+    """PyTorch on the instance of :func:`one` (same seed): bench_proposers' Adam then L-BFGS to 1e-12, capped."""
+    from bench_proposers import torch_train
+    from exactrelu.instances import planted
+
+    inst = planted(d=d, k=k, m=m, n=n, seed=1)
+    X, Y = inst.float_inputs(), inst.float_labels()
+    c0 = time.process_time()
+    seconds, err, ok = torch_train(X, Y, k, seed=0, cap=cap)
+    return {"wall": seconds, "cpu": time.process_time() - c0, "rel_error": err, "reached": ok, "cap": cap}
+
+
+def _subprocess_row(flag: str, size, extra: list, env: dict) -> dict | str:
+    """Run ``--FLAG size`` in a fresh process; its JSON row, or the last line of its error."""
+    proc = subprocess.run([sys.executable, __file__, flag, ",".join(map(str, size)), *extra], capture_output=True,
+                          text=True, env=env)
+    if proc.returncode != 0:
+        return (proc.stderr.strip().splitlines() or ["(no output)"])[-1][:160]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def print_summary(rows: list) -> None:
+    """The issue-25 table: ours end to end (CPU), phases, check share, peak MB, PyTorch beside it, ratio."""
+    print("\n| (d,k,m,n) | ours end to end s (CPU s) | phases s | check share | peak MB | PyTorch wall s, rel. error "
+          "reached | ratio ours/PyTorch |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        d, k, m, n = r["size"]
+        if r.get("kind") == "fit":
+            phases = (f"float {r['float_stages']:.1f}, exact residual {r['exact_residual']:.1f}, certificate "
+                      f"{r['certificate']:.1f}, check {r['check']:.1f}")
+            torch = "- (noisy labels: 1e-12 is below the noise)"
+        else:
+            phases = (f"proposal {r['proposal']:.1f}, exact {r['exact_phase']:.1f}, certificate {r['certificate']:.1f}, "
+                      f"check {r['check']:.1f}")
+            t = r.get("torch")
+            torch = "not run" if t is None else (t if isinstance(t, str) else
+                                                 f"{t['wall']:.1f}, {t['rel_error']:.1e}" + ("" if t["reached"] else
+                                                                                              f" (not reached, cap {t['cap']:.0f} s)"))
+        ratio = f"{r['wall'] / r['torch']['wall']:.2f}" if isinstance(r.get("torch"), dict) else "-"
+        name = "fit " if r.get("kind") == "fit" else ""
+        print(f"| {name}({d},{k},{m},{n}) | {r['wall']:.1f} ({r['cpu']:.1f}) | {phases} | {100 * r['check_share']:.0f}% | "
+              f"{r['peak_rss_mb']:.0f} | {torch} | {ratio} |", flush=True)
+
+
 def print_row(r: dict, workers: int) -> None:
     d, k, m, n = r["size"]
     par = f" | {r[f'recheck_{workers}']['wall']:.2f}" if workers > 1 and f"recheck_{workers}" in r else ""
@@ -70,14 +176,26 @@ def print_row(r: dict, workers: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", nargs="*", help="d,k,m,n (default: the three sizes above)")
+    ap.add_argument("--sizes", nargs="*", help="d,k,m,n (default: the three sizes above; none with --only-fit)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the second re-check (default 2)")
+    ap.add_argument("--torch", action="store_true", help="PyTorch beside each size, in its own process")
+    ap.add_argument("--torch-cap", type=float, default=300.0, help="PyTorch's time cap per size, seconds (default 300)")
+    ap.add_argument("--fit", action="store_true", help="also the noisy fit at (10, 3, 5, 10^6)")
+    ap.add_argument("--only-fit", action="store_true", help="only the noisy fit")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one size, print its row as JSON
+    ap.add_argument("--one-fit", help=argparse.SUPPRESS)
+    ap.add_argument("--one-torch", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         print(json.dumps(one(*map(int, args.one.split(",")), args.workers)))
         return
-    sizes = [tuple(map(int, s.split(","))) for s in args.sizes] if args.sizes else SIZES
+    if args.one_fit:
+        print(json.dumps(one_fit(*map(int, args.one_fit.split(",")), args.workers)))
+        return
+    if args.one_torch:
+        print(json.dumps(one_torch(*map(int, args.one_torch.split(",")), args.torch_cap)))
+        return
+    sizes = [tuple(map(int, s.split(","))) for s in args.sizes] if args.sizes else ([] if args.only_fit else SIZES)
     par = f" | re-check, {args.workers} workers s" if args.workers > 1 else ""
     print(f"| (d,k,m,n) | end to end s | proposal s | exact phase s | certificate s | independent check s (share) "
           f"| re-check, 1 process s{par} | peak RSS MB |")
@@ -86,17 +204,31 @@ def main() -> None:
     for size in sizes:
         d, k, m, n = size
         env = dict(os.environ, EXACTRELU_MAX_ENTRIES=str(max(20_000_000, n * (d + m))))  # the size limit, raised to fit
-        proc = subprocess.run([sys.executable, __file__, "--one", ",".join(map(str, size)), "--workers",
-                               str(args.workers)], capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            print(f"| {size} | failed: {proc.stderr.strip().splitlines()[-1][:100]} |", flush=True)
+        row = _subprocess_row("--one", size, ["--workers", str(args.workers)], env)
+        if isinstance(row, str):
+            print(f"| {size} | failed: {row[:100]} |", flush=True)
             continue
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        rows.append(row)
         print_row(rows[-1], args.workers)
+        if args.torch:
+            rows[-1]["torch"] = _subprocess_row("--one-torch", size, ["--torch-cap", str(args.torch_cap)], env)
+    if args.fit or args.only_fit:
+        d, k, m, n = FIT_SIZE
+        env = dict(os.environ, EXACTRELU_MAX_ENTRIES=str(max(20_000_000, n * (d + m))))
+        row = _subprocess_row("--one-fit", FIT_SIZE, ["--workers", str(args.workers)], env)
+        if isinstance(row, str):
+            print(f"| fit {FIT_SIZE} | failed: {row[:100]} |", flush=True)
+        else:
+            rows.append(row)
+    print_summary(rows)
     out = Path(__file__).parent / "results" / "bench_scale.json"
     old = json.loads(out.read_text()) if out.exists() else []  # rows of other sizes are kept
-    done = {tuple(r["size"]) for r in rows}
-    out.write_text(json.dumps([r for r in old if tuple(r["size"]) not in done] + rows, indent=1))
+
+    def key(r: dict) -> tuple:
+        return r.get("kind", "recover"), tuple(r["size"])
+
+    done = {key(r) for r in rows}
+    out.write_text(json.dumps([r for r in old if key(r) not in done] + rows, indent=1))
     print(f"saved {out}")
 
 

@@ -74,9 +74,9 @@ class Instance:
         shapes = [np.shape(a) if isinstance(a, np.ndarray) else None for a in (inputs, labels)]
         if all(sh is not None and len(sh) == 2 for sh in shapes):
             check_entries(shapes[0][0], shapes[0][1], shapes[1][1])
-        # float64 inputs are converted to FLINT only if some computation needs the integer matrix
+        # float64 inputs and labels are converted to FLINT only if some computation needs the integer matrix
         X = QMatrix.from_numpy(inputs, name="inputs", lazy=True) if _is_float(inputs) else QMatrix.coerce(inputs, name="inputs")
-        Y = QMatrix.coerce(labels, name="labels")
+        Y = QMatrix.from_numpy(labels, name="labels", lazy=True) if _is_float(labels) else QMatrix.coerce(labels, name="labels")
         return cls(X, Y, activation, planted)
 
     @property

@@ -20,7 +20,11 @@ from fractions import Fraction
 
 import numpy as np
 
+import flint
+
 from ...errors import InvalidInput
+from ...exact import limbs
+from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import Network
 
@@ -73,39 +77,225 @@ def _float(f: Fraction) -> float:
         return math.inf
 
 
-def exact_residual(network: Network, instance: Instance, *, max_listed: int = 10_000) -> Residual:
-    """The exact residual of ``network`` on ``instance`` (prediction minus labels, over Q).
+#: The int64 entries (limbs times columns times samples) a chunk's largest limb array holds, about: the samples per
+#: chunk are this divided by the row width, so that the memory of the exact residual does not grow with n.
+CHUNK_ENTRIES = 1 << 21
+#: Limbs (24 bits each) beyond which an operand is left to FLINT (the limb route stays for numbers of bounded size).
+MAX_LIMBS = 64
 
-    The differences are integers over one common denominator (FLINT), so the sums are exact
-    integer sums; ``max_listed`` caps the list of failing entries kept
-    (``max_listed=None`` keeps all of them, as a ``realizes-except`` certificate needs).
+
+def exact_residual(network: Network, instance: Instance, *, max_listed: int | None = 10_000,
+                   chunk: int | None = None, method: str = "auto") -> Residual:
+    """The exact residual of ``network`` on ``instance`` (prediction minus labels, over Q), streamed by samples.
+
+    The samples are taken ``chunk`` at a time (default: :data:`CHUNK_ENTRIES` over the row width), so that
+    only one chunk's exact integers are held at once. A ReLU network on numbers of at most :data:`MAX_LIMBS`
+    limbs goes by :mod:`exactrelu.exact.limbs` (int64 limb arrays, exact by the bounds there; every input
+    float64 array read without converting it to FLINT); anything else (powers, huge entries) by FLINT products
+    per chunk. Both give every difference as an integer over a known denominator, so the sums are exact
+    integer sums per denominator; ``max_listed`` caps the list of failing entries kept (``max_listed=None``
+    keeps all of them, as a ``realizes-except`` certificate needs). ``method="flint"`` takes the FLINT route
+    whatever the network (the reference the limb route is tested against); ``"auto"`` chooses as above.
+
+    >>> from exactrelu.instances import planted
+    >>> inst = planted(d=3, k=2, m=2, n=50, seed=2, noise="gaussian:0.1")
+    >>> whole, streamed = exact_residual(inst.planted, inst), exact_residual(inst.planted, inst, chunk=7)
+    >>> whole == streamed, whole.n_failing
+    (True, 100)
     """
     if network.d != instance.d or network.m != instance.m:
         raise InvalidInput(f"the network has d={network.d}, m={network.m}; the instance has d={instance.d}, m={instance.m}")
-    P = network.evaluate_exact(instance.inputs)
-    a, b = int(instance.labels.den), int(P.den)
-    R = P.num * a - instance.labels.num * b  # (prediction - labels) * a * b, integers
+    n, m = instance.n, instance.m
+    if chunk is None:
+        chunk = max(1, CHUNK_ENTRIES // (8 * (instance.d + network.k + 2 * m + 2)))
+    elif isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise InvalidInput(f"chunk must be a positive number of samples, got {chunk!r}")
+    if method not in ("auto", "flint"):
+        raise InvalidInput(f"method must be 'auto' or 'flint', got {method!r}")
+    sums = _Sums(m, max_listed)
+    route = _LimbRoute.build(network, instance) if method == "auto" else None
+    rows: dict = {}  # the exact rows of a matrix without a float64 source, read once (FLINT route)
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        if route is not None:
+            route.add(sums, start, stop)
+        else:
+            _flint_chunk(sums, network, instance, start, stop, rows)
+    return sums.residual(n * m)
+
+
+class _Sums:
+    """The running exact sums of a residual: squared differences and squared labels per denominator, the
+    largest |difference| (numerator, denominator, flat index), and the differing entries (flat indices)."""
+
+    def __init__(self, m: int, max_listed: int | None) -> None:
+        self.m, self.max_listed = m, max_listed
+        self.squares: dict[int, int] = {}
+        self.labels: dict[int, int] = {}
+        self.n_failing, self.first, self.listed = 0, None, []
+        self.worst = (0, 1, None)
+
+    def add(self, squares: int, den: int, labels: int, lden: int, failing, worst: tuple) -> None:
+        """One chunk: its sums (over den**2 and lden**2), its differing flat indices (ascending), its largest
+        |difference| as (numerator, den, flat index), or None when every entry is equal."""
+        self.squares[den] = self.squares.get(den, 0) + squares
+        self.labels[lden] = self.labels.get(lden, 0) + labels
+        count = len(failing)
+        if not count:
+            return
+        if self.first is None:
+            self.first = int(failing[0])
+        room = count if self.max_listed is None else max(0, self.max_listed - len(self.listed))
+        self.listed += [int(i) for i in failing[:room]]
+        self.n_failing += count
+        p, q, _ = self.worst
+        if worst[0] * q > p * worst[1]:  # strictly larger: the first of equal ones stays
+            self.worst = worst
+
+    def residual(self, entries: int) -> Residual:
+        m = self.m
+        p, q, where = self.worst
+        return Residual(
+            squared_error=sum((Fraction(s, d * d) for d, s in self.squares.items()), Fraction(0)),
+            max_abs_error=Fraction(p, q),
+            label_norm_sq=sum((Fraction(s, d * d) for d, s in self.labels.items()), Fraction(0)),
+            n_failing=self.n_failing,
+            n_entries=entries,
+            worst=None if where is None else divmod(where, m),
+            first=None if self.first is None else divmod(self.first, m),
+            failing=[divmod(i, m) for i in self.listed],
+            complete=len(self.listed) == self.n_failing,
+        )
+
+
+class _LimbRoute:
+    """The residual of a ReLU network by int64 limb arrays (:mod:`exactrelu.exact.limbs`), chunk by chunk.
+
+    Over common denominators (V = NV / DV, b = Nb / Db, U = NU / DU, c = Nc / Dc, inputs NX / Dx, labels
+    NY / DY), with ``Dt = DV Db Dx`` and ``K = DU Dt Dc``: the pre-activations are
+    ``T = [NV Db, Nb DV] . [NX, Dx]`` over Dt, the outputs ``S = [NU Dc, Nc DU] . [relu(T), Dt]`` over K, and
+    ``prediction - label = R / (K DY)`` with ``R = DY S - K NY`` (the bias columns only when non-zero).
+    """
+
+    def __init__(self, network: Network, X: "_Source", Y: "_Source", Vl, Ul, Dx: int, Dt: int, DY: int, K: int) -> None:
+        self.X, self.Y = X, Y
+        self.bias, self.output_bias = network.has_bias, network.has_output_bias
+        self.Vl, self.Ul, self.Dx, self.Dt, self.DY, self.K, self.den = Vl, Ul, Dx, Dt, DY, K, K * DY
+
+    @classmethod
+    def build(cls, network: Network, instance: Instance) -> "_LimbRoute | None":
+        """The route, or None when it does not apply (a power activation, an operand of over MAX_LIMBS limbs)."""
+        if network.activation.degree != 1:
+            return None
+        X, Y = _Source(instance.inputs), _Source(instance.labels)
+        if max(X.bits, Y.bits) > limbs.W * MAX_LIMBS:
+            return None
+        k, m = network.k, network.m
+        NV, DV = [[int(x) for x in r] for r in network.V.num.tolist()], int(network.V.den)
+        NU, DU = [[int(x) for x in r] for r in network.U.num.tolist()], int(network.U.den)
+        Dx, DY = int(instance.inputs.den), int(instance.labels.den)
+        Db = Dc = 1
+        if network.has_bias:
+            Nb, Db = [int(x) for x in network.b.num.entries()], int(network.b.den)
+            NV = [[x * Db for x in row] + [Nb[i] * DV] for i, row in enumerate(NV)]
+        Dt = DV * Db * Dx
+        if network.has_output_bias:
+            Nc, Dc = [int(x) for x in network.c.num.entries()], int(network.c.den)
+            NU = [[x * Dc for x in row] + [Nc[r] * DU] for r, row in enumerate(NU)]
+        K = DU * Dt * Dc
+        if max(_bits(NV), _bits(NU), Dt.bit_length(), K.bit_length(), DY.bit_length()) > limbs.W * MAX_LIMBS:
+            return None
+        Vl = limbs.from_ints([x for row in NV for x in row], (k, len(NV[0])))
+        Ul = limbs.from_ints([x for row in NU for x in row], (m, len(NU[0])))
+        if Vl.shape[0] * Vl.shape[2] > limbs.MAX_TERMS or Ul.shape[0] * Ul.shape[2] > limbs.MAX_TERMS:
+            return None  # a product could leave int64 (d or k + m in the thousands with wide weights)
+        return cls(network, X, Y, Vl, Ul, Dx, Dt, DY, K)
+
+    def add(self, sums: _Sums, start: int, stop: int) -> None:
+        """Samples start..stop-1: their exact sums into ``sums``."""
+        B, m = stop - start, self.Ul.shape[1]
+        Xt = self.X.limbs(start, stop).transpose(0, 2, 1)  # (L, d, B)
+        if self.bias:
+            Xt = _stack([Xt, _constant(self.Dx, B)])
+        T = limbs.matmul(self.Vl, Xt)  # (L, k, B): pre-activations over Dt
+        H = T * (limbs.sign(T) > 0)
+        if self.output_bias:
+            H = _stack([H, _constant(self.Dt, B)])
+        S = limbs.matmul(self.Ul, H).transpose(0, 2, 1)  # (L, B, m): outputs over K
+        Yl = self.Y.limbs(start, stop)  # (L, B, m): labels over DY
+        R = limbs.subtract(limbs.scaled(S, self.DY), limbs.scaled(Yl, self.K)).reshape(-1, B * m)  # (j, r) at j m + r
+        failing = np.flatnonzero(R.any(axis=0))
+        worst = None
+        if failing.size:
+            A = limbs.absolute(R[:, failing])
+            i = limbs.argmax(A)
+            worst = (limbs.to_ints(A[:, i:i + 1])[0], self.den, start * m + int(failing[i]))
+        sums.add(limbs.sum_of_squares(R), self.den, limbs.sum_of_squares(Yl), self.DY, failing + start * m, worst)
+
+
+class _Source:
+    """A matrix's rows as integer limbs, numerator over its ``den``: from its float64 array when it has one
+    (scaled by its power of two, exact), else from its FLINT entries."""
+
+    def __init__(self, Q: QMatrix) -> None:
+        self.Q, self.cols = Q, Q.shape[1]
+        src = Q.float_source
+        if src is not None and src[2] <= 1023:
+            self.floats, self.shift, self.bits, self.entries = src[0], src[1], src[2], None
+        else:
+            self.floats, self.entries = None, Q.num.entries()
+            self.bits = max(_bits([[int(max(self.entries))], [int(min(self.entries))]]), 1) if self.entries else 1
+
+    def limbs(self, start: int, stop: int) -> np.ndarray:
+        if self.floats is not None:
+            return limbs.from_float_integers(np.ldexp(self.floats[start:stop], self.shift), self.bits)
+        c = self.cols
+        return limbs.from_ints(self.entries[start * c:stop * c], (stop - start, c))
+
+
+def _bits(rows) -> int:
+    return max((abs(x).bit_length() for row in rows for x in row), default=0)
+
+
+def _constant(value: int, B: int) -> np.ndarray:
+    """Limbs of a row of B copies of ``value``: shape (L, 1, B)."""
+    return np.repeat(limbs.from_ints([value], (1, 1)), B, axis=2)
+
+
+def _stack(parts: list) -> np.ndarray:
+    """Limb arrays (L_i, rows_i, B) stacked by rows, padded to one number of limbs."""
+    L = max(p.shape[0] for p in parts)
+    return np.concatenate([limbs.pad(p, L) for p in parts], axis=1)
+
+
+def _flint_chunk(sums: _Sums, network: Network, instance: Instance, start: int, stop: int, rows: dict) -> None:
+    """Samples start..stop-1 by FLINT: ``(prediction - labels) a b`` as one integer matrix (a, b the denominators)."""
+    X, Y = _rows_of(instance.inputs, start, stop, rows), _rows_of(instance.labels, start, stop, rows)
+    P = network.evaluate_exact(X)
+    a, b = int(Y.den), int(P.den)
+    R = P.num * a - Y.num * b
     m = R.ncols()
-    den = a * b
-    sq = _trace_gram(R)  # sum of squares in FLINT (C), not a Python loop over n * m integers
-    lab = _trace_gram(instance.labels.num)
     ents = R.entries()
+    failing = [i for i, v in enumerate(ents) if v]
+    worst = None
+    if failing:
+        i = max(failing, key=lambda i: abs(ents[i]))  # the first of the largest
+        worst = (abs(int(ents[i])), a * b, start * m + i)
     # exact integers throughout: float(v) overflows past 1e308 (a power-100 network's residual did)
-    bad_idx = np.array([i for i, v in enumerate(ents) if v], dtype=np.int64)
-    n_bad = int(bad_idx.size)
-    worst = max(bad_idx.tolist(), key=lambda i: abs(ents[i])) if n_bad else None
-    listed = bad_idx.tolist() if max_listed is None else bad_idx[:max_listed].tolist()
-    return Residual(
-        squared_error=Fraction(sq, den * den),
-        max_abs_error=Fraction(abs(int(ents[worst])), den) if n_bad else Fraction(0),
-        label_norm_sq=Fraction(lab, a * a),
-        n_failing=n_bad,
-        n_entries=len(ents),
-        worst=divmod(worst, m) if n_bad else None,
-        first=divmod(int(bad_idx[0]), m) if n_bad else None,
-        failing=[divmod(int(i), m) for i in listed],
-        complete=len(listed) == n_bad,
-    )
+    sums.add(_trace_gram(R), a * b, _trace_gram(Y.num), a, [start * m + i for i in failing], worst)
+
+
+def _rows_of(Q: QMatrix, start: int, stop: int, rows: dict) -> QMatrix:
+    """The rows start..stop-1 of Q as a QMatrix (Q itself when that is all of it; floats stay floats)."""
+    if start == 0 and stop == Q.shape[0]:
+        return Q
+    src = Q.float_source
+    if src is not None:
+        return QMatrix.from_numpy(src[0][start:stop], lazy=True)
+    if id(Q) not in rows:
+        rows[id(Q)] = Q.num.entries()
+    c = Q.shape[1]
+    return QMatrix(flint.fmpz_mat(stop - start, c, rows[id(Q)][start * c:stop * c]), int(Q.den))
 
 
 def _trace_gram(M) -> int:

@@ -28,7 +28,7 @@ import json
 import math
 from fractions import Fraction
 from itertools import compress, repeat
-from operator import floordiv, mod, mul, sub
+from operator import add, floordiv, mod, mul, sub
 
 from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, cap_bits, digits_of, display,
                      is_pair, lcm_within, only_fields, over, parse_rational, read_matrix, read_vector)
@@ -73,11 +73,7 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
         raise over("intermediate", f"the power {c} of a unit's denominator ({digits_of(c * max(DV).bit_length())} digits)")
     v_bits = max(abs(f.numerator).bit_length() - f.denominator.bit_length() + 1 + D.bit_length()
                  for row, bi, D in zip(V, b, DV) for f in (*row, bi))
-    x_bits = y_bits = 0
-    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, Dx.bit_length() + max(abs(p).bit_length() for p in nums))
-        y_bits = max(y_bits, max(abs(p).bit_length() + q.bit_length() for p, q in zip(ynum, yden)))
+    x_bits, y_bits = _sample_bits(X, Y, cap)
     t_bits = v_bits + x_bits + (len(V[0]) + 1).bit_length()  # |Nv . Nx + Nb Dx|
     powers = [D**c for D in DV]
     du_bits = max(lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
@@ -88,6 +84,20 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
     if total > cap:
         raise over("intermediate", f"the exact check of this network (integers of up to about {digits_of(total)} digits: "
                                    f"activation degree {c} times pre-activations of up to {digits_of(t_bits)} digits)")
+
+
+def _sample_bits(X, Y, cap: int) -> tuple:
+    """(max over samples of bits(Dx_j) + bits(max |Nx_j|), max over label entries of bits(|p|) + bits(q)), refusing a
+    sample whose common denominator Dx_j is over ``cap`` bits (as :func:`lcm_within` does)."""
+    x_bits = y_bits = 0
+    bits = int.bit_length
+    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
+        Dx = max(dens)  # their lcm when every q divides it (floats: always), and then no partial lcm is over the cap
+        if bits(Dx) > cap or any(map(mod, repeat(Dx), dens)):
+            Dx = lcm_within(dens, cap, f"sample {j}")
+        x_bits = max(x_bits, bits(Dx) + max(map(bits, map(abs, nums))))  # loops in C
+        y_bits = max(y_bits, max(map(add, map(bits, map(abs, ynum)), map(bits, yden))))
+    return x_bits, y_bits
 
 
 def _differences(X, Y, U, V, b, offset, c, first: int = 0):
@@ -292,17 +302,57 @@ def _stated(cert: dict) -> tuple:
 
 
 def _residual_part(rows) -> dict:
-    """The exact sum of squared differences and the largest |difference| over the rows, as canonical text."""
-    sums: dict[int, int] = {}  # denominator q -> sum of p^2 over the entries p / q (integers, no gcd per entry)
-    big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication
-    for _, ps, qs in rows:
-        for p, q in zip(ps, qs):
-            if p:
-                sums[q] = sums.get(q, 0) + p * p
-                if abs(p) * big_q > big_p * q:
-                    big_p, big_q = abs(p), q
+    """The exact sum of squared differences and the largest |difference| over the rows, as exact Fractions.
+
+    The differences p / q of a batch of rows are put over one denominator L, the lcm of their distinct q (the
+    rows of a float instance have few, all a power of two times one factor per output): p / q = p (L/q) / L, so
+    the batch adds ``sum (p L/q)^2`` over L^2 and its largest is ``max |p L/q|`` over L, each a loop in C over
+    the entries (no gcd, no comparison per entry). When L would be much longer than the longest q (many distinct
+    denominators) each q of the batch keeps its own sum instead (:func:`_by_denominator`).
+    """
+    sums: dict[int, int] = {}  # denominator -> the sum of squared numerators over it
+    big_p, big_q = 0, 1  # the largest |p| / q so far, compared by cross-multiplication (once per batch)
+    ps: list = []
+    qs: list = []
+    for _, p, q in rows:
+        ps += p
+        qs += q
+        if len(ps) >= _BATCH:
+            big_p, big_q = _batch(ps, qs, sums, big_p, big_q)
+            ps, qs = [], []
+    if ps:
+        big_p, big_q = _batch(ps, qs, sums, big_p, big_q)
     total = sum((Fraction(s, q * q) for q, s in sums.items()), Fraction(0))
     return {"squared_error": total, "max_abs_error": Fraction(big_p, big_q)}  # text only when printed (--range)
+
+
+_BATCH = 1 << 14  #: entries put over one denominator at a time (bounds the lists a part holds)
+
+
+def _batch(ps: list, qs: list, sums: dict, big_p: int, big_q: int) -> tuple:
+    """Add the entries ps[i] / qs[i] to ``sums``; return the largest |p| / q of them and (big_p, big_q)."""
+    distinct = set(qs)
+    top = max(distinct).bit_length() + 64
+    L = 1
+    for q in distinct:
+        L = L * q // math.gcd(L, q)
+        if L.bit_length() > top:
+            return _by_denominator(ps, qs, sums, big_p, big_q)
+    factor = {q: L // q for q in distinct}
+    scaled = list(map(mul, ps, map(factor.__getitem__, qs)))  # p / q == scaled / L
+    sums[L] = sums.get(L, 0) + sum(map(mul, scaled, scaled))
+    p = max(map(abs, scaled))
+    return (p, L) if p * big_q > big_p * L else (big_p, big_q)
+
+
+def _by_denominator(ps: list, qs: list, sums: dict, big_p: int, big_q: int) -> tuple:
+    """:func:`_batch` entry by entry: one sum per denominator, the largest by cross-multiplication."""
+    for p, q in zip(ps, qs):
+        if p:
+            sums[q] = sums.get(q, 0) + p * p
+            if abs(p) * big_q > big_p * q:
+                big_p, big_q = abs(p), q
+    return big_p, big_q
 
 
 def _exact(x) -> Fraction:
