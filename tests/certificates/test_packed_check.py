@@ -137,6 +137,8 @@ TOKENS = ["0", "-0", "+1", "01", "1", "-7", "3/4", "6/8", "0/3", "1/1", "2/1", "
 @example(["3/1", "2"])  # a written denominator 1 beside an integer (which is read as "2/1")
 @example(["5", "-7/1", "1/2"])
 @example(["-0", "1/2"])
+@example(["-9/6", "1/2"])  # an odd numerator over a denominator that is not a power of two: gcd 3
+@example(["3/9"])
 def test_bulk_row_reading_is_entry_by_entry(row):
     try:
         expected = [entry(v) for v in row]

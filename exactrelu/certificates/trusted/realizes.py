@@ -28,7 +28,7 @@ import json
 import math
 from fractions import Fraction
 from itertools import compress, repeat
-from operator import floordiv, mod, mul, sub
+from operator import add, floordiv, mod, mul, sub
 
 from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, cap_bits, digits_of, display,
                      is_pair, lcm_within, only_fields, over, parse_rational, read_matrix, read_vector)
@@ -75,9 +75,11 @@ def bound_integers(X, Y, U, V, b, offset, c) -> None:
                  for row, bi, D in zip(V, b, DV) for f in (*row, bi))
     x_bits = y_bits = 0
     for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, Dx.bit_length() + max(abs(p).bit_length() for p in nums))
-        y_bits = max(y_bits, max(abs(p).bit_length() + q.bit_length() for p, q in zip(ynum, yden)))
+        Dx = max(dens)  # their lcm when every q divides it (floats: always), else computed within the cap
+        if any(map(mod, repeat(Dx), dens)) or Dx.bit_length() > cap:
+            Dx = lcm_within(dens, cap, f"sample {j}")
+        x_bits = max(x_bits, Dx.bit_length() + max(max(nums), -min(nums)).bit_length())  # max |p|
+        y_bits = max(y_bits, max(map(add, map(int.bit_length, ynum), map(int.bit_length, yden))))
     t_bits = v_bits + x_bits + (len(V[0]) + 1).bit_length()  # |Nv . Nx + Nb Dx|
     powers = [D**c for D in DV]
     du_bits = max(lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
