@@ -13,7 +13,7 @@ from fractions import Fraction
 from operator import mul
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates.trusted import realizes
@@ -122,12 +122,23 @@ def test_packed_differences_are_the_plain_loop(case):
 
 
 TOKENS = ["0", "-0", "+1", "01", "1", "-7", "3/4", "6/8", "0/3", "1/1", "2/1", "-3/-4", "3/04", " 1", "1 2", "1_0",
-          "\u0661", "1/0", "1.5", "1e3", "", "/", "-", "9" * 4300, "-" + "9" * 4300, "1" + "0" * 4300, "1/" + "3" * 4300]
+          "\u0661", "1/0", "1.5", "1e3", "", "/", "-", "9" * 4300, "-" + "9" * 4300, "1" + "0" * 4300, "1/" + "3" * 4300,
+          # the bulk reader's own edges: two slashes, signs and zeros in denominators, JSON's other syntax
+          "1/2/3", "1//2", "/2", "2/", "-0/3", "3/-4", "3/1", "0/1", "5/0", "-/2", "1-2", "[1]", "1,2", "1\n", "\t1",
+          "1/2 ", "1e5/2", "1.0/2", "3/8", "-5/16", "7/4", "4/3", "12/9", "-9/6", "8/12", "1/18014398509481984",
+          "2/18014398509481984", "-0", "00", "true", "NaN"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(TOKENS), st.fractions().map(canonical), st.integers(-10**20, 10**20),
                           st.floats(allow_nan=False, allow_infinity=False)), min_size=1, max_size=6))
+@example(["1/2/3", "4"])  # as many slashes as entries, but two in one: not "1/2 3/4"
+@example(["4", "1/2/3", "5/8"])
+@example(["3/1", "2"])  # a written denominator 1 beside an integer (which is read as "2/1")
+@example(["5", "-7/1", "1/2"])
+@example(["-0", "1/2"])
+@example(["-9/6", "1/2"])  # an odd numerator over a denominator that is not a power of two: gcd 3
+@example(["3/9"])
 def test_bulk_row_reading_is_entry_by_entry(row):
     try:
         expected = [entry(v) for v in row]
@@ -137,6 +148,24 @@ def test_bulk_row_reading_is_entry_by_entry(row):
         return
     text, nums, dens = _parsed_row(row, 4300)
     assert (text, nums, dens) == (" ".join(e[2] for e in expected), [e[0] for e in expected], [e[1] for e in expected])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.fractions().map(canonical), st.integers(-10**30, 10**30).map(str),
+                          st.sampled_from(TOKENS)), min_size=1, max_size=8))
+def test_bulk_rows_of_mostly_canonical_text_are_entry_by_entry(row):
+    """Rows that reach the JSON reader: canonical entries, with now and then one that is not."""
+    test_bulk_row_reading_is_entry_by_entry.hypothesis.inner_test(row)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                          st.sampled_from([0.0, -0.0, 2.0**53, -2.0**53 - 2, 5e-324, -2.0**-1074 * 3, 1.7976931348623157e308,
+                                           1.0, -3.0, 0.5, float("nan"), float("inf")])),
+                min_size=1, max_size=8))
+def test_rows_of_floats_are_entry_by_entry(row):
+    """An .npz instance's rows (floats: subnormals, integers, 2^53, the largest float, -0.0, NaN refused)."""
+    test_bulk_row_reading_is_entry_by_entry.hypothesis.inner_test(row)
 
 
 def test_bulk_reading_hashes_as_before():

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import math
 import re
 import struct
 import zipfile
 from fractions import Fraction
 from itertools import repeat
-from operator import itemgetter
+from operator import and_
 
 from .common import CheckFailed, UnreadableInput, activation_degree, canonical, limit, over, parse_rational, read_json
 
@@ -187,41 +188,95 @@ def load_instance(path: str, parse: bool = True) -> dict:
 #: sign "+" or leading zeros ("-0" is not one), denominators > 1 (coprime to the numerator: checked apart).
 _RATIONAL = r"(?:0|-?[1-9][0-9]*)(?:/(?:[2-9]|[1-9][0-9]+))?"
 _CANONICAL_ROW = re.compile(f"{_RATIONAL}(?: {_RATIONAL})*")
+#: Deletes the characters a row of canonical rationals is made of: what is left is a character no such row has.
+_ROW_CHARACTERS = str.maketrans("", "", "-0123456789/ ")
+#: An entry of a row's text with no "/" (an integer): from the start or a space to a space or the end.
+_INTEGER_ENTRY = re.compile(r"(?<![^ ])-?[0-9]+(?![^ ])")
 
 
-class _Denominators(dict):
-    """Denominator text -> int, remembered (an instance of floats has few distinct ones); "" (none) -> 1."""
-
-    def __missing__(self, text: str) -> int:
-        if len(self) > 65536:  # bounded: an instance of many distinct denominators is read, not remembered
-            self.clear()
-        value = self[text] = int(text) if text else 1
-        return value
+#: Two slashes in one entry (no space between them).
+_TWO_SLASHES = re.compile(r"/[^ ]*/")
 
 
-_DENOMINATORS = _Denominators()
+def _canonical_text(row: list, text: str):
+    """(numerators, denominators) of a row whose entries (joined by single spaces: ``text``) are all canonical
+    rationals in lowest terms; None when any is not (the caller then reads the row entry by entry).
+
+    The integers are read by one ``json.loads`` of the text with "/" and " " made ",": after the checks below this
+    reads exactly the integers of the entries, in order, two per entry (numerator, denominator):
+
+    * every character is one of ``-0123456789/`` and the space, and there are exactly len(row) - 1 spaces, so no
+      entry holds a space and the text's space-separated fields are the entries;
+    * an entry with no "/" (an integer) gets "/1" (counted); then there are exactly len(row) slashes and no entry
+      holds two, so every entry holds exactly one, and the JSON list is (p, q) entry by entry;
+    * JSON reads a field of these characters only as an integer ``-?(0|[1-9][0-9]*)``: no "+", no leading zero, no
+      empty field (else it raises, and the row is read entry by entry); "-0" is the one JSON integer that is not
+      canonical text, and a text holding "-0" anywhere is refused;
+    * each denominator is >= 2 as written (a written "/1", "/0" or "/-3" is refused: the only denominators 1 are
+      the ones added), and coprime to its numerator (for denominators that are powers of two: odd numerators).
+    """
+    if text.translate(_ROW_CHARACTERS) or "-0" in text or text.count(" ") != len(row) - 1:
+        return None
+    added = 0
+    if text.count("/") != len(row):
+        text, added = _INTEGER_ENTRY.subn(r"\g<0>/1", text)
+        if text.count("/") != len(row):
+            return None
+    if _TWO_SLASHES.search(text):
+        return None
+    try:
+        values = json.loads(f"[{text.replace(' ', ',').replace('/', ',')}]")
+    except ValueError:  # a field that is not a JSON integer ("+1", "01", "", "-")
+        return None
+    nums, dens = values[0::2], values[1::2]
+    if min(dens) < (1 if added else 2) or (added and dens.count(1) != added):
+        return None
+    distinct = set(dens)
+    if not added and all(q & (q - 1) == 0 for q in distinct):  # q = 2^e >= 2: p / q is in lowest terms iff p is odd
+        return (nums, dens) if all(map(and_, nums, repeat(1))) else None
+    return (nums, dens) if distinct == {1} or max(map(math.gcd, nums, dens)) == 1 else None
+
+
+def _float_row(row: list):
+    """(text, numerators, denominators) of a row of floats (an .npz instance), or None when an entry is not a float.
+
+    ``float.as_integer_ratio`` gives each entry in lowest terms with a positive denominator (it raises on NaN and
+    infinities: None, and ``entry`` says which); an integer-valued float is "p/1", written "p".
+    """
+    if set(map(type, row)) != {float}:  # entry refuses a float subclass: read entry by entry
+        return None
+    try:
+        pairs = list(map(float.as_integer_ratio, row))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    text = " ".join(map("%d/%d".__mod__, pairs))
+    if "/1 " in text or text.endswith("/1"):  # "/1" followed by a space or the end is exactly a denominator 1
+        text = (text + " ").replace("/1 ", " ")[:-1]
+    nums, dens = map(list, zip(*pairs))
+    return text, nums, dens
 
 
 def _parsed_row(row: list, digits: int) -> tuple:
     """(canonical text, numerators, denominators) of one row, as ``entry`` gives them entry by entry.
 
-    A row of canonical strings (what the library writes) is read in bulk: its text is the row joined by spaces,
-    the integers are read by C loops; any other row (JSON integers, floats, non-canonical text) entry by entry.
+    A row of canonical strings (what the library writes) is read in bulk (:func:`_canonical_text`), a row of floats
+    too (:func:`_float_row`); any other row (JSON integers, non-canonical text) entry by entry.
 
-    >>> _parsed_row(["3/4", "-2", "0"], 4300), _parsed_row(["6/8", 2], 4300)
-    (('3/4 -2 0', [3, -2, 0], [4, 1, 1]), ('3/4 2', [3, 2], [4, 1]))
+    >>> _parsed_row(["3/4", "-2", "0"], 4300), _parsed_row(["6/8", 2], 4300), _parsed_row([0.5, -3.0], 4300)
+    (('3/4 -2 0', [3, -2, 0], [4, 1, 1]), ('3/4 2', [3, 2], [4, 1]), ('1/2 -3', [1, -3], [2, 1]))
     """
     try:
         text = " ".join(row)
     except TypeError:  # an entry that is not a string
         text = None
-    if text is not None and (len(text) <= digits or max(map(len, row)) <= digits):
-        if text.count(" ") == len(row) - 1 and _CANONICAL_ROW.fullmatch(text):  # no entry holds a space
-            parts = list(map(str.partition, row, repeat("/")))
-            nums = list(map(int, map(itemgetter(0), parts)))
-            dens = list(map(_DENOMINATORS.__getitem__, map(itemgetter(2), parts)))
-            if max(map(math.gcd, nums, dens)) == 1:
-                return text, nums, dens
+        if type(row[0]) is float:
+            floats = _float_row(row)
+            if floats is not None:
+                return floats
+    if text is not None and (len(text) <= digits or max(map(len, row)) <= digits):  # json's int() is within limits
+        read = _canonical_text(row, text)
+        if read is not None:
+            return text, read[0], read[1]
     es = [entry(v, digits) for v in row]
     return " ".join([e[2] for e in es]), [e[0] for e in es], [e[1] for e in es]
 

@@ -52,7 +52,7 @@ class Packed:
         >>> Packed([[2, 3]]).dot([-4, 1])
         [-5]
         """
-        bound = self.norm * max(map(abs, x))  # |M[i] . x| <= bound
+        bound = self.norm * max(max(x), -min(x))  # |M[i] . x| <= bound (max |x[l]|, without a list of abs)
         nbytes = (bound.bit_length() + 8) // 8  # w = 8 nbytes >= bit_length(bound) + 1, so bound < 2^(w-1)
         P, H, slots, half = self._by_width.get(nbytes) or self._packing(nbytes)
         digits = (sum(map(mul, P, x)) + H).to_bytes(self.rows * nbytes, "little")  # every digit in [0, 2^w)
