@@ -57,6 +57,8 @@ _TIMED_OUT = "the search ran out of its time limit without deciding"
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
+#: conflicts per solver call of a search that may pause (:meth:`CaseSearch.run` with ``until``)
+PAUSE_SLICE = 2000
 #: where :func:`solve_case` takes the hints of its refutation: the solver's LRAT trace, or its DRUP proof trimmed by us
 PROOFS = ("lrat", "drup")
 
@@ -303,14 +305,17 @@ class CaseSearch:
             self.sat = None
 
     def run(self, *, deadline: float | None = None, max_rounds: int | None = None,
-            conflicts: int | None = None) -> CaseResult | None:
-        """Continue the search: its :class:`CaseResult`, or None when undecided after one solver round of at most
-        ``conflicts`` conflicts (a budget for this call; a model it finds is left for the next call, which
-        finds it again or, after :meth:`reset` and :meth:`set_phases`, another). ``max_rounds`` counts this
-        case's rounds."""
+            conflicts: int | None = None, rounds: int = 1, until: float | None = None) -> CaseResult | None:
+        """Continue the search: its :class:`CaseResult`, or None when it pauses undecided.
+
+        It pauses after ``rounds`` solver rounds of at most ``conflicts`` conflicts each (a budget for this call;
+        each model found is refuted and its lemmas added), or, with ``until`` (a ``time.monotonic()`` value), at
+        the first slice of :data:`PAUSE_SLICE` conflicts or round that ends after it. Otherwise until decided.
+        A solver call cut short is not a round; ``max_rounds`` counts this case's rounds."""
         if self.result is not None:
             return self.result
         R, store, stats, sat = self.R, self.store, self.stats, self.sat
+        left = rounds
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeLimitExceeded(_TIMED_OUT)
@@ -321,14 +326,16 @@ class CaseSearch:
             if self.progress is not None:
                 self.progress(stats)
             t = time.monotonic()
-            if conflicts is None:
-                found = solve_until(sat, deadline)
-            else:
+            if conflicts is not None:
                 sat.conf_budget(conflicts)
                 found = sat.solve_limited()
+            elif until is not None:
+                found = _solve_paused(sat, deadline, until)
+            else:
+                found = solve_until(sat, deadline)
             stats["solve_seconds"] += time.monotonic() - t
-            if found is None or (found and conflicts is not None):  # undecided for now
-                stats["rounds"] -= found is not None  # a model not looked at is no round
+            if found is None:  # the budget ran out: undecided for now
+                stats["rounds"] -= 1
                 return None
             if not found:
                 break
@@ -344,6 +351,9 @@ class CaseSearch:
             self.fresh = False
             for cl in new:
                 sat.add_clause(cl)
+            left -= 1
+            if (conflicts is not None and left <= 0) or (until is not None and time.monotonic() > until):
+                return None
         data = (trace(sat), sat.order) if self.fresh else None
         self.close()
         stats["lemmas"] = len(store.clauses)
@@ -351,6 +361,19 @@ class CaseSearch:
             raise TimeLimitExceeded(_TIMED_OUT)
         self.result = _refutation(store, self.proof, data, deadline, stats)
         return self.result
+
+
+def _solve_paused(sat, deadline, until):
+    """``sat.solve()`` in slices of :data:`PAUSE_SLICE` conflicts; None once a slice ends after ``until``."""
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeLimitExceeded(_TIMED_OUT)
+        sat.conf_budget(PAUSE_SLICE)
+        res = sat.solve_limited()
+        if res is not None:
+            return res
+        if time.monotonic() > until:
+            return None
 
 
 def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:

@@ -63,13 +63,18 @@ def sign_cases(k: int) -> list[tuple[int, ...]]:
 ENGINES = ("auto", "lazy", "tree")
 #: a float fit is asked which case to try first (:mod:`exactrelu.decide.hint`) when there are more than this many
 #: activation literals (n k), or, between cases, after this many seconds: small instances are decided sooner
-#: than the fit takes
+#: than the fit takes (the tree engine and a given U)
 HINT_LITERALS = 40
 HINT_AFTER = 0.25
-#: unknown U, lazy engine: every case first gets one solver round of at most this many conflicts (most cases of
-#: the reduction's instances fall to their eager lemmas at once); the float hint is asked only when two or more
-#: cases are still open after that (a fit that cannot succeed cost 2.3 s of a 4.4 s decision at N = 200)
+#: unknown U, lazy engine: every case first gets QUICK_ROUNDS solver rounds of at most QUICK_CONFLICTS conflicts
+#: (most cases of the reduction's instances fall to their eager lemmas at once); the cases still open then search
+#: for about as long as the float fit would take (HINT_AFTER + n d k / HINT_RATE seconds: 1.6 s at n = 840,
+#: d = 200, k = 2, where the fit took 1.8 s on the loaded machine), and only if one is still open is the fit asked
+#: (a rent-or-buy rule: at most about twice the better of the two). A fit that cannot succeed (an unsatisfiable
+#: instance) cost 2.3 s of a 4.4 s decision at N = 200 when it was asked first.
 QUICK_CONFLICTS = 1000
+QUICK_ROUNDS = 3
+HINT_RATE = 2.5e5
 
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
@@ -211,9 +216,10 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
 def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats, progress, proof):
     """Unknown U, lazy engine: ``("realizable", network)`` or ``("refuted", {case number: certificate case})``.
 
-    Each case's search is made (its eager lemmas) and given one budgeted solver round, in the fixed order; a
-    float fit then orders the cases still open (:func:`_first_case`) when two or more are, and they are resumed
-    (no work is lost: each keeps its solver and its trace) until decided.
+    Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
+    the cases still open then search until about the time a float fit would take (:data:`HINT_RATE`); if some
+    are still open, the fit orders them (:func:`_first_case`: the case it names first, on a fresh solver with
+    the fit's phases) and they are resumed until decided. Every case keeps its solver and lemmas between calls.
     """
     from .lazy import CaseSearch
 
@@ -245,11 +251,19 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
             shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
             search = searches[number] = CaseSearch(X, Y, Uc, method=method, proof=proof, progress=shown,
                                                    shared=shared)
-            res = search.run(deadline=deadline, max_rounds=budget(search), conflicts=QUICK_CONFLICTS)
+            res = search.run(deadline=deadline, max_rounds=budget(search), conflicts=QUICK_CONFLICTS,
+                              rounds=QUICK_ROUNDS)
             if res is not None and (net := settle(number, res)) is not None:
                 return "realizable", net
         still = list(searches)
-        if len(still) >= 2 and (len(X) * k > HINT_LITERALS or time.monotonic() - start > HINT_AFTER):
+        until = time.monotonic() + HINT_AFTER + len(X) * len(X[0]) * k / HINT_RATE if still else None
+        for number in list(still):  # rent: search as long as the fit would take
+            res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]), until=until)
+            if res is not None:
+                still.remove(number)
+                if (net := settle(number, res)) is not None:
+                    return "realizable", net
+        if still:  # buy: a float fit names the case to resume first and its phases
             first, phases = _first_case(X, Y, k, False, "lazy", stats)
             if first in still:
                 still.remove(first)
