@@ -186,11 +186,24 @@ def test_a_case_search_paused_and_resumed_decides_as_one_run():
     s.close()
 
 
-def test_unknown_u_decisions_do_not_ask_the_float_fit_when_the_first_tries_decide():
-    inst = _unsat(10, 4)
-    res = decide(inst)  # every case but (1, 1) falls to the gadget's lemmas; (1, 1) is refuted before the fit pays
-    assert res.status == "not-realizable" and "hint_case" not in res.evidence
+def test_unknown_u_asks_the_float_fit_only_for_cases_left_open_past_the_rent(monkeypatch):
+    from exactrelu.decide import pattern_search
+    from exactrelu.instances import planted
+
+    monkeypatch.setattr(pattern_search, "HINT_AFTER", 0.0)  # the fit is bought as soon as a case stays open
+    monkeypatch.setattr(pattern_search, "HINT_RATE", float("inf"))
+    inst = _unsat(12, 3)
+    res = decide(inst)  # (1, 1) and every other case fall within their first tries: no case is left for the fit
+    assert res.status == "not-realizable" and "hint_seconds" not in res.evidence
     assert verify(res.certificate, inst).startswith("not-realizable")
+    sat = planted(d=3, k=2, m=1, n=25, seed=5)
+    bought = decide(sat)
+    assert "hint_seconds" in bought.evidence
+    monkeypatch.setattr(pattern_search, "HINT_AFTER", 1e9)  # the search always finishes before the fit would pay
+    rented = decide(sat)
+    assert "hint_seconds" not in rented.evidence
+    for r in (bought, rented):
+        assert r.realizable and r.network.evaluate_exact(sat.inputs) == sat.labels
 
 
 def _plain_reach(n, src, dst, root):
