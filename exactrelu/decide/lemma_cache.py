@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from fractions import Fraction
@@ -144,8 +145,7 @@ def verified(R, members: list, refutations) -> bool:
         for core, assumed in refutations:
             if not core or any(not (0 <= p < n) or i not in R.rel for p, i in assumed):
                 return False
-            acc: dict = {}
-            rhs = Fraction(0)
+            built = []
             for (kind, p, x), y in core:
                 if not 0 <= p < n:
                     return False
@@ -168,10 +168,16 @@ def verified(R, members: list, refutations) -> bool:
                     row, s = R.half_row(j, x, sign, tuple(assumed[(p, u)] for u in us))
                 else:
                     return False
-                c = y / s  # y multiplies the original row; the built row is s times it
+                built.append((row, Fraction(y) / s))  # y multiplies the original row; the built row is s times it
+            # integer rows, integer multipliers: the Fractions' common denominator L > 0 keeps every sign
+            L = math.lcm(*(c.denominator for _, c in built))
+            acc: dict = {}
+            rhs = 0
+            for row, c in built:
+                ci = c.numerator * (L // c.denominator)
                 for key, a in row.coefs.items():
-                    acc[key] = acc.get(key, 0) + c * a
-                rhs += c * row.rhs
+                    acc[key] = acc.get(key, 0) + ci * a
+                rhs += ci * row.rhs
             if any(v != 0 for v in acc.values()) or rhs >= 0:
                 return False
     except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError):
