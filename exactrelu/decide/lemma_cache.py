@@ -34,7 +34,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -207,20 +206,14 @@ def _write(path: Path, key: str, refutations) -> None:
     payload = _encode(refutations)
     text = json.dumps({"format": CACHE_FORMAT, "version": 1, "key": key, "refutations": payload,
                        "sha256": _digest(payload)}, separators=(",", ":"))
+    from ..errors import InvalidInput
+    from ..io.files import atomic_output
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)  # a reader sees the old file or the new one (a torn one fails its checksum)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError:  # a read-only or full disk: no cache, same answers
+        with atomic_output(path, what="lemma cache file") as fh:  # a reader sees the old file or the new one
+            fh.write(text)
+    except (OSError, InvalidInput):  # a read-only or full disk: no cache, same answers
         pass
 
 
