@@ -257,7 +257,7 @@ class CaseSearch:
     >>> inst, _ = NaeToRelu().apply(NAEFormula(1, [(1, 1, 1)]))
     >>> X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
     >>> s = CaseSearch(X, Y, [[Fraction(1), Fraction(0)]])
-    >>> s.run(conflicts=1000).status   # the gadget's lemmas alone refute u = (1, 0)
+    >>> s.run(conflicts=1000, rounds=5).status   # a few brief rounds refute u = (1, 0)
     'not-realizable'
     >>> s.close()
     """
