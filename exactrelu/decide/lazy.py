@@ -309,8 +309,9 @@ class CaseSearch:
         """Continue the search: its :class:`CaseResult`, or None when it pauses undecided.
 
         It pauses after ``rounds`` solver rounds of at most ``conflicts`` conflicts each (a budget for this call;
-        each model found is refuted and its lemmas added), or, with ``until`` (a ``time.monotonic()`` value), at
-        the first slice of :data:`PAUSE_SLICE` conflicts or round that ends after it. Otherwise until decided.
+        each model found is refuted and its lemmas added), or, with ``until`` (a ``time.process_time()`` value:
+        CPU seconds, so that a loaded machine does not shorten it), at the first slice of :data:`PAUSE_SLICE`
+        conflicts or round that ends after it. Otherwise until decided.
         A solver call cut short is not a round; ``max_rounds`` counts this case's rounds."""
         if self.result is not None:
             return self.result
@@ -352,7 +353,7 @@ class CaseSearch:
             for cl in new:
                 sat.add_clause(cl)
             left -= 1
-            if (conflicts is not None and left <= 0) or (until is not None and time.monotonic() > until):
+            if (conflicts is not None and left <= 0) or (until is not None and time.process_time() > until):
                 return None
         data = (trace(sat), sat.order) if self.fresh else None
         self.close()
@@ -364,7 +365,7 @@ class CaseSearch:
 
 
 def _solve_paused(sat, deadline, until):
-    """``sat.solve()`` in slices of :data:`PAUSE_SLICE` conflicts; None once a slice ends after ``until``."""
+    """``sat.solve()`` in slices of :data:`PAUSE_SLICE` conflicts; None once a slice ends after ``until`` (CPU time)."""
     while True:
         if deadline is not None and time.monotonic() > deadline:
             raise TimeLimitExceeded(_TIMED_OUT)
@@ -372,7 +373,7 @@ def _solve_paused(sat, deadline, until):
         res = sat.solve_limited()
         if res is not None:
             return res
-        if time.monotonic() > until:
+        if time.process_time() > until:
             return None
 
 

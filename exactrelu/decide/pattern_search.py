@@ -68,7 +68,7 @@ HINT_LITERALS = 40
 HINT_AFTER = 0.25
 #: unknown U, lazy engine: every case first gets QUICK_ROUNDS solver rounds of at most QUICK_CONFLICTS conflicts
 #: (most cases of the reduction's instances fall to their eager lemmas at once); the cases still open then search
-#: for about as long as the float fit would take (HINT_AFTER + n d k / HINT_RATE seconds: 1.6 s at n = 840,
+#: for about as long as the float fit would take (HINT_AFTER + n d k / HINT_RATE CPU seconds: 1.6 s at n = 840,
 #: d = 200, k = 2, where the fit took 1.8 s on the loaded machine), and only if one is still open is the fit asked
 #: (a rent-or-buy rule: at most about twice the better of the two). A fit that cannot succeed (an unsatisfiable
 #: instance) cost 2.3 s of a 4.4 s decision at N = 200 when it was asked first.
@@ -256,7 +256,8 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
             if res is not None and (net := settle(number, res)) is not None:
                 return "realizable", net
         still = list(searches)
-        until = time.monotonic() + HINT_AFTER + len(X) * len(X[0]) * k / HINT_RATE if still else None
+        # the rent is CPU time (the fit's cost is CPU work): on a loaded machine wall time would buy the fit early
+        until = time.process_time() + HINT_AFTER + len(X) * len(X[0]) * k / HINT_RATE if still else None
         for number in list(still):  # rent: search as long as the fit would take
             res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]), until=until)
             if res is not None:
