@@ -12,7 +12,18 @@ settings.register_profile("thorough", max_examples=500, deadline=None, print_blo
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+import atexit
+import shutil
+import tempfile
+
 import pytest
+
+# The lazy engine's cache of compiled cluster shapes (exactrelu/decide/lemma_cache.py) goes to a directory of this
+# run, not to ~/.cache; subprocesses (the CLI tests) inherit it. A test about the cache sets its own.
+if "EXACTRELU_CACHE" not in os.environ:
+    _CACHE = tempfile.mkdtemp(prefix="exactrelu-test-cache-")
+    os.environ["EXACTRELU_CACHE"] = _CACHE
+    atexit.register(shutil.rmtree, _CACHE, True)
 
 #: Thread variables that Dask's local cluster writes into the parent process's environment; a test that
 #: starts one must not change how BLAS threads are chosen in the tests (and doctests) after it.

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
-from .clusters import clusters, compile_cluster, singletons
+from .clusters import clusters, singletons
 from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
 from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
 
-__all__ = ["solve_case", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
+__all__ = ["solve_case", "CaseSearch", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
 # errors.SearchLimit, kept for one release
 
 _TIMED_OUT = "the search ran out of its time limit without deciding"
@@ -57,6 +57,8 @@ _TIMED_OUT = "the search ran out of its time limit without deciding"
 #: with at most this many case-tree nodes per shape; the others are checked lazily
 EAGER_LITERALS = 16
 EAGER_NODES = 20000
+#: conflicts per solver call of a search that may pause (:meth:`CaseSearch.run` with ``until``)
+PAUSE_SLICE = 2000
 #: where :func:`solve_case` takes the hints of its refutation: the solver's LRAT trace, or its DRUP proof trimmed by us
 PROOFS = ("lrat", "drup")
 
@@ -90,8 +92,11 @@ def _symmetry_clauses(R: Rows, sym) -> list[list[int]]:
     return [[R.lit(j0, a), -R.lit(j0, b)] for cls in sym["classes"] for a, b in zip(cls, cls[1:])]
 
 
-def _eager(R: Rows, store: LemmaStore, method: str, stats: dict) -> list:
-    """Compile every small cluster (once per shape) into template lemmas; return the clusters left lazy."""
+def _eager(R: Rows, store: LemmaStore, method: str, stats: dict, shared: dict | None = None) -> list:
+    """Compile every small cluster (once per shape, through :mod:`exactrelu.decide.lemma_cache`) into template
+    lemmas; return the clusters left lazy. ``shared`` keeps the clusters for the other cases of the instance."""
+    from .lemma_cache import compiled as compile_shape
+
     compiled: dict = {}
     lazy: list = []
     covered: set = set()
@@ -99,7 +104,7 @@ def _eager(R: Rows, store: LemmaStore, method: str, stats: dict) -> list:
     def eager(c):
         if c.shape not in compiled:
             small = len(c.members) * len(R.rel) <= EAGER_LITERALS
-            compiled[c.shape] = compile_cluster(R, c.members, method, stats, EAGER_NODES) if small else None
+            compiled[c.shape] = compile_shape(R, c.members, c.coords, method, stats, EAGER_NODES) if small else None
         done = compiled[c.shape]
         if done is None:
             lazy.append(c)
@@ -107,7 +112,12 @@ def _eager(R: Rows, store: LemmaStore, method: str, stats: dict) -> list:
         covered.update(c.members)
         store.instance(c.shape, done, c.members, c.coords)
 
-    for c in clusters(R):
+    found = None if shared is None else shared.get("clusters")
+    if found is None:
+        found = clusters(R)
+        if shared is not None:
+            shared["clusters"] = found
+    for c in found:
         eager(c)
     for c in singletons(R, covered):
         eager(c)
@@ -212,7 +222,8 @@ def _active(R: Rows, model) -> dict:
 
 
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
-               symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None) -> CaseResult:
+               symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None,
+               shared: dict | None = None) -> CaseResult:
     """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
@@ -223,26 +234,89 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). ``phases`` (``{(j, i): active}``, e.g. from a float fit,
     :mod:`exactrelu.decide.hint`) are the solver's first guesses; they change the search, never the answer.
-    See the module docstring for the method.
+    ``shared`` (a dict, the same for every case of one instance) keeps what the cases share: the clusters and
+    the integer rows of X. See the module docstring for the method; :class:`CaseSearch` is the same search,
+    resumable.
     """
-    from pysat.solvers import Solver
-
-    t0 = time.monotonic()
-    R = Rows(X, Y, U)
-    stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
-    store = LemmaStore(R)
-    lazy = _eager(R, store, method, stats)
-    stats["clusters"] = len(lazy)
-    sym = _symmetry(R) if symmetry else None
-    if sym:
-        store.add_symmetry(sym, _symmetry_clauses(R, sym))
-    stats["lemma_seconds"] = time.monotonic() - t0
-    traced = lrat_solver(store.clauses) if proof == "lrat" and all(store.clauses) else None
-    fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
-    cache: dict = {}
-    with traced or Solver(name="cadical195", bootstrap_with=store.clauses) as sat:
+    search = CaseSearch(X, Y, U, method=method, symmetry=symmetry, proof=proof, progress=progress, shared=shared)
+    try:
         if phases:
-            sat.set_phases([R.lit(j, i) if a else -R.lit(j, i) for (j, i), a in phases.items() if i in R.rel])
+            search.set_phases(phases)
+        return search.run(deadline=deadline, max_rounds=max_rounds)
+    finally:
+        search.close()
+
+
+class CaseSearch:
+    """The search of :func:`solve_case`, resumable: :meth:`run` with a conflict budget may stop undecided.
+
+    The eager phase runs when it is made; every :meth:`run` continues the same solver (its LRAT trace
+    grows), so a case tried briefly and resumed later loses no work. :meth:`close` frees the solver.
+
+    >>> from exactrelu.hardness import NAEFormula, NaeToRelu
+    >>> inst, _ = NaeToRelu().apply(NAEFormula(1, [(1, 1, 1)]))
+    >>> X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
+    >>> s = CaseSearch(X, Y, [[Fraction(1), Fraction(0)]])
+    >>> s.run(conflicts=1000, rounds=5).status   # a few brief rounds refute u = (1, 0)
+    'not-realizable'
+    >>> s.close()
+    """
+
+    def __init__(self, X, Y, U, *, method: str = "auto", symmetry: bool = True, proof: str = "lrat", progress=None,
+                 shared: dict | None = None):
+        t0 = time.monotonic()
+        self.method, self.proof, self.progress = method, proof, progress
+        self.R = R = Rows(X, Y, U, like=None if shared is None else shared.get("rows"))
+        if shared is not None:
+            shared.setdefault("rows", R)
+        self.stats = stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
+        self.store = store = LemmaStore(R)
+        self.lazy = _eager(R, store, method, stats, shared)
+        stats["clusters"] = len(self.lazy)
+        sym = _symmetry(R) if symmetry else None
+        if sym:
+            store.add_symmetry(sym, _symmetry_clauses(R, sym))
+        stats["lemma_seconds"] = time.monotonic() - t0
+        self.sat = None
+        self.cache: dict = {}
+        self.result: CaseResult | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        """A new solver on the clauses so far (its own trace from the start; no learnt clause kept)."""
+        self.close()
+        clauses = self.store.clauses
+        traced = lrat_solver(clauses) if self.proof == "lrat" and all(clauses) else None
+        self.fresh = traced is not None  # the trace numbers exactly store.clauses while no clause is added
+        if traced is None:
+            from pysat.solvers import Solver
+
+            traced = Solver(name="cadical195", bootstrap_with=clauses)
+        self.sat = traced
+
+    def set_phases(self, phases: dict) -> None:
+        """The solver's next guesses ``{(j, i): active}`` (they change the search, never the answer)."""
+        R = self.R
+        self.sat.set_phases([R.lit(j, i) if a else -R.lit(j, i) for (j, i), a in phases.items() if i in R.rel])
+
+    def close(self) -> None:
+        if self.sat is not None:
+            self.sat.delete()
+            self.sat = None
+
+    def run(self, *, deadline: float | None = None, max_rounds: int | None = None,
+            conflicts: int | None = None, rounds: int = 1, until: float | None = None) -> CaseResult | None:
+        """Continue the search: its :class:`CaseResult`, or None when it pauses undecided.
+
+        It pauses after ``rounds`` solver rounds of at most ``conflicts`` conflicts each (a budget for this call;
+        each model found is refuted and its lemmas added), or, with ``until`` (a ``time.process_time()`` value:
+        CPU seconds, so that a loaded machine does not shorten it), at the first slice of :data:`PAUSE_SLICE`
+        conflicts or round that ends after it. Otherwise until decided.
+        A solver call cut short is not a round; ``max_rounds`` counts this case's rounds."""
+        if self.result is not None:
+            return self.result
+        R, store, stats, sat = self.R, self.store, self.stats, self.sat
+        left = rounds
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeLimitExceeded(_TIMED_OUT)
@@ -250,29 +324,57 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
                 raise SearchLimit(f"the search used its {max_rounds} solver rounds without deciding")
             stats["rounds"] += 1
             stats["lemmas"] = len(store.clauses)
-            if progress is not None:
-                progress(stats)
+            if self.progress is not None:
+                self.progress(stats)
             t = time.monotonic()
-            found = solve_until(sat, deadline)
+            if conflicts is not None:
+                sat.conf_budget(conflicts)
+                found = sat.solve_limited()
+            elif until is not None:
+                found = _solve_paused(sat, deadline, until)
+            else:
+                found = solve_until(sat, deadline)
             stats["solve_seconds"] += time.monotonic() - t
+            if found is None:  # the budget ran out: undecided for now
+                stats["rounds"] -= 1
+                return None
             if not found:
                 break
             t = time.monotonic()
-            point, new = _refute_model(R, store, lazy, cache, _active(R, sat.get_model()), method, stats)
+            point, new = _refute_model(R, store, self.lazy, self.cache, _active(R, sat.get_model()), self.method, stats)
             stats["lemma_seconds"] += time.monotonic() - t
             if point is not None:
                 V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
                      for i in range(R.k)]
                 stats["lemmas"] = len(store.clauses)
-                return CaseResult("realizable", V=V, stats=stats)
-            fresh = False
+                self.result = CaseResult("realizable", V=V, stats=stats)
+                return self.result
+            self.fresh = False
             for cl in new:
                 sat.add_clause(cl)
-        data = (trace(sat), sat.order) if fresh else None
-    stats["lemmas"] = len(store.clauses)
-    if deadline is not None and time.monotonic() > deadline:
-        raise TimeLimitExceeded(_TIMED_OUT)
-    return _refutation(store, proof, data, deadline, stats)
+            left -= 1
+            if (conflicts is not None and left <= 0) or (until is not None and time.process_time() > until):
+                return None
+        data = (trace(sat), sat.order) if self.fresh else None
+        self.close()
+        stats["lemmas"] = len(store.clauses)
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeLimitExceeded(_TIMED_OUT)
+        self.result = _refutation(store, self.proof, data, deadline, stats)
+        return self.result
+
+
+def _solve_paused(sat, deadline, until):
+    """``sat.solve()`` in slices of :data:`PAUSE_SLICE` conflicts; None once a slice ends after ``until`` (CPU time)."""
+    while True:
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeLimitExceeded(_TIMED_OUT)
+        sat.conf_budget(PAUSE_SLICE)
+        res = sat.solve_limited()
+        if res is not None:
+            return res
+        if time.process_time() > until:
+            return None
 
 
 def _refutation(store: LemmaStore, proof: str, data, deadline, stats) -> CaseResult:

@@ -63,9 +63,18 @@ def sign_cases(k: int) -> list[tuple[int, ...]]:
 ENGINES = ("auto", "lazy", "tree")
 #: a float fit is asked which case to try first (:mod:`exactrelu.decide.hint`) when there are more than this many
 #: activation literals (n k), or, between cases, after this many seconds: small instances are decided sooner
-#: than the fit takes
+#: than the fit takes (the tree engine and a given U)
 HINT_LITERALS = 40
 HINT_AFTER = 0.25
+#: unknown U, lazy engine: every case first gets QUICK_ROUNDS solver rounds of at most QUICK_CONFLICTS conflicts
+#: (most cases of the reduction's instances fall to their eager lemmas at once); the cases still open then search
+#: for about as long as the float fit would take (HINT_AFTER + n d k / HINT_RATE CPU seconds: 1.6 s at n = 840,
+#: d = 200, k = 2, where the fit took 1.8 s on the loaded machine), and only if one is still open is the fit asked
+#: (a rent-or-buy rule: at most about twice the better of the two). A fit that cannot succeed (an unsatisfiable
+#: instance) cost 2.3 s of a 4.4 s decision at N = 200 when it was asked first.
+QUICK_CONFLICTS = 1000
+QUICK_ROUNDS = 3
+HINT_RATE = 2.5e5
 
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
@@ -119,6 +128,13 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     refuted = {}
     pending, hinted, phases, first = list(range(1, len(cases) + 1)), False, None, None
     try:
+        if engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
+            kind, out = _lazy_cases(X, Y, cases, k, instance.d, method, max_nodes, time_limit, start, stats, progress,
+                                    proof)
+            if kind == "realizable":
+                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
+                return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
+            refuted, pending = out, []
         while pending:
             if not hinted and (len(X) * k > HINT_LITERALS or time.monotonic() - start > HINT_AFTER):  # ask a float fit
                 hinted = True
@@ -195,6 +211,83 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
         return "realizable", _network(Uc, s, res.point, d)
     stats["lemma_hits"] = stats.get("lemma_hits", 0) + s.lemma_hits
     return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
+
+
+def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats, progress, proof):
+    """Unknown U, lazy engine: ``("realizable", network)`` or ``("refuted", {case number: certificate case})``.
+
+    Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
+    the cases still open then search until about the time a float fit would take (:data:`HINT_RATE`); if some
+    are still open, the fit orders them (:func:`_first_case`: the case it names first, on a fresh solver with
+    the fit's phases) and they are resumed until decided. Every case keeps its solver and lemmas between calls.
+    """
+    from .lazy import CaseSearch
+
+    deadline = None if time_limit is None else start + time_limit
+    shared: dict = {}
+    searches: dict = {}
+    refuted: dict = {}
+
+    def budget(search):
+        if max_rounds is None:
+            return None
+        used = stats.get("rounds", 0) + sum(o.stats["rounds"] for o in searches.values())
+        return search.stats["rounds"] + max(max_rounds - used, 0)
+
+    def settle(number, res):
+        search = searches.pop(number)
+        search.close()
+        for key, v in res.stats.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                stats[key] = stats.get(key, 0) + v
+        Uc = cases[number - 1]
+        if res.status == "realizable":
+            return _lazy_network(Uc, res.V, d)
+        refuted[number] = {"U": [[format_rational(x) for x in row] for row in Uc], **res.case}
+        return None
+
+    try:
+        for number, Uc in enumerate(cases, 1):
+            shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
+            search = searches[number] = CaseSearch(X, Y, Uc, method=method, proof=proof, progress=shown,
+                                                   shared=shared)
+            res = search.run(deadline=deadline, max_rounds=budget(search), conflicts=QUICK_CONFLICTS,
+                              rounds=QUICK_ROUNDS)
+            if res is not None and (net := settle(number, res)) is not None:
+                return "realizable", net
+        still = list(searches)
+        # the rent is CPU time (the fit's cost is CPU work): on a loaded machine wall time would buy the fit early
+        until = time.process_time() + HINT_AFTER + len(X) * len(X[0]) * k / HINT_RATE if still else None
+        for number in list(still):  # rent: search as long as the fit would take
+            res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]), until=until)
+            if res is not None:
+                still.remove(number)
+                if (net := settle(number, res)) is not None:
+                    return "realizable", net
+        if still:  # buy: a float fit names the case to resume first and its phases
+            first, phases = _first_case(X, Y, k, False, "lazy", stats)
+            if first in still:
+                still.remove(first)
+                still.insert(0, first)
+                if phases:  # a fresh solver: phases set on one that has searched already count for little
+                    searches[first].reset()
+                    searches[first].set_phases(phases)
+        for number in still:
+            before = searches[number].stats["rounds"]
+            res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]))
+            if number == stats.get("hint_case"):
+                stats["hint_case_rounds"] = res.stats["rounds"] - before  # rounds after the hint
+            if (net := settle(number, res)) is not None:
+                return "realizable", net
+    finally:
+        for search in searches.values():
+            search.close()
+    return "refuted", refuted
+
+
+def _lazy_network(Uc, V, d) -> Network:
+    Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
+    return Network(Uq, QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)
 
 
 def _checked(cert, instance, stats) -> str:

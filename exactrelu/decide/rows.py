@@ -252,21 +252,30 @@ class Rows:
     True
     """
 
-    def __init__(self, X, Y, U):
+    def __init__(self, X, Y, U, *, like: "Rows | None" = None):
         self.X, self.Y, self.U = X, Y, U
-        self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
-        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
-        self._units = [[i for i in self.rel if U[r][i] != 0] for r in range(self.m)]
-        self._mixed = [any(U[r][i] > 0 for i in us) and any(U[r][i] < 0 for i in us) for r, us in enumerate(self._units)]
-        self.mixed = any(self._mixed)
+        if like is not None and like.X is X and like.Y is Y:  # another U on the same data: share what U does not change
+            self._for_u(U)
+            self.order, self.supp, self.xint = like.order, like.supp, like.xint
+            self.cache: dict = {}
+            return
+        self._for_u(U)
         #: samples with large labels first (their equations constrain most): the lazy engine's prefix order
-        self.order = sorted(range(self.n), key=lambda j: (-max((abs(y) for y in Y[j]), default=0), j))  # some output has units of both signs: half rows say more than nothing
+        self.order = sorted(range(self.n), key=lambda j: (-max((abs(y) for y in Y[j]), default=0), j))
         self.supp = [tuple([t for t, x in enumerate(row) if x]) for row in X]
         self.xint = []
         for j in range(self.n):
             s = math.lcm(*(X[j][t].denominator for t in self.supp[j])) if self.supp[j] else 1
             self.xint.append((s, {t: int(X[j][t] * s) for t in self.supp[j]}))
-        self.cache: dict = {}
+        self.cache = {}
+
+    def _for_u(self, U) -> None:
+        X, Y = self.X, self.Y
+        self.n, self.d, self.m, self.k = len(X), len(X[0]), len(Y[0]), len(U[0])
+        self.rel = [i for i in range(self.k) if any(U[r][i] != 0 for r in range(self.m))]
+        self._units = [[i for i in self.rel if U[r][i] != 0] for r in range(self.m)]
+        self._mixed = [any(U[r][i] > 0 for i in us) and any(U[r][i] < 0 for i in us) for r, us in enumerate(self._units)]
+        self.mixed = any(self._mixed)  # some output has units of both signs: half rows say more than nothing
 
     def lit(self, j: int, i: int) -> int:
         return j * self.k + i + 1
