@@ -177,3 +177,13 @@ def test_cli_stream_and_check(small, tmp_path, capsys):
     assert main(["recover", str(js), "-k", "1", "--stream"]) == 2
     with pytest.raises(InvalidInput):
         map_npz_instance(str(js))
+
+
+def test_a_nan_outside_the_subset_is_refused(tmp_path):
+    X, Y = _arrays(300, seed=2)
+    X[297, 1] = np.nan  # not among the 50 evenly spread samples: the exact phase never sees it; the block verification takes every float exactly
+    with pytest.raises(InvalidInput, match="NaN|finite"):
+        recover_streaming(_save(tmp_path / "n.npz", X, Y), k=2, subset=50, block=64)
+    with pytest.raises(checker.UnreadableInput, match="non-finite"):
+        checker.check(realizes_certificate(Instance.from_arrays(*_arrays(300, seed=2)), planted_network()),
+                      checker.load_instance(str(tmp_path / "n.npz"), parse=False))
