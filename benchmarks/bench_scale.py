@@ -4,6 +4,7 @@
     python benchmarks/bench_scale.py --sizes 200,20,20,20000
     python benchmarks/bench_scale.py --workers 2           # also the check in 2 forked workers
     python benchmarks/bench_scale.py --torch --fit         # PyTorch beside each size, and the noisy fit at n = 10^6
+    python benchmarks/bench_scale.py --stream 10000000     # (20,5,5,n) from an .npz: recover + check, two processes
 
 For each (d, k, m, n): a planted Gaussian instance (integer weights, float64 inputs taken exactly), exactrelu's
 ``recover`` from the float64 inputs and exact labels (proposal, exact phase, certificate, independent check,
@@ -166,6 +167,54 @@ def print_summary(rows: list) -> None:
               f"{r['peak_rss_mb']:.0f} | {torch} | {ratio} |", flush=True)
 
 
+def make_npz(path: str, n: int, d: int = 20, k: int = 5, m: int = 5, bits: int = 20, seed: int = 1) -> None:
+    """A planted (d, k, m, n) instance as a stored .npz: Gaussian inputs rounded to multiples of 2^-bits, integer
+    weights in [-3, 3], labels computed in float64 and exact there (every partial sum is a multiple of 2^-bits below
+    2^(53 - bits) in magnitude, so no float operation rounds; the recovery and the checker verify it anyway)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    V = rng.integers(-3, 4, (k, d)).astype(np.float64)
+    U = rng.integers(-3, 4, (m, k)).astype(np.float64)
+    while np.linalg.matrix_rank(U) < k:
+        U = rng.integers(-3, 4, (m, k)).astype(np.float64)
+    X, Y = np.empty((n, d)), np.empty((n, m))
+    for a in range(0, n, 1 << 20):
+        x = np.ldexp(np.round(np.ldexp(rng.standard_normal((min(1 << 20, n - a), d)), bits)), -bits)
+        X[a:a + len(x)], Y[a:a + len(x)] = x, np.maximum(x @ V.T, 0) @ U.T
+    np.savez(path, inputs=X, labels=Y)
+
+
+def stream_row(n: int, workdir: str | None = None) -> dict:
+    """The (20, 5, 5, n) row from an .npz file: ``exactrelu recover --json`` (streaming: the exact phase on a subset,
+    every sample verified in blocks, no in-process check) and ``exactrelu check`` (the independent checker, reading
+    the .npz a block of rows at a time), each in its own process: wall, CPU, phases and peak RSS of each."""
+    import tempfile
+
+    tmp = Path(workdir or tempfile.mkdtemp())
+    path, cert = tmp / f"scale_{n}.npz", tmp / f"scale_{n}.cert.json"
+    t0 = time.perf_counter()
+    if not path.exists():
+        make_npz(str(path), n)
+    row = {"size": [20, 5, 5, n], "streamed": True, "instance_s": time.perf_counter() - t0,
+           "file_mb": path.stat().st_size / 2**20}
+    env = dict(os.environ, EXACTRELU_MAX_ENTRIES=str(max(20_000_000, 25 * n)))
+    exe = [sys.executable, "-c", "import sys; from exactrelu.cli import main; sys.exit(main())"]
+    for name, args in (("recover", ["recover", str(path), "-k", "5", "-o", str(cert), "--no-check", "--json"]),
+                       ("check", ["check", str(cert), str(path), "--json"])):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(exe + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        out, err = proc.stdout.read(), proc.stderr.read()  # (small: a JSON record, progress lines)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        record = json.loads(out) if out.strip().startswith("{") else {"error": err.strip()[-300:]}
+        row[name] = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
+                     "exit": proc.returncode, "timings": record.get("timings"), "result": record.get("summary") or
+                     record.get("checked") or record.get("message")}
+    return row
+
+
 def print_row(r: dict, workers: int) -> None:
     d, k, m, n = r["size"]
     par = f" | {r[f'recheck_{workers}']['wall']:.2f}" if workers > 1 and f"recheck_{workers}" in r else ""
@@ -182,12 +231,25 @@ def main() -> None:
     ap.add_argument("--torch-cap", type=float, default=300.0, help="PyTorch's time cap per size, seconds (default 300)")
     ap.add_argument("--fit", action="store_true", help="also the noisy fit at (10, 3, 5, 10^6)")
     ap.add_argument("--only-fit", action="store_true", help="only the noisy fit")
+    ap.add_argument("--stream", type=int, metavar="N", help="only the (20,5,5,N) row from an .npz, streamed")
+    ap.add_argument("--workdir", help="with --stream: where the .npz is made (kept; reused when present)")
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one size, print its row as JSON
     ap.add_argument("--one-fit", help=argparse.SUPPRESS)
     ap.add_argument("--one-torch", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         print(json.dumps(one(*map(int, args.one.split(",")), args.workers)))
+        return
+    if args.stream:
+        row = stream_row(args.stream, args.workdir)
+        for name in ("recover", "check"):
+            r = row[name]
+            print(f"{name}: wall {r['wall']:.1f} s, cpu {r['cpu']:.1f} s, peak RSS {r['peak_rss_mb']:.0f} MB, exit "
+                  f"{r['exit']}, {r['result']}; phases {r['timings']}")
+        out = Path(__file__).parent / "results" / "bench_scale_stream.json"
+        old = json.loads(out.read_text()) if out.exists() else []
+        out.write_text(json.dumps([r for r in old if r["size"] != row["size"]] + [row], indent=1))
+        print(f"saved {out}")
         return
     if args.one_fit:
         print(json.dumps(one_fit(*map(int, args.one_fit.split(",")), args.workers)))

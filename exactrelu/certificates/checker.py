@@ -99,14 +99,15 @@ def _claim(cert) -> str:
     return claim
 
 
-def check(cert: dict, instance: dict | None) -> str:
+def check(cert: dict, instance: dict | None, where: str = "the instance") -> str:
     """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data).
 
-    Claims about one network on an instance not parsed yet are checked streaming (:func:`check_streaming`).
+    Claims about one network on an instance not parsed yet are checked streaming (:func:`check_streaming`);
+    ``where`` names the instance in messages.
     """
     claim = _claim(cert)
     if claim in RANGE_CLAIMS and instance is not None and "parsed" not in instance:
-        return check_streaming(cert, instance)
+        return check_streaming(cert, instance, where)
     return CLAIMS[claim](cert, instance)
 
 
@@ -214,7 +215,7 @@ def check_parallel(cert: dict, instance: dict | None, workers: int, where: str =
     claim = _claim(cert)
     if claim in RANGE_CLAIMS and instance is not None and "parsed" not in instance and (
             workers <= 1 or "fork" not in multiprocessing.get_all_start_methods()):
-        return check_streaming(cert, instance, where)
+        return check(cert, instance, where)
     if workers <= 1 or claim not in RANGE_CLAIMS or instance is None or "parsed" in instance:
         return check(cert, _parsed(instance, where))
     n = instance_shape(instance["inputs"], instance["labels"], where)[0]
@@ -248,7 +249,8 @@ def read_certificate(cert_path: str) -> dict:
 def check_files(cert_path: str, instance_path: str | None, workers: int = 1) -> str:
     """Read both files (an unreadable one raises UnreadableInput) and verify the certificate."""
     cert = read_certificate(cert_path)
-    instance = load_instance(instance_path, parse=workers <= 1) if instance_path is not None else None
+    # not parsed here: claims checked by ranges stream the rows (an .npz a block at a time), the others parse them
+    instance = load_instance(instance_path, parse=False) if instance_path is not None else None
     return check_parallel(cert, instance, workers, where=instance_path or "the instance")
 
 

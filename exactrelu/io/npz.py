@@ -32,11 +32,11 @@ import zipfile
 import numpy as np
 
 from ..certificates.trusted.common import UnreadableInput
-from ..certificates.trusted.instance import npy_header
+from ..certificates.trusted.instance import NpzRows, npy_header
 from ..errors import InvalidInput
 from ..limits import limit, over
 
-__all__ = ["read_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES", "WEIGHT_DTYPES"]
+__all__ = ["read_npz_instance", "map_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES", "WEIGHT_DTYPES"]
 
 MEMBERS = ("inputs.npy", "labels.npy")
 DTYPES = tuple(f"{order}{kind}" for order in "<>" for kind in ("f8", "f4", "i8", "i4"))
@@ -49,6 +49,58 @@ def read_npz_instance(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray]:
     """(inputs, labels) of an ``.npz`` instance as float64 (or int64) arrays, n x d and n x m."""
     arrays = read_npz_arrays(path, MEMBERS, what="instance")
     return arrays["inputs.npy"], arrays["labels.npy"]
+
+
+def map_npz_instance(path: str | os.PathLike, *, block: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, labels) of an ``.npz`` instance, n x d and n x m, without reading the file whole.
+
+    The members are checked by the checker's own reader (the rules above). A stored (not deflated) member of
+    native-order float64 or int64 is memory-mapped, read-only: the pages are read from the file when used and
+    cost no memory of their own. Any other member (deflated, float32, the other byte order) is read ``block`` rows
+    at a time into one float64 (or int64) array, so the peak is that array plus one block; a Fortran-order
+    member is read whole. Nothing is converted yet (NaN is refused where the values are taken exactly).
+
+    >>> import numpy as np, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "i.npz")
+    >>> np.savez(path, inputs=np.arange(6.0).reshape(3, 2), labels=np.ones(3, dtype=">f4"))
+    >>> X, Y = map_npz_instance(path)
+    >>> type(X).__name__, X[2].tolist(), Y.dtype, Y.shape
+    ('memmap', [4.0, 5.0], dtype('float64'), (3, 1))
+    """
+    from ..certificates.trusted.instance import _read_npz
+
+    try:
+        members = _read_npz(str(path))
+    except FileNotFoundError:
+        raise InvalidInput(f"no such instance file: {path}") from None
+    except UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
+    try:
+        return _mapped(members["inputs"], block), _mapped(members["labels"], block)
+    except UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+_NUMPY_OF = {"d": "f8", "f": "f4", "q": "i8", "i": "i4"}
+
+
+def _mapped(rows, block: int) -> np.ndarray:
+    """One member (NpzRows, or the rows of a Fortran-order member read whole) as a 2-D array."""
+    if not isinstance(rows, NpzRows):
+        return np.asarray(rows, dtype=np.float64 if any(type(x) is float for x in rows[0]) else np.int64)
+    dtype = np.dtype(rows.fmt[0] + _NUMPY_OF[rows.fmt[1]])
+    native = np.float64 if dtype.kind == "f" else np.int64
+    if rows.offset is not None and dtype == np.dtype(native):
+        return np.memmap(rows.path, dtype=native, mode="r", offset=rows.offset + rows.start, shape=(rows.rows, rows.cols))
+    out = np.empty((rows.rows, rows.cols), dtype=native)
+    step = rows.cols * rows.size
+    for a in range(0, rows.rows, block):
+        b = min(rows.rows, a + block)
+        data = rows._bytes(rows.start + a * step, (b - a) * step)
+        if len(data) != (b - a) * step:
+            raise UnreadableInput(f"{rows.path}: member {rows.info.filename} is shorter than its header says")
+        out[a:b] = np.frombuffer(data, dtype=dtype).reshape(b - a, rows.cols)
+    return out
 
 
 def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (), *,

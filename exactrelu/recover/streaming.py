@@ -1,0 +1,162 @@
+"""Certified recovery of instances too large to hold exactly: the exact phase on a subset, then every sample in blocks.
+
+The row-span route needs only O(k d) well-chosen samples to determine the network; holding all n samples as exact
+integers (FLINT matrices of f(V X) and of the labels, their text for the hash) is what made n = 10^6 peak at 3.5 GB.
+:func:`recover_streaming` therefore
+
+1. runs :func:`~exactrelu.recover.recover` (exact, on FLINT) on ``subset`` samples spread evenly over the instance;
+2. verifies the recovered network on **every** sample, ``block`` rows at a time: each block's floats are taken as
+   exact dyadic rationals (:meth:`QMatrix.from_numpy`), ``f(V x + b) U^T + c`` is computed in exact integers and
+   compared with the block's labels, exactly (never a float deciding); the same pass hashes the block's canonical
+   text into ``instance_sha256``;
+3. when some sample disagrees, adds up to ``add`` of them to the subset and starts again (at most ``rounds``
+   rounds: the subset may not have pinned the network down); then raises NotRealizable with the samples as evidence;
+4. writes nothing itself: the certificate (O(k d), independent of n) is returned, and the independent checker,
+   when ``check``, reads the ``.npz`` file itself a block of rows at a time.
+
+Memory: the float arrays (memory-mapped from a stored ``.npz``: pages of the file), the subset's exact work, and
+one block's exact rows. It does not grow with n beyond the float arrays.
+
+>>> import numpy as np, os, tempfile
+>>> rng = np.random.default_rng(0)
+>>> X = np.ldexp(np.round(np.ldexp(rng.standard_normal((3000, 4)), 20)), -20)
+>>> V, U = np.array([[1., 2, 0, -1], [0, 1, -3, 1]]), np.array([[1., 2], [-1, 1]])
+>>> path = os.path.join(tempfile.mkdtemp(), "i.npz")
+>>> np.savez(path, inputs=X, labels=np.maximum(X @ V.T, 0) @ U.T)
+>>> res = recover_streaming(path, k=2, subset=500, block=1000)
+>>> res.entries_verified, res.checked
+(6000, 'realizes: 3000 samples x 2 outputs equal exactly (k=2, d=4, activation degree 1)')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..certificates.claims.realizes import realizes_certificate
+from ..errors import CertificateInvalid, InvalidInput, NotRealizable
+from ..exact.matrix import QMatrix
+from ..instances import Instance
+from ..io.npz import map_npz_instance
+from ..network import Activation, Network
+
+__all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
+
+#: samples of the exact phase (spread evenly over the instance); the rest are only verified
+SUBSET = 20_000
+#: rows verified and hashed at a time (one block's exact integers are held at once)
+BLOCK = 1 << 16
+
+
+@dataclass
+class StreamedRecovery:
+    """What :func:`recover_streaming` found: the network, its ``realizes`` certificate (not written yet), the
+    checker's verdict (None without ``check``), the label entries verified exactly, timings (s) and the size of the
+    subset the exact phase ran on."""
+
+    network: Network
+    certificate: dict
+    checked: str | None
+    entries_verified: int
+    timings: dict = field(default_factory=dict)
+    subset: int = 0
+    rounds: int = 1
+    route: str = "rowspan"
+    proposer: str = ""
+    tries: int = 0
+
+
+def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation | None = None, init="auto",
+                      random_state=0, check: bool = True, subset: int = SUBSET, block: int = BLOCK, rounds: int = 3,
+                      add: int = 512, time_limit=None, progress=None) -> StreamedRecovery:
+    """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module).
+
+    Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
+    it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.
+    """
+    from . import recover
+
+    if not (subset >= 1 and block >= 1 and rounds >= 1):
+        raise InvalidInput("subset, block and rounds must be positive")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    X, Y = map_npz_instance(path)
+    n = X.shape[0]
+    idx = np.unique(np.linspace(0, n - 1, min(n, subset)).round().astype(np.int64))
+    timings["map"] = time.perf_counter() - t0
+    digest = None
+    for round_ in range(1, rounds + 1):
+        t0 = time.perf_counter()
+        sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=activation)
+        res = recover(sub, k=k, activation=activation, init=init, random_state=random_state, check=False,
+                      progress=progress, time_limit=time_limit)
+        timings[f"subset_round_{round_}"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)
+        digest = digest or text_hash
+        timings[f"verify_round_{round_}"] = time.perf_counter() - t0
+        if not bad:
+            break
+        idx = np.union1d(idx, np.asarray(bad[:add], dtype=np.int64))
+    else:
+        raise NotRealizable(
+            f"the network recovered exactly from {len(idx)} samples differs from the labels at samples "
+            f"{bad[:5]} (and maybe more) after {rounds} rounds of adding them: the labels may not be exactly "
+            "realisable, or the instance needs the whole-data route (a JSON instance)",
+            evidence={"failing_samples": bad[:10], "subset": int(len(idx)), "rounds": rounds})
+    t0 = time.perf_counter()
+    seed = random_state if isinstance(random_state, int) else None
+    cert = realizes_certificate(sub, res.network, sha256=digest, seed=seed, proposer=res.proposer,
+                                route=f"{res.route} on {len(idx)} samples, verified in blocks of {block}")
+    timings["certificate"] = time.perf_counter() - t0
+    summary = None
+    if check:
+        t0 = time.perf_counter()
+        summary = check_npz(cert, path)
+        timings["independent_check"] = time.perf_counter() - t0
+    return StreamedRecovery(res.network, cert, summary, n * Y.shape[1], timings, int(len(idx)), round_, res.route,
+                            res.proposer, res.tries)
+
+
+def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = BLOCK, *, hashing: bool = True,
+                  limit: int = 512) -> tuple[list[int], str | None]:
+    """(samples where ``network`` differs from the labels, at most ``limit`` of them; the instance's SHA-256 or None)
+    of float (or integer) arrays X (n x d) and Y (n x m), ``block`` rows at a time, exactly.
+
+    >>> net = Network(QMatrix.from_rows([[1]]), QMatrix.from_rows([[1, -1]]))
+    >>> X = np.array([[1.5, 0.5], [0.0, 2.0], [3.0, 1.0]])
+    >>> verify_blocks(net, X, np.array([[1.0], [0.0], [2.0]]), 2)[0], verify_blocks(net, X, np.ones((3, 1)), 2)[0]
+    ([], [1, 2])
+    """
+    n, (d, m) = X.shape[0], (X.shape[1], Y.shape[1])
+    h = hashlib.sha256(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode()) if hashing else None
+    bad: list[int] = []
+    for a in range(0, n, block):
+        Xq = QMatrix.from_numpy(np.asarray(X[a:a + block]), name="inputs", lazy=True)
+        Yq = QMatrix.from_numpy(np.asarray(Y[a:a + block]), name="labels", lazy=True)
+        if h is not None:
+            h.update("".join([f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(Xq.to_strings(), Yq.to_strings())])
+                     .encode())
+        P = network.evaluate_exact(Xq)
+        if len(bad) < limit and P != Yq:
+            R = P.num * int(Yq.den) - Yq.num * int(P.den)
+            rows = {i // m for i, v in enumerate(R.entries()) if v != 0}
+            bad += sorted(a + i for i in rows)[:limit - len(bad)]
+    return bad, (h.hexdigest() if h is not None else None)
+
+
+def check_npz(cert: dict, path: str | os.PathLike) -> str:
+    """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time;
+    CertificateInvalid when it refuses."""
+    from ..certificates import checker
+
+    try:
+        return checker.check(cert, checker.load_instance(str(path), parse=False), str(path))
+    except checker.CheckFailed as exc:
+        raise CertificateInvalid(str(exc)) from None
+    except checker.UnreadableInput as exc:
+        raise InvalidInput(str(exc)) from None
