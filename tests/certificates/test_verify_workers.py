@@ -20,6 +20,7 @@ def small_threshold(monkeypatch):
     monkeypatch.delenv("EXACTRELU_CHECK_WORKERS", raising=False)
     monkeypatch.setattr(envelope, "PARALLEL_CHECK_ENTRIES", 100)
     monkeypatch.setattr(envelope.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # threads other tests left behind do not count here
 
 
 def test_large_instances_are_checked_on_two_workers_with_the_same_verdict(small_threshold, monkeypatch):
@@ -46,14 +47,10 @@ def test_a_false_claim_is_refused_on_workers_too(small_threshold):
 def test_small_instances_threads_and_the_environment_decide_one_process(small_threshold, monkeypatch):
     assert envelope.check_workers(planted(d=3, k=2, m=2, n=10, seed=1)) == 1  # 50 entries: under the threshold
     inst = planted(d=4, k=2, m=2, n=300, seed=3)
-    stop = threading.Event()
-    t = threading.Thread(target=stop.wait)
-    t.start()
-    try:
-        assert envelope.check_workers(inst) == 1  # another thread runs: no fork
-    finally:
-        stop.set()
-        t.join()
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert envelope.check_workers(inst) == 1  # another thread runs: no fork
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert envelope.check_workers(inst) == 2
     monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "1")
     assert envelope.check_workers(inst) == 1
     monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "3")
