@@ -1,4 +1,4 @@
-"""``exactrelu demo | generate | recover | check``."""
+"""``exactrelu demo | generate | recover`` (and ``check``, from :mod:`.check`)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, InvalidInput, NotRealizable
 from ._data import add_data_arguments, read_data, read_timings
 from ._limit import add_time_limit, limited
+from .check import register_check
 from ._report import emit, json_command
 
 DEMO = dict(d=20, k=5, m=5, n=5000)
@@ -17,7 +18,7 @@ DIMENSIONS = {"d": "input dimension", "k": "hidden units", "m": "outputs", "n": 
 
 def register(sub) -> None:
     """Add ``demo``, ``generate``, ``recover`` and ``check`` to the sub-command parsers ``sub``."""
-    for add in (_register_demo, _register_generate, _register_recover, _register_check):
+    for add in (_register_demo, _register_generate, _register_recover, register_check):
         add(sub)
 
 
@@ -90,22 +91,6 @@ def _register_recover(sub) -> None:
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "recover", cmd_recover)
-
-
-def _register_check(sub) -> None:
-    p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
-                       description="Verify a certificate with the independent standard-library checker.")
-    p.add_argument("certificate", help="the certificate file (JSON)")
-    p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
-    p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
-                   "with hints (untrusted), write the result to NEW, and check NEW")
-    p.add_argument("--workers", type=int, metavar="N", help="check the samples of realizes / realizes-except / residual "
-                   "in N processes, verdicts combined into one")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "
-                   "(pip install 'exactrelu[dask]')")
-    p.add_argument("--pieces", type=int, metavar="N", help="ranges of samples for --scheduler (default: 4 per worker)")
-    add_time_limit(p)
-    json_command(p, "check", limited(cmd_check, what="the verdict"))
 
 
 def _bias_scale(text: str) -> float:
@@ -404,73 +389,3 @@ def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exc
     text = str(exc).rstrip()
     text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis: {hint}"
     return type(exc)(text, evidence=exc.evidence)  # AssumptionViolated's suggestion is already in its text
-
-
-def cmd_check(args) -> int:
-    from ..certificates import checker
-
-    if args.upgrade:
-        _upgrade(args)
-        args.certificate = args.upgrade
-    workers = getattr(args, "workers", None)
-    if workers is not None and not 1 <= workers <= 1024:
-        raise InvalidInput(f"--workers needs a number of processes from 1 to 1024, not {workers}")
-    try:
-        if getattr(args, "scheduler", None) or getattr(args, "pieces", None):
-            summary = _check_in_ranges(args)
-        else:
-            summary = checker.check_files(args.certificate, args.instance, workers=workers or 1)
-    except checker.UnreadableInput as exc:
-        raise InvalidInput(str(exc)) from None
-    except (checker.CheckFailed, CertificateInvalid) as exc:
-        return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
-    return emit(args, {"valid": True, "summary": summary, **_scope(args.certificate)}, f"VALID: {summary}")
-
-
-def _scope(path: str) -> dict:
-    """The claim of a valid certificate and, for ``not-realizable``, the class it states (None: an old certificate,
-    read with its old meaning, as the summary says)."""
-    from ..certificates import checker
-    from ..certificates.claims.model import model_of
-
-    with open(path, "rb") as fh:
-        cert = checker.read_json(fh.read(), path)
-    scope = {"claim": cert.get("claim")}
-    if cert.get("claim") == "not-realizable":
-        scope["model"] = model_of(cert)
-    if cert.get("claim") == "realizes-except":
-        scope["excepted"] = len(cert["except"])
-    return scope
-
-
-def _check_in_ranges(args) -> str:
-    """``exactrelu check --scheduler / --pieces``: the samples in ranges on the sweep's executor."""
-    from ..sweep.check_ranges import check_in_ranges
-
-    if args.instance is None:
-        raise InvalidInput("--scheduler and --pieces need the instance file")
-    if args.scheduler and args.workers:
-        raise InvalidInput("give --workers or --scheduler, not both (a Dask cluster has its own workers)")
-    pieces = args.pieces or 4 * (args.workers or 2)
-    return check_in_ranges(args.certificate, args.instance, pieces=pieces, workers=args.workers, scheduler=args.scheduler)
-
-
-def _upgrade(args) -> None:
-    """Write ``args.upgrade``: the certificate with its DRUP cases rewritten as hinted cases (checked next)."""
-    from ..certificates import checker
-    from ..certificates.envelope import write_certificate
-    from ..decide.sat.upgrade import upgrade_certificate
-    from ..io.files import writable
-
-    if args.instance is None:
-        raise InvalidInput("--upgrade needs the instance file the certificate is about")
-    writable(args.upgrade)
-    try:
-        with open(args.certificate, "rb") as fh:
-            cert = checker.read_json(fh.read(), args.certificate)
-        instance = checker.load_instance(args.instance)
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {args.certificate}: {exc}") from None
-    except checker.UnreadableInput as exc:
-        raise InvalidInput(str(exc)) from None
-    write_certificate(upgrade_certificate(cert, instance), args.upgrade)
