@@ -67,6 +67,31 @@ class StringRows(Sequence):
         return self.matrix.row_strings(i, i + 1)[0]
 
 
+class FloatRows(Sequence):
+    """The rows of a float64 array as lists of Python floats, made block by block when sliced: what the checker
+    reads from an .npz instance (it makes the canonical text of each float itself, ``float.as_integer_ratio``).
+
+    >>> import numpy as np
+    >>> rows = FloatRows(np.array([[0.5, -0.0], [3.0, 2.0**-1074]]))
+    >>> len(rows), rows[0], rows[1:2]
+    (2, [0.5, -0.0], [[3.0, 5e-324]])
+    """
+
+    def __init__(self, array) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return self.array.shape[0]
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step != 1:
+                raise ValueError("FloatRows slices have step 1")
+            return self.array[start:max(start, stop)].tolist()
+        return self.array[range(len(self))[key]].tolist()
+
+
 def _streamed(instance: Instance) -> bool:
     return instance.n * (instance.d + instance.m) > STREAM_ENTRIES and "_input_strings" not in instance._cache
 
@@ -196,8 +221,13 @@ def read_certificate(path: str | os.PathLike) -> dict:
 def checker_instance(instance: Instance) -> dict:
     """The instance as the checker reads it from a JSON file: rows of canonical rational strings."""
     streamed = _streamed(instance)
+    floats = instance.inputs.float_source
+    if streamed and floats is not None:  # float64 inputs: the checker makes their text itself (as from an .npz)
+        inputs = FloatRows(floats[0])
+    else:
+        inputs = StringRows(instance.inputs) if streamed else instance.input_strings()
     return {
-        "inputs": StringRows(instance.inputs) if streamed else instance.input_strings(),
+        "inputs": inputs,
         "labels": StringRows(instance.labels) if streamed else instance.label_strings(),
         "activation": instance.activation.to_json() if instance.activation else None,
     }

@@ -197,12 +197,49 @@ def test_large_instances_are_hashed_and_checked_from_blocks_of_text(monkeypatch)
     monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
     for inst in (planted(d=3, k=2, m=2, n=300, seed=4), Instance.from_arrays(small.float_inputs(), small.labels)):
         assert envelope._streamed(inst)
-        assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.StringRows)
+        # float64 inputs reach the checker as floats (it makes their text itself, as from an .npz)
+        assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.FloatRows)
+        assert isinstance(envelope.checker_instance(inst)["labels"], envelope.StringRows)
         assert envelope.instance_sha256(inst) == cert["instance_sha256"]
         assert envelope.verify(cert, inst) == checker.check(cert, checker_instance(small))
     wrong = dict(cert, U=[[str(Fraction(u) * 2) for u in row] for row in cert["U"]])
     with pytest.raises(Invalid, match="differs from the label"):
         envelope.verify(wrong, planted(d=3, k=2, m=2, n=300, seed=4))
+
+
+def test_streamed_rational_inputs_reach_the_checker_as_text(monkeypatch):
+    from exactrelu.certificates import envelope
+    from exactrelu.errors import CertificateInvalid as Invalid
+    from exactrelu.exact import QMatrix
+    from exactrelu.instances import Instance
+
+    X = QMatrix.from_rows([[Fraction(j, 3), Fraction(-1, 7 + j), 1] for j in range(40)])
+    small = planted(d=3, k=2, m=2, n=40, seed=4)
+    cert = realizes_certificate(Instance.from_arrays(X, small.planted.evaluate_exact(X)), small.planted)
+    inst = Instance.from_arrays(X, small.planted.evaluate_exact(X))  # no text cached yet
+    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
+    assert envelope._streamed(inst) and inst.inputs.float_source is None
+    assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.StringRows)
+    assert envelope.verify(cert, inst).startswith("realizes: 40 samples")
+    wrong = dict(cert, V=[[str(Fraction(v) + 1) for v in row] for row in cert["V"]])
+    with pytest.raises(Invalid):
+        envelope.verify(wrong, inst)
+
+
+def test_float_rows_give_the_checker_the_text_and_hash_of_the_strings():
+    import numpy as np
+
+    from exactrelu.certificates import envelope
+    from exactrelu.certificates.trusted.instance import instance_sha256 as trusted_sha
+    from exactrelu.exact import QMatrix
+
+    A = np.array([[0.0, -0.0, 5e-324, -2.0**-1022], [1e308, -3.0, 0.1, 2.0**60]])
+    Y = [["1"], ["-1/2"]]
+    floats = envelope.FloatRows(A)
+    assert floats[0:2] == A.tolist() and floats[-1] == A[1].tolist()
+    with pytest.raises(ValueError):
+        floats[::2]
+    assert trusted_sha(floats, Y) == trusted_sha(envelope.StringRows(QMatrix.from_numpy(A)), Y)
 
 
 def test_rows_combined_out_of_order_are_refused(inst):
