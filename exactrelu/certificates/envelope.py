@@ -219,16 +219,20 @@ def read_certificate(path: str | os.PathLike) -> dict:
 
 
 def checker_instance(instance: Instance) -> dict:
-    """The instance as the checker reads it from a JSON file: rows of canonical rational strings."""
+    """The instance as the checker reads it: rows of canonical rational strings (a JSON file's), or, for a matrix of
+    float64 values in an instance too large to keep its text (:data:`STREAM_ENTRIES`), rows of floats (an .npz
+    file's), whose text the checker makes itself."""
     streamed = _streamed(instance)
-    floats = instance.inputs.float_source
-    if streamed and floats is not None:  # float64 inputs: the checker makes their text itself (as from an .npz)
-        inputs = FloatRows(floats[0])
-    else:
-        inputs = StringRows(instance.inputs) if streamed else instance.input_strings()
+
+    def rows(matrix, strings):
+        if not streamed:
+            return strings()  # the text the hash was made from, cached
+        floats = matrix.float_source  # float64 values: the checker makes their text itself (as from an .npz)
+        return StringRows(matrix) if floats is None else FloatRows(floats[0])
+
     return {
-        "inputs": inputs,
-        "labels": StringRows(instance.labels) if streamed else instance.label_strings(),
+        "inputs": rows(instance.inputs, instance.input_strings),
+        "labels": rows(instance.labels, instance.label_strings),
         "activation": instance.activation.to_json() if instance.activation else None,
     }
 

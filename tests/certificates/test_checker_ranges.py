@@ -248,3 +248,26 @@ def test_rows_combined_out_of_order_are_refused(inst):
     assert checker.combine_rows(cert, iter(results)).startswith("realizes: 57 samples")
     with pytest.raises(checker.CheckFailed):
         checker.combine_rows(cert, results[::-1])
+
+
+def test_streamed_float_labels_reach_the_checker_as_floats(monkeypatch):
+    import numpy as np
+
+    from exactrelu.certificates import envelope
+    from exactrelu.certificates.claims.realizes import residual_certificate
+    from exactrelu.instances import Instance
+
+    small = planted(d=3, k=2, m=2, n=200, seed=4)
+    X = small.float_inputs()
+    Y = small.float_labels() + np.random.default_rng(0).standard_normal((200, 2)) * 0.01
+    Y[0, 0], Y[1, 1], Y[2, 0] = 0.0, -0.0, 2.0**-1074  # a zero, a negative zero, a subnormal label
+    cert = residual_certificate(Instance.from_arrays(X, Y), small.planted)
+    expected = checker.check(cert, checker_instance(Instance.from_arrays(X, Y)))  # text, cached
+    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
+    inst = Instance.from_arrays(X, Y)
+    data = envelope.checker_instance(inst)
+    assert isinstance(data["inputs"], envelope.FloatRows) and isinstance(data["labels"], envelope.FloatRows)
+    assert envelope.verify(cert, inst) == expected
+    Y[3, 1] += 2.0**-40  # one label moved: the stated residual no longer holds
+    with pytest.raises(CertificateInvalid):
+        envelope.verify(cert, Instance.from_arrays(X, Y))
