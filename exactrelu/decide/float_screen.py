@@ -25,7 +25,7 @@ def probably_feasible(rows) -> bool:
     """HiGHS' opinion on ``{v : rows}`` (``(tag, coefs, rhs, is_eq)`` integer rows): True if it finds a point."""
     import highspy
 
-    from ..exact.lp_highs import new_highs
+    from ..exact.lp_highs import feasibility_lp, new_highs
 
     keys = sorted({key for r in rows for key in r[1]}, key=repr)
     if not keys:
@@ -48,21 +48,7 @@ def probably_feasible(rows) -> bool:
         _SOLVER.append(new_highs())
     h = _SOLVER[0]
     h.clearModel()
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n, m
-    lp.col_cost_ = np.zeros(n)
-    lp.col_lower_ = np.full(n, -inf)
-    lp.col_upper_ = np.full(n, inf)
     eq = np.array([bool(r[3]) for r in rows])
-    lp.row_lower_ = np.where(eq, b, -inf)
-    lp.row_upper_ = b
-    nz = A != 0
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(axis=1))]).astype(np.int32)
-    lp.a_matrix_.index_ = np.nonzero(nz)[1].astype(np.int32)
-    lp.a_matrix_.value_ = A[nz]
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
-    h.passModel(lp)
+    h.passModel(feasibility_lp(A, np.where(eq, b, -highspy.kHighsInf), b))
     h.run()
     return h.getModelStatus() == highspy.HighsModelStatus.kOptimal

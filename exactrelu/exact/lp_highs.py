@@ -22,7 +22,7 @@ from .linalg import PRIMES, independent_rows
 from .lp_simplex import exact_simplex
 from .lp_system import LPSystem, check_farkas, check_point, point_from_fmpq, primitive
 
-__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "new_highs"]
+__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "new_highs", "feasibility_lp"]
 
 @dataclass
 class Proposal:
@@ -82,6 +82,32 @@ def new_highs():
     return h
 
 
+def feasibility_lp(A: np.ndarray, lower: np.ndarray, upper: np.ndarray):
+    """The HiGHS model of ``{x : lower <= A x <= upper}`` (free variables, zero cost; ``A`` dense, passed row-wise).
+
+    >>> lp = feasibility_lp(np.array([[1.0, 0.0], [1.0, -1.0]]), np.array([-np.inf, 0.0]), np.array([1.0, 0.0]))
+    >>> lp.num_row_, lp.num_col_, list(lp.a_matrix_.index_)
+    (2, 2, [0, 0, 1])
+    """
+    import highspy
+
+    m, n = A.shape
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = np.zeros(n)
+    lp.col_lower_ = np.full(n, -inf)
+    lp.col_upper_ = np.full(n, inf)
+    lp.row_lower_, lp.row_upper_ = lower, upper
+    nz = A != 0
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(axis=1))]).astype(np.int32)
+    lp.a_matrix_.index_ = np.nonzero(nz)[1].astype(np.int32)
+    lp.a_matrix_.value_ = A[nz]
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    return lp
+
+
 def highs_propose(S: LPSystem, presolve: bool) -> Proposal:
     """Ask HiGHS (zero objective, simplex) for a basis or a dual ray. Never trusted."""
     try:
@@ -100,21 +126,9 @@ def highs_propose(S: LPSystem, presolve: bool) -> Proposal:
     left = S.deadline.remaining() if S.deadline is not None else None
     if left is not None:  # HiGHS stops at what is left of the caller's time limit ("unknown": the simplex then raises)
         h.setOptionValue("time_limit", max(left, 1e-3))
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n, m
-    lp.col_cost_ = np.zeros(n)
-    lp.col_lower_ = np.full(n, -inf)
-    lp.col_upper_ = np.full(n, inf)
     lo = np.full(m, -inf)
     lo[: S.m_eq] = b[: S.m_eq]
-    lp.row_lower_, lp.row_upper_ = lo, b.copy()
-    nz = A != 0
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.concatenate([[0], np.cumsum(nz.sum(axis=1))]).astype(np.int32)
-    lp.a_matrix_.index_ = np.nonzero(nz)[1].astype(np.int32)
-    lp.a_matrix_.value_ = A[nz]
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
-    h.passModel(lp)
+    h.passModel(feasibility_lp(A, lo, b.copy()))
     h.run()
     st = h.getModelStatus()
     if st == highspy.HighsModelStatus.kOptimal:
