@@ -17,6 +17,7 @@ import heapq
 import math
 import time
 from fractions import Fraction
+from itertools import chain
 from typing import NamedTuple
 
 import flint
@@ -338,30 +339,25 @@ class Rows:
 
     def half_rows(self, samples, active: dict) -> tuple[list[Row], dict]:
         """Sign rows and both half rows of every output with units of both signs (no equations)."""
-        rows, scales = [], {}
-        for j in samples:
-            for i in self.rel:
-                row, s = self.sign_row(j, i, active[(j, i)])
-                rows.append(row)
-                scales[row.tag] = s
+        def outputs(j):
             for r in range(self.m):
                 if self._mixed[r]:
                     for sign in (1, -1):
-                        row, s = self.half_row(j, r, sign, tuple(active[(j, i)] for i in self.half_units(r, sign)))
-                        rows.append(row)
-                        scales[row.tag] = s
-        return rows, scales
+                        yield self.half_row(j, r, sign, tuple(active[(j, i)] for i in self.half_units(r, sign)))
+        return self._sample_rows(samples, active, outputs)
 
     def rows(self, samples, active: dict) -> tuple[list[Row], dict]:
         """The rows of ``samples`` under ``active[(j, i)]``, with each row's scale (row = scale x original)."""
+        def outputs(j):
+            for r in range(self.m):
+                yield self.eq_row(j, r, tuple(active[(j, i)] for i in self.units(r)))
+        return self._sample_rows(samples, active, outputs)
+
+    def _sample_rows(self, samples, active: dict, outputs) -> tuple[list[Row], dict]:
+        """For each sample j: its sign rows, then ``outputs(j)``'s rows; with each row's scale."""
         rows, scales = [], {}
         for j in samples:
-            for i in self.rel:
-                row, s = self.sign_row(j, i, active[(j, i)])
-                rows.append(row)
-                scales[row.tag] = s
-            for r in range(self.m):
-                row, s = self.eq_row(j, r, tuple(active[(j, i)] for i in self.units(r)))
+            for row, s in chain((self.sign_row(j, i, active[(j, i)]) for i in self.rel), outputs(j)):
                 rows.append(row)
                 scales[row.tag] = s
         return rows, scales
