@@ -170,18 +170,9 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
             break
         where = f"{source}, line {lineno}"
         if s[0] == "p":
-            parts = s.split()
             if num_vars is not None:
                 raise InvalidInput(f"{where}: a second 'p' header")
-            if len(parts) != 4 or parts[1] != "cnf" or not all(p.isdigit() for p in parts[2:]):
-                raise InvalidInput(f"{where}: expected the header 'p cnf VARS CLAUSES', got {s!r}")
-            if len(parts[2]) > 12 or len(parts[3]) > 12:
-                raise InvalidInput(f"{where}: header numbers too large in {s[:60]!r}")
-            num_vars, num_clauses = int(parts[2]), int(parts[3])
-            if num_vars > limit("variables"):  # the reductions build gadgets per variable: refuse before
-                raise over("variables", f"{where}: a formula of {num_vars} variables")
-            if num_clauses > len(text):  # each clause needs at least its terminating "0"
-                raise InvalidInput(f"{where}: the header announces {num_clauses} clauses; the file is {len(text)} characters")
+            num_vars, num_clauses = _header(s, where, len(text))
             continue
         if num_vars is None:
             raise InvalidInput(f"{where}: clause before the 'p cnf VARS CLAUSES' header")
@@ -207,6 +198,22 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
     if len(clauses) != num_clauses:
         raise InvalidInput(f"{source}: the header announces {num_clauses} clauses, the file has {len(clauses)}")
     return CNF(num_vars, tuple(clauses), tuple(comments))
+
+
+def _header(s: str, where: str, size: int) -> tuple[int, int]:
+    """(VARS, CLAUSES) of the header line ``s`` of a DIMACS text of ``size`` characters, refused before any work
+    when malformed or over the limits."""
+    parts = s.split()
+    if len(parts) != 4 or parts[1] != "cnf" or not all(p.isdigit() for p in parts[2:]):
+        raise InvalidInput(f"{where}: expected the header 'p cnf VARS CLAUSES', got {s!r}")
+    if len(parts[2]) > 12 or len(parts[3]) > 12:
+        raise InvalidInput(f"{where}: header numbers too large in {s[:60]!r}")
+    num_vars, num_clauses = int(parts[2]), int(parts[3])
+    if num_vars > limit("variables"):  # the reductions build gadgets per variable: refuse before
+        raise over("variables", f"{where}: a formula of {num_vars} variables")
+    if num_clauses > size:  # each clause needs at least its terminating "0"
+        raise InvalidInput(f"{where}: the header announces {num_clauses} clauses; the file is {size} characters")
+    return num_vars, num_clauses
 
 
 def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
