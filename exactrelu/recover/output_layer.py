@@ -125,13 +125,15 @@ def no_units(k, cands, rejected, tries, detail, d=None, bias=False) -> ExactRelu
     return ProposalFailed("no certificate: " + msg, evidence=evidence)
 
 
-def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int) -> None:
+def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int, support_sizes: list[int] | None = None) -> None:
     """Refuse (AssumptionViolated) a network that reproduces the labels but is not determined by them.
 
     * a unit active on fewer than D samples: its weights are not fixed by equations on the data;
     * a unit i active on every sample, with another unit j whose column of U is parallel to column i:
       on the data ``relu(t) = t + relu(-t)`` turns unit j into its flip plus an affine function that
       unit i absorbs, so the split between them is not determined (always the case for m = 1).
+
+    ``support_sizes`` (optional): the number of non-zero entries of every row of F, when the caller knows it exactly.
 
     >>> F = flint.fmpz_mat([[1, 2, 3], [0, 1, 2]])
     >>> check_identifiable(F, QMatrix.from_rows([[1, 2], [0, 1]]), 2) is None
@@ -142,8 +144,10 @@ def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int) -> None:
     exactrelu.errors.AssumptionViolated: unit 0 is active on every sample, and unit 1...
     """
     k, n = F.nrows(), F.ncols()
-    vals = F.entries()
-    counts = [sum(1 for j in range(n) if vals[i * n + j] != 0) for i in range(k)]
+    if support_sizes is None:  # else the caller knows the number of non-zero entries of every row exactly
+        vals = F.entries()
+        support_sizes = [sum(1 for j in range(n) if vals[i * n + j] != 0) for i in range(k)]
+    counts = support_sizes
     cols = list(zip(*U.to_fractions()))
     for i in range(k):
         if 0 < counts[i] < D:

@@ -85,7 +85,7 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     F = stack_rows([(c.F, c.frow, 1) for c in cands], inst.n)
     t0 = T.add("hidden", t0)
     Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
-    check_identifiable(F, Uq, work.d)
+    check_identifiable(F, Uq, work.d, [len(c.positive) for c in cands])  # supp F_i = supp y_i (confirm_all)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
     if certificate:
