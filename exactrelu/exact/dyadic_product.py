@@ -74,13 +74,13 @@ def _product(V, arr: np.ndarray, shift: int, bits: int, *, rectify: bool) -> fli
 
 def _digits(S: np.ndarray, bits: int, w: int) -> list[np.ndarray]:
     """Signed base-2**w digits of the integers S (|S| < 2**bits), lowest first: ``S = sum_t D_t 2**(w t)``."""
-    A, negative = np.abs(S), np.signbit(S)
+    A = np.abs(S)
+    down, up = 2.0**-w, 2.0**w  # multiplying an integer below 2**1024 by these is exact (no overflow, no underflow)
     out = []
     for _ in range(-(-bits // w)):
-        hi = np.floor(np.ldexp(A, -w))
-        digit = A - np.ldexp(hi, w)  # exact: an integer in [0, 2**w)
-        digit[negative] *= -1
-        out.append(digit)
+        hi = np.floor(A * down)
+        digit = A - hi * up  # exact: an integer in [0, 2**w)
+        out.append(np.copysign(digit, S, out=digit))  # the sign of S (exact; -0.0 is 0)
         A = hi
     return out
 

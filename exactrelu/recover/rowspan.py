@@ -74,7 +74,10 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
     t0 = T.add("conversion", t0)
     rows = label_rows(A, k)
-    B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
+    if rows == list(range(inst.m)):  # every row of A, in order (m = k): no selection product
+        B = A
+    else:
+        B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
     T.add("rank", t0)
     finder = _Finder(B, work, act, req, Xf, T)
     sources = finder.run(Yf)
