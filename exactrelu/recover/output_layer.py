@@ -74,20 +74,36 @@ def solve_output(F: flint.fmpz_mat, A: flint.fmpz_mat, inst: Instance, act: Acti
     Raises NotRealizable when F has rank < k or when any entry differs (evidence: where and how much).
     """
     k, m = F.nrows(), A.nrows()
-    cols = []
-    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
-        cols = independent_columns(F, p)
-        if len(cols) == k:
-            break
+    cols = _leading_independent_columns(F)
+    if len(cols) < k:
+        for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+            cols = independent_columns(F, p)
+            if len(cols) == k:
+                break
     if len(cols) < k:
         raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
     Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
     Asel = flint.fmpz_mat([[A[r, j] for r in range(m)] for j in cols])  # k x m
     Znum, zden = Fsel.solve(Asel).numer_denom()  # F[:, cols]^T Z = A[:, cols]^T
-    R = Znum.transpose() * F - A * zden
-    if not R.is_zero():
-        raise residual_error(R, zden, inst)
+    P = Znum.transpose() * F
+    if P != (A if zden == 1 else A * zden):  # exact comparison of every entry
+        raise residual_error(P - A * zden, zden, inst)
     return QMatrix(Znum.transpose() * (int(xden) ** act.degree), int(zden) * int(inst.labels.den))
+
+
+def _leading_independent_columns(F: flint.fmpz_mat) -> list[int]:
+    """Columns among the first 4k + 8 of F that are independent modulo a prime (so over Q); fewer than k when
+    they do not show full rank, and then the caller searches every column. Reads (4k + 8) k entries, not k n.
+
+    >>> _leading_independent_columns(flint.fmpz_mat([[1, 2, 0], [2, 4, 1]]))
+    [0, 2]
+    """
+    k, n = F.nrows(), F.ncols()
+    lead = min(n, 4 * k + 8)
+    if k == 0 or lead == 0:
+        return []
+    sub = flint.fmpz_mat([[F[i, j] for j in range(lead)] for i in range(k)])
+    return independent_columns(sub)
 
 
 def residual_error(R, zden, inst: Instance) -> NotRealizable:
