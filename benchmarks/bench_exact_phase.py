@@ -12,11 +12,13 @@ run it once per checkout with ``PYTHONPATH=<checkout>`` (one process each, back 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if not os.environ.get("PYTHONPATH"):  # PYTHONPATH names the checkout to measure; else this one
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from exactrelu.recover import result as _result  # noqa: E402
 import exactrelu.recover.rowspan as _rowspan  # noqa: E402

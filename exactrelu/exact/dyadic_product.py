@@ -19,7 +19,7 @@ entry is read off exactly (:func:`_positive`), and FLINT recombines word-size ch
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import flint
 import numpy as np
@@ -72,17 +72,15 @@ def _product(V, arr: np.ndarray, shift: int, bits: int, *, rectify: bool) -> fli
     return _to_fmpz(limbs, w, k, n)
 
 
-def _digits(S: np.ndarray, bits: int, w: int) -> list[np.ndarray]:
+def _digits(S: np.ndarray, bits: int, w: int) -> Iterator[np.ndarray]:
     """Signed base-2**w digits of the integers S (|S| < 2**bits), lowest first: ``S = sum_t D_t 2**(w t)``."""
     A = np.abs(S)
     down, up = 2.0**-w, 2.0**w  # multiplying an integer below 2**1024 by these is exact (no overflow, no underflow)
-    out = []
-    for _ in range(-(-bits // w)):
+    for _ in range(-(-bits // w)):  # one digit at a time: the caller multiplies it before the next is made
         hi = np.floor(A * down)
         digit = A - hi * up  # exact: an integer in [0, 2**w)
-        out.append(np.copysign(digit, S, out=digit))  # the sign of S (exact; -0.0 is 0)
+        yield np.copysign(digit, S, out=digit)  # the sign of S (exact; -0.0 is 0)
         A = hi
-    return out
 
 
 def _carry(limbs: list[np.ndarray], w: int) -> None:
