@@ -16,15 +16,15 @@ import functools
 import math
 from fractions import Fraction
 from operator import add
-from typing import Sequence
 
 import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from .dyadic_product import int_times_dyadic, rectified_int_times_dyadic
 
 __all__ = ["float_strings", "as_float_array", "tensor_array", "exact_values", "exact_float64", "float_or_inf",
-           "convert_scaled", "int_times_dyadic",
+           "convert_scaled", "int_times_dyadic", "rectified_int_times_dyadic",
            "fmpz_mat_from_int64", "fmpz_mat_from_scaled", "dyadic_scale"]
 
 
@@ -178,36 +178,6 @@ def convert_scaled(arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat:
         p, q = x.as_integer_ratio()
         flat.append(p * ((1 << shift) // q))  # q is a power of two dividing 2**shift
     return flint.fmpz_mat(r, c, flat)
-
-
-def int_times_dyadic(V: Sequence[Sequence[int]], arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat | None:
-    """``V @ (arr * 2**shift).T`` exactly (k x n), from the float64 array without converting it to FLINT.
-
-    Each scaled entry (an integer below ``2**bits``) is split into signed 26-bit limbs, exactly in
-    float64 (only powers of two, floors and differences whose results are representable integers);
-    the limb products ``V @ L_t.T`` are int64 matrix products whose sums cannot overflow when
-    ``d * max|V| < 2**37`` (checked); FLINT recombines ``sum_t P_t 2**(26 t)``. Returns None when the
-    bounds do not hold (callers then use FLINT). Measured ~5x cheaper than converting X
-    (benchmarks/bench_exact.py).
-    """
-    k, d = len(V), arr.shape[1]
-    if k == 0 or bits > 156 or shift > 1074:  # more than 6 limbs: FLINT is the better tool
-        return None
-    vmax = max((abs(int(x)) for row in V for x in row), default=0)
-    if vmax == 0 or d * vmax >= 2**37:
-        return None if vmax else flint.fmpz_mat(k, arr.shape[0])
-    Vi = np.array([[int(x) for x in row] for row in V], dtype=np.int64)
-    S = np.ldexp(arr, shift)
-    A, sg = np.abs(S), np.sign(S).astype(np.int64)
-    n = arr.shape[0]
-    out, t = None, 0
-    while A.any():
-        hi = np.floor(np.ldexp(A, -26))
-        limb = (A - np.ldexp(hi, 26)).astype(np.int64) * sg  # |limb| < 2**26
-        P = flint.fmpz_mat(k, n, (Vi @ limb.T).ravel().tolist())
-        out = P if out is None else out + P * (1 << (26 * t))
-        A, t = hi, t + 1
-    return out if out is not None else flint.fmpz_mat(k, n)
 
 
 def fmpz_mat_from_int64(a: np.ndarray) -> flint.fmpz_mat:

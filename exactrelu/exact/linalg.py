@@ -80,7 +80,15 @@ def independent_rows(M: flint.fmpz_mat, p: int = PRIMES[0]) -> list[int]:
     """Indices of a maximal set of rows of ``M`` independent modulo ``p`` (so over Q)."""
     if M.nrows() == 0 or M.ncols() == 0:
         return []
-    R, rank = flint.nmod_mat(M, p).transpose().rref()
+    N = flint.nmod_mat(M, p)
+    if M.nrows() < M.ncols():  # wide: reduce to the pivot columns P first (an m x rank matrix)
+        R, rank = N.rref()
+        cols = _pivots_of_rref(R, rank)
+        if not cols:
+            return []
+        # M = M[:, P] C modulo p, so every set of rows has the same rank in M[:, P] as in M: same greedy rows
+        N = flint.nmod_mat([[N[i, c] for c in cols] for i in range(M.nrows())], p)
+    R, rank = N.transpose().rref()
     return _pivots_of_rref(R, rank)
 
 

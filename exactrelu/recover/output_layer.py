@@ -74,20 +74,36 @@ def solve_output(F: flint.fmpz_mat, A: flint.fmpz_mat, inst: Instance, act: Acti
     Raises NotRealizable when F has rank < k or when any entry differs (evidence: where and how much).
     """
     k, m = F.nrows(), A.nrows()
-    cols = []
-    for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
-        cols = independent_columns(F, p)
-        if len(cols) == k:
-            break
+    cols = _leading_independent_columns(F)
+    if len(cols) < k:
+        for p in PRIMES:  # rank modulo p can only drop below the rank over Q: try another prime before concluding
+            cols = independent_columns(F, p)
+            if len(cols) == k:
+                break
     if len(cols) < k:
         raise NotRealizable(f"the {k} recovered hidden rows span only {len(cols)} dimensions", evidence={"rank": len(cols)})
     Fsel = flint.fmpz_mat([[F[i, j] for i in range(k)] for j in cols])  # k x k = F[:, cols]^T
     Asel = flint.fmpz_mat([[A[r, j] for r in range(m)] for j in cols])  # k x m
     Znum, zden = Fsel.solve(Asel).numer_denom()  # F[:, cols]^T Z = A[:, cols]^T
-    R = Znum.transpose() * F - A * zden
-    if not R.is_zero():
-        raise residual_error(R, zden, inst)
+    P = Znum.transpose() * F
+    if P != (A if zden == 1 else A * zden):  # exact comparison of every entry
+        raise residual_error(P - A * zden, zden, inst)
     return QMatrix(Znum.transpose() * (int(xden) ** act.degree), int(zden) * int(inst.labels.den))
+
+
+def _leading_independent_columns(F: flint.fmpz_mat) -> list[int]:
+    """Columns among the first 4k + 8 of F that are independent modulo a prime (so over Q); fewer than k when
+    they do not show full rank, and then the caller searches every column. Reads (4k + 8) k entries, not k n.
+
+    >>> _leading_independent_columns(flint.fmpz_mat([[1, 2, 0], [2, 4, 1]]))
+    [0, 2]
+    """
+    k, n = F.nrows(), F.ncols()
+    lead = min(n, 4 * k + 8)
+    if k == 0 or lead == 0:
+        return []
+    sub = flint.fmpz_mat([[F[i, j] for j in range(lead)] for i in range(k)])
+    return independent_columns(sub)
 
 
 def residual_error(R, zden, inst: Instance) -> NotRealizable:
@@ -125,13 +141,15 @@ def no_units(k, cands, rejected, tries, detail, d=None, bias=False) -> ExactRelu
     return ProposalFailed("no certificate: " + msg, evidence=evidence)
 
 
-def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int) -> None:
+def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int, support_sizes: list[int] | None = None) -> None:
     """Refuse (AssumptionViolated) a network that reproduces the labels but is not determined by them.
 
     * a unit active on fewer than D samples: its weights are not fixed by equations on the data;
     * a unit i active on every sample, with another unit j whose column of U is parallel to column i:
       on the data ``relu(t) = t + relu(-t)`` turns unit j into its flip plus an affine function that
       unit i absorbs, so the split between them is not determined (always the case for m = 1).
+
+    ``support_sizes`` (optional): the number of non-zero entries of every row of F, when the caller knows it exactly.
 
     >>> F = flint.fmpz_mat([[1, 2, 3], [0, 1, 2]])
     >>> check_identifiable(F, QMatrix.from_rows([[1, 2], [0, 1]]), 2) is None
@@ -142,8 +160,10 @@ def check_identifiable(F: flint.fmpz_mat, U: QMatrix, D: int) -> None:
     exactrelu.errors.AssumptionViolated: unit 0 is active on every sample, and unit 1...
     """
     k, n = F.nrows(), F.ncols()
-    vals = F.entries()
-    counts = [sum(1 for j in range(n) if vals[i * n + j] != 0) for i in range(k)]
+    if support_sizes is None:  # else the caller knows the number of non-zero entries of every row exactly
+        vals = F.entries()
+        support_sizes = [sum(1 for j in range(n) if vals[i * n + j] != 0) for i in range(k)]
+    counts = support_sizes
     cols = list(zip(*U.to_fractions()))
     for i in range(k):
         if 0 < counts[i] < D:

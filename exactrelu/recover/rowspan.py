@@ -74,7 +74,10 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
     t0 = T.add("conversion", t0)
     rows = label_rows(A, k)
-    B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
+    if rows == list(range(inst.m)):  # every row of A, in order (m = k): no selection product
+        B = A
+    else:
+        B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
     T.add("rank", t0)
     finder = _Finder(B, work, act, req, Xf, T)
     sources = finder.run(Yf)
@@ -85,7 +88,7 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     F = stack_rows([(c.F, c.frow, 1) for c in cands], inst.n)
     t0 = T.add("hidden", t0)
     Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
-    check_identifiable(F, Uq, work.d)
+    check_identifiable(F, Uq, work.d, [len(c.positive) for c in cands])  # supp F_i = supp y_i (confirm_all)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
     if certificate:

@@ -22,7 +22,9 @@ Papers' orientation: B (k x n) holds k independent rows of A = labels.T; X = inp
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -87,8 +89,9 @@ def kernel_from_order(B, BT, order, k, source):
 
 def oriented(Y: flint.fmpz_mat, row: int, vals: list, Z: list[int], source: str):
     """A candidate unit from the row-span vector Y[row] (entries ``vals``) if it is one-signed, else a rejection."""
-    pos = [j for j, v in enumerate(vals) if v > 0]
-    neg = [j for j, v in enumerate(vals) if v < 0]
+    zeros = itertools.repeat(0)  # exact integer comparisons, one C-level map each (~3x faster than a comprehension)
+    pos = np.flatnonzero(np.fromiter(map(operator.gt, vals, zeros), dtype=bool, count=len(vals))).tolist()
+    neg = np.flatnonzero(np.fromiter(map(operator.lt, vals, zeros), dtype=bool, count=len(vals))).tolist()
     if pos and neg:
         return {"source": source, "reason": "the row-span vector vanishing on the proposed samples has both signs "
                 "(one of them was active)", "zeros": Z, "positive": len(pos), "negative": len(neg)}
@@ -221,15 +224,14 @@ def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
     solved = _solve_each(cands, Xrows, act, d, rng, rejected, exact)
     if not solved:
         return [], []
-    F = act.apply_fmpz_mat(XT.times([c.v for c in solved]))  # r x n
+    F = XT.rectified([c.v for c in solved], act)  # r x n, f(v . x_j) exactly
     n, r = F.ncols(), len(solved)
     a = [c.y(c.record.solved_on[0]) for c in solved]
     b = [F[i, c.record.solved_on[0]] for i, c in enumerate(solved)]
-    diag = lambda w: flint.fmpz_mat([[w[i] if i == j else 0 for j in range(r)] for i in range(r)])  # noqa: E731
-    Ys = stack_rows([(c.Y, c.row, c.sign) for c in solved], n)
-    if all(x > 0 for x in b) and diag(a) * F == diag(b) * Ys:  # every row: F_i a_i == y_i b_i
+    if all(x > 0 for x in b) and _all_proportional(solved, F, a, b, n):
         good = range(r)
     else:  # find the rows that fail (rare: false candidates, noisy labels)
+        Ys = stack_rows([(c.Y, c.row, c.sign) for c in solved], n)
         Fe, Ye = F.entries(), Ys.entries()
         good = [i for i in range(r) if b[i] > 0 and all(Fe[i * n + j] * a[i] == Ye[i * n + j] * b[i] for j in range(n))]
     out, retry = [], []
@@ -242,6 +244,21 @@ def _confirm_batch(cands, Xrows, XT, act, d, rng, rejected, *, exact: bool):
         else:
             rejected.append(_failed_equations(c, [F[i, j] for j in range(n)], a[i], b[i]))
     return out, retry
+
+
+def _all_proportional(solved: list[Candidate], F: flint.fmpz_mat, a: list, b: list, n: int) -> bool:
+    """Whether ``a_i F_i == b_i y_i`` for every row i (y_i = sign_i Y_i[row_i]), exactly, in two FLINT products.
+
+    With g_i = gcd(a_i, b_i) (a_i, b_i > 0) this is ``(sign_i a_i / g_i) F_i == (b_i / g_i) Y_i[row_i]``: the
+    same equations divided by a positive integer and multiplied by sign_i = +-1. Usually b_i divides a_i and the
+    rows are every row of one Y in order, so the right side is that Y itself (no product).
+    """
+    g = [math.gcd(int(x), int(y)) for x, y in zip(a, b)]
+    r = len(solved)
+    left = flint.fmpz_mat([[int(a[i]) // g[i] * c.sign if i == j else 0 for j in range(r)]
+                           for i, c in enumerate(solved)]) * F
+    right = stack_rows([(c.Y, c.row, int(b[i]) // g[i]) for i, c in enumerate(solved)], n)
+    return left == right
 
 
 def _failed_equations(c: Candidate, Fi: list, a, b) -> dict:

@@ -19,7 +19,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import fmpz_mat_from_scaled, int_times_dyadic
+from ..exact.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation
@@ -79,9 +79,34 @@ class InputProducts:
             self._T = self.X.num.transpose()
         return flint.fmpz_mat(V) * self._T
 
+    def rectified(self, V: list[list[int]], act: Activation) -> flint.fmpz_mat:
+        """``f(V @ Xnum.T)`` exactly; for ReLU from the float64 source, the sign read on exact limbs (no per-entry
+        Python work), else :meth:`Activation.apply_fmpz_mat` of :meth:`times`.
+
+        >>> X = QMatrix.from_numpy(np.array([[1.0, 2.0], [-3.0, 0.5]]), lazy=True)
+        >>> InputProducts(X).rectified([[2, -1], [0, 1]], Activation.relu()).tolist()
+        [[0, 0], [4, 1]]
+        """
+        src = self.X.float_source
+        if src is not None and act.degree == 1:
+            P = rectified_int_times_dyadic(V, *src)
+            if P is not None:
+                return P
+        return act.apply_fmpz_mat(self.times(V))
+
 
 def stack_rows(rows: list[tuple[flint.fmpz_mat, int, int]], n: int) -> flint.fmpz_mat:
-    """The matrix whose i-th row is sign_i * M_i[row_i], by selection products (no per-entry Python work)."""
+    """The matrix whose i-th row is sign_i * M_i[row_i], by selection products (no per-entry Python work).
+
+    ``sign_i`` may be any integer multiplier. Every row of one matrix, in order, with multiplier 1 is that matrix.
+
+    >>> M = flint.fmpz_mat([[1, 2], [3, 4]])
+    >>> stack_rows([(M, 0, 1), (M, 1, 1)], 2) is M, stack_rows([(M, 1, -2)], 2).tolist()
+    (True, [[-6, -8]])
+    """
+    if rows and all(M is rows[0][0] and r == i and sg == 1 for i, (M, r, sg) in enumerate(rows)) \
+            and rows[0][0].nrows() == len(rows):
+        return rows[0][0]
     out = None
     groups: dict[int, tuple[flint.fmpz_mat, list]] = {}
     for i, (M, r, sg) in enumerate(rows):

@@ -138,7 +138,7 @@ def test_row_view_rebuilds_rows_exactly(a, data):
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=6), elements=finite),
        st.lists(st.lists(st.integers(-2**20, 2**20), min_size=1, max_size=1), min_size=1, max_size=3), st.data())
 def test_int_times_dyadic_is_exact(a, rows, data):
-    """V @ X.T by 26-bit limbs in int64 equals the FLINT product, for every finite float64 X."""
+    """V @ X.T by exact float64 limb products equals the FLINT product, for every finite float64 X."""
     from exactrelu.exact.matrix import dyadic_scale, int_times_dyadic
 
     d = a.shape[1]
@@ -150,7 +150,7 @@ def test_int_times_dyadic_is_exact(a, rows, data):
     if P is not None:
         assert P == flint.fmpz_mat(V) * Q.num.transpose()
     else:
-        assert bits > 156 or shift > 1074
+        assert bits > 1023 or shift > 1074
 
 
 def test_lazy_matrix_converts_on_demand():
