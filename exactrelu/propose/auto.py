@@ -27,8 +27,8 @@ import numpy as np
 from ..errors import ExactReluError
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_unit
-from .gradient import GradientProposer
+from .floats import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_units
+from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer
 
@@ -71,20 +71,11 @@ class AutoProposer(Proposer):
         self.failures_ = []
         if expected_tries(k) <= self.search_below:
             return self._search(X, Y, "search")
-        init = None
+        init = pool = None
         if Y.shape[1] >= k and k <= d:
             try:
                 T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, Y)
-                init = T.V_
-                Q = label_basis(Y, k)
-                Xn = normalised_rows(X)
-                screens = [screen_unit(Q, Xn, v, k, X=X, degree=act.degree) for v in init]
-                ok = np.array([sc.ok for sc in screens], dtype=bool)
-                # rows that pass are re-fitted to their kernel vectors (near exact): hand those over
-                init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, init)])
-                for i in range(k):  # two rows on one unit: only the first counts
-                    if ok[i] and any(ok[j] and float(init[i] @ init[j]) > 1 - 1e-9 for j in range(i)):
-                        ok[i] = False
+                pool, screens, ok, init = self._screen_tensor(T.V_, X, Y)
                 if ok.all():
                     self.V_, self.screened_, self.chosen_ = init, ok, "tensor"
                     return self
@@ -92,17 +83,37 @@ class AutoProposer(Proposer):
                 # 3.3 s from random rows); the screened ones stay fixed in the gradient run
                 rng = as_generator(self.random_state)
                 init = np.where(ok[:, None], init, rng.standard_normal(init.shape))
+                init = _hand_over(pool, screens, ok, init)
             except ExactReluError as exc:
                 self.failures_.append(("tensor", str(exc)))
+                init = pool = None
         try:
-            G = GradientProposer(k, activation=act, random_state=self.random_state, init=init,
-                                 progress=self.progress).fit(X, Y)
+            G = self._gradient(X, Y, init, pool)
         except ExactReluError as exc:
             self.failures_.append(("gradient", str(exc)))
             return self._search(X, Y, "search (fallback)")
-        self.V_, self.screened_ = G.V_, G.screened_
+        self.V_, self.screened_ = G.V, G.screened
         self.chosen_ = "gradient" if init is None else "tensor+gradient"
         return self
+
+    def _screen_tensor(self, V: np.ndarray, X: np.ndarray, Y: np.ndarray) -> tuple[UnitPool, list, np.ndarray,
+                                                                                    np.ndarray]:
+        """(empty pool, screens, ok, rows): the tensor rows screened at once; rows that pass are re-fitted to their
+        kernel vectors (near exact), two rows on one unit count once."""
+        k, act = self.k, self.activation_
+        pool = UnitPool(label_basis(Y, k), X, k, GradientSettings.extra, act.degree, Xn=normalised_rows(X))
+        screens = screen_units(pool.Q, pool.Xn, V, k, pool.extra, X=X, degree=act.degree)
+        ok = np.array([sc.ok for sc in screens], dtype=bool)
+        init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, V)])
+        for i in range(k):  # two rows on one unit: only the first counts
+            if ok[i] and any(ok[j] and float(init[i] @ init[j]) > 1 - 1e-9 for j in range(i)):
+                ok[i] = False
+        return pool, screens, ok, init
+
+    def _gradient(self, X, Y, init, pool) -> GradientProposal:
+        """The gradient proposer with its default settings, from ``init`` and the ``pool`` of screened units."""
+        settings = GradientSettings(self.activation_.degree)
+        return gradient_proposal(X, Y, self.k, as_generator(self.random_state), settings, init, self.progress, pool)
 
     def _search(self, X, Y, label) -> "AutoProposer":
         S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state,
@@ -110,6 +121,15 @@ class AutoProposer(Proposer):
         self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
         self.n_tries_ = S.n_tries_
         return self
+
+
+def _hand_over(pool: UnitPool, screens: list, ok: np.ndarray, init: np.ndarray) -> np.ndarray:
+    """The screened rows join the gradient's pool (as its own screen of them did before: no second screen);
+    the rows left, in order, are its starting weights."""
+    done: set = set()
+    for i in np.flatnonzero(ok):
+        pool.add(screens[i], int(i), done, [])
+    return np.delete(init, sorted(done), axis=0)
 
 
 def propose_auto(inputs, labels, k: int, *, activation: Activation = RELU, random_state=None, **kwargs) -> np.ndarray:

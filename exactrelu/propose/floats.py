@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.optimize import linear_sum_assignment
 
 from ..errors import InvalidInput
@@ -39,6 +40,7 @@ __all__ = [
     "normalize_rows",
     "row_norms",
     "screen_unit",
+    "screen_units",
     "Screen",
     "angular_errors",
     "as_generator",
@@ -175,33 +177,69 @@ def screen_unit(Q: np.ndarray, Xn: np.ndarray, v: np.ndarray, k: int, extra: int
     With the inputs ``X`` given, the unit is also re-fitted: ``v`` solves ``X_S v = y_S^(1/c)``
     in least squares on the support S of the kernel vector y, and must reproduce y (rectified)
     on every sample. A unit that passes carries this polished ``v`` (near machine precision).
+    :func:`screen_units` screens several rows at once (the same test, one pass over the data).
     """
-    n = Q.shape[0]
+    return screen_units(Q, Xn, np.asarray(v, dtype=np.float64)[None, :], k, extra, rtol, X, degree)[0]
+
+
+def screen_units(Q: np.ndarray, Xn: np.ndarray, V: np.ndarray, k: int, extra: int = 3, rtol: float = 1e-7,
+                 X: np.ndarray | None = None, degree: int = 1) -> list[Screen]:
+    """:func:`screen_unit` for every row of ``V`` (rows x d), with one product of the data per stage.
+
+    The margins of all rows are one product ``V Xn^T``, the kernel vectors one product with ``Q``,
+    and the re-fits of the rows that reach them one product with ``X``; each re-fit solves its
+    least squares by the normal equations (Cholesky), falling back to an SVD least squares when
+    that fails or its fit is refused, so a row passes exactly when it would with the SVD alone
+    (up to rounding).
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 4)); V = rng.standard_normal((2, 4))
+    >>> Q = label_basis(np.maximum(X @ V.T, 0) @ rng.standard_normal((2, 2)), 2)
+    >>> [s.ok for s in screen_units(Q, normalised_rows(X), np.vstack([V, -V[:1]]), 2, X=X)]
+    [True, True, False]
+    """
+    V = np.asarray(V, dtype=np.float64).reshape(-1, Xn.shape[1])
     if Q.shape[1] < k:
-        return Screen(False, f"label span has rank {Q.shape[1]} < k = {k}")
+        return [Screen(False, f"label span has rank {Q.shape[1]} < k = {k}") for _ in V]
     if k == 1:
-        y = Q[:, 0].copy()
+        found: list = [np.ones(1)] * V.shape[0]
     else:
-        scores = Xn @ v
-        order = np.argsort(scores)
-        n_neg = int(np.sum(scores < 0))
-        ref = float(np.sqrt(np.max(np.sum(Q * Q, axis=1))))
-        z = min(n, k - 1 + extra)
-        while True:
-            Z = order[:z]
-            if scores[Z].max() >= 0:
-                return Screen(False, "too few samples are proposed inactive")
-            _, s, Vt = np.linalg.svd(Q[Z], full_matrices=True)
-            rank = int(np.sum(s > rtol * ref))  # relative to the largest row of Q, not of Q[Z]: zero rows stay zero
-            if rank >= k:
-                return Screen(False, "the chosen samples do not cut a kernel from the label span (one is active)")
-            if rank == k - 1:
-                break
-            # the samples are also inactive for another unit: take more confidently inactive ones
-            if z >= n_neg:
-                return Screen(False, "kernel of dimension > 1 (inputs not in general position for this unit?)")
-            z = min(2 * z, n_neg)
-        y = Q @ Vt[k - 1]
+        ref = float(np.sqrt(np.max(np.einsum("ij,ij->i", Q, Q)))) if Q.shape[0] else 0.0
+        found = [_kernel_direction(Q, scores, k, extra, rtol, ref) for scores in V @ Xn.T]
+    rows = [i for i, c in enumerate(found) if not isinstance(c, Screen)]
+    out: list = list(found)
+    if rows:
+        Yk = (Q @ np.array([found[i] for i in rows]).T).T  # one kernel vector per row
+        for i, y in zip(rows, Yk):
+            out[i] = _oriented(y, rtol)
+    if X is not None:
+        _refit_all(out, X, rtol, degree)
+    return out
+
+
+def _kernel_direction(Q: np.ndarray, scores: np.ndarray, k: int, extra: int, rtol: float, ref: float):
+    """The coefficients (k,) in ``Q`` of the kernel on the most confidently inactive samples, or a refusal."""
+    n = Q.shape[0]
+    n_neg = int(np.count_nonzero(scores < 0))
+    z = min(n, k - 1 + extra)
+    while True:
+        Z = np.argpartition(scores, z - 1)[:z] if z < n else np.arange(n)
+        if scores[Z].max() >= 0:
+            return Screen(False, "too few samples are proposed inactive")
+        _, s, Vt = np.linalg.svd(Q[Z], full_matrices=True)
+        rank = int(np.sum(s > rtol * ref))  # relative to the largest row of Q, not of Q[Z]: zero rows stay zero
+        if rank >= k:
+            return Screen(False, "the chosen samples do not cut a kernel from the label span (one is active)")
+        if rank == k - 1:
+            return Vt[k - 1]
+        # the samples are also inactive for another unit: take more confidently inactive ones
+        if z >= n_neg:
+            return Screen(False, "kernel of dimension > 1 (inputs not in general position for this unit?)")
+        z = min(2 * z, n_neg)
+
+
+def _oriented(y: np.ndarray, rtol: float) -> Screen:
+    """The kernel vector oriented and scaled to max 1, or the refusal of a zero or sign-changing one."""
     big = np.abs(y).max()
     if big == 0:
         return Screen(False, "zero kernel vector")
@@ -210,21 +248,59 @@ def screen_unit(Q: np.ndarray, Xn: np.ndarray, v: np.ndarray, k: int, extra: int
     y = y / y.max()
     if y.min() < -1e3 * rtol:
         return Screen(False, "kernel vector changes sign (not a rectified unit)")
-    if X is None:
-        return Screen(True, "ok", y)
-    S = np.flatnonzero(y > 1e3 * rtol)
+    return Screen(True, "ok", y)
+
+
+def _refit_all(out: list, X: np.ndarray, rtol: float, degree: int) -> None:
+    """Re-fit every passing screen of ``out`` to the inputs (in place): one product ``X W^T`` for all of them."""
     d = X.shape[1]
-    if S.size < d:
-        return Screen(False, f"unit active on {S.size} < d = {d} samples")
-    if S.size > 8 * d:  # a well-spread subset suffices; every sample is checked below
-        S = S[np.argsort(y[S])[-8 * d:]]
-    t = y[S] if degree == 1 else y[S] ** (1.0 / degree)
-    w = np.linalg.lstsq(X[S], t, rcond=None)[0]
-    fit = np.maximum(X @ w, 0.0)
+    todo = []  # (index, S, t, w from the normal equations or None)
+    for i, sc in enumerate(out):
+        if not sc.ok:
+            continue
+        y = sc.activations
+        S = np.flatnonzero(y > 1e3 * rtol)
+        if S.size < d:
+            out[i] = Screen(False, f"unit active on {S.size} < d = {d} samples")
+            continue
+        if S.size > 8 * d:  # a well-spread subset suffices; every sample is checked below
+            S = S[np.argsort(y[S])[-8 * d:]]
+        t = y[S] if degree == 1 else y[S] ** (1.0 / degree)
+        todo.append((i, S, t, _normal_solve(X[S], t)))
+    if not todo:
+        return
+    F = X @ np.array([w if w is not None else np.zeros(d) for *_, w in todo]).T  # n x rows
+    for (i, S, t, w), f in zip(todo, F.T):
+        y = out[i].activations
+        if w is None or not _fits(f, y, degree):
+            w = np.linalg.lstsq(X[S], t, rcond=None)[0]  # the SVD least squares decides
+            if not _fits(X @ w, y, degree):
+                out[i] = Screen(False, "kernel vector is not a rectified linear function of the inputs")
+                continue
+        out[i] = Screen(True, "ok", y, w / np.linalg.norm(w))
+
+
+def _fits(f: np.ndarray, y: np.ndarray, degree: int) -> bool:
+    """Whether the products ``f = X w``, rectified (and raised to ``degree``), reproduce ``y`` to 1e-5."""
+    fit = np.maximum(f, 0.0)
     fit = fit if degree == 1 else fit**degree
-    if np.abs(fit - y).max() > 1e-5:
-        return Screen(False, "kernel vector is not a rectified linear function of the inputs")
-    return Screen(True, "ok", y, w / np.linalg.norm(w))
+    return bool(np.abs(fit - y).max() <= 1e-5)
+
+
+def _normal_solve(A: np.ndarray, t: np.ndarray) -> np.ndarray | None:
+    """Least squares ``A w ~ t`` by the normal equations (columns scaled, Cholesky), or None if that fails.
+
+    About 4-7 times cheaper than an SVD least squares at 8d x d; the caller checks the fit and falls back.
+    """
+    s = np.abs(A).max(axis=0)
+    s = np.where(s > 0, s, 1.0)
+    As = A / s
+    try:
+        L = np.linalg.cholesky(As.T @ As)
+    except np.linalg.LinAlgError:
+        return None
+    w = solve_triangular(L.T, solve_triangular(L, As.T @ t, lower=True, check_finite=False), check_finite=False) / s
+    return w if np.all(np.isfinite(w)) and np.any(w) else None
 
 
 def angular_errors(V_hat: np.ndarray, V_true: np.ndarray) -> np.ndarray:

@@ -264,7 +264,9 @@ def test_auto_falls_back(monkeypatch):
     monkeypatch.setattr(TensorProposer, "fit", boom)
     est = AutoProposer(5, random_state=0).fit(X, Y)
     assert est.chosen_ == "gradient" and est.failures_[0][0] == "tensor"
-    monkeypatch.setattr(GradientProposer, "fit", boom)
+    import exactrelu.propose.auto as auto_module
+
+    monkeypatch.setattr(auto_module, "gradient_proposal", boom)  # auto runs the gradient algorithm itself
     est = AutoProposer(5, random_state=0).fit(X, Y)
     assert est.chosen_ == "search (fallback)" and [f[0] for f in est.failures_] == ["tensor", "gradient"]
     assert recover(inst, k=5, init=est, check=False).network.equivalent(inst.planted)
