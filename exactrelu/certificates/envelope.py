@@ -16,11 +16,13 @@ checks it); this module holds what they share, and hands certificates to the ind
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -29,7 +31,7 @@ from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "instance_sha256", "network_fields", "envelope", "rational_text",
+__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "instance_sha256", "instance_hash_ahead", "network_fields", "envelope", "rational_text",
            "write_certificate", "dump_layout", "read_certificate", "verify",
            "provenance"]
 
@@ -96,8 +98,61 @@ def _streamed(instance: Instance) -> bool:
     return instance.n * (instance.d + instance.m) > STREAM_ENTRIES and "_input_strings" not in instance._cache
 
 
+#: where :func:`instance_hash_ahead` keeps the forked child computing the hash (``instance._cache``)
+AHEAD_KEY = "_sha256_ahead"
+
+
 def instance_sha256(instance: Instance) -> str:
-    """SHA-256 of the canonical text of the instance (docs/design.md): exact, independent of file format."""
+    """SHA-256 of the canonical text of the instance (docs/design.md): exact, independent of file format.
+
+    Inside :func:`instance_hash_ahead` the text was hashed by a forked child: its hex digest is taken when the
+    child succeeded, else the hash is computed here (the same function on the same data either way).
+    """
+    ahead = instance._cache.pop(AHEAD_KEY, None)
+    if ahead is not None:
+        sha = ahead.result()
+        if sha is not None:
+            return sha
+    return _text_sha256(instance)
+
+
+@contextlib.contextmanager
+def instance_hash_ahead(instance: Instance) -> Iterator[None]:
+    """Hash ``instance`` in a forked child while the block runs (a recovery), when :func:`check_workers` would
+    fork for it (at least :data:`PARALLEL_CHECK_ENTRIES` entries, two cores, no other threads, not a daemon;
+    ``EXACTRELU_CHECK_WORKERS=1`` turns it off); :func:`instance_sha256` inside the block takes its result.
+    Leaving the block (a return, an error, a time limit, a KeyboardInterrupt) kills a child still running.
+
+    >>> from exactrelu.instances import planted
+    >>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
+    >>> with instance_hash_ahead(inst):
+    ...     sha = instance_sha256(inst)
+    >>> sha == instance_sha256(inst)
+    True
+    """
+    from . import ahead
+
+    try:
+        fork = AHEAD_KEY not in instance._cache and check_workers(instance) > 1
+    except InvalidInput:  # a malformed EXACTRELU_CHECK_WORKERS: verify() reports it, nothing is forked here
+        fork = False
+    job = ahead.start(_text_sha256, instance, valid=_is_hex_digest) if fork else None
+    if job is not None:
+        instance._cache[AHEAD_KEY] = job
+    try:
+        yield
+    finally:
+        if job is not None:
+            if instance._cache.get(AHEAD_KEY) is job:
+                del instance._cache[AHEAD_KEY]
+            job.cancel()
+
+
+def _is_hex_digest(text: str) -> bool:
+    return re.fullmatch("[0-9a-f]{64}", text) is not None
+
+
+def _text_sha256(instance: Instance) -> str:
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
     if _streamed(instance):

@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..blas import small_problem_threads
+from ..certificates.envelope import instance_hash_ahead
 from ..deadline import Deadline, with_deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
 from ..instances import Instance
@@ -122,7 +123,8 @@ def recover(
         progress = with_deadline(progress, deadline)
     req = RecoveryRequest(k, activation, bias, init, random_state, check, progress, max_except=bound)
     try:
-        with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
+        # BLAS threads only pay on large float steps; the instance hash is made meanwhile (a forked child)
+        with small_problem_threads(inst.n * (inst.d + inst.m)), instance_hash_ahead(inst):
             return _route(inst, route, sparse_noise, req)
     except NotRealizable as exc:
         if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it

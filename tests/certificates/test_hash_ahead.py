@@ -1,0 +1,103 @@
+"""The instance hash made ahead in a forked child (envelope.instance_hash_ahead): the same hash, a failed child falls
+back to the hash computed here, and leaving the block any way (an error, a time limit) leaves no child behind."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from exactrelu.certificates import ahead, envelope
+from exactrelu.errors import TimeLimitExceeded
+from exactrelu.instances import planted
+from exactrelu.recover import recover
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """instance_hash_ahead forks for every instance (whatever the cores, threads and sizes of the test machine);
+    the jobs it starts are recorded."""
+    jobs = []
+    real = ahead.start
+    monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
+    monkeypatch.setattr(ahead, "start", lambda *a, **kw: jobs.append(real(*a, **kw)) or jobs[-1])
+    return jobs
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True  # reaped already: no such child of ours
+    return False
+
+
+def test_recover_takes_the_hash_of_the_child_and_it_is_the_same(forking):
+    inst = planted(d=4, k=2, m=2, n=200, seed=5)
+    plain = envelope.instance_sha256(inst)
+    res = recover(inst, k=2, random_state=0)
+    assert res.certificate["instance_sha256"] == plain
+    assert len(forking) == 1 and forking[0].pid is None  # joined and reaped
+    assert envelope.AHEAD_KEY not in inst._cache
+
+
+@pytest.mark.parametrize("failure", ["raises", "wrong text", "killed"])
+def test_a_failed_child_means_the_hash_is_computed_here(monkeypatch, failure):
+    inst = planted(d=3, k=2, m=2, n=60, seed=2)
+    plain = envelope.instance_sha256(inst)
+
+    def bad(instance):
+        if failure == "raises":
+            raise MemoryError
+        if failure == "killed":
+            os.kill(os.getpid(), 9)
+        return "ab" * 32 + "\n"  # not exactly a hex digest
+
+    real, jobs = ahead.start, []
+    monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
+    monkeypatch.setattr(ahead, "start", lambda compute, arg, valid: jobs.append(real(bad, arg, valid)) or jobs[-1])
+    with envelope.instance_hash_ahead(inst):
+        assert envelope.instance_sha256(inst) == plain
+    assert len(jobs) == 1 and jobs[0].pid is None
+
+
+def test_an_error_in_the_block_kills_the_child(forking, monkeypatch):
+    inst = planted(d=3, k=2, m=2, n=60, seed=2)
+    monkeypatch.setattr(envelope, "_text_sha256", lambda instance: time.sleep(60) or "0" * 64)
+    with pytest.raises(KeyboardInterrupt):
+        with envelope.instance_hash_ahead(inst):
+            pid = inst._cache[envelope.AHEAD_KEY].pid
+            raise KeyboardInterrupt
+    assert _gone(pid) and envelope.AHEAD_KEY not in inst._cache
+
+
+def test_a_time_limit_leaves_no_child(forking, monkeypatch):
+    inst = planted(d=6, k=4, m=4, n=400, seed=1)
+    monkeypatch.setattr(envelope, "_text_sha256", lambda instance: time.sleep(60) or "0" * 64)
+    with pytest.raises(TimeLimitExceeded):
+        recover(inst, k=4, random_state=0, time_limit=1e-9)
+    assert forking and all(job.pid is None for job in forking)
+    assert envelope.AHEAD_KEY not in inst._cache
+
+
+def test_no_fork_below_the_threshold_or_when_asked_not_to(monkeypatch):
+    inst = planted(d=3, k=2, m=2, n=40, seed=1)
+    started = []
+    monkeypatch.setattr(ahead, "start", lambda *a, **kw: started.append(a))
+    with envelope.instance_hash_ahead(inst):  # 200 entries: under the threshold
+        assert envelope.AHEAD_KEY not in inst._cache
+    monkeypatch.setattr(envelope, "PARALLEL_CHECK_ENTRIES", 10)
+    for asked in ("1", "many"):  # one process asked for, or a malformed value (verify() reports it): no fork
+        monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", asked)
+        with envelope.instance_hash_ahead(inst):
+            assert envelope.AHEAD_KEY not in inst._cache
+    assert started == []
+
+
+def test_cancel_kills_a_running_child_and_result_is_then_none():
+    job = ahead.start(lambda s: time.sleep(60) or s, "x")
+    pid = job.pid
+    job.cancel()
+    assert _gone(pid) and job.result() is None
+    job.cancel()  # idempotent
