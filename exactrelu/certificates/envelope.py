@@ -156,9 +156,10 @@ def _text_sha256(instance: Instance) -> str:
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
     if _streamed(instance):
-        X, Y = StringRows(instance.inputs), StringRows(instance.labels)
+        X, Y = instance.inputs, instance.labels
         for a in range(0, instance.n, 8192):
-            h.update("".join(f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(X[a:a + 8192], Y[a:a + 8192])).encode())
+            b = min(a + 8192, instance.n)
+            h.update("".join(f"{x} | {y}\n" for x, y in zip(X.row_texts(a, b), Y.row_texts(a, b))).encode())
         return h.hexdigest()
     for x, y in zip(instance.input_strings(), instance.label_strings()):
         h.update(f"{' '.join(x)} | {' '.join(y)}\n".encode())

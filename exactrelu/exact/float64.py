@@ -1,7 +1,8 @@
 """Float64 arrays taken exactly: every finite double is ``M * 2**e``, so one common power of two turns an array
 into integers (:func:`dyadic_scale`), converted to FLINT through two exact 52-bit halves when they fit in 104
 bits (:func:`fmpz_mat_from_scaled`), and written as canonical rational strings without a Fraction per entry
-(:func:`float_strings`). :func:`as_float_array` is the one door by which float data enter (finite, real, dense).
+(:func:`float_strings`, made by NumPy in :mod:`exactrelu.exact.float_text`). :func:`as_float_array` is the one
+door by which float data enter (finite, real, dense).
 
 >>> import numpy as np
 >>> float_strings(np.array([[0.5, -3.0]]))
@@ -12,60 +13,19 @@ bits (:func:`fmpz_mat_from_scaled`), and written as canonical rational strings w
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
-from operator import add
 
 import flint
 import numpy as np
 
 from ..errors import InvalidInput
 from .dyadic_product import int_times_dyadic, rectified_int_times_dyadic
+from .float_text import float_row_texts, float_strings
 
-__all__ = ["float_strings", "as_float_array", "tensor_array", "exact_values", "exact_float64", "float_or_inf",
-           "convert_scaled", "int_times_dyadic", "rectified_int_times_dyadic",
+__all__ = ["float_strings", "float_row_texts", "as_float_array", "tensor_array", "exact_values", "exact_float64",
+           "float_or_inf", "convert_scaled", "int_times_dyadic", "rectified_int_times_dyadic",
            "fmpz_mat_from_int64", "fmpz_mat_from_scaled", "dyadic_scale"]
-
-
-def float_strings(a: np.ndarray) -> list[list[str]]:
-    """Canonical rational strings of a finite float64 array, row by row (exact, about 0.1-0.2 us per entry).
-
-    Every finite double is ``M 2^e`` with M an integer of at most 53 bits: NumPy finds M and e for the whole
-    array (``frexp``; M made odd by its trailing zero bits), Python writes M and looks up ``"/2^-e"``.
-
-    >>> float_strings(np.array([[0.5, -3.0, 0.1]]))
-    [['1/2', '-3', '3602879701896397/36028797018963968']]
-    """
-    a = np.asarray(a, dtype=np.float64)
-    if a.ndim != 2 or not a.size or not np.isfinite(a).all():
-        return [[_float_string(x) for x in row] for row in a.tolist()]
-    mant, ex = np.frexp(a)
-    M = (mant * 2.0**53).astype(np.int64)  # a = M 2^e exactly, |M| < 2^53
-    e = ex.astype(np.int64) - 53
-    nz = M != 0
-    low = M[nz] & -M[nz]  # the lowest set bit of M, a power of two
-    tz = np.zeros_like(e)
-    tz[nz] = np.frexp(low.astype(np.float64))[1] - 1
-    M >>= tz  # exact: M is divisible by 2^tz; now odd (or 0)
-    e = np.where(nz, e + tz, 0)
-    dens = _dyadic_denominators()
-    text = list(map(add, map(str, M.ravel().tolist()), map(dens.__getitem__, np.maximum(-e, 0).ravel().tolist())))
-    for i in np.flatnonzero(e > 0).tolist():  # integers of more than 53 bits: M 2^e
-        text[i] = str(int(M.flat[i]) << int(e.flat[i]))
-    d = a.shape[1]
-    return [text[i:i + d] for i in range(0, len(text), d)]
-
-
-def _float_string(x: float) -> str:
-    p, q = x.as_integer_ratio()
-    return str(p) if q == 1 else f"{p}/{q}"
-
-
-@functools.cache
-def _dyadic_denominators() -> list[str]:
-    """``["", "/2", "/4", ..., "/2^1074"]``: the denominator text of every double (the smallest is 2^-1074)."""
-    return [""] + [f"/{1 << t}" for t in range(1, 1075)]
 
 
 def exact_float64(raw: np.ndarray, name: str) -> np.ndarray | None:

@@ -33,8 +33,8 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..limits import limit, over
-from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_strings,
-                      fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
+from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_row_texts,
+                      float_strings, fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
 from .rationals import RationalLike, format_rational, to_fraction
 from .text import parse_rational_strings
 
@@ -223,6 +223,17 @@ class QMatrix:
         num, c = self.num, self.num.ncols()
         block = flint.fmpz_mat(stop - start, c, [num[i, j] for i in range(start, stop) for j in range(c)])
         return QMatrix(block, self.den).to_strings()
+
+    def row_texts(self, start: int, stop: int) -> list[str]:
+        """The rows ``start <= i < stop`` of :meth:`to_strings`, each joined by single spaces (the instance text's
+        rows; from a float64 source without a string per entry).
+
+        >>> QMatrix.from_rows([[1, 2], ["1/2", 3], [4, "-5/6"]]).row_texts(1, 3)
+        ['1/2 3', '4 -5/6']
+        """
+        if self._float is not None:
+            return float_row_texts(self._float[start:stop])
+        return [" ".join(row) for row in self.row_strings(start, stop)]
 
     def to_fmpq_mat(self) -> flint.fmpq_mat:
         return flint.fmpq_mat(self.num) / int(self.den)

@@ -1,0 +1,156 @@
+"""Canonical rational text of float64 arrays, made by NumPy: every finite double is ``M 2^e`` (M odd, |M| < 2^53),
+so its text is ``[-]|M 2^max(e,0)|`` and, when e < 0, ``"/" + str(2^-e)``: integers below 2^63 and one of 1,075
+denominators. The digits of each integer come from a table of the 10,000 four-digit groups; the pieces of every entry
+are laid out in a padded byte array and the valid bytes compressed into one text (a boolean mask keeps them in order).
+Only integers of 2^63 or more (doubles beyond 9.2e18 with e > 0) are written by Python, one by one.
+
+Byte for byte the text of ``str(fractions.Fraction(x))`` (tests/exact/test_float_text.py).
+
+>>> import numpy as np
+>>> float_strings(np.array([[0.5, -3.0, 0.1], [-0.0, 2.0**70, 5e-324]]))[0]
+['1/2', '-3', '3602879701896397/36028797018963968']
+>>> float_row_texts(np.array([[0.5, -3.0], [6.0, -0.25]]))
+['1/2 -3', '6 -1/4']
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+__all__ = ["float_strings", "float_row_texts"]
+
+#: bytes of the padded layout per block (the block's rows are cut so that it stays about this size)
+BLOCK_BYTES = 1 << 23
+_DIGITS = 20  # five groups of four digits: every integer below 2^63 < 10^19
+_POW10 = np.array([10**i for i in range(1, 20)], dtype=np.uint64)
+
+
+def float_strings(a: np.ndarray) -> list[list[str]]:
+    """Canonical rational strings of a float64 array, row by row (exact; ``str(Fraction(x))`` for every entry).
+
+    >>> float_strings(np.array([[0.5, -3.0, 0.1]]))
+    [['1/2', '-3', '3602879701896397/36028797018963968']]
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim != 2 or not a.size or not np.isfinite(a).all():
+        return [[_float_string(x) for x in row] for row in a.tolist()]
+    rows = [row.split(" ") for row in _texts(a)]
+    for i, j in zip(*np.nonzero(_big(a))):  # integers of 2^63 or more: Python writes them
+        rows[i][j] = _float_string(float(a[i, j]))
+    return rows
+
+
+def float_row_texts(a: np.ndarray) -> list[str]:
+    """The rows of :func:`float_strings` joined by single spaces (what the instance text holds), without a string
+    object per entry.
+
+    >>> float_row_texts(np.array([[1.0, 2.0**64]]))
+    ['1 18446744073709551616']
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim != 2 or not a.size or not np.isfinite(a).all() or _big(a).any():
+        return [" ".join(row) for row in float_strings(a)]
+    return _texts(a)
+
+
+def _float_string(x: float) -> str:
+    p, q = x.as_integer_ratio()
+    return str(p) if q == 1 else f"{p}/{q}"
+
+
+def _big(a: np.ndarray) -> np.ndarray:
+    """Entries whose integer part needs 64 bits or more (|x| >= 2^63): written one by one."""
+    return np.abs(a) >= 2.0**63
+
+
+def _texts(a: np.ndarray) -> list[str]:
+    """Row texts of a finite 2-D array (entries of 2^63 or more hold a placeholder "0")."""
+    rows_per_block = max(1, BLOCK_BYTES // (a.shape[1] * (_DIGITS + 24)))
+    out: list[str] = []
+    for start in range(0, a.shape[0], rows_per_block):
+        text = _block_text(a[start:start + rows_per_block])
+        out.extend(text.split("\n")[:-1])
+    return out
+
+
+def _block_text(a: np.ndarray) -> str:
+    """The text of a block of rows: entries separated by " ", each row ended by "\\n".
+
+    Entry i is laid out in a row of ``field``: its digits right-aligned in the first ``_DIGITS + 1`` bytes (a "-"
+    just before them), then its denominator and " "; ``keep`` (one gather from a table of patterns) marks the
+    bytes from the first character to the separator, and ``field[keep]`` is the text, in order.
+    """
+    mag, neg, den = _parts(a)
+    table, lengths = _denominators()
+    width = int(lengths[den].max()) + 1  # the denominator and the separator
+    ndig = 1 + np.searchsorted(_POW10, mag, side="right")
+    start = _DIGITS + 1 - ndig - neg  # where the entry's text starts in its row of the layout
+    field = np.empty((den.size, _DIGITS + 1 + width), dtype=np.uint8)
+    field[:, 1:_DIGITS + 1] = _digit_bytes(mag)
+    field[:, _DIGITS + 1:] = table[den, :width]
+    flat = field.reshape(-1)
+    row_start = np.arange(den.size) * field.shape[1]
+    flat[(row_start + start)[neg]] = ord("-")
+    ends = (row_start + _DIGITS + 1 + lengths[den]).reshape(a.shape)[:, -1]
+    flat[ends] = ord("\n")  # the last entry of each row ends its line
+    keep = _patterns(width)[start * (width + 1) + lengths[den]]
+    return field[keep].tobytes().decode("ascii")
+
+
+def _parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(|numerator| as uint64, negative?, t of the denominator 2^t), flat, of a finite 2-D array: ``a = M 2^e``
+    with M odd (or 0) and |M| < 2^53, so the numerator is ``M 2^max(e, 0)`` and t = max(-e, 0). Entries of 2^63
+    or more get 0 (their text is written by Python)."""
+    mant, ex = np.frexp(a.ravel())
+    M = (mant * 2.0**53).astype(np.int64)  # a = M 2^e exactly, |M| < 2^53
+    e = ex.astype(np.int64) - 53
+    nz = M != 0
+    tz = np.zeros_like(e)
+    low = M[nz] & -M[nz]  # the lowest set bit of M
+    tz[nz] = np.frexp(low.astype(np.float64))[1] - 1
+    M >>= tz  # exact: now odd (or 0)
+    e = np.where(nz, e + tz, 0)
+    big = _big(a).ravel()
+    up = np.where(big | (e < 0), 0, e).astype(np.uint64)
+    mag = np.where(big, np.uint64(0), np.abs(M).astype(np.uint64) << up)  # below 2^63 (else 0)
+    return mag, (M < 0) & ~big, np.where(e < 0, -e, 0)
+
+
+@functools.cache
+def _patterns(width: int) -> np.ndarray:
+    """Row ``s (width + 1) + l`` keeps the bytes ``s <= j <= _DIGITS + 1 + l`` of a layout row (text start s, a
+    denominator of l characters, then the separator)."""
+    j = np.arange(_DIGITS + 1 + width)
+    s = np.repeat(np.arange(_DIGITS + 1), width + 1)
+    ell = np.tile(np.arange(width + 1), _DIGITS + 1)
+    return (j >= s[:, None]) & (j <= (_DIGITS + 1 + ell)[:, None])
+
+
+def _digit_bytes(v: np.ndarray) -> np.ndarray:
+    """The 20 decimal digits of each value (uint64 below 10^19), leading zeros included, as ASCII bytes (n x 20)."""
+    groups = np.empty((v.size, _DIGITS // 4), dtype=np.intp)
+    rest = v.copy()
+    for g in range(_DIGITS // 4 - 1, -1, -1):
+        rest, groups[:, g] = np.divmod(rest, np.uint64(10_000))
+    return _groups()[groups].view(np.uint8).reshape(v.size, _DIGITS)
+
+
+@functools.cache
+def _groups() -> np.ndarray:
+    """The ASCII text of 0000 ... 9999, one uint32 (four bytes) each."""
+    text = "".join(f"{i:04d}" for i in range(10_000)).encode("ascii")
+    return np.frombuffer(text, dtype=np.uint32)
+
+
+@functools.cache
+def _denominators() -> tuple[np.ndarray, np.ndarray]:
+    """(table, lengths): row t of the table holds ``"/" + str(2^t)`` (empty for t = 0), then spaces; t up to 1074;
+    ``lengths[t]`` is the length of the denominator's text."""
+    texts = [b""] + [f"/{1 << t}".encode("ascii") for t in range(1, 1075)]
+    lengths = np.array([len(t) for t in texts], dtype=np.intp)
+    table = np.full((len(texts), int(lengths.max()) + 1), ord(" "), dtype=np.uint8)  # then the separator
+    for t, text in enumerate(texts):
+        table[t, :len(text)] = np.frombuffer(text, dtype=np.uint8)
+    return table, lengths

@@ -1,0 +1,81 @@
+"""float_strings / float_row_texts (exact/float_text.py) are byte for byte str(Fraction(x)), on adversarial floats;
+the instance hash made from row texts is the hash of the plain text."""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from exactrelu.certificates import envelope
+from exactrelu.exact import QMatrix, float_text
+from exactrelu.exact.float64 import float_row_texts, float_strings
+from exactrelu.instances import Instance, planted
+
+EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.0**-1074 * 3, 2.0**-1022, -(2.0**-1022), 2.0**-1022 - 2.0**-1074, 1.0, -1.0,
+         0.5, 3.0, 6.0, -1536.0, 2.0**52, 2.0**53, 2.0**53 + 2, -(2.0**60), 2.0**62, 2.0**63 - 1024, 2.0**63, -(2.0**63),
+         2.0**64, 1e19, 9.999999999999998e18, 1.7976931348623157e308, -1.7976931348623157e308, 0.1, -0.75, 2.0**-53,
+         1e-300, 123456789.0, 10.0**15, 10.0**16, 10.0**18, 99999999999999.0]
+
+adversarial = st.one_of(
+    st.sampled_from(EDGES),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.builds(lambda m, e: float(np.ldexp(float(m), e)), st.integers(-(2**53) + 1, 2**53 - 1), st.integers(-1100, 970)),  # integers times powers of two: many trailing zero bits, exact integers, subnormals
+)
+
+
+def plain(a: np.ndarray) -> list[list[str]]:
+    return [[str(Fraction(x)) for x in row] for row in a.tolist()]
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=9), elements=adversarial))
+def test_float_strings_are_the_text_of_fraction(a):
+    assert float_strings(a) == plain(a)
+    assert float_row_texts(a) == [" ".join(row) for row in plain(a)]
+
+
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 7)), elements=adversarial),
+       st.integers(1, 200))
+def test_blocks_of_any_size_give_the_same_text(a, block_bytes):
+    old = float_text.BLOCK_BYTES
+    float_text.BLOCK_BYTES = block_bytes  # one row per block at the smallest
+    try:
+        assert float_row_texts(a) == [" ".join(row) for row in plain(a)]
+    finally:
+        float_text.BLOCK_BYTES = old
+
+
+def test_every_edge_alone_and_together():
+    a = np.array(EDGES)
+    assert float_strings(a[None, :]) == plain(a[None, :]) and float_strings(a[:, None]) == plain(a[:, None])
+    assert float_strings(np.zeros((3, 0))) == [[], [], []] and float_row_texts(np.zeros((0, 4))) == []
+
+
+def test_non_finite_entries_still_raise():
+    with pytest.raises((OverflowError, ValueError)):
+        float_strings(np.array([[1.0, np.inf]]))
+
+
+@given(st.lists(st.lists(st.fractions(max_denominator=2**70).map(str) | st.integers(-(10**30), 10**30), min_size=3,
+                         max_size=3), min_size=1, max_size=6))
+def test_row_texts_of_exact_matrices(rows):
+    Q = QMatrix.from_rows(rows)
+    assert Q.row_texts(0, len(rows)) == [" ".join(r) for r in Q.to_strings()]
+
+
+@pytest.mark.parametrize("labels_as_floats", [False, True])
+def test_streamed_hash_is_the_hash_of_the_plain_text(monkeypatch, labels_as_floats):
+    inst = planted(d=5, k=2, m=3, n=50, seed=4)
+    X = np.resize(np.array(EDGES), (50, 5))
+    Y = inst.float_labels() if labels_as_floats else inst.labels
+    inst = Instance.from_arrays(X, Y)
+    text = f"exactrelu.instance.v1\n{inst.n} {inst.d} {inst.m}\n" + "".join(
+        f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(plain(X), inst.labels.to_strings()))
+    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 0)
+    assert envelope._streamed(inst)
+    assert envelope.instance_sha256(inst) == hashlib.sha256(text.encode()).hexdigest()
