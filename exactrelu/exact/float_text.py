@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["float_strings", "float_row_texts"]
+__all__ = ["float_strings", "float_row_texts", "assemble_text", "digit_groups"]
 
 #: bytes of the padded layout per block (the block's rows are cut so that it stays about this size)
 BLOCK_BYTES = 1 << 23
@@ -76,26 +76,40 @@ def _texts(a: np.ndarray) -> list[str]:
 
 
 def _block_text(a: np.ndarray) -> str:
-    """The text of a block of rows: entries separated by " ", each row ended by "\\n".
-
-    Entry i is laid out in a row of ``field``: its digits right-aligned in the first ``_DIGITS + 1`` bytes (a "-"
-    just before them), then its denominator and " "; ``keep`` (one gather from a table of patterns) marks the
-    bytes from the first character to the separator, and ``field[keep]`` is the text, in order.
-    """
+    """The text of a block of rows: entries separated by " ", each row ended by "\\n"."""
     mag, neg, den = _parts(a)
     table, lengths = _denominators()
-    width = int(lengths[den].max()) + 1  # the denominator and the separator
     ndig = 1 + np.searchsorted(_POW10, mag, side="right")
-    start = _DIGITS + 1 - ndig - neg  # where the entry's text starts in its row of the layout
-    field = np.empty((den.size, _DIGITS + 1 + width), dtype=np.uint8)
-    field[:, 1:_DIGITS + 1] = _digit_bytes(mag)
-    field[:, _DIGITS + 1:] = table[den, :width]
+    return assemble_text(_digit_bytes(mag), ndig, neg, table, lengths, den, a.shape)
+
+
+def assemble_text(digits: np.ndarray, ndig: np.ndarray, neg: np.ndarray, table: np.ndarray, lengths: np.ndarray,
+                  den: np.ndarray, shape: tuple[int, int]) -> str:
+    """The text of ``shape`` entries (row-major): entry i is ``"-"`` if ``neg[i]``, the last ``ndig[i]`` of its
+    ``digits[i]`` (ASCII, right-aligned), the first ``lengths[den[i]]`` bytes of ``table[den[i]]``, then " " (or
+    "\\n" at the end of a row; ``table`` rows hold at least one byte more than their length, a space).
+
+    Entry i is laid out in a row of ``field``: its digits right-aligned after one spare byte (for the "-"), then
+    its denominator and the separator; ``keep`` (one gather from a table of patterns) marks the bytes from the
+    first character to the separator, and ``field[keep]`` is the text, in order.
+
+    >>> digits = np.frombuffer(b"0012" b"0305", dtype=np.uint8).reshape(2, 4)
+    >>> table = np.frombuffer(b"    " b"/2  ", dtype=np.uint8).reshape(2, 4)
+    >>> assemble_text(digits, np.array([2, 3]), np.array([True, False]), table, np.array([0, 2]), np.array([1, 0]), (1, 2))
+    '-12/2 305\\n'
+    """
+    nd = digits.shape[1]
+    width = int(lengths[den].max()) + 1  # the denominator and the separator
+    start = nd + 1 - ndig - neg  # where the entry's text starts in its row of the layout
+    field = np.empty((den.size, nd + 1 + width), dtype=np.uint8)
+    field[:, 1:nd + 1] = digits
+    field[:, nd + 1:] = table[den, :width]
     flat = field.reshape(-1)
     row_start = np.arange(den.size) * field.shape[1]
     flat[(row_start + start)[neg]] = ord("-")
-    ends = (row_start + _DIGITS + 1 + lengths[den]).reshape(a.shape)[:, -1]
+    ends = (row_start + nd + 1 + lengths[den]).reshape(shape)[:, -1]
     flat[ends] = ord("\n")  # the last entry of each row ends its line
-    keep = _patterns(width)[start * (width + 1) + lengths[den]]
+    keep = _patterns(nd, width)[start * (width + 1) + lengths[den]]
     return field[keep].tobytes().decode("ascii")
 
 
@@ -119,13 +133,13 @@ def _parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _patterns(width: int) -> np.ndarray:
-    """Row ``s (width + 1) + l`` keeps the bytes ``s <= j <= _DIGITS + 1 + l`` of a layout row (text start s, a
+def _patterns(nd: int, width: int) -> np.ndarray:
+    """Row ``s (width + 1) + l`` keeps the bytes ``s <= j <= nd + 1 + l`` of a layout row (text start s, a
     denominator of l characters, then the separator)."""
-    j = np.arange(_DIGITS + 1 + width)
-    s = np.repeat(np.arange(_DIGITS + 1), width + 1)
-    ell = np.tile(np.arange(width + 1), _DIGITS + 1)
-    return (j >= s[:, None]) & (j <= (_DIGITS + 1 + ell)[:, None])
+    j = np.arange(nd + 1 + width)
+    s = np.repeat(np.arange(nd + 1), width + 1)
+    ell = np.tile(np.arange(width + 1), nd + 1)
+    return (j >= s[:, None]) & (j <= (nd + 1 + ell)[:, None])
 
 
 def _digit_bytes(v: np.ndarray) -> np.ndarray:
@@ -134,11 +148,11 @@ def _digit_bytes(v: np.ndarray) -> np.ndarray:
     rest = v.copy()
     for g in range(_DIGITS // 4 - 1, -1, -1):
         rest, groups[:, g] = np.divmod(rest, np.uint64(10_000))
-    return _groups()[groups].view(np.uint8).reshape(v.size, _DIGITS)
+    return digit_groups()[groups].view(np.uint8).reshape(v.size, _DIGITS)
 
 
 @functools.cache
-def _groups() -> np.ndarray:
+def digit_groups() -> np.ndarray:
     """The ASCII text of 0000 ... 9999, one uint32 (four bytes) each."""
     text = "".join(f"{i:04d}" for i in range(10_000)).encode("ascii")
     return np.frombuffer(text, dtype=np.uint32)

@@ -35,6 +35,7 @@ from ..errors import InvalidInput
 from ..limits import limit, over
 from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_row_texts,
                       float_strings, fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
+from .int_text import dyadic_row_texts
 from .rationals import RationalLike, format_rational, to_fraction
 from .text import parse_rational_strings
 
@@ -187,20 +188,9 @@ class QMatrix:
         if self._float is not None:
             return float_strings(self._float)
         d = int(self.den)
-        if d == 1:
-            return [[str(int(x)) for x in row] for row in self.num.tolist()]
-        if d & (d - 1) == 0:  # dyadic: reduce by trailing zero bits, no gcd needed
-            s = d.bit_length() - 1
-            qs = [""] + [f"/{1 << e}" for e in range(1, s + 1)]
-            out = []
-            for row in self.num.tolist():
-                r = []
-                for x in row:
-                    x = int(x)
-                    t = min((x & -x).bit_length() - 1, s) if x else s
-                    r.append(f"{x >> t}{qs[s - t]}")
-                out.append(r)
-            return out
+        if d & (d - 1) == 0:  # an integer or dyadic matrix: NumPy writes the text (exact/int_text.py)
+            return _split(dyadic_row_texts(list(map(int, self.num.entries())), self.shape, d.bit_length() - 1),
+                          self.shape[1])
         gcd = math.gcd
         out = []
         for row in self.num.tolist():
@@ -221,8 +211,16 @@ class QMatrix:
         if self._float is not None:
             return float_strings(self._float[start:stop])
         num, c = self.num, self.num.ncols()
+        d = int(self.den)
+        if d & (d - 1) == 0:
+            return _split(self._dyadic_row_texts(start, stop), c)
         block = flint.fmpz_mat(stop - start, c, [num[i, j] for i in range(start, stop) for j in range(c)])
         return QMatrix(block, self.den).to_strings()
+
+    def _dyadic_row_texts(self, start: int, stop: int) -> list[str]:
+        num, c, d = self.num, self.num.ncols(), int(self.den)
+        flat = [int(num[i, j]) for i in range(start, stop) for j in range(c)]
+        return dyadic_row_texts(flat, (stop - start, c), d.bit_length() - 1)
 
     def row_texts(self, start: int, stop: int) -> list[str]:
         """The rows ``start <= i < stop`` of :meth:`to_strings`, each joined by single spaces (the instance text's
@@ -233,6 +231,9 @@ class QMatrix:
         """
         if self._float is not None:
             return float_row_texts(self._float[start:stop])
+        d = int(self.den)
+        if d & (d - 1) == 0:
+            return self._dyadic_row_texts(start, stop)
         return [" ".join(row) for row in self.row_strings(start, stop)]
 
     def to_fmpq_mat(self) -> flint.fmpq_mat:
@@ -353,6 +354,11 @@ class QMatrix:
         body = "[" + ", ".join(rows) + "]"
         small = 0 < r <= limit and 0 < c <= limit
         return f"QMatrix({body})" if small else f"QMatrix({body}, shape=({r}, {c}))"
+
+
+def _split(texts: list[str], ncols: int) -> list[list[str]]:
+    """Row texts back into rows of strings (a row of no columns is empty, not [""])."""
+    return [t.split(" ") for t in texts] if ncols else [[] for _ in texts]
 
 
 def _rows_of(a, name: str) -> list[list]:

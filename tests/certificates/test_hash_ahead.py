@@ -33,11 +33,15 @@ def _gone(pid: int) -> bool:
     return False
 
 
-def test_recover_takes_the_hash_of_the_child_and_it_is_the_same(forking):
+def test_recover_takes_the_hash_of_the_child_and_it_is_the_same(forking, monkeypatch):
     inst = planted(d=4, k=2, m=2, n=200, seed=5)
     plain = envelope.instance_sha256(inst)
+    taken = []
+    real = ahead.Ahead.result
+    monkeypatch.setattr(ahead.Ahead, "result", lambda self: taken.append(real(self)) or taken[-1])
     res = recover(inst, k=2, random_state=0)
     assert res.certificate["instance_sha256"] == plain
+    assert taken == [plain]  # the child's digest, validated, is the one in the certificate
     assert len(forking) == 1 and forking[0].pid is None  # joined and reaped
     assert envelope.AHEAD_KEY not in inst._cache
 

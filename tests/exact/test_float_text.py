@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from fractions import Fraction
 
+import flint
 import numpy as np
 import pytest
 from hypothesis import given
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from exactrelu.certificates import envelope
-from exactrelu.exact import QMatrix, float_text
+from exactrelu.exact import QMatrix, float_text, int_text
 from exactrelu.exact.float64 import float_row_texts, float_strings
 from exactrelu.instances import Instance, planted
 
@@ -79,3 +80,34 @@ def test_streamed_hash_is_the_hash_of_the_plain_text(monkeypatch, labels_as_floa
     monkeypatch.setattr(envelope, "STREAM_ENTRIES", 0)
     assert envelope._streamed(inst)
     assert envelope.instance_sha256(inst) == hashlib.sha256(text.encode()).hexdigest()
+
+
+dyadic_ints = st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([0, 1, -1, 2**31, -(2**31), 2**32, -(2**32), 2**63,
+                                                                        -(2**63), 2**64 - 1, -(2**95), 2**96]),
+                        st.builds(lambda m, e: m << e, st.integers(-(2**40), 2**40), st.integers(0, 200)),
+                        st.integers(-(2**400), 2**400))
+
+
+@given(st.integers(1, 6), st.integers(0, 5), st.integers(0, 300), st.data())
+def test_dyadic_text_is_the_text_of_fraction(n, c, s, data):
+    flat = data.draw(st.lists(dyadic_ints, min_size=n * c, max_size=n * c))
+    want = [[str(Fraction(x, 2**s)) for x in flat[i * c:(i + 1) * c]] for i in range(n)]
+    for small in (0, int_text.SMALL):  # small matrices through NumPy too, and as the library writes them
+        saved, int_text.SMALL = int_text.SMALL, small
+        try:
+            Q = QMatrix(flint.fmpz_mat(n, c, flat), 2**s)
+            assert Q.to_strings() == want
+            assert Q.row_strings(0, n) == want and Q.row_strings(n - 1, n) == want[-1:]
+            assert Q.row_texts(0, n) == [" ".join(r) for r in want]
+        finally:
+            int_text.SMALL = saved
+
+
+def test_dyadic_text_in_blocks_and_beyond_the_table(monkeypatch):
+    monkeypatch.setattr(int_text, "SMALL", 0)
+    flat = [(-1) ** i * (i * 2**i + 3**i) for i in range(60)]
+    flat[5] = 0  # 0 over a large power of two is "0"
+    for s in (0, 1, 77, int_text.MAX_SHIFT + 1):
+        monkeypatch.setattr(int_text, "BLOCK_ENTRIES", 7)
+        want = [[str(Fraction(x, 2**s)) for x in flat[i * 6:(i + 1) * 6]] for i in range(10)]
+        assert QMatrix(flint.fmpz_mat(10, 6, flat), 2**s).to_strings() == want
