@@ -16,10 +16,14 @@ True
 from __future__ import annotations
 
 import os
+import select
 import signal
 from typing import Any, Callable
 
-__all__ = ["Ahead", "start"]
+__all__ = ["Ahead", "start", "NICE"]
+
+#: the child's niceness above its parent's: it computes on idle cores and yields to the work it overlaps
+NICE = 10
 
 
 class Ahead:
@@ -32,11 +36,18 @@ class Ahead:
         """The child's text once it has exited with status 0 and the text is ``valid``, else None (never raises
         for a failed child; a KeyboardInterrupt while waiting kills the child and propagates).
 
+        The child runs at a lower priority (it takes idle cores, not the caller's); a child not finished yet is
+        raised back to the caller's priority and waited for, or, where that is not permitted, killed (None: the
+        caller computes the text itself rather than wait behind the machine's other work).
+
         >>> job = start(lambda x: str(1 // x), 0)  # the child raises ZeroDivisionError
         >>> job is None or job.result() is None
         True
         """
         if self.pid is None:
+            return None
+        if not select.select([self.fd], [], [], 0)[0] and not _raise_priority(self.pid):
+            self.cancel()
             return None
         chunks = []
         try:
@@ -80,10 +91,19 @@ class Ahead:
         os.close(self.fd)
 
 
+def _raise_priority(pid: int) -> bool:
+    """Give the child this process's priority back; False where that is not permitted."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, 0))
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
 def start(compute: Callable[[Any], str], arg: Any, valid: Callable[[str], bool] = lambda text: True) -> Ahead | None:
     """Fork a child that computes ``compute(arg)``; None where ``os.fork`` does not exist.
 
-    The child never returns into the caller's code: it leaves by ``os._exit`` (no atexit handlers, no flushing of
+    The child lowers its priority by :data:`NICE` and never returns into the caller's code: it leaves by ``os._exit`` (no atexit handlers, no flushing of
     the parent's buffers), status 0 after writing the text, 1 on any exception (KeyboardInterrupt included).
     """
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
@@ -94,6 +114,7 @@ def start(compute: Callable[[Any], str], arg: Any, valid: Callable[[str], bool] 
         code = 1
         try:
             os.close(r)
+            os.nice(NICE)
             data = compute(arg).encode("ascii")
             while data:
                 data = data[os.write(w, data):]

@@ -120,7 +120,8 @@ def instance_sha256(instance: Instance) -> str:
 def instance_hash_ahead(instance: Instance) -> Iterator[None]:
     """Hash ``instance`` in a forked child while the block runs (a recovery), when :func:`check_workers` would
     fork for it (at least :data:`PARALLEL_CHECK_ENTRIES` entries, two cores, no other threads, not a daemon;
-    ``EXACTRELU_CHECK_WORKERS=1`` turns it off); :func:`instance_sha256` inside the block takes its result.
+    ``EXACTRELU_CHECK_WORKERS=1`` turns it off) and the load average leaves a core idle (:func:`_idle_core`);
+    :func:`instance_sha256` inside the block takes its result.
     Leaving the block (a return, an error, a time limit, a KeyboardInterrupt) kills a child still running.
 
     >>> from exactrelu.instances import planted
@@ -133,7 +134,7 @@ def instance_hash_ahead(instance: Instance) -> Iterator[None]:
     from . import ahead
 
     try:
-        fork = AHEAD_KEY not in instance._cache and check_workers(instance) > 1
+        fork = AHEAD_KEY not in instance._cache and check_workers(instance) > 1 and _idle_core()
     except InvalidInput:  # a malformed EXACTRELU_CHECK_WORKERS: verify() reports it, nothing is forked here
         fork = False
     job = ahead.start(_text_sha256, instance, valid=_is_hex_digest) if fork else None
@@ -146,6 +147,17 @@ def instance_hash_ahead(instance: Instance) -> Iterator[None]:
             if instance._cache.get(AHEAD_KEY) is job:
                 del instance._cache[AHEAD_KEY]
             job.cancel()
+
+
+def _idle_core() -> bool:
+    """Whether the last minute's load average leaves a core idle beside this process (the child of
+    :func:`instance_hash_ahead` only pays there: on a loaded machine it slowed the recovery it overlapped,
+    benchmarks/README.md)."""
+    try:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return os.getloadavg()[0] <= cores - 1
+    except OSError:  # pragma: no cover - no load average on this platform
+        return False
 
 
 def _is_hex_digest(text: str) -> bool:

@@ -21,6 +21,7 @@ def forking(monkeypatch):
     jobs = []
     real = ahead.start
     monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
+    monkeypatch.setattr(envelope, "_idle_core", lambda: True)
     monkeypatch.setattr(ahead, "start", lambda *a, **kw: jobs.append(real(*a, **kw)) or jobs[-1])
     return jobs
 
@@ -60,6 +61,7 @@ def test_a_failed_child_means_the_hash_is_computed_here(monkeypatch, failure):
 
     real, jobs = ahead.start, []
     monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
+    monkeypatch.setattr(envelope, "_idle_core", lambda: True)
     monkeypatch.setattr(ahead, "start", lambda compute, arg, valid: jobs.append(real(bad, arg, valid)) or jobs[-1])
     with envelope.instance_hash_ahead(inst):
         assert envelope.instance_sha256(inst) == plain
@@ -96,7 +98,15 @@ def test_no_fork_below_the_threshold_or_when_asked_not_to(monkeypatch):
         monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", asked)
         with envelope.instance_hash_ahead(inst):
             assert envelope.AHEAD_KEY not in inst._cache
+    monkeypatch.delenv("EXACTRELU_CHECK_WORKERS")
+    monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
+    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (5.0, 5.0, 5.0))  # every core busy: no fork
+    with envelope.instance_hash_ahead(inst):
+        assert envelope.AHEAD_KEY not in inst._cache
     assert started == []
+    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(envelope.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert envelope._idle_core()
 
 
 def test_cancel_kills_a_running_child_and_result_is_then_none():
@@ -105,3 +115,19 @@ def test_cancel_kills_a_running_child_and_result_is_then_none():
     job.cancel()
     assert _gone(pid) and job.result() is None
     job.cancel()  # idempotent
+
+
+def test_a_child_not_finished_is_waited_for_at_full_priority_or_killed(monkeypatch):
+    job = ahead.start(lambda s: time.sleep(0.5) or s, "done")
+    assert os.getpriority(os.PRIO_PROCESS, job.pid) >= os.getpriority(os.PRIO_PROCESS, 0)  # the child yields
+    assert job.result() == "done"  # not finished at the join: raised back (permitted here) and waited for
+    job = ahead.start(lambda s: time.sleep(60) or s, "never")
+    pid = job.pid
+
+    def refused(*args):
+        raise PermissionError("not permitted")
+
+    monkeypatch.setattr(ahead.os, "setpriority", refused)
+    t0 = time.monotonic()
+    assert job.result() is None and _gone(pid)  # killed: the caller computes the text itself
+    assert time.monotonic() - t0 < 30
