@@ -287,20 +287,26 @@ def read_certificate(path: str | os.PathLike) -> dict:
 
 
 def checker_instance(instance: Instance) -> dict:
-    """The instance as the checker reads it: rows of canonical rational strings (a JSON file's), or, for a matrix of
-    float64 values in an instance too large to keep its text (:data:`STREAM_ENTRIES`), rows of floats (an .npz
-    file's), whose text the checker makes itself."""
-    streamed = _streamed(instance)
+    """The instance as the checker reads it: rows of canonical rational strings (a JSON file's), or rows of floats
+    (an .npz file's) for a matrix of float64 values, whose text the checker then makes itself.
 
-    def rows(matrix, strings):
-        if not streamed:
-            return strings()  # the text the hash was made from, cached
+    The text the instance hash was made from is used when it is cached. Otherwise an instance too large to keep its
+    text (:data:`STREAM_ENTRIES`) or large enough to be checked on workers (:data:`PARALLEL_CHECK_ENTRIES`; its hash
+    may have been made ahead, in a child) gets rows made a block at a time, by the workers that check them
+    (:class:`FloatRows`, :class:`StringRows`); a small one gets its text, made once and cached.
+    """
+    entries = instance.n * (instance.d + instance.m)
+    lazy = entries > STREAM_ENTRIES or entries >= PARALLEL_CHECK_ENTRIES
+
+    def rows(matrix, key, strings):
+        if key in instance._cache or not lazy:
+            return strings()
         floats = matrix.float_source  # float64 values: the checker makes their text itself (as from an .npz)
         return StringRows(matrix) if floats is None else FloatRows(floats[0])
 
     return {
-        "inputs": rows(instance.inputs, instance.input_strings),
-        "labels": rows(instance.labels, instance.label_strings),
+        "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),
+        "labels": rows(instance.labels, "_label_strings", instance.label_strings),
         "activation": instance.activation.to_json() if instance.activation else None,
     }
 
