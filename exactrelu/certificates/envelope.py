@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -44,14 +45,8 @@ FORMAT = "exactrelu.certificate"
 STREAM_ENTRIES = 4_000_000
 
 
-class StringRows(Sequence):
-    """The canonical rational strings of a matrix's rows, made block by block when sliced (nothing cached).
-
-    >>> from exactrelu.exact import QMatrix
-    >>> rows = StringRows(QMatrix.from_rows([[1, "1/2"], [3, 4]]))
-    >>> len(rows), rows[1], rows[0:1]
-    (2, ['3', '4'], [['1', '1/2']])
-    """
+class BlockRows(Sequence):
+    """Rows of a matrix made block by block when sliced (nothing cached): :meth:`block` gives rows start..stop-1."""
 
     def __init__(self, matrix) -> None:
         self.matrix = matrix
@@ -63,13 +58,30 @@ class StringRows(Sequence):
         if isinstance(key, slice):
             start, stop, step = key.indices(len(self))
             if step != 1:
-                raise ValueError("StringRows slices have step 1")
-            return self.matrix.row_strings(start, max(start, stop))
+                raise ValueError(f"{type(self).__name__} slices have step 1")
+            return self.block(start, max(start, stop))
         i = range(len(self))[key]
-        return self.matrix.row_strings(i, i + 1)[0]
+        return self.block(i, i + 1)[0]
+
+    @abstractmethod
+    def block(self, start: int, stop: int) -> list:
+        """Rows ``start <= i < stop``."""
 
 
-class FloatRows(Sequence):
+class StringRows(BlockRows):
+    """The canonical rational strings of a matrix's rows, made block by block when sliced (nothing cached).
+
+    >>> from exactrelu.exact import QMatrix
+    >>> rows = StringRows(QMatrix.from_rows([[1, "1/2"], [3, 4]]))
+    >>> len(rows), rows[1], rows[0:1]
+    (2, ['3', '4'], [['1', '1/2']])
+    """
+
+    def block(self, start: int, stop: int) -> list:
+        return self.matrix.row_strings(start, stop)
+
+
+class FloatRows(BlockRows):
     """The rows of a float64 array as lists of Python floats, made block by block when sliced: what the checker
     reads from an .npz instance (it makes the canonical text of each float itself, ``float.as_integer_ratio``).
 
@@ -79,19 +91,8 @@ class FloatRows(Sequence):
     (2, [0.5, -0.0], [[3.0, 5e-324]])
     """
 
-    def __init__(self, array) -> None:
-        self.array = array
-
-    def __len__(self) -> int:
-        return self.array.shape[0]
-
-    def __getitem__(self, key):
-        if isinstance(key, slice):
-            start, stop, step = key.indices(len(self))
-            if step != 1:
-                raise ValueError("FloatRows slices have step 1")
-            return self.array[start:max(start, stop)].tolist()
-        return self.array[range(len(self))[key]].tolist()
+    def block(self, start: int, stop: int) -> list:
+        return self.matrix[start:stop].tolist()
 
 
 def _streamed(instance: Instance) -> bool:
