@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sys
+import time
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
@@ -151,14 +152,28 @@ def instance_hash_ahead(instance: Instance) -> Iterator[None]:
 
 
 def _idle_core() -> bool:
-    """Whether the last minute's load average leaves a core idle beside this process (the child of
-    :func:`instance_hash_ahead` only pays there: on a loaded machine it slowed the recovery it overlapped,
-    benchmarks/README.md)."""
+    """Whether a core is idle beside this process now (the child of :func:`instance_hash_ahead` only pays there: on a
+    loaded machine it slowed the recovery it overlapped, benchmarks/README.md).
+
+    Read from the number of runnable tasks (``/proc/loadavg``, the largest of three readings 10 ms apart, this
+    process included), not the one-minute load average, which still counts a job for a minute after it ended (a
+    benchmark's previous process made the average miss an idle core). Elsewhere, the load average.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     try:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        return os.getloadavg()[0] <= cores - 1
-    except OSError:  # pragma: no cover - no load average on this platform
-        return False
+        running = max(_runnable() for _ in range(3) if time.sleep(0.01) is None)
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0] <= cores - 1
+        except OSError:  # pragma: no cover - no load average on this platform
+            return False
+    return running <= cores - 1
+
+
+def _runnable() -> int:
+    """Tasks runnable on this machine now, this process included (the 4th field of ``/proc/loadavg``, "R/T")."""
+    with open("/proc/loadavg") as fh:
+        return int(fh.read().split()[3].split("/")[0])
 
 
 def _is_hex_digest(text: str) -> bool:

@@ -100,13 +100,34 @@ def test_no_fork_below_the_threshold_or_when_asked_not_to(monkeypatch):
             assert envelope.AHEAD_KEY not in inst._cache
     monkeypatch.delenv("EXACTRELU_CHECK_WORKERS")
     monkeypatch.setattr(envelope, "check_workers", lambda inst: 2)
-    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (5.0, 5.0, 5.0))  # every core busy: no fork
+    monkeypatch.setattr(envelope, "_runnable", lambda: 3)  # this process and two others runnable: no fork
     with envelope.instance_hash_ahead(inst):
         assert envelope.AHEAD_KEY not in inst._cache
     assert started == []
-    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     monkeypatch.setattr(envelope.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    readings = iter([1, 2, 1])  # one reading of two runnable tasks in three: not idle
+    monkeypatch.setattr(envelope, "_runnable", lambda: next(readings))
+    assert not envelope._idle_core()
+    monkeypatch.setattr(envelope, "_runnable", lambda: 1)  # only this process: the other core is idle
+    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (5.0, 5.0, 5.0))  # (a job that ended: not counted)
     assert envelope._idle_core()
+
+
+def test_without_proc_loadavg_the_load_average_decides(monkeypatch):
+    def missing():
+        raise OSError("no /proc/loadavg")
+
+    monkeypatch.setattr(envelope, "_runnable", missing)
+    monkeypatch.setattr(envelope.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (5.0, 5.0, 5.0))
+    assert not envelope._idle_core()
+    monkeypatch.setattr(envelope.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert envelope._idle_core()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="no /proc/loadavg")
+def test_the_runnable_tasks_count_this_process():
+    assert envelope._runnable() >= 1
 
 
 def test_cancel_kills_a_running_child_and_result_is_then_none():
