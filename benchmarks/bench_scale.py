@@ -124,9 +124,11 @@ def one_fit(d: int, k: int, m: int, n: int, workers: int = 1) -> dict:
 
 def one_torch(d: int, k: int, m: int, n: int, cap: float) -> dict:
     """PyTorch on the instance of :func:`one` (same seed): bench_proposers' Adam then L-BFGS to 1e-12, capped."""
-    from bench_proposers import torch_train
+    from bench_proposers import torch_train  # (sets the entries limit to 10^7 on import: raised again here)
     from exactrelu.instances import planted
+    from exactrelu.limits import set_limit
 
+    set_limit("entries", max(20_000_000, n * (d + m)))
     inst = planted(d=d, k=k, m=m, n=n, seed=1)
     X, Y = inst.float_inputs(), inst.float_labels()
     c0 = time.process_time()
