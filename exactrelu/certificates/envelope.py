@@ -33,9 +33,9 @@ from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance
 from ..network import RELU, Network
 
-__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "instance_sha256", "instance_hash_ahead", "network_fields", "envelope", "rational_text",
-           "write_certificate", "dump_layout", "read_certificate", "verify",
-           "provenance"]
+__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "FloatRows", "instance_sha256", "instance_hash_ahead",
+           "network_fields", "envelope", "rational_text", "write_certificate", "dump_layout", "read_certificate",
+           "verify", "provenance"]
 
 #: the one format literal of the library's certificates (the checker keeps its own copy: it imports nothing)
 FORMAT = "exactrelu.certificate"
@@ -122,7 +122,7 @@ def instance_sha256(instance: Instance) -> str:
 def instance_hash_ahead(instance: Instance) -> Iterator[None]:
     """Hash ``instance`` in a forked child while the block runs (a recovery), when :func:`check_workers` would
     fork for it (at least :data:`PARALLEL_CHECK_ENTRIES` entries, two cores, no other threads, not a daemon;
-    ``EXACTRELU_CHECK_WORKERS=1`` turns it off) and the load average leaves a core idle (:func:`_idle_core`);
+    ``EXACTRELU_CHECK_WORKERS=1`` turns it off) and a core is idle now (:func:`_idle_core`);
     :func:`instance_sha256` inside the block takes its result.
     Leaving the block (a return, an error, a time limit, a KeyboardInterrupt) kills a child still running.
 
