@@ -50,6 +50,8 @@ Claims known (every other claim is rejected):
 
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -78,6 +80,27 @@ TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trus
                  "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
                  "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
 
+def _collector_paused(check_function):
+    """Run ``check_function`` with the cyclic garbage collector paused, and restore it after.
+
+    A check makes millions of short-lived objects (rows of integers, their text), all acyclic and freed by reference
+    counting as each block of rows ends; what the collector adds is its full passes over every object of the process
+    (a library process holds hundreds of thousands, and a worker forked from it inherits them): 10-18% of a residual
+    check (benchmarks/README.md). Nothing the check holds on to depends on the collector, and forked workers inherit
+    the paused state.
+    """
+    @functools.wraps(check_function)
+    def paused(*args, **kwargs):
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return check_function(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+    return paused
+
+
 def _not_realizable(cert: dict, instance) -> str:
     """Case refutations (U given, or unknown with m = 1) or a rank witness (any U, any m)."""
     return (check_rank_refutation if "rank" in cert else check_not_realizable)(cert, instance)
@@ -99,6 +122,7 @@ def _claim(cert) -> str:
     return claim
 
 
+@_collector_paused
 def check(cert: dict, instance: dict | None, where: str = "the instance") -> str:
     """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data).
 
@@ -111,6 +135,7 @@ def check(cert: dict, instance: dict | None, where: str = "the instance") -> str
     return CLAIMS[claim](cert, instance)
 
 
+@_collector_paused
 def check_range(cert: dict, instance: dict, start: int, stop: int) -> dict:
     """The verdict of the samples ``start <= j < stop`` (a dict for :func:`combine`), or CheckFailed.
 
@@ -187,6 +212,7 @@ def check_streaming(cert: dict, instance: dict, where: str = "the instance") -> 
     return combine_rows(cert, (check_rows(cert, instance, a, min(a + BLOCK, n), where) for a in range(0, n, BLOCK)))
 
 
+@_collector_paused
 def range_task(cert_path: str, instance_path: str, start: int, stop: int) -> tuple:
     """:func:`check_rows` on files: one task of a check in ranges on a cluster (each task reads the files)."""
     return check_rows(read_certificate(cert_path), load_instance(instance_path, parse=False), start, stop, instance_path)
@@ -205,6 +231,7 @@ def _shared_rows_of(span: tuple) -> tuple:
     return check_rows(*_SHARED[:2], *span, _SHARED[2])
 
 
+@_collector_paused
 def check_parallel(cert: dict, instance: dict | None, workers: int, where: str = "the instance") -> str:
     """:func:`check` with the samples split into ``workers`` ranges, each parsed and checked by a forked process
     (:func:`check_rows`), then bound and combined (:func:`combine_rows`).

@@ -156,7 +156,7 @@ def _idle_core() -> bool:
     loaded machine it slowed the recovery it overlapped, benchmarks/README.md).
 
     Read from the number of runnable tasks (``/proc/loadavg``, the largest of three readings 10 ms apart, this
-    process included), not the one-minute load average, which still counts a job for a minute after it ended (a
+    process counted once, its spinning BLAS threads not: :func:`_runnable`), not the one-minute load average, which still counts a job for a minute after it ended (a
     benchmark's previous process made the average miss an idle core). Elsewhere, the load average.
     """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -171,9 +171,27 @@ def _idle_core() -> bool:
 
 
 def _runnable() -> int:
-    """Tasks runnable on this machine now, this process included (the 4th field of ``/proc/loadavg``, "R/T")."""
+    """Tasks runnable on this machine now, this process counted once: the 4th field of ``/proc/loadavg`` ("R/T")
+    less this process's other runnable threads (BLAS threads still spin for about 0.1 s after a float step, the
+    caller's or ours: they are this process's and about to sleep, not another job on the other core)."""
+    before = _own_running_threads()
     with open("/proc/loadavg") as fh:
-        return int(fh.read().split()[3].split("/")[0])
+        total = int(fh.read().split()[3].split("/")[0])
+    # a thread that stops between the readings is not subtracted (the fewer of the two): never under the count
+    return max(1, total - min(before, _own_running_threads()) + 1)
+
+
+def _own_running_threads() -> int:
+    """This process's threads in state R (``/proc/self/task/*/stat``), at least 1 (the one reading)."""
+    running = 0
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as fh:
+                stat = fh.read()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        running += stat[stat.rindex(")") + 2:].startswith("R")
+    return max(1, running)
 
 
 def _is_hex_digest(text: str) -> bool:
@@ -306,19 +324,20 @@ def checker_instance(instance: Instance) -> dict:
     """The instance as the checker reads it: rows of canonical rational strings (a JSON file's), or rows of floats
     (an .npz file's) for a matrix of float64 values, whose text the checker then makes itself.
 
-    The text the instance hash was made from is used when it is cached. Otherwise an instance too large to keep its
-    text (:data:`STREAM_ENTRIES`) or large enough to be checked on workers (:data:`PARALLEL_CHECK_ENTRIES`; its hash
-    may have been made ahead, in a child) gets rows made a block at a time, by the workers that check them
-    (:class:`FloatRows`, :class:`StringRows`); a small one gets its text, made once and cached.
+    An instance too large to keep its text (:data:`STREAM_ENTRIES`) or large enough to be checked on workers
+    (:data:`PARALLEL_CHECK_ENTRIES`; its hash may have been made ahead, in a child) gets rows made a block at a
+    time, by the workers that check them: its float64 matrices as floats (:class:`FloatRows`; the checker reads a
+    row of floats in about 60% of the time it takes to read its text back, so even cached text is not used), its
+    exact ones as text (:class:`StringRows`, or the cached text). A small one gets its text, made once and cached.
     """
     entries = instance.n * (instance.d + instance.m)
     lazy = entries > STREAM_ENTRIES or entries >= PARALLEL_CHECK_ENTRIES
 
     def rows(matrix, key, strings):
-        if key in instance._cache or not lazy:
-            return strings()
-        floats = matrix.float_source  # float64 values: the checker makes their text itself (as from an .npz)
-        return StringRows(matrix) if floats is None else FloatRows(floats[0])
+        floats = matrix.float_source if lazy else None  # float64 values: the checker makes their text itself
+        if floats is not None:  # (as from an .npz), faster than reading text back even when the text is cached
+            return FloatRows(floats[0])
+        return strings() if key in instance._cache or not lazy else StringRows(matrix)
 
     return {
         "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),

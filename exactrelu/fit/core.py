@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..certificates.claims.residual import Residual, exact_residual
+from ..certificates.envelope import instance_hash_ahead
 from ._model import Start, relative_residual
 from .convergence import NEXT_STEP, affine_baseline, floor_from_sigma, stalled
 from .methods import METHODS, method_names, start_function
@@ -233,17 +235,25 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     TimeLimitExceeded : ``time_limit`` passed first.
     AssumptionViolated : the method's assumptions fail (``auto`` falls back to ``gradient`` instead).
     """
-    from ..propose.floats import as_generator
-
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the methods also checks the time
         progress = with_deadline(progress, deadline)
     inst = _as_instance(data, labels)
     act = _validate(inst, k, method, bias, activation)
+    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress, deadline)
+    # the instance hash of the certificate is made meanwhile, in a forked child when a core is idle (asked before
+    # the first float step, whose BLAS threads still spin for a moment after it and look like a busy core)
+    with instance_hash_ahead(inst) if certificate else contextlib.nullcontext():
+        return _fit(inst, req, noise)
+
+
+def _fit(inst: Instance, req: FitRequest, noise) -> FitResult:
+    from ..propose.floats import as_generator
+
+    k, method, bias = req.k, req.method, req.bias
     X, Y = _float_data(inst)
     floor = _noise_floor(inst, Y, noise)
-    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress, deadline)
-    rng = as_generator(random_state)
+    rng = as_generator(req.random_state)
     name = choose_method(inst.n, inst.d, inst.m, k, bias) if method == "auto" else method
     log = FitLog()
     if not Y.any():  # all-zero labels: the zero network fits them exactly, whatever the method
@@ -294,7 +304,7 @@ def _convergence(X, Y, floor: float | None, name: str, log: FitLog) -> None:
     text = (f"the {stage} stage of the {name} fit did not converge: {why}{more}; "
             f"try {NEXT_STEP.get(stage, NEXT_STEP.get(name, 'another --seed or --method'))}")
     log.warnings.append(text)
-    warnings.warn(FitNotConverged(text), stacklevel=3)
+    warnings.warn(FitNotConverged(text), stacklevel=4)  # _convergence, _fit, fit, the caller
 
 
 def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:

@@ -128,6 +128,21 @@ def test_without_proc_loadavg_the_load_average_decides(monkeypatch):
 @pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="no /proc/loadavg")
 def test_the_runnable_tasks_count_this_process():
     assert envelope._runnable() >= 1
+    assert envelope._own_running_threads() >= 1  # the thread reading is running
+
+
+def test_this_process_s_own_runnable_threads_are_counted_once(monkeypatch):
+    import io
+
+    # /proc/loadavg says 4 runnable tasks; 3 of them are this process's threads (BLAS spinning after a float step)
+    monkeypatch.setattr(envelope, "open", lambda path: io.StringIO("0.50 0.40 0.30 4/300 12345\n"), raising=False)
+    monkeypatch.setattr(envelope, "_own_running_threads", lambda: 3)
+    assert envelope._runnable() == 2  # this process once, and one other task
+    monkeypatch.setattr(envelope, "_own_running_threads", lambda: 10**6)
+    assert envelope._runnable() == 1  # never below this process
+    calls = iter([1, 3])  # a thread that started or stopped between the two readings: the fewer is subtracted
+    monkeypatch.setattr(envelope, "_own_running_threads", lambda: next(calls))
+    assert envelope._runnable() == 4
 
 
 def test_cancel_kills_a_running_child_and_result_is_then_none():

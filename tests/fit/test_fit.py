@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from exactrelu.certificates.envelope import verify
 from exactrelu.cli import main
-from exactrelu.errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
+from exactrelu.errors import AssumptionViolated, CertificateInvalid, FitNotConverged, InvalidInput, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.fit import METHODS, fit, register_method
 from exactrelu.fit.fpt import fpt_start
@@ -124,7 +124,9 @@ def test_auto_falls_back_to_gradient_when_the_tensor_cannot_apply():
     inst = planted(d=3, k=2, m=2, n=400, seed=0, noise="gaussian:0.01")
     X = inst.float_inputs().copy()
     X[:, 2] = 0.0  # singular second moment: the tensor's whitening refuses
-    res = fit(X, 2, labels=inst.float_labels(), random_state=0, check=False)
+    with pytest.warns(FitNotConverged) as caught:
+        res = fit(X, 2, labels=inst.float_labels(), random_state=0, check=False)
+    assert caught[0].filename == __file__  # the warning names the caller's line, not the library's
     assert res.method == "gradient" and "fallback" in res.info
     with pytest.raises(AssumptionViolated):
         fit(X, 2, labels=inst.float_labels(), method="tensor")
