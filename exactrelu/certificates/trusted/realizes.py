@@ -95,7 +95,7 @@ def _sample_bits(X, Y, cap: int) -> tuple:
         Dx = max(dens)  # their lcm when every q divides it (floats: always), and then no partial lcm is over the cap
         if bits(Dx) > cap or any(map(mod, repeat(Dx), dens)):
             Dx = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, bits(Dx) + max(map(bits, map(abs, nums))))  # loops in C
+        x_bits = max(x_bits, bits(Dx) + bits(max(max(nums), -min(nums))))  # = max bits |p| (bit_length is monotone), in C
         y_bits = max(y_bits, max(map(add, map(bits, map(abs, ynum)), map(bits, yden))))
     return x_bits, y_bits
 
