@@ -196,8 +196,10 @@ def stream_row(n: int, workdir: str | None = None) -> dict:
     tmp = Path(workdir or tempfile.mkdtemp())
     path, cert = tmp / f"scale_{n}.npz", tmp / f"scale_{n}.cert.json"
     t0 = time.perf_counter()
-    if not path.exists():
-        make_npz(str(path), n)
+    if not path.exists():  # in a process of its own: a child's peak RSS (wait4's ru_maxrss) starts at its parent's,
+        # so a parent that held the arrays would give both measured commands its own 2 GB peak (the 10^7 rows of
+        # issue 25's second and third sessions: 2.26 and 2.18 GB were this process's, not theirs)
+        subprocess.run([sys.executable, __file__, "--make-npz", f"{path},{n}"], check=True)
     row = {"size": [20, 5, 5, n], "streamed": True, "instance_s": time.perf_counter() - t0,
            "file_mb": path.stat().st_size / 2**20}
     env = dict(os.environ, EXACTRELU_MAX_ENTRIES=str(max(20_000_000, 25 * n)))
@@ -235,10 +237,15 @@ def main() -> None:
     ap.add_argument("--only-fit", action="store_true", help="only the noisy fit")
     ap.add_argument("--stream", type=int, metavar="N", help="only the (20,5,5,N) row from an .npz, streamed")
     ap.add_argument("--workdir", help="with --stream: where the .npz is made (kept; reused when present)")
+    ap.add_argument("--make-npz", help=argparse.SUPPRESS)  # internal: PATH,N, the (20,5,5,N) .npz of --stream
     ap.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one size, print its row as JSON
     ap.add_argument("--one-fit", help=argparse.SUPPRESS)
     ap.add_argument("--one-torch", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_npz:
+        where, count = args.make_npz.rsplit(",", 1)
+        make_npz(where, int(count))
+        return
     if args.one:
         print(json.dumps(one(*map(int, args.one.split(",")), args.workers)))
         return
