@@ -80,6 +80,7 @@ TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trus
                  "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
                  "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
 
+
 def _collector_paused(check_function):
     """Run ``check_function`` with the cyclic garbage collector paused, and restore it after.
 
