@@ -76,8 +76,8 @@ __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "lo
 FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
-TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/realizes.py", "trusted/lrat.py",
-                 "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
+TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/npz.py", "trusted/realizes.py",
+                 "trusted/lrat.py", "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
                  "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
 
 

@@ -12,7 +12,7 @@ Declared member sizes are checked against ``limit("entries")`` before anything i
 and the decompressed size must be the declared one. Floats are then taken exactly (a float32 or
 float64 is a dyadic rational). ``numpy.load`` is not used: it reads a member ``labels`` as well as
 ``labels.npy``, and accepts what the checker does not, so the two could see different instances.
-The checker's reader is ``exactrelu/certificates/trusted/instance.py``; ``tests/io/test_npz.py``
+The checker's reader is ``exactrelu/certificates/trusted/npz.py``; ``tests/io/test_npz.py``
 feeds the same files to both.
 
 >>> import io, numpy as np, tempfile, os
@@ -32,7 +32,7 @@ import zipfile
 import numpy as np
 
 from ..certificates.trusted.common import UnreadableInput
-from ..certificates.trusted.instance import NpzRows, npy_header
+from ..certificates.trusted.npz import NpzRows, npy_header
 from ..errors import InvalidInput
 from ..limits import limit, over
 
@@ -67,7 +67,7 @@ def map_npz_instance(path: str | os.PathLike, *, block: int = 1 << 16) -> tuple[
     >>> type(X).__name__, X[2].tolist(), Y.dtype, Y.shape
     ('memmap', [4.0, 5.0], dtype('float64'), (3, 1))
     """
-    from ..certificates.trusted.instance import _read_npz
+    from ..certificates.trusted.npz import read_npz as _read_npz
 
     try:
         members = _read_npz(str(path))

@@ -1,5 +1,5 @@
 """One .npz, one instance (issue 15, finding 2): the library's reader (exactrelu/io/npz.py) and the checker's
-(trusted/instance.py) accept exactly the same files, read the same exact values, and refuse the rest
+(trusted/npz.py) accept exactly the same files, read the same exact values, and refuse the rest
 with exit 2. Every file of the corpus below goes to both."""
 
 from __future__ import annotations
