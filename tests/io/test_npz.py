@@ -198,8 +198,9 @@ def test_the_checker_bounds_entries_and_truncation_inside_a_member(tmp_path, mon
     path = tmp_path / "e.npz"
     np.savez(path, inputs=np.ones((4, 4)), labels=np.ones(4))
     monkeypatch.setitem(common._limits, "entries", 10)
-    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+    with pytest.raises(checker.UnreadableInput, match="limit entries") as refused:
         checker.load_instance(str(path))
+    assert "inputs: 4 x 4 entries" in str(refused.value)  # the member and its shape, in that order
     monkeypatch.setitem(common._limits, "entries", 10**6)
     short = tmp_path / "t.npz"
     _zip(short, [("inputs.npy", b"\x93NUMPY\x01\x00\x10"), ("labels.npy", _npy(header=_hdr(), body=ONE))])
