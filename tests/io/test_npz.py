@@ -223,3 +223,25 @@ def test_npz_refusals_say_why(tmp_path, name, message):
         checker.load_instance(str(path))
     with pytest.raises(InvalidInput, match=message):
         read_instance(path)
+
+
+def test_a_member_exactly_at_the_zip_size_cap_is_read(tmp_path, monkeypatch):
+    """The checker refuses a member larger than 8 entries + 12 + header bytes before reading it (no member of an
+    instance within the limits is larger): a version 2.0 .npy with a header of exactly the limit and exactly the
+    limit's entries of float64 is that size, and is read."""
+    from exactrelu.certificates.trusted import common
+
+    entries, header = 4, 128
+    monkeypatch.setitem(common._limits, "entries", entries)
+    monkeypatch.setitem(common._limits, "header", header)
+    text = _hdr(shape=f"({entries}, 1)")
+    text = text + " " * (header - len(text) - 1) + "\n"
+    body = struct.pack(f"<{entries}d", 0.5, -2.0, 3.0, 2.0**-30)
+    member = b"\x93NUMPY\x02\x00" + struct.pack("<I", len(text)) + text.encode("latin1") + body
+    assert len(member) == 8 * entries + 12 + header
+    path = _zip(tmp_path / "cap.npz", [("inputs.npy", member), ("labels.npy", _npy(header=_hdr(), body=ONE))])
+    read = checker.load_instance(str(path), parse=False)
+    assert read["inputs"][:] == [[0.5], [-2.0], [3.0], [2.0**-30]]
+    over = _zip(tmp_path / "over.npz", [("inputs.npy", member + ONE), ("labels.npy", _npy(header=_hdr(), body=ONE))])
+    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+        checker.load_instance(str(over), parse=False)
