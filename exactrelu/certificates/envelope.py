@@ -156,8 +156,9 @@ def _idle_core() -> bool:
     loaded machine it slowed the recovery it overlapped, benchmarks/README.md).
 
     Read from the number of runnable tasks (``/proc/loadavg``, the largest of three readings 10 ms apart, this
-    process counted once, its spinning BLAS threads not: :func:`_runnable`), not the one-minute load average, which still counts a job for a minute after it ended (a
-    benchmark's previous process made the average miss an idle core). Elsewhere, the load average.
+    process counted once, its spinning BLAS threads not: :func:`_runnable`), not the one-minute load average,
+    which still counts a job for a minute after it ended (a benchmark's previous process made the average miss an
+    idle core). Elsewhere, the load average.
     """
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     try:
