@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ._report import emit, json_command
+from ._weights import add_layers_argument, read_net
 
 
 def register(sub) -> None:
@@ -27,17 +28,18 @@ def register(sub) -> None:
     p.add_argument("--expect", metavar="NET", help="a network you believe the oracle is: compare it with the "
                    "extracted one (equivalent / not-equivalent, certificate with --expect-certificate)")
     p.add_argument("--expect-certificate", dest="evidence", metavar="FILE", help="where to write that certificate")
+    add_layers_argument(p, of="the --oracle file")
+    add_layers_argument(p, "--expect-layers", of="the --expect file")
     p.add_argument("-v", "--verbose", action="store_true", help="progress with the query count on stderr")
     json_command(p, "extract", cmd_extract)
 
 
 def _oracle(args):
     from ..extract import CommandOracle, NetworkOracle
-    from ..io.weights import read_weights
 
     budget = {"max_queries": args.max_queries, "time_limit": args.time_limit}
     if args.oracle:
-        return NetworkOracle(read_weights(args.oracle), **budget)
+        return NetworkOracle(read_net(args, args.oracle, layers=args.layers), **budget)
     return CommandOracle(args.oracle_cmd, **budget)
 
 
@@ -51,12 +53,12 @@ def cmd_extract(args) -> int:
     from ..errors import InvalidInput
     from ..extract import extract
     from ..instances import write_instance
-    from ..io.weights import read_weights, weights_json
+    from ..io.weights import weights_json
     from ..progress import LineProgress
 
     if args.k is not None and args.k < 1:
         raise InvalidInput(f"-k must be a positive integer, got {args.k}")
-    expected = read_weights(args.expect) if args.expect else None  # a bad file is refused before any query
+    expected = read_net(args, args.expect, layers=args.expect_layers) if args.expect else None  # a bad file is refused before any query
     progress = LineProgress() if args.verbose else None
     oracle = _oracle(args)
     try:

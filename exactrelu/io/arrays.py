@@ -3,8 +3,11 @@
 * ``.npy``: read by the strict reader of :mod:`exactrelu.io.npz` (no pickle; float64, float32, int64 or int32;
   bounded before any work); floats are the dyadic rationals they are.
 * ``.csv`` (or ``.txt``, ``.tsv``): one sample per row, separated by commas (tabs, semicolons or spaces are
-  recognised too); an optional first row of column names is skipped; every entry is read **exactly as
-  written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is 3/7 (a decimal is not rounded to a float).
+  recognised too); every entry is read **exactly as written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is
+  3/7 (a decimal is not rounded to a float). The first row is a header of column names, and skipped, exactly
+  when none of its entries is a number and each begins with a letter or ``_`` (``x1, x2, label``; ``nan`` and
+  ``inf`` are no names); any other first row is data, so a malformed number there (``1.2.3``) is refused by
+  name, never dropped as a header.
 
 :func:`read_data_arrays` returns the :class:`~exactrelu.io.instance_file.InstanceParts` of the pair
 (``exactrelu import`` writes them as an instance file, which the independent checker can read).
@@ -75,8 +78,8 @@ def _csv(path: Path, raw: bytes, what: str) -> QMatrix:
         "," if "," in sample else " "
     rows = [[x.strip() for x in r if x.strip()] for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
     rows = [r for r in rows if r]
-    if rows and not _numeric(rows[0][0]):
-        rows = rows[1:]  # a header of column names
+    if rows and _is_header(rows[0], path, what):
+        rows = rows[1:]
     if not rows:
         raise InvalidInput(f"{path}: no rows of numbers in the {what} table")
     width = len(rows[0])
@@ -89,6 +92,24 @@ def _csv(path: Path, raw: bytes, what: str) -> QMatrix:
         return QMatrix.from_fractions([to_fraction(x) for r in rows for x in r], len(rows), width)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc} (every entry must be a number: an integer, a decimal or p/q)") from None
+
+
+#: words that are no column name: a value (refused as a number later), not a header to drop
+_NOT_NAMES = {"nan", "inf", "infinity"}
+
+
+def _is_header(row: list[str], path: Path, what: str) -> bool:
+    """Whether the first row is a header of column names (the rule of the module doc): no entry is a number and
+    every entry begins with a letter or ``_`` and is not NaN or infinity. A row of numbers is data; any other row
+    (``1.2.3, 4``; ``x, 1``) is data too, and its entry that is not a number is refused where the table is read."""
+    if any(_numeric(x) for x in row):
+        return False
+    names = all((x[:1].isalpha() or x[:1] == "_") and x.lower().lstrip("+-") not in _NOT_NAMES for x in row)
+    if not names:
+        bad = next(x for x in row if not (x[:1].isalpha() or x[:1] == "_") or x.lower().lstrip("+-") in _NOT_NAMES)
+        raise InvalidInput(f"{path}: the first row of the {what} table is neither numbers nor column names: "
+                           f"{bad[:40]!r} is not a number (a header's names begin with a letter)")
+    return True
 
 
 def _numeric(text: str) -> bool:

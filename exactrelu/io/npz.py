@@ -103,11 +103,13 @@ def _mapped(rows, block: int) -> np.ndarray:
     return out
 
 
-def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (), *,
-                    what: str = "instance", dtypes: tuple[str, ...] = DTYPES) -> dict[str, np.ndarray]:
+def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...] | None, optional: tuple[str, ...] = (), *,
+                    what: str = "instance", dtypes: tuple[str, ...] = DTYPES,
+                    keep_shape: bool = False) -> dict[str, np.ndarray]:
     """The members of an ``.npz`` archive, read by the rules above: ``required`` members must all be
-    there, ``optional`` ones may be, nothing else may; each comes back 2-D (a 1-D array as one column), floats as
-    float64 and integers in their own width (native byte order), of one of ``dtypes``.
+    there, ``optional`` ones may be, nothing else may (``required=None``: any members, each an ``.npy``); each comes
+    back 2-D (a 1-D array as one column; ``keep_shape``: as stored), floats as float64 and integers in their own
+    width (native byte order), of one of ``dtypes``.
 
     >>> import numpy as np, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
@@ -115,14 +117,10 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
     >>> sorted(read_npz_arrays(path, ("U.npy", "V.npy"), ("b.npy",), what="weights"))
     ['U.npy', 'V.npy']
     """
-    allowed = set(required) | set(optional)
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
-            names = sorted(i.filename for i in infos)
-            if len(set(names)) != len(names) or not set(required) <= set(names) or not set(names) <= allowed:
-                want = " and ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
-                raise InvalidInput(f"{path}: an .npz {what} has exactly the members {want}, found {names[:10]}")
+            _check_members(path, sorted(i.filename for i in infos), required, optional, what)
             cap = 8 * limit("entries") + 12 + limit("header")
             arrays = {}
             for info in infos:
@@ -134,7 +132,7 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
                     data = fh.read(info.file_size + 1)
                 if len(data) != info.file_size:
                     raise InvalidInput(f"{path}: member {info.filename} is not the size its header says")
-                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}", dtypes)
+                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}", dtypes, keep_shape=keep_shape)
     except FileNotFoundError:
         raise InvalidInput(f"no such {what} file: {path}") from None
     except IsADirectoryError:
@@ -142,6 +140,19 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, struct.error) as exc:
         raise InvalidInput(f"{path}: not a readable .npz {what} file ({exc})") from None
     return arrays
+
+
+def _check_members(path, names: list[str], required: tuple[str, ...] | None, optional: tuple[str, ...],
+                   what: str) -> None:
+    """Refuse a duplicate member, and members other than those asked for (or, asked for none, not ``.npy``)."""
+    if required is None:
+        if len(set(names)) != len(names) or not names or not all(n.endswith(".npy") for n in names):
+            raise InvalidInput(f"{path}: an .npz {what} file holds distinct .npy arrays (numpy.savez), found "
+                               f"{names[:10]}")
+        return
+    if len(set(names)) != len(names) or not set(required) <= set(names) or not set(names) <= {*required, *optional}:
+        want = " and ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
+        raise InvalidInput(f"{path}: an .npz {what} has exactly the members {want}, found {names[:10]}")
 
 
 def _header(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> tuple[str, bool, tuple, int]:
@@ -176,7 +187,8 @@ def _weights_header(data: bytes, name: str, dtypes: tuple[str, ...]) -> tuple[st
     return dtype.str, fortran, shape, fh.tell()
 
 
-def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> np.ndarray:
+def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES, *, keep_shape: bool = False) -> np.ndarray:
+    """The array of an .npy file's bytes, 2-D (a 1-D array as one column) unless ``keep_shape``."""
     descr, fortran, shape, start = _header(data, name, dtypes)
     r, c = shape if len(shape) == 2 else (shape[0], 1)
     if r == 0 or c == 0:
@@ -187,7 +199,7 @@ def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> np.ndarr
     if len(data) - start != r * c * size:
         raise InvalidInput(f"{name}: shape {shape} needs {r * c * size} data bytes, the file has {len(data) - start}")
     flat = np.frombuffer(data, dtype=np.dtype(descr), count=r * c, offset=start)
-    out = flat.reshape((r, c), order="F" if fortran else "C")
+    out = flat.reshape(shape if keep_shape else (r, c), order="F" if fortran else "C")
     if descr[1] == "f":
         return out.astype(np.float64)  # native order; float16 and float32 widen exactly
     return out.astype(np.uint64 if descr[1] == "u" and size == 8 else np.int64)  # uint64 beyond int64 stays exact
