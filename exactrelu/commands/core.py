@@ -302,14 +302,14 @@ def cmd_recover(args) -> int:
 
 def _streams(args) -> bool:
     """``recover`` of a large ``.npz`` (more than STREAM_ENTRIES entries, or --stream) on the row-span route without
-    --bias / --sparse-noise: the exact phase on a subset, every sample verified in blocks (recover/streaming.py)."""
+    --sparse-noise (with or without --bias): the exact phase on a subset, every sample verified in blocks
+    (recover/streaming.py)."""
     if getattr(args, "stream", False):
-        if args.instance is None or not args.instance.endswith(".npz") or args.bias or args.sparse_noise \
+        if args.instance is None or not args.instance.endswith(".npz") or args.sparse_noise \
                 or args.route not in ("auto", "rowspan"):
-            raise InvalidInput("--stream takes an .npz instance file, without --bias or --sparse-noise, route auto "
-                               "or rowspan")
+            raise InvalidInput("--stream takes an .npz instance file, without --sparse-noise, route auto or rowspan")
         return True
-    if args.instance is None or not args.instance.endswith(".npz") or args.bias or args.sparse_noise \
+    if args.instance is None or not args.instance.endswith(".npz") or args.sparse_noise \
             or args.route not in ("auto", "rowspan"):
         return False
     from ..certificates.envelope import STREAM_ENTRIES
@@ -327,7 +327,7 @@ def _recover_streaming(args, deadline) -> int:
     out = writable(args.output if args.output else args.instance + ".cert.json")
     res = recover_streaming(args.instance, k=args.k, activation=_activation(args.activation), init=args.init,
                             random_state=args.seed, check=not args.no_check, subset=args.subset or SUBSET,
-                            time_limit=deadline)
+                            time_limit=deadline, bias=args.bias)
     write_certificate(res.certificate, out)
     lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units (route "
              f"{res.route} on {res.subset} samples, every sample verified in blocks; proposal {res.proposer})"]

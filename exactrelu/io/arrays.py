@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..exact.rationals import to_fraction
-from ..limits import limit, over
+from ..limits import COSTS, check_entries, check_memory
 from .files import read_bytes
 from .instance_file import InstanceParts
 from .npz import _array
@@ -48,8 +48,7 @@ def read_data_arrays(inputs: str | os.PathLike, labels: str | os.PathLike) -> In
     X, Y = read_array(inputs, "inputs"), read_array(labels, "labels")
     if X.shape[0] != Y.shape[0]:
         raise InvalidInput(f"{inputs} has {X.shape[0]} rows but {labels} has {Y.shape[0]}: one row per sample in both")
-    if X.shape[0] * (X.shape[1] + Y.shape[1]) > limit("entries"):
-        raise over("entries", f"{X.shape[0]} samples of {X.shape[1]} inputs and {Y.shape[1]} labels")
+    check_entries(X.shape[0], X.shape[1], Y.shape[1], f"{inputs} and {labels}")
     return InstanceParts(X, Y)
 
 
@@ -83,8 +82,8 @@ def _csv(path: Path, raw: bytes, what: str) -> QMatrix:
     if not rows:
         raise InvalidInput(f"{path}: no rows of numbers in the {what} table")
     width = len(rows[0])
-    if len(rows) * width > limit("entries"):
-        raise over("entries", f"{path}: {len(rows)} x {width} entries")
+    check_memory(len(rows) * width * COSTS["instance"][0], f"{path}: {len(rows)} x {width} entries",
+                 cost=f"{COSTS['instance'][0]} bytes per entry")
     for i, r in enumerate(rows):
         if len(r) != width:
             raise InvalidInput(f"{path}: row {i + 1} has {len(r)} entries, the first has {width}")

@@ -1,4 +1,5 @@
-"""ONNX graphs of ReLU networks of any depth, read exactly (extra ``onnx``: ``pip install exactrelu[onnx]``).
+"""ONNX graphs of ReLU networks of any depth, read exactly, by the standard-library protobuf reader of
+:mod:`exactrelu.io.onnx_wire` (no ``onnx`` package needed; nothing in the file is executed).
 
 Accepted graphs: one chain from the one input to the one output of affine layers with one Relu between each
 two, as ``torch.onnx.export`` writes for ``Sequential(Linear, ReLU, Linear, ...)`` and other exporters in the
@@ -12,8 +13,7 @@ sample) and weights as initializers or Constant nodes (float16, bfloat16, float3
 value taken exactly: a float is the dyadic rational it is). A Gemm ``Y = alpha A' B' + beta C`` is read with its
 ``alpha``, ``beta`` (exactly: the weight times alpha, the bias times beta), ``transB``, ``transA`` on the first
 layer (the input taken as columns), and C a vector or one number broadcast. Any other operator is refused by
-name, as are weights kept in external files and a tensor whose dims disagree with its stored data. The file is
-parsed by the ``onnx`` package (protobuf); nothing in it is executed.
+name, as are weights kept in external files and a tensor whose dims disagree with its stored data.
 
 >>> import numpy as np, tempfile, os
 >>> from onnx import helper, numpy_helper, TensorProto
@@ -46,7 +46,9 @@ import numpy as np
 from ..errors import InvalidInput
 from ..exact.float64 import exact_values
 from ..network import RELU
+from .files import read_bytes
 from .layers import AffineLayer, LayerStack
+from .onnx_wire import Graph, Tensor, parse_model, tensor_array
 
 __all__ = ["onnx_stack"]
 
@@ -54,54 +56,25 @@ _NO_OPS = ("Identity", "Flatten")
 _CHAIN = "Gemm, MatMul (+ Add), Relu, Flatten or Identity"
 
 
-def _onnx():
-    try:
-        import onnx
-        from onnx import numpy_helper
-    except ImportError:
-        raise InvalidInput("reading .onnx files needs the onnx package: pip install 'exactrelu[onnx]'") from None
-    return onnx, numpy_helper
-
-
-def _check_stored(t, onnx, path) -> None:
-    """Refuse a tensor whose dims disagree with the data it stores (before any array is made of it)."""
-    helper = onnx.helper
-    name = t.name[:60]
-    try:
-        np_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(t.data_type))
-        field = helper.tensor_dtype_to_field(t.data_type)
-    except (KeyError, TypeError, ValueError):
-        raise InvalidInput(f"{path}: tensor {name!r} has data type {t.data_type}, not a number type") from None
-    if np_dtype.kind not in "fiu" and np_dtype.name != "bfloat16":
-        raise InvalidInput(f"{path}: tensor {name!r} has dtype {np_dtype}; expected floats or integers")
-    if any(d < 0 for d in t.dims):
-        raise InvalidInput(f"{path}: tensor {name!r} has negative dims {list(t.dims)}")
-    count = math.prod(t.dims)
-    stored = len(t.raw_data) if t.raw_data else len(getattr(t, field)) * np_dtype.itemsize
-    if stored != count * np_dtype.itemsize:
-        raise InvalidInput(f"{path}: tensor {name!r} has dims {list(t.dims)[:6]} ({count} entries of {np_dtype}) but "
-                           f"stores {stored} bytes of data; the file is damaged or was not written by an exporter")
-
-
-def _constants(graph, onnx, numpy_helper, path) -> dict[str, np.ndarray]:
+def _constants(graph: Graph, path) -> dict[str, np.ndarray]:
     """Initializers and Constant nodes by name, with exactly their values (floats as float64: float16, bfloat16
     and float32 widen exactly; integers as integers)."""
+    if graph.sparse:
+        raise InvalidInput(f"{path}: sparse initializers are not read; export the weights dense")
     tensors = list(graph.initializer)
     for node in graph.node:
         if node.op_type == "Constant":
-            attrs = {a.name: a for a in node.attribute}
-            if set(attrs) != {"value"}:
-                raise InvalidInput(f"{path}: a Constant node with attributes {sorted(attrs)} (only 'value' is read)")
-            t = onnx.helper.get_attribute_value(attrs["value"])
-            t.name = node.output[0]
-            tensors.append(t)
+            if set(node.attrs) != {"value"} or not isinstance(node.attrs["value"], Tensor):
+                raise InvalidInput(f"{path}: a Constant node with attributes {sorted(node.attrs)} (only a tensor "
+                                   "'value' is read)")
+            node.attrs["value"].name = node.output[0] if node.output else ""
+            tensors.append(node.attrs["value"])
     out = {}
     for t in tensors:
-        if onnx.external_data_helper.uses_external_data(t):
+        if t.external:
             raise InvalidInput(f"{path}: tensor {t.name!r} is kept in an external file; save the model with its "
                                "weights inside (onnx.save(model, path, save_as_external_data=False))")
-        _check_stored(t, onnx, path)
-        out[t.name] = exact_values(numpy_helper.to_array(t), name=t.name)  # integers stay integers
+        out[t.name] = exact_values(tensor_array(t, path), name=t.name)  # integers stay integers
     return out
 
 
@@ -133,8 +106,7 @@ def _bias(name, consts, path, out: int) -> np.ndarray:
 
 def _gemm(node, consts, path, first: bool) -> tuple[AffineLayer, str]:
     """The layer of a Gemm node ``Y = alpha A' B' + beta C`` whose A is the data, and a note."""
-    onnx, _ = _onnx()
-    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    attrs = node.attrs
     unknown = set(attrs) - {"alpha", "beta", "transA", "transB"}
     if unknown:
         raise InvalidInput(f"{path}: Gemm node {node.name!r} has attributes {sorted(unknown)} (not read)")
@@ -179,9 +151,9 @@ def _chain(nodes, start: str, consts, path) -> tuple[list[AffineLayer], str, lis
             raise InvalidInput(f"{path}: the operators do not form one chain from the input to the output "
                                f"({node.op_type} node {node.name!r} does not read {current!r})")
         if node.op_type in _NO_OPS:
-            axis = [a.i for a in node.attribute if a.name == "axis"]
-            if node.op_type == "Flatten" and axis not in ([], [1]):
-                raise InvalidInput(f"{path}: Flatten node {node.name!r} with axis {axis[0]} (only axis 1 is read)")
+            axis = node.attrs.get("axis", 1)
+            if node.op_type == "Flatten" and axis != 1:
+                raise InvalidInput(f"{path}: Flatten node {node.name!r} with axis {axis} (only axis 1 is read)")
             current, i = node.output[0], i + 1
             continue
         if node.op_type == "Relu":
@@ -210,20 +182,15 @@ def _chain(nodes, start: str, consts, path) -> tuple[list[AffineLayer], str, lis
 
 def onnx_stack(path: str | os.PathLike) -> LayerStack:
     """The :class:`~exactrelu.io.layers.LayerStack` of an ONNX graph of a ReLU network (module doc), exactly."""
-    onnx, numpy_helper = _onnx()
     path = Path(path)
-    try:
-        model = onnx.load(str(path), load_external_data=False)
-    except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
-        raise InvalidInput(f"{path}: not an ONNX model ({type(exc).__name__}: {str(exc)[:80]})") from None
-    graph = model.graph
-    consts = _constants(graph, onnx, numpy_helper, path)
+    graph = parse_model(read_bytes(path, what="ONNX file"), str(path))
+    consts = _constants(graph, path)
     nodes = [n for n in graph.node if n.op_type != "Constant"]
-    inputs = [v.name for v in graph.input if v.name not in consts]
+    inputs = [name for name in graph.input if name not in consts]
     if len(inputs) != 1 or len(graph.output) != 1 or not nodes:
         raise InvalidInput(f"{path}: expected one input and one output, found {len(inputs)} and {len(graph.output)}")
     layers, last, notes = _chain(nodes, inputs[0], consts, path)
-    if last != graph.output[0].name:
+    if last != graph.output[0]:
         raise InvalidInput(f"{path}: the operators do not form one chain from the input to the output")
     if not layers:
         raise InvalidInput(f"{path}: no Gemm or MatMul layer in the graph")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInput
+from ..limits import check_inflation
 from .layers import LayerStack
 from .state_dict import stack_of_state
 
@@ -111,7 +112,68 @@ def safetensors_stack(path: str | os.PathLike, layers: Sequence[str] | None = No
     return stack_of_state(read_safetensors(path), str(path), layers)
 
 
+#: what a state dict's pickle may name (torch's own rebuild functions and storages; a dict; bytes), checked before
+#: torch is imported: anything else (``os.system``, ``builtins.eval``) is a file that would run code when loaded
+_SAFE_BUILTINS = {"set", "frozenset", "tuple", "list", "dict", "int", "float", "bool", "complex", "slice", "bytearray"}
+
+
+def _allowed(module: str, name: str) -> bool:
+    return (module == "torch" or module.startswith("torch.")) or (module, name) in {
+        ("collections", "OrderedDict"), ("_codecs", "encode")} or (module == "builtins" and name in _SAFE_BUILTINS)
+
+
+def _pickles(path: Path) -> list[bytes]:
+    """The pickles of a PyTorch file: the ``data.pkl`` of its zip archive, or the file itself (the legacy format:
+    five pickles, then the tensors' bytes)."""
+    import zipfile
+
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            infos = [i for i in z.infolist() if i.filename == "data.pkl" or i.filename.endswith("/data.pkl")]
+            for info in infos:
+                if info.compress_type == zipfile.ZIP_DEFLATED:
+                    check_inflation(info.compress_size, info.file_size, f"{path}: member {info.filename}")
+            return [z.read(i) for i in infos]
+    return [Path(path).read_bytes()]
+
+
+def refuse_code(path: Path) -> None:
+    """Refuse, without importing torch, a PyTorch file whose pickles name anything but what a state dict needs
+    (``os.system``, ``builtins.eval``, a class of some package): loading it would run that code. The read itself
+    is ``torch.load(weights_only=True)``, which refuses such files too, after seconds of importing torch.
+
+    >>> import os, pickle, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "evil.pt")
+    >>> with open(path, "wb") as fh:
+    ...     pickle.dump(os.system, fh, protocol=2)
+    >>> refuse_code(Path(path))
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: ...evil.pt: its pickle names ...system, which loading it would run: not a state dict ...
+    """
+    import io
+    import pickletools
+
+    for data in _pickles(path):
+        stream = io.BytesIO(data)
+        for i in range(5):  # the legacy format: magic, version, system info, the object, storage keys
+            if stream.tell() >= len(data):
+                break
+            try:
+                ops = [(op.name, arg) for op, arg, _ in pickletools.genops(stream)]
+            except (ValueError, EOFError, UnicodeDecodeError) as exc:
+                if i > 0:
+                    break  # past the pickles: the tensors' bytes of the legacy format
+                raise InvalidInput(f"{path}: not a PyTorch file (a broken pickle: {exc})") from None
+            for name, arg in ops:
+                if name in ("GLOBAL", "INST") and not _allowed(*str(arg).split(" ", 1)):
+                    raise InvalidInput(f"{path}: its pickle names {str(arg).replace(' ', '.')[:80]}, which loading it "
+                                       "would run: not a state dict (refused without loading; save "
+                                       "model.state_dict(), or use safetensors)")
+
+
 def _torch_state(path: Path) -> dict:
+    refuse_code(path)
     try:
         import torch
     except ImportError:

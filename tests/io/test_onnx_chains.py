@@ -133,3 +133,33 @@ def test_dims_that_disagree_with_the_data_are_one_line(tmp_path, capsys, how):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "tensor 'W1' has dims" in err and "Traceback" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8",
+                                   "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("raw", [True, False], ids=["raw_data", "typed field"])
+def test_the_wire_reader_reads_every_tensor_as_onnx_does(dtype, raw):
+    """io/onnx_wire.py against the onnx package's own numpy_helper, on extreme values of every dtype, both ways
+    a tensor can store its data."""
+    from exactrelu.io.onnx_wire import parse_tensor, tensor_array
+
+    info = np.finfo(dtype) if dtype.startswith("float") else np.iinfo(dtype)
+    a = np.array([[info.min, info.max, 0], [1, -1 if info.min < 0 else 2, info.max // 3 if dtype[0] != "f" else 0.5]],
+                 dtype=dtype)
+    code = helper.np_dtype_to_tensor_dtype(a.dtype)
+    t = helper.make_tensor("t", code, a.shape, a.tobytes() if raw else a.ravel().tolist(), raw=raw)
+    got = tensor_array(parse_tensor(t.SerializeToString(), "m"), "m")
+    want = numpy_helper.to_array(t)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_a_damaged_file_is_one_line(tmp_path):
+    good = save(tmp_path, [helper.make_node("Gemm", ["x", "W1"], ["h"], transB=1),
+                           helper.make_node("Relu", ["h"], ["r"]), helper.make_node("Gemm", ["r", "W2"], ["y"],
+                                                                                  transB=1)],
+                {"W1": W1, "W2": W2}).read_bytes()
+    for raw, match in [(good[: len(good) // 2], "not an ONNX model"), (b"\x08\xff\xff\xff", "not an ONNX model"),
+                       (b"\x0f", "not an ONNX model"), (b"", "no graph")]:
+        (tmp_path / "bad.onnx").write_bytes(raw)
+        with pytest.raises(InvalidInput, match=match):
+            read_weights(tmp_path / "bad.onnx")
