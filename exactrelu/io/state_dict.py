@@ -57,7 +57,7 @@ def parse_layer_names(text: str | Sequence[str] | None) -> tuple[str, ...] | Non
         return None
     names = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
     names = [n[:-len(".weight")] if n.endswith(".weight") else n for n in names]
-    if not names or "" in names and len(names) > 1 or len(set(names)) != len(names):
+    if not names or "" in names or len(set(names)) != len(names):
         raise InvalidInput(f"--layers takes distinct layer names separated by commas, got {text!r}")
     return tuple(names)
 

@@ -119,7 +119,8 @@ _SAFE_BUILTINS = {"set", "frozenset", "tuple", "list", "dict", "int", "float", "
 
 def _allowed(module: str, name: str) -> bool:
     return (module == "torch" or module.startswith("torch.")) or (module, name) in {
-        ("collections", "OrderedDict"), ("_codecs", "encode")} or (module == "builtins" and name in _SAFE_BUILTINS)
+        ("collections", "OrderedDict"), ("_codecs", "encode")} or (module in ("builtins", "__builtin__")
+                                                                   and name in _SAFE_BUILTINS)
 
 
 def _pickles(path: Path) -> list[bytes]:
