@@ -1,8 +1,10 @@
-"""Old import paths of modules that moved in the redesign of 0.2 (CHANGELOG.md), kept working for one release.
+"""Old import paths of modules and names that moved (CHANGELOG.md), kept working for one release.
 
 ``import exactrelu.recover.exact`` (say) still works and gives the module's new home,
 ``exactrelu.recover.front_door``, with a :class:`DeprecationWarning` naming it. Nothing here is
 imported unless an old name is asked for: the finder answers only for the names in :data:`MOVED`.
+A name that left a module that stays (or was renamed in it) is kept by :func:`moved_names`, the
+module's ``__getattr__``, with the same warning.
 
 >>> import importlib, sys, warnings
 >>> _ = sys.modules.pop("exactrelu.files", None)  # imported before (by another test, say): import it afresh
@@ -20,7 +22,7 @@ import importlib.util
 import sys
 import warnings
 
-__all__ = ["MOVED"]
+__all__ = ["MOVED", "MOVED_NAMES", "moved_names"]
 
 #: old module name -> new module name
 MOVED: dict[str, str] = {
@@ -60,7 +62,12 @@ MOVED: dict[str, str] = {
     "exactrelu.propose.hermite_large_bias": "exactrelu.propose.hermite.large_bias",
     "exactrelu.propose.hermite_overcomplete": "exactrelu.propose.hermite.overcomplete",
     "exactrelu.propose._common": "exactrelu.propose.floats",
+    # issue 35: the house after growth
+    "exactrelu.certificates.ahead": "exactrelu.parallel",
 }
+
+#: module -> {old name: its new place}, filled by :func:`moved_names` as those modules are imported
+MOVED_NAMES: dict[str, dict[str, str]] = {}
 
 
 class _MovedFinder:
@@ -87,3 +94,30 @@ def install() -> None:
     """Add the finder once (after the normal finders, so that it answers only for names no file has)."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
         sys.meta_path.append(_MovedFinder())
+
+
+def moved_names(module: str, names: dict[str, str]):
+    """A module ``__getattr__`` (PEP 562) that still gives the old ``names`` of ``module``, with a DeprecationWarning.
+
+    ``names`` maps an old name to ``"new.module"`` (it moved, keeping its name) or ``"new.module:new_name"`` (it
+    moved or was renamed); any other name raises AttributeError as usual.
+
+    >>> import warnings
+    >>> getattr_ = moved_names("exactrelu.demo", {"old": "exactrelu.errors:InvalidInput"})
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     getattr_("old").__name__, str(seen[0].message)
+    ('InvalidInput', 'exactrelu.demo.old moved to exactrelu.errors.InvalidInput; the old name will be removed in a later release')
+    """
+    MOVED_NAMES[module] = names
+
+    def __getattr__(name: str):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        where, _, new = names[name].partition(":")
+        new = new or name
+        warnings.warn(f"{module}.{name} moved to {where}.{new}; the old name will be removed in a later release",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), new)
+
+    return __getattr__

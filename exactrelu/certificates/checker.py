@@ -142,7 +142,7 @@ def check_range(cert: dict, instance: dict, start: int, stop: int) -> dict:
 
     >>> from exactrelu.instances import planted
     >>> from exactrelu.certificates.claims.realizes import realizes_certificate
-    >>> from exactrelu.certificates.envelope import checker_instance
+    >>> from exactrelu.instances.checker_view import checker_instance
     >>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
     >>> cert, data = realizes_certificate(inst, inst.planted), checker_instance(inst)
     >>> combine(cert, [check_range(cert, data, 20, 40), check_range(cert, data, 0, 20)])

@@ -32,7 +32,8 @@ import flint
 
 from ..certificates import checker
 from ..certificates.trusted.refutation import _refute_leaf
-from ..certificates.envelope import checker_instance, instance_sha256, verify
+from ..certificates.envelope import instance_sha256, verify
+from ..instances.checker_view import checker_instance
 from ..exact.linalg import exact_rank
 from ..instances import Instance
 from .cnf import CNF, NAEFormula

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 
 from ..errors import InvalidInput
+from ..parallel import usable_cores
 from .worker import init_worker
 
 __all__ = ["Backend", "SerialExecutor", "default_workers"]
@@ -36,11 +37,8 @@ CONNECT_TIMEOUT = "20s"
 
 
 def default_workers() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """The cores this process may use (:func:`exactrelu.parallel.usable_cores`)."""
+    return usable_cores()
 
 
 class SerialExecutor(cf.Executor):

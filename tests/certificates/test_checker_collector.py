@@ -8,7 +8,7 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate
-from exactrelu.certificates.envelope import checker_instance
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.trusted import realizes as trusted_realizes
 from exactrelu.instances import planted
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.claims.realizes import realizes_certificate, realizes_except_certificate, residual_certificate
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact import QMatrix

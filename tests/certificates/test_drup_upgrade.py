@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.certificates.trusted.refutation import case_clauses, read_claim
 from exactrelu.cli import main

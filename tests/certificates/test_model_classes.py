@@ -15,7 +15,8 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.span import not_realizable_certificate
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.trusted.model import constant_column
 from exactrelu.decide import decide, solve
 from exactrelu.errors import CertificateInvalid, NotRealizable

@@ -9,7 +9,8 @@ import copy
 import pytest
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, instance_sha256, verify
+from exactrelu.certificates.envelope import instance_sha256, verify
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.decide import solve
 from exactrelu.errors import CertificateInvalid, NotRealizable
 from exactrelu.exact.matrix import QMatrix

@@ -59,3 +59,24 @@ def test_old_module_paths_still_import_with_a_warning():
         with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
             mod = importlib.import_module(old)
         assert mod is importlib.import_module(new)
+
+
+#: the modules that keep old names of moved or renamed definitions (exactrelu._moved.moved_names)
+MODULES_WITH_OLD_NAMES = ["exactrelu.certificates.envelope"]
+
+
+@pytest.mark.parametrize("module", MODULES_WITH_OLD_NAMES)
+def test_old_names_still_import_with_a_warning(module):
+    import importlib
+
+    from exactrelu._moved import MOVED_NAMES
+
+    mod = importlib.import_module(module)
+    assert MOVED_NAMES[module]
+    for old, place in MOVED_NAMES[module].items():
+        where, _, new = place.partition(":")
+        with pytest.warns(DeprecationWarning, match=f"{module}.{old} moved to {where}.{new or old}"):
+            value = getattr(mod, old)
+        assert value is getattr(importlib.import_module(where), new or old)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mod.nothing  # noqa: B018
