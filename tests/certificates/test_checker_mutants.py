@@ -12,9 +12,9 @@ import pytest
 from pysat.solvers import Solver
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import instance_sha256
-from exactrelu.instances.checker_view import checker_instance
+from exactrelu.certificates.claims.lp import lp_certificate
 from exactrelu.certificates.claims.realizes import realizes_certificate
+from exactrelu.certificates.envelope import instance_sha256
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.decide.sat.upgrade import lrat_from_drup
 from exactrelu.errors import CertificateInvalid
@@ -22,8 +22,8 @@ from exactrelu.exact.lp import feasible
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.exact.rationals import format_rational
 from exactrelu.instances import Instance, planted
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.network import Network
-from exactrelu.certificates.claims.lp import lp_certificate
 
 
 def _check(cert, inst):

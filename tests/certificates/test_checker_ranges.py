@@ -15,6 +15,7 @@ from exactrelu import parallel
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate, realizes_except_certificate, residual_certificate
 from exactrelu.certificates.envelope import write_certificate
+from exactrelu.certificates.trusted import schedule
 from exactrelu.errors import CertificateInvalid
 from exactrelu.instances import checker_view, planted
 from exactrelu.instances.checker_view import checker_instance
@@ -50,7 +51,7 @@ def _whole(cert, data):
 
 def _ways(cert, data, monkeypatch):
     """The same check by workers, by streaming blocks of 5 rows, and by ranges combined."""
-    monkeypatch.setattr(checker, "BLOCK", 5)
+    monkeypatch.setattr(schedule, "BLOCK", 5)
     out = {}
     for name, run in {
         "workers": lambda: checker.check_parallel(cert, dict(data), 3),
@@ -129,7 +130,7 @@ def test_a_malformed_row_is_unreadable_in_every_way(inst, monkeypatch):
     data = checker_instance(inst)
     data["inputs"] = [list(row) for row in data["inputs"]]
     data["inputs"][33][2] = "1/0"
-    monkeypatch.setattr(checker, "BLOCK", 5)
+    monkeypatch.setattr(schedule, "BLOCK", 5)
     for run in (lambda: checker.check_parallel(cert, dict(data), 2), lambda: checker.check(cert, dict(data))):
         with pytest.raises(checker.UnreadableInput, match="1/0"):
             run()

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
-from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.certificates.trusted.refutation import case_clauses, read_claim
 from exactrelu.cli import main
@@ -25,6 +24,7 @@ from exactrelu.decide.sat.upgrade import lrat_from_drup, upgrade_certificate
 from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.hardness import NAEFormula, NaeToRelu
 from exactrelu.instances import write_instance
+from exactrelu.instances.checker_view import checker_instance
 
 
 def _drup(clauses):

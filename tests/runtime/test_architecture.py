@@ -24,6 +24,31 @@ def test_the_import_contracts_of_pyproject_hold():
     assert "BROKEN" not in out.stdout and out.stdout.count("KEPT") >= 4
 
 
+def test_the_allow_list_contract_refuses_what_is_not_on_its_list():
+    """The contract type of tests/runtime/import_contracts.py on a graph of four modules: a module of the source
+    package imports the standard library (allowed), its sibling (allowed), then sympy and exactrelu.errors."""
+    grimp = pytest.importorskip("grimp")
+    pytest.importorskip("importlinter")
+    sys.path.insert(0, str(ROOT))
+    try:
+        from tests.runtime.import_contracts import AllowListContract
+    finally:
+        sys.path.remove(str(ROOT))
+
+    graph = grimp.ImportGraph()
+    for name in ("pkg", "pkg.trusted", "pkg.trusted.lp", "pkg.trusted.common", "pkg.errors", "json", "sympy"):
+        graph.add_module(name, is_squashed=name in ("json", "sympy"))
+    graph.add_import(importer="pkg.trusted.lp", imported="json", line_number=1, line_contents="import json")
+    graph.add_import(importer="pkg.trusted.lp", imported="pkg.trusted.common", line_number=2, line_contents="from . import common")
+    contract = AllowListContract("trusted", {}, {"source_modules": ["pkg.trusted"], "allowed_modules": ["json"]})
+    assert contract.check(graph, verbose=False).kept
+    graph.add_import(importer="pkg.trusted.lp", imported="sympy", line_number=3, line_contents="import sympy")
+    graph.add_import(importer="pkg.trusted.common", imported="pkg.errors", line_number=7, line_contents="from .. import errors")
+    check = contract.check(graph, verbose=False)
+    assert not check.kept
+    assert check.metadata["broken"] == [("pkg.trusted.common", "pkg.errors", [7]), ("pkg.trusted.lp", "sympy", [3])]
+
+
 def test_the_top_level_of_the_package_is_small():
     files = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(files) <= 11, files  # the runtime floor, the model and the command: docs/design.md, "Layout"
