@@ -36,24 +36,24 @@ MOVED: dict[str, str] = {
     "exactrelu.propose.hermite_instances": "exactrelu.instances.hermite",
     "exactrelu.residual": "exactrelu.certificates.claims.residual",
     "exactrelu.diagnosis": "exactrelu.recover.diagnosis",
-    "exactrelu.patterns": "exactrelu.decide.patterns",
+    "exactrelu.patterns": "exactrelu.decide.enumeration.patterns",
     "exactrelu.recover.exact": "exactrelu.recover.front_door",
     "exactrelu.recover.data": "exactrelu.recover.views",
     "exactrelu.recover.steps": "exactrelu.recover.unit_steps",
     "exactrelu.recover.finish": "exactrelu.recover.output_layer",
     "exactrelu.recover.proposal": "exactrelu.recover.proposals",
     "exactrelu.recover.weights": "exactrelu.recover.given_weights",
-    "exactrelu.recover.nocert": "exactrelu.decide.span_refutation",
-    "exactrelu.recover.worstcase": "exactrelu.decide.worstcase",
-    "exactrelu.recover.worstcase_parallel": "exactrelu.decide.worstcase_parallel",
-    "exactrelu.hardness.decide": "exactrelu.decide.pattern_search",
-    "exactrelu.hardness.lazy": "exactrelu.decide.lazy",
-    "exactrelu.hardness.tree": "exactrelu.decide.tree",
-    "exactrelu.hardness.rows": "exactrelu.decide.rows",
-    "exactrelu.hardness.clusters": "exactrelu.decide.clusters",
-    "exactrelu.hardness.store": "exactrelu.decide.lemma_store",
-    "exactrelu.hardness.proof": "exactrelu.decide.sat.proof",
-    "exactrelu.hardness.trim": "exactrelu.decide.sat.trim",
+    "exactrelu.recover.nocert": "exactrelu.decide.enumeration.span_refutation",
+    "exactrelu.recover.worstcase": "exactrelu.decide.enumeration.worstcase",
+    "exactrelu.recover.worstcase_parallel": "exactrelu.decide.enumeration.worstcase_parallel",
+    "exactrelu.hardness.decide": "exactrelu.decide.search.pattern_search",
+    "exactrelu.hardness.lazy": "exactrelu.decide.search.lazy",
+    "exactrelu.hardness.tree": "exactrelu.decide.search.tree",
+    "exactrelu.hardness.rows": "exactrelu.decide.search.rows",
+    "exactrelu.hardness.clusters": "exactrelu.decide.search.clusters",
+    "exactrelu.hardness.store": "exactrelu.decide.search.lemma_store",
+    "exactrelu.hardness.proof": "exactrelu.decide.search.sat.proof",
+    "exactrelu.hardness.trim": "exactrelu.decide.search.sat.trim",
     "exactrelu.hardness.commands": "exactrelu.commands.hardness",
     "exactrelu.propose.hermite_estimators": "exactrelu.propose.hermite.estimators",
     "exactrelu.propose.hermite_decompose": "exactrelu.propose.hermite.decompose",
@@ -64,6 +64,28 @@ MOVED: dict[str, str] = {
     "exactrelu.propose._common": "exactrelu.propose.floats",
     # issue 35: the house after growth
     "exactrelu.certificates.ahead": "exactrelu.parallel",
+    "exactrelu.decide.worstcase": "exactrelu.decide.enumeration.worstcase",
+    "exactrelu.decide.worstcase_parallel": "exactrelu.decide.enumeration.worstcase_parallel",
+    "exactrelu.decide.patterns": "exactrelu.decide.enumeration.patterns",
+    "exactrelu.decide.pattern_lps": "exactrelu.decide.enumeration.pattern_lps",
+    "exactrelu.decide.span_refutation": "exactrelu.decide.enumeration.span_refutation",
+    "exactrelu.decide.bias": "exactrelu.decide.enumeration.bias",
+    "exactrelu.decide.refusal": "exactrelu.decide.enumeration.refusal",
+    "exactrelu.decide.pattern_search": "exactrelu.decide.search.pattern_search",
+    "exactrelu.decide.lazy": "exactrelu.decide.search.lazy",
+    "exactrelu.decide.tree": "exactrelu.decide.search.tree",
+    "exactrelu.decide.rows": "exactrelu.decide.search.rows",
+    "exactrelu.decide.elimination": "exactrelu.decide.search.elimination",
+    "exactrelu.decide.clusters": "exactrelu.decide.search.clusters",
+    "exactrelu.decide.lemma_store": "exactrelu.decide.search.lemma_store",
+    "exactrelu.decide.lemma_cache": "exactrelu.decide.search.lemma_cache",
+    "exactrelu.decide.float_screen": "exactrelu.decide.search.float_screen",
+    "exactrelu.decide.hint": "exactrelu.decide.search.hint",
+    "exactrelu.decide.sat": "exactrelu.decide.search.sat",
+    "exactrelu.decide.sat.core": "exactrelu.decide.search.sat.core",
+    "exactrelu.decide.sat.proof": "exactrelu.decide.search.sat.proof",
+    "exactrelu.decide.sat.trim": "exactrelu.decide.search.sat.trim",
+    "exactrelu.decide.sat.upgrade": "exactrelu.decide.search.sat.upgrade",
 }
 
 #: module -> {old name: its new place}, filled by :func:`moved_names` as those modules are imported
@@ -91,9 +113,11 @@ class _MovedFinder:
 
 
 def install() -> None:
-    """Add the finder once (after the normal finders, so that it answers only for names no file has)."""
+    """Add the finder once, before the normal finders: it answers only for the old names of :data:`MOVED`, and a
+    module of a moved package (``exactrelu.decide.sat.core``) must not be found a second time, under its old name,
+    in the new package's folder."""
     if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
-        sys.meta_path.append(_MovedFinder())
+        sys.meta_path.insert(0, _MovedFinder())
 
 
 def moved_names(module: str, names: dict[str, str]):

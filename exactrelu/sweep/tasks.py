@@ -122,9 +122,9 @@ def fit_task(p: dict, seed: int) -> Outcome:
 
 
 @task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},
-      doc="the worst-case solver (exactrelu.decide.worstcase.solve) on a planted instance")
+      doc="the worst-case solver (exactrelu.decide.enumeration.worstcase.solve) on a planted instance")
 def solve_task(p: dict, seed: int) -> Outcome:
-    from ..decide.worstcase import solve_decision
+    from ..decide.enumeration.worstcase import solve_decision
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
@@ -144,7 +144,7 @@ _DECIDE = {"engine": "auto", "method": "auto", "time_limit": None, "max_nodes": 
 
 
 def _decide(inst, U, k, p, t_gen) -> Outcome:
-    from ..decide.pattern_search import decide
+    from ..decide.search.pattern_search import decide
 
     t0 = time.perf_counter()
     res = decide(inst, U=U, k=k, method=p["method"], engine=p["engine"], max_nodes=p.get("max_nodes"),
@@ -166,7 +166,7 @@ def _one_output(p: dict, where: str) -> None:
 
 @task("decide", params={**PLANTED, "m": 1, "inputs": "integer"}, options={"output_weights": "unknown", **_DECIDE},
       rate="realizable", check=_one_output,
-      doc="the exact decision procedure (exactrelu.decide.pattern_search) on a planted instance")
+      doc="the exact decision procedure (exactrelu.decide.search.pattern_search) on a planted instance")
 def decide_task(p: dict, seed: int) -> Outcome:
     inst, t_gen = _generated(p, seed)
     U = inst.planted.U.to_strings() if p["output_weights"] == "given" else None

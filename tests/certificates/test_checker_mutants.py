@@ -16,7 +16,7 @@ from exactrelu.certificates.claims.lp import lp_certificate
 from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.envelope import instance_sha256
 from exactrelu.certificates.trusted.lrat import check_hinted
-from exactrelu.decide.sat.upgrade import lrat_from_drup
+from exactrelu.decide.search.sat.upgrade import lrat_from_drup
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact.lp import feasible
 from exactrelu.exact.matrix import QMatrix

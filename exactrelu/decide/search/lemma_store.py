@@ -3,12 +3,12 @@
 Every clause handed to the SAT solver is the negation of a lemma: a plain lemma (its own Farkas
 vector, found during the search) or an instance of a *template* (a lemma of a cluster shape,
 proved once on the shape's data and instantiated on every cluster of that shape), or a symmetry
-clause. After a trimmed refutation (:mod:`exactrelu.decide.sat.proof`), :meth:`LemmaStore.case`
+clause. After a trimmed refutation (:mod:`exactrelu.decide.search.sat.proof`), :meth:`LemmaStore.case`
 keeps only what the refutation uses and numbers the clauses as the checker does: plain lemmas,
 then for each template each instance's clauses (its lemmas in order), then the symmetry clauses.
 
 >>> from fractions import Fraction
->>> from exactrelu.decide.rows import Rows
+>>> from exactrelu.decide.search.rows import Rows
 >>> R = Rows([[Fraction(1)]], [[Fraction(-1)]], [[Fraction(1)]])
 >>> store = LemmaStore(R)
 >>> store.plain([(("eq", 0, 0), Fraction(1)), (("sign", 0, 0), Fraction(1))], {("eq", 0, 0): 1, ("sign", 0, 0): 1},
@@ -18,7 +18,7 @@ then for each template each instance's clauses (its lemmas in order), then the s
 
 from __future__ import annotations
 
-from ..exact.rationals import format_rational
+from ...exact.rationals import format_rational
 from .sat.proof import Core, numbered
 
 __all__ = ["LemmaStore"]

@@ -23,10 +23,10 @@ from typing import NamedTuple
 
 import flint
 
-from ..certificates.claims.lp import lp_certificate
-from ..deadline import Deadline
-from ..exact.lp import LPResult, feasible
-from ..exact.matrix import QMatrix
+from ...certificates.claims.lp import lp_certificate
+from ...deadline import Deadline
+from ...exact.lp import LPResult, feasible
+from ...exact.matrix import QMatrix
 from .patterns import Ray
 
 __all__ = ["unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit", "RayDecision", "FaceDecision"]

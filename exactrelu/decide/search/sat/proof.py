@@ -5,7 +5,7 @@ trace is connected: every learnt clause comes with the numbers of the clauses wh
 propagation derives it. :func:`lrat_solver` makes such a solver; :func:`lrat_core` reads the
 trace and walks it backwards from the empty clause, keeping only the clauses it reaches (drat-trim's
 backward, core-first pass, with the search already done by the solver). When the trace is not
-LRAT (another python-sat, another solver), :func:`exactrelu.decide.sat.trim.drup_core` computes the
+LRAT (another python-sat, another solver), :func:`exactrelu.decide.search.sat.trim.drup_core` computes the
 same from a DRUP proof. Nothing here is trusted: the certificate's checker
 (:mod:`exactrelu.certificates.trusted.lrat`) verifies every hint.
 
@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from ...errors import ProofFormatError, TimeLimitExceeded
+from ....errors import ProofFormatError, TimeLimitExceeded
 from .core import Core
 
 __all__ = ["Core", "ProofFormatError", "lrat_solver", "lrat_core", "refute", "numbered", "solve_until"]
@@ -217,7 +217,7 @@ def refute(clauses, deadline=None) -> Core:
 
 
 def drup_refute(clauses, deadline=None) -> Core:
-    """The same from a DRUP proof (CaDiCaL with a DRUP trace), trimmed by :mod:`exactrelu.decide.sat.trim`."""
+    """The same from a DRUP proof (CaDiCaL with a DRUP trace), trimmed by :mod:`exactrelu.decide.search.sat.trim`."""
     from pysat.solvers import Solver
 
     from .trim import drup_core

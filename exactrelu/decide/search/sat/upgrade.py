@@ -4,7 +4,7 @@ The checker verifies hinted proofs only (docs/design.md, "Departures"): replayin
 searching by unit propagation inside the trusted base, and that search is where a mutant that
 accepted false certificates hid (issue 26). A certificate written before, whose cases carry
 ``"rup"`` (DRUP steps), keeps its meaning: this module finds the hints with the backward trimmer
-of :mod:`exactrelu.decide.sat.trim` and writes each such case with ``"lrat"`` instead. Nothing
+of :mod:`exactrelu.decide.search.sat.trim` and writes each such case with ``"lrat"`` instead. Nothing
 here is trusted: the input clauses are the checker's own (:func:`case_clauses`, which also proves
 every lemma), and the checker verifies the result like any certificate
 (``exactrelu check --upgrade NEW CERT INSTANCE`` does both).
@@ -12,9 +12,9 @@ every lemma), and the checker verifies the result like any certificate
 
 from __future__ import annotations
 
-from ...certificates.trusted.common import CheckFailed
-from ...certificates.trusted.refutation import case_clauses, read_claim
-from ...errors import CertificateInvalid, InvalidInput
+from ....certificates.trusted.common import CheckFailed
+from ....certificates.trusted.refutation import case_clauses, read_claim
+from ....errors import CertificateInvalid, InvalidInput
 from .proof import numbered
 from .trim import drup_core
 

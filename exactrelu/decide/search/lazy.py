@@ -5,7 +5,7 @@ the pair (sample j, unit i) says "unit i is active on sample j" (``v_i . x_j >= 
 "inactive" (``v_i . x_j <= 0``). Every V falls in the region of at least one full assignment, and
 inside a region the instance's equations are linear in V. So:
 
-1. **Eager lemmas** (:mod:`exactrelu.decide.clusters`). Every small cluster of samples (and
+1. **Eager lemmas** (:mod:`exactrelu.decide.search.clusters`). Every small cluster of samples (and
    every other sample alone) is compiled: each of its activation patterns is an exact LP, and the
    refuted ones become clauses before the search. Clusters with the same data share one
    compilation: its lemmas are *templates*, instantiated on every cluster of that shape.
@@ -16,7 +16,7 @@ inside a region the instance's equations are linear in V. So:
    (equations with one unknown fix it) runs before every LP and explains each violated row by
    back-substitution, so one model usually yields many small lemmas at once.
 3. **Answer.** A model whose whole system is feasible gives exact weights (``realizes``). An
-   unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.decide.sat.proof`): the
+   unsatisfiable clause set gives a hinted refutation (:mod:`exactrelu.decide.search.sat.proof`): the
    solver's LRAT trace, walked back from the empty clause so that only the lemmas and steps it
    uses go into the ``not-realizable`` certificate, which the stdlib checker verifies in one
    linear pass (docs/certificates.md). ``proof="drup"`` finds the hints from the solver's DRUP proof
@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
+from ...errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, singletons
 from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
 from .float_screen import probably_feasible
@@ -93,7 +93,7 @@ def _symmetry_clauses(R: Rows, sym) -> list[list[int]]:
 
 
 def _eager(R: Rows, store: LemmaStore, method: str, stats: dict, shared: dict | None = None) -> list:
-    """Compile every small cluster (once per shape, through :mod:`exactrelu.decide.lemma_cache`) into template
+    """Compile every small cluster (once per shape, through :mod:`exactrelu.decide.search.lemma_cache`) into template
     lemmas; return the clusters left lazy. ``shared`` keeps the clusters for the other cases of the instance."""
     from .lemma_cache import compiled as compile_shape
 
@@ -229,11 +229,11 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
     passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"``
     (hints from the solver's LRAT trace) or ``"drup"`` (from its DRUP proof, trimmed by
-    :mod:`exactrelu.decide.sat.trim`); both write a hinted case.
+    :mod:`exactrelu.decide.search.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). ``phases`` (``{(j, i): active}``, e.g. from a float fit,
-    :mod:`exactrelu.decide.hint`) are the solver's first guesses; they change the search, never the answer.
+    :mod:`exactrelu.decide.search.hint`) are the solver's first guesses; they change the search, never the answer.
     ``shared`` (a dict, the same for every case of one instance) keeps what the cases share: the clusters and
     the integer rows of X. See the module docstring for the method; :class:`CaseSearch` is the same search,
     resumable.

@@ -35,10 +35,10 @@ import sys
 from fractions import Fraction
 from typing import Callable
 
-from ..deadline import Deadline
-from ..exact.lp import feasible
-from ..exact.rationals import format_rational
-from ..instances import Instance
+from ...deadline import Deadline
+from ...exact.lp import feasible
+from ...exact.rationals import format_rational
+from ...instances import Instance
 
 __all__ = ["span_refutation", "Realisable"]
 

@@ -1,7 +1,7 @@
 """The worst-case solver's pattern decisions, in order, computed on a ``concurrent.futures`` executor.
 
-Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.pattern_lps.unit_lp`),
-each higher face by a few (:func:`exactrelu.decide.pattern_lps.face_decision`, against the functionals
+Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.enumeration.pattern_lps.unit_lp`),
+each higher face by a few (:func:`exactrelu.decide.enumeration.pattern_lps.face_decision`, against the functionals
 vanishing on the units found so far). :func:`ray_decisions` and :func:`face_decisions` send chunks of
 patterns to the executor as plain values (the inputs as integer rows and one denominator; rays as
 tuples of ints: FLINT objects do not pickle), keep a bounded window of chunks in flight, and yield the
@@ -12,7 +12,7 @@ after it (made against the old span) are dropped and sent again. Chunks still in
 solver stops are cancelled (or computed and dropped).
 
 >>> from exactrelu.exact.matrix import QMatrix
->>> from exactrelu.decide.patterns import Ray
+>>> from exactrelu.decide.enumeration.patterns import Ray
 >>> X = QMatrix.from_rows([[1, 0], [0, 1], [-1, -1]])
 >>> rays = [Ray(c=(1,), w=(1, 0, 0), support=(0,)), Ray(c=(2,), w=(1, 1, 1), support=(0, 1, 2))]
 >>> [d.status for d in ray_decisions(X, rays, keep=False)]
@@ -26,7 +26,7 @@ from collections import deque
 from concurrent.futures import Executor
 from typing import Iterator
 
-from ..deadline import Deadline
+from ...deadline import Deadline
 from .pattern_lps import FaceDecision, RayDecision, annihilator, face_decision, ray_decision
 from .patterns import Ray
 
@@ -38,7 +38,7 @@ def decide_chunk(rows: list[list[int]], den: int, chunk: list[Ray], keep: bool,
     """Decide the rays ``chunk`` for the inputs ``rows / den`` (run on a worker, within ``seconds``)."""
     import flint
 
-    from ..exact.matrix import QMatrix
+    from ...exact.matrix import QMatrix
 
     X = QMatrix(flint.fmpz_mat(rows), den)
     deadline = Deadline(seconds, what="the chunk of extreme rays was decided")
@@ -79,7 +79,7 @@ def decide_faces(rows: list[list[int]], den: int, items: list, annihilators: lis
     within ``seconds``)."""
     import flint
 
-    from ..exact.matrix import QMatrix
+    from ...exact.matrix import QMatrix
     X = QMatrix(flint.fmpz_mat(rows), den)
     deadline = Deadline(seconds, what="the chunk of faces was decided")
     return [face_decision(X, members, S, annihilators, r, keep, deadline) for S, members in items]

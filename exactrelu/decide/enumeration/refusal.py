@@ -16,13 +16,13 @@ a 1-unit ReLU network with hidden biases reproduces the labels exactly (certifie
 
 from __future__ import annotations
 
-from ..certificates.claims.model import phrase
-from ..certificates.claims.span import not_realizable_certificate
-from ..certificates.envelope import verify
-from ..deadline import Deadline
-from ..errors import ExactReluError, TimeLimitExceeded
-from ..instances import Instance
-from .decision import NOT_REALIZABLE, Decision
+from ...certificates.claims.model import phrase
+from ...certificates.claims.span import not_realizable_certificate
+from ...certificates.envelope import verify
+from ...deadline import Deadline
+from ...errors import ExactReluError, TimeLimitExceeded
+from ...instances import Instance
+from ..decision import NOT_REALIZABLE, Decision
 
 __all__ = ["refuted", "decided_no", "biased_diagnosis", "DIAGNOSIS_SECONDS"]
 
@@ -63,7 +63,7 @@ def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = Non
     Spends at most :data:`DIAGNOSIS_SECONDS` (and never past ``deadline``); only a certified network is
     reported, so the sentence is a fact, and its absence claims nothing.
     """
-    from ..recover.front_door import recover
+    from ...recover.front_door import recover
 
     seconds = DIAGNOSIS_SECONDS
     if deadline is not None and deadline.seconds is not None:

@@ -1,6 +1,6 @@
 """The exact rows of a ReLU instance and the exact decision of a system of them.
 
-One definition of the rows, shared by both engines of :mod:`exactrelu.decide.pattern_search`. For the
+One definition of the rows, shared by both engines of :mod:`exactrelu.decide.search.pattern_search`. For the
 pair (sample j, unit i) the *sign row* reads ``-x_j . v_i <= 0`` (unit i active on sample j) or
 ``x_j . v_i <= 0`` (inactive); once every unit of output r is decided on sample j, the *equation*
 reads ``sum over active i of U[r][i] x_j . v_i == Y[j][r]``. :class:`Rows` gives each row as sparse
@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import flint
 
-from ..exact.lp import feasible
-from ..exact.matrix import QMatrix
-from ..exact.rationals import format_rational
+from ...exact.lp import feasible
+from ...exact.matrix import QMatrix
+from ...exact.rationals import format_rational
 from .elimination import eliminate, substituted
 
 __all__ = ["Rows", "Row", "Tag", "ScaledRow", "decide_rows", "MAX_CORES"]
@@ -72,7 +72,7 @@ def decide_rows(rows, *, method: str = "auto", max_cores: int = MAX_CORES, stats
     Equations with one unknown left fix it (exactly) and every row whose unknowns are all fixed
     is checked; a violated row is explained by substituting back the equations that fixed its
     variables, so it is its own small core. What propagation leaves is decided by its equations when
-    they suffice (:mod:`~exactrelu.decide.elimination`), else by one exact LP. With ``stats``, the seconds
+    they suffice (:mod:`~exactrelu.decide.search.elimination`), else by one exact LP. With ``stats``, the seconds
     of both go into ``stats["elimination_seconds"]`` and ``stats["lp_seconds"]`` (HiGHS proposals and
     their exact confirmation, or the exact simplex), their counts into ``"eliminated"`` and ``"exact_lps"``.
     With ``lp=False`` no LP is run: ``(None, [])`` then means "not decided by propagation and elimination".
@@ -156,7 +156,7 @@ class _Propagation:
 def _residual_lp(rows: list[Row], residual: list[int], prop: _Propagation, point: dict, method: str, stats: dict,
                  lp: bool = True):
     """The rows propagation left, with the fixed values substituted: decided by their equations when these
-    suffice (:func:`~exactrelu.decide.elimination.eliminate`), else as one exact LP; cores explained."""
+    suffice (:func:`~exactrelu.decide.search.elimination.eliminate`), else as one exact LP; cores explained."""
     val = prop.val
     t = time.perf_counter()
     done = eliminate(rows, residual, val, prop.max_cores)

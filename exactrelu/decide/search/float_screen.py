@@ -1,6 +1,6 @@
 """A float screen for the lazy engine's optional checks: HiGHS says which systems are worth an exact LP.
 
-The half-row check of :mod:`exactrelu.decide.lazy` (each output's positive units alone, then its negative
+The half-row check of :mod:`exactrelu.decide.search.lazy` (each output's positive units alone, then its negative
 units alone) only looks for *shorter* lemmas; the whole system is decided exactly after it either way.
 So a float answer may choose whether to spend an exact LP on it: :func:`probably_feasible` asks HiGHS,
 and only a system HiGHS does not find feasible goes to the exact decision. A wrong float answer costs
@@ -25,7 +25,7 @@ def probably_feasible(rows) -> bool:
     """HiGHS' opinion on ``{v : rows}`` (``(tag, coefs, rhs, is_eq)`` integer rows): True if it finds a point."""
     import highspy
 
-    from ..exact.lp_highs import feasibility_lp, new_highs
+    from ...exact.lp_highs import feasibility_lp, new_highs
 
     keys = sorted({key for r in rows for key in r[1]}, key=repr)
     if not keys:

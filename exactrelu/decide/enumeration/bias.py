@@ -26,13 +26,13 @@ A network with hidden biases on inputs x is one without on the inputs ``(x, 1)``
 
 from __future__ import annotations
 
-from ..certificates.claims.realizes import realizes_certificate
-from ..certificates.claims.span import not_realizable_certificate
-from ..certificates.envelope import verify
-from ..instances import Instance
-from ..network import Network
-from ..recover.diagnosis import with_constant_input
-from .decision import REALIZABLE, Decision
+from ...certificates.claims.realizes import realizes_certificate
+from ...certificates.claims.span import not_realizable_certificate
+from ...certificates.envelope import verify
+from ...instances import Instance
+from ...network import Network
+from ...recover.diagnosis import with_constant_input
+from ..decision import REALIZABLE, Decision
 
 __all__ = ["with_constant_input", "biased_decision", "split_bias"]
 

@@ -1,6 +1,6 @@
 """Backward, core-first trimming of a DRUP proof into hints (untrusted; drat-trim's method).
 
-Used when the solver logs DRUP only (:func:`exactrelu.decide.sat.proof.refute` prefers CaDiCaL's
+Used when the solver logs DRUP only (:func:`exactrelu.decide.search.sat.proof.refute` prefers CaDiCaL's
 own LRAT trace). Three phases:
 
 1. **Forward.** Add every clause and proof step, propagating units at the top level, until the
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ProofFormatError
+from ....errors import ProofFormatError
 from .core import Core
 
 __all__ = ["drup_core", "parse_binary_drup"]

@@ -6,10 +6,10 @@ Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) 
 * **realisable**: exact rational weights and a ``realizes`` certificate;
 * **not realisable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
   stdlib checker: lemmas with Farkas vectors and a hinted (or DRUP) refutation of their clauses
-  (the default lazy engine, :mod:`exactrelu.decide.lazy`), or a case tree over activation
+  (the default lazy engine, :mod:`exactrelu.decide.search.lazy`), or a case tree over activation
   patterns with a Farkas vector or a learnt lemma at every leaf (``engine="tree"``).
 
-The tree engine (``engine="tree"``, :mod:`exactrelu.decide.tree`) searches a case tree over
+The tree engine (``engine="tree"``, :mod:`exactrelu.decide.search.tree`) searches a case tree over
 activation patterns with exact LPs, backjumping and learnt lemmas.
 
 Unknown U (m = 1, ReLU): by positive homogeneity ``|u| relu(v . x) = relu(|u| v . x)``, so u can be
@@ -35,15 +35,15 @@ import sys
 import time
 from fractions import Fraction
 
-from ..certificates.claims.realizes import realizes_certificate
-from ..certificates.claims.refutation import cases_certificate
-from ..certificates.envelope import verify
-from ..errors import InvalidInput, SearchLimit, TimeLimitExceeded
-from ..exact.matrix import QMatrix
-from ..instances import Instance
-from ..network import RELU, Network
-from ..exact.rationals import format_rational
-from .decision import NOT_REALIZABLE, REALIZABLE, Decision
+from ...certificates.claims.realizes import realizes_certificate
+from ...certificates.claims.refutation import cases_certificate
+from ...certificates.envelope import verify
+from ...errors import InvalidInput, SearchLimit, TimeLimitExceeded
+from ...exact.matrix import QMatrix
+from ...instances import Instance
+from ...network import RELU, Network
+from ...exact.rationals import format_rational
+from ..decision import NOT_REALIZABLE, REALIZABLE, Decision
 from .tree import _exact_rows, _Open, _Search
 
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]  # SearchLimit: errors.py's, re-exported
@@ -61,7 +61,7 @@ def sign_cases(k: int) -> list[tuple[int, ...]]:
 # -- the public function ---------------------------------------------------------------------------
 
 ENGINES = ("auto", "lazy", "tree")
-#: a float fit is asked which case to try first (:mod:`exactrelu.decide.hint`) when there are more than this many
+#: a float fit is asked which case to try first (:mod:`exactrelu.decide.search.hint`) when there are more than this many
 #: activation literals (n k), or, between cases, after this many seconds: small instances are decided sooner
 #: than the fit takes (the tree engine and a given U)
 HINT_LITERALS = 40
@@ -90,7 +90,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     k : number of hidden units when U is None (with U given, k is its number of columns).
     method : LP method, ``"auto"`` or ``"exact"`` (see :func:`exactrelu.exact.lp.feasible`).
     engine : ``"lazy"`` (a CDCL SAT solver over activation literals with exact LP lemmas and a
-        DRUP refutation, :mod:`exactrelu.decide.lazy`), ``"tree"`` (the case-tree search
+        DRUP refutation, :mod:`exactrelu.decide.search.lazy`), ``"tree"`` (the case-tree search
         below, whose refutation is a tree), or ``"auto"`` (``"lazy"``).
     max_nodes : stop with :class:`~exactrelu.errors.SearchLimit` after this many search nodes (tree
         engine) or solver rounds (lazy engine); None: no limit.
@@ -132,7 +132,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
             kind, out = _lazy_cases(X, Y, cases, k, instance.d, method, max_nodes, time_limit, start, stats, progress,
                                     proof)
             if kind == "realizable":
-                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
+                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.search.pattern_search")
                 return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
             refuted, pending = out, []
         while pending:
@@ -148,7 +148,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
             kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof,
                               phases if number == first else None)
             if kind == "realizable":
-                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
+                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.search.pattern_search")
                 return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
             refuted[number] = out
     finally:

@@ -1,6 +1,6 @@
 """Compiled cluster shapes, kept on disk: the lazy engine compiles a shape once per machine, not once per run.
 
-The eager phase of the lazy engine (:mod:`exactrelu.decide.clusters`) enumerates every activation pattern of
+The eager phase of the lazy engine (:mod:`exactrelu.decide.search.clusters`) enumerates every activation pattern of
 each small cluster *shape* by exact LPs: about 1,000 of them for the NP-hardness reduction's 9 shapes, six
 times over when U is unknown, on every run. Those refutations depend only on the shape's data (its samples'
 entries on its coordinates and their labels), the output weights U, the LP method and the compiler, so
@@ -21,7 +21,7 @@ Where: ``$EXACTRELU_CACHE/lemmas`` if that variable is set (``off`` or an empty 
 only means no cache. Within one process, shapes are also kept in memory.
 
 >>> from fractions import Fraction
->>> from exactrelu.decide.rows import Rows
+>>> from exactrelu.decide.search.rows import Rows
 >>> R = Rows([[Fraction(1)], [Fraction(-1)]], [[Fraction(1)], [Fraction(1)]], [[Fraction(1), Fraction(1)]])
 >>> key = shape_key(R, [0, 1], (0,), "auto", 100)
 >>> key.splitlines()[1:]
@@ -37,14 +37,14 @@ import os
 from fractions import Fraction
 from pathlib import Path
 
-from ..exact.rationals import format_rational
+from ...exact.rationals import format_rational
 from .clusters import ClusterRefutation, compile_cluster
 
 __all__ = ["compiled", "shape_key", "verified", "cache_dir", "CACHE_FORMAT", "compiler_version"]
 
 CACHE_FORMAT = "exactrelu.lemma-cache"
 #: the modules whose code decides what a compilation returns: a change to any of them is a new cache key
-_SOURCES = ("decide/clusters.py", "decide/rows.py", "decide/elimination.py", "decide/lemma_cache.py", "exact/lp.py",
+_SOURCES = ("decide/search/clusters.py", "decide/search/rows.py", "decide/search/elimination.py", "decide/search/lemma_cache.py", "exact/lp.py",
             "exact/lp_highs.py", "exact/lp_simplex.py", "exact/lp_system.py")
 _MEMORY: dict = {}
 _MEMORY_SHAPES = 4096
@@ -58,10 +58,10 @@ def compiler_version() -> str:
     True
     """
     if not _VERSION:
-        from .._version import __version__
+        from ..._version import __version__
 
         h = hashlib.sha256()
-        root = Path(__file__).resolve().parents[1]
+        root = Path(__file__).resolve().parents[2]  # exactrelu/
         for name in _SOURCES:
             try:
                 h.update((root / name).read_bytes())
@@ -206,8 +206,8 @@ def _write(path: Path, key: str, refutations) -> None:
     payload = _encode(refutations)
     text = json.dumps({"format": CACHE_FORMAT, "version": 1, "key": key, "refutations": payload,
                        "sha256": _digest(payload)}, separators=(",", ":"))
-    from ..errors import InvalidInput
-    from ..io.files import atomic_output
+    from ...errors import InvalidInput
+    from ...io.files import atomic_output
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -218,7 +218,7 @@ def _write(path: Path, key: str, refutations) -> None:
 
 
 def compiled(R, members: list, coords: tuple, method: str, stats: dict, max_nodes: int):
-    """:func:`~exactrelu.decide.clusters.compile_cluster` of one cluster, through the memory and disk caches.
+    """:func:`~exactrelu.decide.search.clusters.compile_cluster` of one cluster, through the memory and disk caches.
 
     ``stats["shapes_cached"]`` counts the shapes read from the cache (memory or disk).
     """

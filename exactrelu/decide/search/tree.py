@@ -15,7 +15,7 @@ its labels give linear equations. Each node's system is linear in V: decided exa
    closes, without an LP, any later branch repeating those decisions.
 
 The refutation is the tree itself, with a Farkas vector or a learnt lemma at every leaf. Its rows
-come from :class:`exactrelu.decide.rows.Rows`, laid out densely.
+come from :class:`exactrelu.decide.search.rows.Rows`, laid out densely.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from fractions import Fraction
 
 import flint
 
-from ..errors import SearchLimit, TimeLimitExceeded
-from ..exact.lp import feasible
-from ..exact.matrix import QMatrix
-from ..exact.rationals import format_rational
-from ..instances import Instance
+from ...errors import SearchLimit, TimeLimitExceeded
+from ...exact.lp import feasible
+from ...exact.matrix import QMatrix
+from ...exact.rationals import format_rational
+from ...instances import Instance
 from .rows import Rows
 
 __all__ = ["SearchLimit", "enumerate_leaves", "case_system"]  # SearchLimit: from errors.py, re-exported (0.1 path)
@@ -103,7 +103,7 @@ class _Search:
     def _int_coeffs(self, row):
         """(integer coefficients, integer rhs, scale, support): the row times ``scale`` > 0, dense.
 
-        The rows themselves come from :class:`~exactrelu.decide.rows.Rows`, shared with the lazy
+        The rows themselves come from :class:`~exactrelu.decide.search.rows.Rows`, shared with the lazy
         engine; here they are laid out densely over the variables of the relevant units.
         """
         hit = self.rowdata.get(row)

@@ -39,11 +39,11 @@ from typing import Iterator
 
 import flint
 
-from ..deadline import Deadline
-from ..errors import InvalidInput
-from ..exact.linalg import independent_rows
-from ..exact.matrix import QMatrix
-from ..progress import rate_eta
+from ...deadline import Deadline
+from ...errors import InvalidInput
+from ...exact.linalg import independent_rows
+from ...exact.matrix import QMatrix
+from ...progress import rate_eta
 
 __all__ = ["cover_count", "sign_patterns", "count_sign_patterns", "extreme_rays", "nonnegative_patterns", "Ray", "integer_basis"]
 
@@ -152,7 +152,7 @@ class _Progress:
     """
 
     def __init__(self, total: int, enabled: bool, desc: str, *, stream=None, use_tqdm: bool = True):
-        from ..progress import LineProgress
+        from ...progress import LineProgress
 
         self.bar = self.line = None
         self.enabled = enabled

@@ -30,10 +30,10 @@ def proposal_hint(X: np.ndarray, Y: np.ndarray, k: int, *, seed: int = 0):
     """``(signs, phases)`` from a float fit of k units (m = 1), or None when the fit does not reproduce the labels.
 
     ``signs`` is the sign vector of the fit's output weights, non-increasing (one of
-    :func:`~exactrelu.decide.pattern_search.sign_cases`); ``phases`` maps ``(sample j, case column c)`` to
+    :func:`~exactrelu.decide.search.pattern_search.sign_cases`); ``phases`` maps ``(sample j, case column c)`` to
     "active" for the unit sorted into column c.
     """
-    from ..propose.gradient import GradientProposer
+    from ...propose.gradient import GradientProposer
 
     n = len(X)
     if n == 0 or Y.shape[1] != 1 or not np.isfinite(X).all() or not np.isfinite(Y).all():

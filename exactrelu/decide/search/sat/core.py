@@ -1,7 +1,7 @@
 """A trimmed refutation in flat arrays: the input clauses it uses and its added clauses with their hints.
 
-Made by :func:`exactrelu.decide.sat.proof.lrat_core` (from the solver's LRAT trace) and by
-:func:`exactrelu.decide.sat.trim.drup_core` (from a DRUP proof), read by the lemma store that writes
+Made by :func:`exactrelu.decide.search.sat.proof.lrat_core` (from the solver's LRAT trace) and by
+:func:`exactrelu.decide.search.sat.trim.drup_core` (from a DRUP proof), read by the lemma store that writes
 the certificate's ``lrat`` steps.
 
 >>> core = Core.from_steps([0, 1], [([2], [-1, -2]), ([], [0, -3])])

@@ -9,7 +9,7 @@ spanning ``rowspan(A)`` give a network (U from one exact solve). So the solver
 1. takes k independent rows of A as an exact basis ``B`` (a rank above k refutes at once), and
    when rank(A) = k first tries exact recovery from the row span (polynomial; certified as below);
 2. enumerates the extreme rays of the cone ``K = {c : c^T B >= 0}``
-   (:func:`exactrelu.decide.patterns.extreme_rays`): a ray is unique up to scale, so deciding
+   (:func:`exactrelu.decide.enumeration.patterns.extreme_rays`): a ray is unique up to scale, so deciding
    whether it is realisable is one tiny exact LP in v (``v . x_j = w_j`` on the support,
    ``v . x_j <= 0`` off it);
 3. if the realisable rays do not span k dimensions, searches the higher faces of K: for a face
@@ -19,7 +19,7 @@ spanning ``rowspan(A)`` give a network (U from one exact solve). So the solver
 4. solves U exactly and certifies ``realizes`` with the independent checker; or, when the
    realisable rows span fewer than ``rank(A) = k`` dimensions, proves it: a functional ``a``
    vanishing on their span, and case trees over the samples showing that no realisable row has
-   ``a . c = +-1`` (:mod:`exactrelu.decide.span_refutation`). A realisable row that the enumeration missed
+   ``a . c = +-1`` (:mod:`exactrelu.decide.enumeration.span_refutation`). A realisable row that the enumeration missed
    would turn up there as a new unit, so the answer never rests on the enumeration being complete.
    :class:`~exactrelu.errors.NotRealizable` then carries a ``not-realizable`` certificate
    (``exc.certificate``) that the independent checker has verified; ``evidence`` lists every
@@ -29,7 +29,7 @@ rank(labels) > k is certified by a non-zero (k+1) x (k+1) minor. For rank(labels
 NP-hard: with one output the lazy decision procedure (:func:`exactrelu.decide.decide`)
 answers either way with a certificate; with several outputs the solver says that nothing is
 decided (AssumptionViolated), not that no network exists. Every claim is about networks without
-hidden biases, unless ``bias=True`` (the inputs with a constant 1 column appended, :mod:`exactrelu.decide.bias`).
+hidden biases, unless ``bias=True`` (the inputs with a constant 1 column appended, :mod:`exactrelu.decide.enumeration.bias`).
 
 >>> from exactrelu.instances import Instance
 >>> X = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
@@ -52,18 +52,18 @@ from fractions import Fraction
 
 import flint
 
-from ..certificates.claims.realizes import realizes_certificate
-from ..certificates.envelope import verify
-from ..deadline import Deadline
-from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
-from ..exact.linalg import PRIMES, independent_rows, nonsingular_minor, solve_consistent
-from ..exact.matrix import QMatrix
-from ..instances import Instance
-from ..network import RELU, Network
-from .decision import REALIZABLE, Decision
+from ...certificates.claims.realizes import realizes_certificate
+from ...certificates.envelope import verify
+from ...deadline import Deadline
+from ...errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
+from ...exact.linalg import PRIMES, independent_rows, nonsingular_minor, solve_consistent
+from ...exact.matrix import QMatrix
+from ...instances import Instance
+from ...network import RELU, Network
+from ..decision import REALIZABLE, Decision
 from .pattern_lps import Unit, annihilator
 from .patterns import _Progress, extreme_rays, nonnegative_patterns
-from ..progress import LineProgress
+from ...progress import LineProgress
 from .refusal import decided_no, refuted
 from .span_refutation import Realisable, span_refutation
 
@@ -121,11 +121,11 @@ _SOLVE_DOC = """
         enumerate the cone's rays only if it does not certify. The enumeration grows like n^O(k)
         (thousands of rays at k = 8, n = 200); the recovery handles generic inputs at k = 20 in seconds.
     executor, workers : decide the extreme rays' LPs on this ``concurrent.futures`` executor, ``workers``
-        wide (:mod:`exactrelu.decide.worstcase_parallel`); the answer and certificates are the same.
+        wide (:mod:`exactrelu.decide.enumeration.worstcase_parallel`); the answer and certificates are the same.
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`); past it the solver stops with
         :class:`~exactrelu.errors.TimeLimitExceeded`, saying what was done (nothing claimed).
     bias : networks with hidden biases: the same algorithm on the inputs with a constant 1 column appended
-        (:mod:`exactrelu.decide.bias`); a refutation is then about that instance (``Decision.instance``).
+        (:mod:`exactrelu.decide.enumeration.bias`); a refutation is then about that instance (``Decision.instance``).
 """
 
 
@@ -267,7 +267,7 @@ def _check_arguments(instance: Instance, k: int) -> None:
 
 def _recovered(instance: Instance, k: int, deadline: Deadline, reports: list) -> Decision | None:
     """Step 1's cheap exact route (rank(labels) = k): its certified Decision, or None (reported) to enumerate."""
-    from ..recover.front_door import recover  # the cheaper exact route; falls back to enumeration
+    from ...recover.front_door import recover  # the cheaper exact route; falls back to enumeration
 
     try:
         res = recover(instance, k=k, activation=RELU, check=True, time_limit=deadline)
@@ -338,7 +338,7 @@ def _prove_span(instance, outputs, units, r, reports, progress, deadline):
 
 def _decide_one_output(instance, k, r, reports, deadline) -> Decision:
     """One output and no network in the row span: the lazy decision procedure, certified either way."""
-    from .pattern_search import decide
+    from ..search.pattern_search import decide
 
     res = decide(instance, k=k, time_limit=deadline.remaining())
     reports.append(PatternReport((), "decide", res.status, "lazy engine (activation literals, exact LP lemmas)"))
