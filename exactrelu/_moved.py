@@ -86,6 +86,12 @@ MOVED: dict[str, str] = {
     "exactrelu.decide.sat.proof": "exactrelu.decide.search.sat.proof",
     "exactrelu.decide.sat.trim": "exactrelu.decide.search.sat.trim",
     "exactrelu.decide.sat.upgrade": "exactrelu.decide.search.sat.upgrade",
+    "exactrelu.exact.limbs": "exactrelu.exact.codecs.limbs",
+    "exactrelu.exact.text": "exactrelu.exact.codecs.text",
+    "exactrelu.exact.float64": "exactrelu.exact.codecs.float64",
+    "exactrelu.exact.float_text": "exactrelu.exact.codecs.float_text",
+    "exactrelu.exact.int_text": "exactrelu.exact.codecs.int_text",
+    "exactrelu.exact.dyadic_product": "exactrelu.exact.codecs.dyadic_product",
 }
 
 #: module -> {old name: its new place}, filled by :func:`moved_names` as those modules are imported

@@ -1,4 +1,4 @@
-"""float_strings / float_row_texts (exact/float_text.py) are byte for byte str(Fraction(x)), on adversarial floats;
+"""float_strings / float_row_texts (exact/codecs/float_text.py) are byte for byte str(Fraction(x)), on adversarial floats;
 the instance hash made from row texts is the hash of the plain text."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from exactrelu.certificates import envelope
-from exactrelu.exact import QMatrix, float_text, int_text
-from exactrelu.exact.float64 import float_row_texts, float_strings
+from exactrelu.exact import QMatrix
+from exactrelu.exact.codecs import float_text, int_text
+from exactrelu.exact.codecs.float64 import float_row_texts, float_strings
 from exactrelu.instances import Instance, checker_view, planted
 
 EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.0**-1074 * 3, 2.0**-1022, -(2.0**-1022), 2.0**-1022 - 2.0**-1074, 1.0, -1.0,

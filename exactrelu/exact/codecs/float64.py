@@ -1,7 +1,7 @@
 """Float64 arrays taken exactly: every finite double is ``M * 2**e``, so one common power of two turns an array
 into integers (:func:`dyadic_scale`), converted to FLINT through two exact 52-bit halves when they fit in 104
 bits (:func:`fmpz_mat_from_scaled`), and written as canonical rational strings without a Fraction per entry
-(:func:`float_strings`, made by NumPy in :mod:`exactrelu.exact.float_text`). :func:`as_float_array` is the one
+(:func:`float_strings`, made by NumPy in :mod:`exactrelu.exact.codecs.float_text`). :func:`as_float_array` is the one
 door by which float data enter (finite, real, dense).
 
 >>> import numpy as np
@@ -19,7 +19,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ..errors import InvalidInput
+from ...errors import InvalidInput
 from .dyadic_product import int_times_dyadic, rectified_int_times_dyadic
 from .float_text import float_row_texts, float_strings
 

@@ -32,7 +32,7 @@ import warnings
 import flint
 import numpy as np
 
-from ..limits import limit
+from ...limits import limit
 
 __all__ = ["parse_rational_strings", "parse_rational_bytes"]
 

@@ -1,7 +1,7 @@
 """Canonical rational text of a dyadic matrix ``num / 2^s`` made by NumPy: each integer is written exactly into
 32-bit limbs (``int.to_bytes``, which raises rather than truncate), then NumPy reduces ``x / 2^s`` by the trailing
 zero bits of x (at most s), writes the numerator's decimal digits (long division of the limbs by 10^8) and
-lays the text out with :func:`exactrelu.exact.float_text.assemble_text`. Byte for byte the text of
+lays the text out with :func:`exactrelu.exact.codecs.float_text.assemble_text`. Byte for byte the text of
 ``str(Fraction(x, 2**s))`` (tests/exact/test_float_text.py).
 
 >>> dyadic_row_texts([4, -3, 0, 10**30], (2, 2), 3)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ...errors import InvalidInput
 
 __all__ = ["W", "MAX_TERMS", "from_ints", "from_float_integers", "normalized", "matmul", "scaled", "subtract",
            "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad"]

@@ -32,7 +32,7 @@ _MAX_BITS = 1023  # a float64 integer has at most 1024 bits; beyond this the cal
 def int_times_dyadic(V: Sequence[Sequence[int]], arr: np.ndarray, shift: int, bits: int) -> flint.fmpz_mat | None:
     """``V @ (arr * 2**shift).T`` exactly (k x n), from the float64 array without converting it to FLINT.
 
-    ``arr * 2**shift`` must hold integers below ``2**bits`` (what :func:`~exactrelu.exact.float64.dyadic_scale`
+    ``arr * 2**shift`` must hold integers below ``2**bits`` (what :func:`~exactrelu.exact.codecs.float64.dyadic_scale`
     returns). Returns None when the bounds of the module docstring do not hold (callers then use FLINT).
 
     >>> int_times_dyadic([[3]], np.array([[0.5], [-1.5]]), 1, 2)
