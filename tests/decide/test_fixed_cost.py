@@ -16,6 +16,7 @@ from exactrelu.certificates.trusted.refutation import _refute_leaf
 from exactrelu.decide.search import lemma_cache
 from exactrelu.decide.search.clusters import ClusterRefutation, clusters, compile_cluster
 from exactrelu.decide.search.lazy import CaseSearch, solve_case
+from exactrelu.decide.search.request import SearchRequest
 from exactrelu.decide.search.pattern_search import decide
 from exactrelu.decide.search.rows import Rows
 from exactrelu.decide.search.sat import proof
@@ -167,8 +168,8 @@ def test_a_case_search_paused_and_resumed_decides_as_one_run():
     inst = _unsat(14, 5)
     X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
     U = [[Fraction(1), Fraction(1)]]
-    whole = solve_case(X, Y, U)
-    s = CaseSearch(X, Y, U)
+    whole = solve_case(SearchRequest(X, Y), U)
+    s = CaseSearch(SearchRequest(X, Y), U)
     try:
         calls, res = 0, None
         while res is None:
@@ -180,7 +181,7 @@ def test_a_case_search_paused_and_resumed_decides_as_one_run():
         s.close()
     cert = {"U": [["1", "1"]], **res.case}
     assert cert["lrat"][-1][0] == 0  # it ends in the empty clause
-    s = CaseSearch(X, Y, U)
+    s = CaseSearch(SearchRequest(X, Y), U)
     s.reset()  # a fresh solver on the same clauses decides the same
     assert s.run().status == "not-realizable"
     s.close()

@@ -311,7 +311,7 @@ def _enumerate(X: QMatrix, B, r: int, units: list, reports: list, opt: _Options)
         decisions.close()  # stop the parallel decisions still in flight
     bar.close()
     if len(units) < r:
-        _search_faces(X, B, rays, r, units, reports, opt.progress, opt.keep, deadline, opt.executor, opt.workers)
+        _search_faces(X, B, rays, r, units, reports, opt)
 
 
 def _prove_span(instance, outputs, units, r, reports, progress, deadline):
@@ -348,20 +348,21 @@ def _decide_one_output(instance, k, r, reports, deadline) -> Decision:
     return decided_no(instance, k, res, evidence, deadline)
 
 
-def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):
+def _search_faces(X, B, rays, r, units, reports, opt: _Options):
     """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
     from .worstcase_parallel import face_decisions
 
+    deadline = opt.deadline
     supports = [s for s in nonnegative_patterns(B, rays=rays, deadline=deadline) if s]
     ray_support = {rr.support for rr in rays}
     faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
-    bar = _Progress(len(faces), progress, "faces")
+    bar = _Progress(len(faces), opt.progress, "faces")
     changed = True
     final: dict[tuple[int, ...], PatternReport] = {}
     while changed and len(units) < r:
         changed = False
-        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=keep, executor=executor, workers=workers,
-                                   deadline=deadline)
+        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=opt.keep, executor=opt.executor,
+                                   workers=opt.workers, deadline=deadline)
         try:
             for decided in decisions:
                 bar(1)

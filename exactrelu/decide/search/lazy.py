@@ -29,8 +29,8 @@ this and the checker verifies the columns are equal.
 >>> from exactrelu.hardness import NAEFormula, NaeToRelu
 >>> inst, _ = NaeToRelu().apply(NAEFormula(3, [(1, 2, 3), (-1, -2, -3)]))
 >>> from fractions import Fraction
->>> X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
->>> out = solve_case(X, Y, [[Fraction(1), Fraction(1)]])
+>>> request = SearchRequest(inst.inputs.to_fractions(), inst.labels.to_fractions())
+>>> out = solve_case(request, [[Fraction(1), Fraction(1)]])
 >>> out.status, out.stats["rounds"] >= 1
 ('realizable', True)
 """
@@ -47,8 +47,9 @@ from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until,
 from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
+from .request import SearchRequest
 
-__all__ = ["solve_case", "CaseSearch", "CaseResult", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
+__all__ = ["solve_case", "CaseSearch", "CaseResult", "SearchRequest", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
 # errors.SearchLimit, kept for one release
 
 _TIMED_OUT = "the search ran out of its time limit without deciding"
@@ -221,15 +222,14 @@ def _active(R: Rows, model) -> dict:
     return {(j, i): bool(truth[R.lit(j, i)]) for j in range(R.n) for i in R.rel}
 
 
-def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
-               symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None,
-               shared: dict | None = None) -> CaseResult:
-    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
+def solve_case(request: SearchRequest, U, *, phases: dict | None = None, shared: dict | None = None) -> CaseResult:
+    """Decide one output-weight case exactly: the samples and labels of ``request`` (rows of Fractions, X n x d,
+    Y n x m) and U (m x k Fractions).
 
-    Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
-    passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"``
-    (hints from the solver's LRAT trace) or ``"drup"`` (from its DRUP proof, trimmed by
-    :mod:`exactrelu.decide.search.sat.trim`); both write a hinted case.
+    Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``request.deadline`` (a ``time.monotonic()`` value)
+    passes, :class:`~exactrelu.errors.SearchLimit` after ``request.max_nodes`` solver rounds of this case.
+    ``request.proof`` is ``"lrat"`` (hints from the solver's LRAT trace) or ``"drup"`` (from its DRUP proof,
+    trimmed by :mod:`exactrelu.decide.search.sat.trim`); both write a hinted case.
     ``stats`` records the seconds of each phase: ``lemma_seconds`` (compiling clusters, checking
     models), ``solve_seconds`` (the SAT solver), ``trim_seconds`` (reading and trimming its proof)
     and ``write_seconds`` (the certificate case). ``phases`` (``{(j, i): active}``, e.g. from a float fit,
@@ -238,11 +238,11 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     the integer rows of X. See the module docstring for the method; :class:`CaseSearch` is the same search,
     resumable.
     """
-    search = CaseSearch(X, Y, U, method=method, symmetry=symmetry, proof=proof, progress=progress, shared=shared)
+    search = CaseSearch(request, U, shared=shared)
     try:
         if phases:
             search.set_phases(phases)
-        return search.run(deadline=deadline, max_rounds=max_rounds)
+        return search.run(deadline=request.deadline, max_rounds=request.max_nodes)
     finally:
         search.close()
 
@@ -255,25 +255,25 @@ class CaseSearch:
 
     >>> from exactrelu.hardness import NAEFormula, NaeToRelu
     >>> inst, _ = NaeToRelu().apply(NAEFormula(1, [(1, 1, 1)]))
-    >>> X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
-    >>> s = CaseSearch(X, Y, [[Fraction(1), Fraction(0)]])
+    >>> request = SearchRequest(inst.inputs.to_fractions(), inst.labels.to_fractions())
+    >>> s = CaseSearch(request, [[Fraction(1), Fraction(0)]])
     >>> s.run(conflicts=1000, rounds=5).status   # a few brief rounds refute u = (1, 0)
     'not-realizable'
     >>> s.close()
     """
 
-    def __init__(self, X, Y, U, *, method: str = "auto", symmetry: bool = True, proof: str = "lrat", progress=None,
-                 shared: dict | None = None):
+    def __init__(self, request: SearchRequest, U, *, shared: dict | None = None):
         t0 = time.monotonic()
-        self.method, self.proof, self.progress = method, proof, progress
-        self.R = R = Rows(X, Y, U, like=None if shared is None else shared.get("rows"))
+        method = request.method
+        self.method, self.proof, self.progress = method, request.proof, request.progress
+        self.R = R = Rows(request.X, request.Y, U, like=None if shared is None else shared.get("rows"))
         if shared is not None:
             shared.setdefault("rows", R)
         self.stats = stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
         self.store = store = LemmaStore(R)
         self.lazy = _eager(R, store, method, stats, shared)
         stats["clusters"] = len(self.lazy)
-        sym = _symmetry(R) if symmetry else None
+        sym = _symmetry(R) if request.symmetry else None
         if sym:
             store.add_symmetry(sym, _symmetry_clauses(R, sym))
         stats["lemma_seconds"] = time.monotonic() - t0

@@ -44,6 +44,7 @@ from ...instances import Instance
 from ...network import RELU, Network
 from ...exact.rationals import format_rational
 from ..decision import NOT_REALIZABLE, REALIZABLE, Decision
+from .request import SearchRequest
 from .tree import _exact_rows, _Open, _Search
 
 __all__ = ["decide", "Decision", "sign_cases", "SearchLimit", "verify"]  # SearchLimit: errors.py's, re-exported
@@ -109,6 +110,32 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         search statistics (``nodes``, ``lps``, ``cases``, the lazy engine's ``rounds``, ``lemmas`` and
         seconds per phase, ``check_seconds``).
     """
+    engine = _checked_arguments(instance, engine, proof)
+    X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
+    cases, given, k = _cases(instance, U, k)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
+    req = SearchRequest(X, Y, instance.d, method=method, engine=engine, proof=proof, max_nodes=max_nodes,
+                        time_limit=time_limit, progress=progress, stats={"nodes": 0, "lps": 0, "cases": len(cases)})
+    try:
+        found = _search(req, cases, k, given)
+        if isinstance(found, Network):
+            cert = realizes_certificate(instance, found, decided_by="exactrelu.decide.search.pattern_search")
+            return Decision(REALIZABLE, found, cert, _checked(cert, instance, req.stats), req.stats)
+    finally:
+        sys.setrecursionlimit(old)
+    stats = req.stats
+    refuted = [found[t] for t in sorted(found)]  # the certificate lists the cases in their fixed order
+    stats["engine"] = engine
+    if req.deadline is not None and time.monotonic() > req.deadline:
+        raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
+    cert = cases_certificate(instance, k, given, refuted, engine=engine,
+                             **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
+    return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
+
+
+def _checked_arguments(instance: Instance, engine: str, proof: str) -> str:
+    """Refuse what :func:`decide` cannot take; the engine to use ("auto" is "lazy")."""
     if not isinstance(instance, Instance):
         raise InvalidInput("decide needs an Instance")
     if engine not in ENGINES:
@@ -119,47 +146,27 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
-    X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
-    cases, given, k = _cases(instance, U, k)
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
-    stats = {"nodes": 0, "lps": 0, "cases": len(cases)}
-    start = time.monotonic()
-    refuted = {}
-    pending, hinted, phases, first = list(range(1, len(cases) + 1)), False, None, None
-    try:
-        if engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
-            kind, out = _lazy_cases(X, Y, cases, k, instance.d, method, max_nodes, time_limit, start, stats, progress,
-                                    proof)
-            if kind == "realizable":
-                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.search.pattern_search")
-                return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
-            refuted, pending = out, []
-        while pending:
-            if not hinted and (len(X) * k > HINT_LITERALS or time.monotonic() - start > HINT_AFTER):  # ask a float fit
-                hinted = True
-                first, phases = _first_case(X, Y, k, given, engine, stats)
-                if first in pending:
-                    pending.remove(first)
-                    pending.insert(0, first)
-            number = pending.pop(0)
-            Uc = cases[number - 1]
-            shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
-            kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof,
-                              phases if number == first else None)
-            if kind == "realizable":
-                cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.search.pattern_search")
-                return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
-            refuted[number] = out
-    finally:
-        sys.setrecursionlimit(old)
-    refuted = [refuted[t] for t in sorted(refuted)]  # the certificate lists the cases in their fixed order
-    stats["engine"] = engine
-    if time_limit is not None and time.monotonic() > start + time_limit:
-        raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
-    cert = cases_certificate(instance, k, given, refuted, engine=engine,
-                             **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
-    return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
+    return engine
+
+
+def _search(req: SearchRequest, cases: list, k: int, given: bool):
+    """Every output-weight case in turn: the first realising Network, or ``{case number: refuted case}``."""
+    if req.engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
+        return _lazy_cases(req, cases, k)
+    refuted, pending, hinted, phases, first = {}, list(range(1, len(cases) + 1)), False, None, None
+    while pending:
+        if not hinted and (len(req.X) * k > HINT_LITERALS or time.monotonic() - req.start > HINT_AFTER):
+            hinted = True  # ask a float fit
+            first, phases = _first_case(req.X, req.Y, k, given, req.engine, req.stats)
+            if first in pending:
+                pending.remove(first)
+                pending.insert(0, first)
+        number = pending.pop(0)
+        kind, out = _case(req.for_case(number), cases[number - 1], phases if number == first else None)
+        if kind == "realizable":
+            return out
+        refuted[number] = out
+    return refuted
 
 
 def _cases(instance: Instance, U, k):
@@ -193,17 +200,19 @@ def _first_case(X, Y, k, given, engine, stats):
     return stats["hint_case"], hint[1]
 
 
-def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof, phases=None):
+def _case(req: SearchRequest, Uc, phases=None):
     """One output-weight case: ``("realizable", network)`` or ``("refuted", certificate case)``."""
     U_text = [[format_rational(x) for x in row] for row in Uc]
     Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
-    if engine == "lazy":
-        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof, phases)
+    stats, d = req.stats, req.d
+    if req.engine == "lazy":
+        out = _lazy_case(req, Uc, phases)
         if out.status == "realizable":
             return "realizable", Network(Uq, QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), d), RELU)
         return "refuted", {"U": U_text, **out.case}
-    s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
-    s.deadline = None if time_limit is None else start + time_limit
+    s = _Search(req.X, req.Y, Uc, method=req.method,
+                max_nodes=None if req.max_nodes is None else req.max_nodes - stats["nodes"])
+    s.deadline = req.deadline
     res = s.run()
     stats["nodes"] += s.nodes
     stats["lps"] += s.lps
@@ -213,8 +222,8 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
     return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
 
 
-def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats, progress, proof):
-    """Unknown U, lazy engine: ``("realizable", network)`` or ``("refuted", {case number: certificate case})``.
+def _lazy_cases(req: SearchRequest, cases: list, k: int):
+    """Unknown U, lazy engine: the first realising Network, or ``{case number: refuted certificate case}``.
 
     Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
     the cases still open then search until about the time a float fit would take (:data:`HINT_RATE`); if some
@@ -223,66 +232,76 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
     """
     from .lazy import CaseSearch
 
-    deadline = None if time_limit is None else start + time_limit
-    shared: dict = {}
-    searches: dict = {}
-    refuted: dict = {}
-
-    def budget(search):
-        if max_rounds is None:
-            return None
-        used = stats.get("rounds", 0) + sum(o.stats["rounds"] for o in searches.values())
-        return search.stats["rounds"] + max(max_rounds - used, 0)
-
-    def settle(number, res):
-        search = searches.pop(number)
-        search.close()
-        for key, v in res.stats.items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                stats[key] = stats.get(key, 0) + v
-        Uc = cases[number - 1]
-        if res.status == "realizable":
-            return _lazy_network(Uc, res.V, d)
-        refuted[number] = {"U": [[format_rational(x) for x in row] for row in Uc], **res.case}
-        return None
-
+    runs = _CaseRuns(req, cases)
     try:
         for number, Uc in enumerate(cases, 1):
-            shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
-            search = searches[number] = CaseSearch(X, Y, Uc, method=method, proof=proof, progress=shown,
-                                                   shared=shared)
-            res = search.run(deadline=deadline, max_rounds=budget(search), conflicts=QUICK_CONFLICTS,
-                              rounds=QUICK_ROUNDS)
-            if res is not None and (net := settle(number, res)) is not None:
-                return "realizable", net
-        still = list(searches)
+            runs.searches[number] = CaseSearch(req.for_case(number), Uc, shared=runs.shared)
+            res = runs.run(number, conflicts=QUICK_CONFLICTS, rounds=QUICK_ROUNDS)
+            if res is not None and (net := runs.settle(number, res)) is not None:
+                return net
+        still = list(runs.searches)
         # the rent is CPU time (the fit's cost is CPU work): on a loaded machine wall time would buy the fit early
-        until = time.process_time() + HINT_AFTER + len(X) * len(X[0]) * k / HINT_RATE if still else None
+        until = time.process_time() + HINT_AFTER + len(req.X) * len(req.X[0]) * k / HINT_RATE if still else None
         for number in list(still):  # rent: search as long as the fit would take
-            res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]), until=until)
+            res = runs.run(number, until=until)
             if res is not None:
                 still.remove(number)
-                if (net := settle(number, res)) is not None:
-                    return "realizable", net
+                if (net := runs.settle(number, res)) is not None:
+                    return net
         if still:  # buy: a float fit names the case to resume first and its phases
-            first, phases = _first_case(X, Y, k, False, "lazy", stats)
+            first, phases = _first_case(req.X, req.Y, k, False, "lazy", req.stats)
             if first in still:
                 still.remove(first)
                 still.insert(0, first)
                 if phases:  # a fresh solver: phases set on one that has searched already count for little
-                    searches[first].reset()
-                    searches[first].set_phases(phases)
+                    runs.searches[first].reset()
+                    runs.searches[first].set_phases(phases)
         for number in still:
-            before = searches[number].stats["rounds"]
-            res = searches[number].run(deadline=deadline, max_rounds=budget(searches[number]))
-            if number == stats.get("hint_case"):
-                stats["hint_case_rounds"] = res.stats["rounds"] - before  # rounds after the hint
-            if (net := settle(number, res)) is not None:
-                return "realizable", net
+            before = runs.searches[number].stats["rounds"]
+            res = runs.run(number)
+            if number == req.stats.get("hint_case"):
+                req.stats["hint_case_rounds"] = res.stats["rounds"] - before  # rounds after the hint
+            if (net := runs.settle(number, res)) is not None:
+                return net
     finally:
-        for search in searches.values():
+        runs.close()
+    return runs.refuted
+
+
+class _CaseRuns:
+    """The open searches of :func:`_lazy_cases` (case number -> CaseSearch, kept between calls) and the refuted."""
+
+    def __init__(self, req: SearchRequest, cases: list):
+        self.req, self.cases = req, cases
+        self.shared: dict = {}
+        self.searches: dict = {}
+        self.refuted: dict = {}
+
+    def run(self, number: int, **limits):
+        """Resume case ``number`` within the decision's deadline and rounds: its result, or None while open."""
+        search = self.searches[number]
+        return search.run(deadline=self.req.deadline, max_rounds=self._budget(search), **limits)
+
+    def _budget(self, search):
+        if self.req.max_nodes is None:
+            return None
+        used = self.req.stats.get("rounds", 0) + sum(o.stats["rounds"] for o in self.searches.values())
+        return search.stats["rounds"] + max(self.req.max_nodes - used, 0)
+
+    def settle(self, number: int, res) -> Network | None:
+        """A decided case: its statistics added up, its search closed; the Network if realisable, else None."""
+        search = self.searches.pop(number)
+        search.close()
+        _add_stats(self.req.stats, res.stats)
+        Uc = self.cases[number - 1]
+        if res.status == "realizable":
+            return _lazy_network(Uc, res.V, self.req.d)
+        self.refuted[number] = {"U": [[format_rational(x) for x in row] for row in Uc], **res.case}
+        return None
+
+    def close(self) -> None:
+        for search in self.searches.values():
             search.close()
-    return "refuted", refuted
 
 
 def _lazy_network(Uc, V, d) -> Network:
@@ -298,18 +317,20 @@ def _checked(cert, instance, stats) -> str:
     return summary
 
 
-def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof, phases=None):
-    """One output-weight case by the lazy engine; statistics are added into ``stats``."""
+def _lazy_case(req: SearchRequest, Uc, phases=None):
+    """One output-weight case by the lazy engine, with the rounds the decision has left; statistics are added up."""
     from .lazy import solve_case
 
-    deadline = None if time_limit is None else start + time_limit
-    budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
-    out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof,
-                     phases=phases)
-    for key, v in out.stats.items():
+    out = solve_case(req.but(max_nodes=req.rounds_left()), Uc, phases=phases)
+    _add_stats(req.stats, out.stats)
+    return out
+
+
+def _add_stats(stats: dict, more: dict) -> None:
+    """Add a case's numeric statistics into the decision's."""
+    for key, v in more.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             stats[key] = stats.get(key, 0) + v
-    return out
 
 
 def _network(Uc, s: _Search, point, d) -> Network:
