@@ -269,9 +269,32 @@ def extreme_rays(B, *, deadline: Deadline | None = None, progress=None) -> list[
         return []
     n = len(rows[0])
     normals = [tuple(row[j] for row in rows) for j in range(n)]
+    first, rays = _simplicial_cone(rows, normals)
+    firstset = set(first)
+    for j in range(n):
+        if j in firstset:
+            continue
+        if deadline is not None:
+            deadline.check(lambda: f"extreme rays: {j} of {n} constraints added, {len(rays)} rays so far")
+        if progress is not None:
+            progress(f"extreme rays: {j} of {n} constraints added, {len(rays)} rays so far")
+        rays = _with_constraint(rays, normals[j], j, k)
+        if not rays:
+            return []
+    out = []
+    for c, _ in rays:
+        w = tuple(_dot(normals[j], c) for j in range(n))
+        out.append(Ray(tuple(c), w, tuple(j for j, v in enumerate(w) if v)))
+    out.sort(key=lambda r: (r.support, r.w))
+    return out
+
+
+def _simplicial_cone(rows: list, normals: list) -> tuple[list[int], list]:
+    """The first k independent constraints and the rays (c, zero mask) of the simplicial cone they bound:
+    ``b_first[a] . r_i = delta_ai`` (columns of the inverse, scaled to primitive integers)."""
+    k, n = len(rows), len(rows[0])
     cols = flint.fmpz_mat(k, n, [x for row in rows for x in row])
     first = [j for j in independent_rows(cols.transpose())]
-    # initial simplicial cone: rays r_i with b_first[a] . r_i = delta_ai (columns of the inverse, scaled)
     Bk = flint.fmpz_mat([list(normals[j]) for j in first])
     inv = Bk.inv()  # fmpq_mat; b_first[a] . inv[:, i] = delta
     num, _ = inv.numer_denom()
@@ -283,40 +306,29 @@ def extreme_rays(B, *, deadline: Deadline | None = None, progress=None) -> list[
             if a != i:
                 z |= 1 << j
         rays.append((c, z))
-    firstset = set(first)
-    for j in range(n):
-        if j in firstset:
-            continue
-        if deadline is not None:
-            deadline.check(lambda: f"extreme rays: {j} of {n} constraints added, {len(rays)} rays so far")
-        if progress is not None:
-            progress(f"extreme rays: {j} of {n} constraints added, {len(rays)} rays so far")
-        b = normals[j]
-        vals = [_dot(b, c) for c, _ in rays]
-        pos = [i for i, v in enumerate(vals) if v > 0]
-        neg = [i for i, v in enumerate(vals) if v < 0]
-        new = [(rays[i][0], rays[i][1] | ((1 << j) if vals[i] == 0 else 0)) for i in range(len(rays)) if vals[i] >= 0]
-        if neg:
-            masks = [z for _, z in rays]
-            for p in pos:
-                for q in neg:
-                    common = masks[p] & masks[q]
-                    if bin(common).count("1") < k - 2:
-                        continue
-                    if any(t != p and t != q and (masks[t] & common) == common for t in range(len(rays))):
-                        continue
-                    cp, cq = rays[p][0], rays[q][0]
-                    c = _primitive([vals[p] * y - vals[q] * x for x, y in zip(cp, cq)])
-                    new.append((c, common | (1 << j)))
-        rays = new
-        if not rays:
-            return []
-    out = []
-    for c, _ in rays:
-        w = tuple(_dot(normals[j], c) for j in range(n))
-        out.append(Ray(tuple(c), w, tuple(j for j, v in enumerate(w) if v)))
-    out.sort(key=lambda r: (r.support, r.w))
-    return out
+    return first, rays
+
+
+def _with_constraint(rays: list, b: tuple, j: int, k: int) -> list:
+    """One step of the double description: the rays (c, zero mask) of the cone cut by ``b . c >= 0`` (constraint
+    j): those on its non-negative side, and a new ray for each adjacent (+, -) pair (the combinatorial test)."""
+    vals = [_dot(b, c) for c, _ in rays]
+    pos = [i for i, v in enumerate(vals) if v > 0]
+    neg = [i for i, v in enumerate(vals) if v < 0]
+    new = [(rays[i][0], rays[i][1] | ((1 << j) if vals[i] == 0 else 0)) for i in range(len(rays)) if vals[i] >= 0]
+    if neg:
+        masks = [z for _, z in rays]
+        for p in pos:
+            for q in neg:
+                common = masks[p] & masks[q]
+                if bin(common).count("1") < k - 2:
+                    continue
+                if any(t != p and t != q and (masks[t] & common) == common for t in range(len(rays))):
+                    continue
+                cp, cq = rays[p][0], rays[q][0]
+                c = _primitive([vals[p] * y - vals[q] * x for x, y in zip(cp, cq)])
+                new.append((c, common | (1 << j)))
+    return new
 
 
 def nonnegative_patterns(B, *, rays: list[Ray] | None = None, deadline: Deadline | None = None,

@@ -47,7 +47,7 @@ exactrelu.errors.NotRealizable: no 2-unit ReLU network with hidden biases and wi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import flint
@@ -61,24 +61,13 @@ from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import RELU, Network
 from ..decision import REALIZABLE, Decision
+from .cone import EnumerationOptions, PatternReport, enumerate_units
 from .pattern_lps import Unit, annihilator
-from .patterns import _Progress, extreme_rays, nonnegative_patterns
 from ...progress import LineProgress
 from .refusal import decided_no, refuted
 from .span_refutation import Realisable, span_refutation
 
 __all__ = ["solve_decision", "solve", "WorstCaseResult", "PatternReport"]
-
-
-@dataclass
-class PatternReport:
-    """What was decided about one pattern (a support of non-negative vectors of the row span)."""
-
-    support: tuple[int, ...]
-    kind: str  # "extreme-ray" or "face"
-    outcome: str  # "unit" (used), "in-span" (realisable, dependent), "refuted"
-    reason: str
-    certificates: list[dict] = field(default_factory=list)  # lp-feasible / lp-infeasible
 
 
 @dataclass
@@ -103,10 +92,6 @@ def _basis(Y: QMatrix) -> tuple[list[list[int]], int, list[int]]:
             lst = A.tolist()
             return [[int(x) for x in lst[i]] for i in rows], r, rows
     raise ExactReluError("internal error: no prime found the rank of the labels")  # pragma: no cover
-
-
-def _rank(cs: list[tuple[int, ...]]) -> int:
-    return flint.fmpz_mat([list(c) for c in cs]).rank() if cs else 0
 
 
 _SOLVE_DOC = """
@@ -168,13 +153,10 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         aug = with_constant_input(instance)
         return biased_decision(instance, aug, solve_decision(aug, k, progress=progress, keep_certificates=keep_certificates,
                                try_recovery=try_recovery, executor=executor, workers=workers, time_limit=time_limit))
-    X, Y = instance.inputs, instance.labels
     deadline = Deadline.coerce(time_limit)
-    B, r, outputs = _basis(Y)
+    B, r, outputs = _basis(instance.labels)
     if r > k:
-        return refuted(instance, k, nonsingular_minor(Y, min(r, k + 2)), None,  # k + 2 rows exclude c too
-                       f"rank(labels) = {r} > k = {k}, and relu(inputs V^T + b) U^T has rank at most k",
-                       {"rank": r, "k": k, "patterns": []}, "rank")
+        return _rank_refuted(instance, k, r)
     reports: list[PatternReport] = []
     if try_recovery and r == k:
         found = _recovered(instance, k, deadline, reports)
@@ -182,28 +164,49 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
             return found
     units: list[Unit] = []
     if r > 0:
-        _enumerate(X, B, r, units, reports, _Options(progress, keep_certificates, deadline, executor, workers))
-        if len(units) < r == k:
-            span = _prove_span(instance, outputs, units, r, reports, progress, deadline)
-            if span is not None:
-                return refuted(instance, k, nonsingular_minor(Y, k, outputs), span,
-                               f"rank(labels) = {k}, but the realisable non-negative rows of their row span span only "
-                               f"{len(units)} dimensions ({len(reports)} patterns examined, each decided exactly)",
-                               {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline)
+        opt = EnumerationOptions(progress, keep_certificates, deadline, executor, workers)
+        enumerate_units(instance.inputs, B, r, units, reports, opt)
+        if len(units) < r == k and (no := _span_refuted(instance, k, outputs, units, reports, progress, deadline)):
+            return no
     if len(units) < r:  # here r < k: the case r == k was completed or refuted above
-        if instance.m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
-            return _decide_one_output(instance, k, r, reports, deadline)
-        raise AssumptionViolated(
-            f"rank(labels) = {r} < k = {k} with {instance.m} outputs and no network with rows in the row span "
-            "exists; units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
-            "decided (no claim either way, not certified)",
-            evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
-            suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
-        )
-    net = _network(X, Y, units, k, instance.m, instance.d)
+        return _below_rank(instance, k, r, units, reports, deadline)
+    net = _network(instance.inputs, instance.labels, units, k, instance.m, instance.d)
     cert = realizes_certificate(instance, net, solver="worstcase")
     return Decision(REALIZABLE, net, cert, verify(cert, instance),
                     {"rank": r, "k": k, "route": "enumeration", "patterns": reports})
+
+
+def _rank_refuted(instance: Instance, k: int, r: int) -> Decision:
+    """rank(labels) = r > k: the certified "no" of step 1 (a non-zero minor of k + 2 rows excludes c too)."""
+    return refuted(instance, k, nonsingular_minor(instance.labels, min(r, k + 2)), None,
+                   f"rank(labels) = {r} > k = {k}, and relu(inputs V^T + b) U^T has rank at most k",
+                   {"rank": r, "k": k, "patterns": []}, "rank")
+
+
+def _span_refuted(instance, k, outputs, units, reports, progress, deadline) -> Decision | None:
+    """rank(labels) = k but the units found span fewer dimensions: the certified "no" of step 4, or None after the
+    span refutation found the missing realisable rows (the units then span k dimensions)."""
+    span = _prove_span(instance, outputs, units, k, reports, progress, deadline)
+    if span is None:
+        return None
+    return refuted(instance, k, nonsingular_minor(instance.labels, k, outputs), span,
+                   f"rank(labels) = {k}, but the realisable non-negative rows of their row span span only "
+                   f"{len(units)} dimensions ({len(reports)} patterns examined, each decided exactly)",
+                   {"rank": k, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline)
+
+
+def _below_rank(instance, k, r, units, reports, deadline) -> Decision:
+    """rank(labels) = r < k and no network with rows in the row span: one output is decided by the search, several
+    are NP-hard here and nothing is decided (AssumptionViolated)."""
+    if instance.m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
+        return _decide_one_output(instance, k, r, reports, deadline)
+    raise AssumptionViolated(
+        f"rank(labels) = {r} < k = {k} with {instance.m} outputs and no network with rows in the row span "
+        "exists; units outside the row span are possible and the problem is NP-hard in this regime: nothing is "
+        "decided (no claim either way, not certified)",
+        evidence={"rank": r, "k": k, "span": len(units), "patterns": reports},
+        suggestion="a smaller k (= rank), or the fixed-parameter / hardness tools",
+    )
 
 
 def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
@@ -244,17 +247,6 @@ for _f in (solve_decision, solve):  # one text of the parameters for both (absen
         _f.__doc__ = _f.__doc__.replace("    {params}", _SOLVE_DOC.rstrip())
 
 
-@dataclass(frozen=True)
-class _Options:
-    """How the enumeration runs (none of it changes the answer)."""
-
-    progress: bool
-    keep: bool
-    deadline: Deadline
-    executor: object
-    workers: int
-
-
 def _check_arguments(instance: Instance, k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidInput(f"k must be a positive integer, got {k!r}")
@@ -281,37 +273,6 @@ def _recovered(instance: Instance, k: int, deadline: Deadline, reports: list) ->
                                  f"all {k} units from row-span kernels ({res.proposer})", []))
     return Decision(REALIZABLE, res.network, res.certificate, res.checked,
                     {"rank": k, "k": k, "route": "row-span-recovery", "patterns": reports})
-
-
-def _enumerate(X: QMatrix, B, r: int, units: list, reports: list, opt: _Options) -> None:
-    """Steps 2 and 3: realisable extreme rays, then higher faces, until the units span r dimensions."""
-    from .worstcase_parallel import ray_decisions
-
-    deadline = opt.deadline
-    rays = extreme_rays(B, deadline=deadline)
-    bar = _Progress(len(rays), opt.progress, "extreme rays")
-    decisions = ray_decisions(X, rays, keep=opt.keep, executor=opt.executor, workers=opt.workers, deadline=deadline)
-    try:
-        for number, (ray, decided) in enumerate(zip(rays, decisions)):
-            bar(1)
-            deadline.check(lambda: f"rank(labels) = {r}; {number} of {len(rays)} extreme rays decided, "
-                                   f"{len(units)} units")
-            certs = decided.certificates
-            if decided.status == "infeasible":
-                reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
-            elif _rank([u.c for u in units] + [ray.c]) > len(units):
-                units.append(Unit(ray.c, decided.point))
-                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
-            else:
-                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
-            if len(units) == r:
-                break
-    finally:
-        decisions.close()  # stop the parallel decisions still in flight
-    bar.close()
-    if len(units) < r:
-        _search_faces(X, B, rays, r, units, reports, opt)
 
 
 def _prove_span(instance, outputs, units, r, reports, progress, deadline):
@@ -346,42 +307,6 @@ def _decide_one_output(instance, k, r, reports, deadline) -> Decision:
     if res.realizable:
         return Decision(res.status, res.network, res.certificate, res.summary, evidence)
     return decided_no(instance, k, res, evidence, deadline)
-
-
-def _search_faces(X, B, rays, r, units, reports, opt: _Options):
-    """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
-    from .worstcase_parallel import face_decisions
-
-    deadline = opt.deadline
-    supports = [s for s in nonnegative_patterns(B, rays=rays, deadline=deadline) if s]
-    ray_support = {rr.support for rr in rays}
-    faces = [(S, [rr for rr in rays if set(rr.support) <= set(S)]) for S in supports if S not in ray_support]
-    bar = _Progress(len(faces), opt.progress, "faces")
-    changed = True
-    final: dict[tuple[int, ...], PatternReport] = {}
-    while changed and len(units) < r:
-        changed = False
-        decisions = face_decisions(X, faces, [u.c for u in units], r, keep=opt.keep, executor=opt.executor,
-                                   workers=opt.workers, deadline=deadline)
-        try:
-            for decided in decisions:
-                bar(1)
-                deadline.check(lambda: f"rank(labels) = {r}; {len(units)} units; faces of the cone being searched")
-                S, certs = decided.support, decided.certificates
-                if decided.unit:
-                    units.append(decided.unit)
-                    final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
-                    changed = True
-                    if len(units) == r:
-                        break
-                else:
-                    final[S] = PatternReport(S, "face", "refuted",
-                                             f"every realisable row of this face lies in the span of the {len(units)} units so far "
-                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
-        finally:
-            decisions.close()  # stop the parallel decisions still in flight
-    bar.close()
-    reports.extend(final.values())
 
 
 def _network(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:
