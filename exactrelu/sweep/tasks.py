@@ -17,9 +17,9 @@ import time
 
 from ..errors import InvalidInput, NotRealizable
 from .params import Param
-from .registry import REQUIRED, Outcome, Same, task
+from .registry import REQUIRED, TASKS, Outcome, Same, Task, task
 
-__all__ = ["planted_instance"]
+__all__ = ["planted_instance", "get_task"]
 
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
@@ -197,3 +197,15 @@ def hardness_random_task(p: dict, seed: int) -> Outcome:
     if res.network is not None:  # a realising network decodes to a satisfying assignment: check it exactly
         out.metrics["decoded_satisfies"] = bool(formula.satisfied_by(chain.invert(res.network, data)))
     return out
+
+
+def get_task(name: str, module: str | None = None) -> Task:
+    """The registered task ``name``: a built-in one of this module (registered when it is imported), or one that
+    ``module`` registers when it is imported (a user's own tasks)."""
+    if module is not None:
+        import importlib
+
+        importlib.import_module(module)
+    if name not in TASKS:
+        raise InvalidInput(f"unknown task {name!r}; choose from {', '.join(sorted(TASKS))}")
+    return TASKS[name]
