@@ -58,13 +58,14 @@ def entry_by_entry(path: Path):
 
 
 def previous_reader(text_py: str):
-    """The reader with the bulk parser of an earlier exactrelu/exact/codecs/text.py (``--previous FILE``, e.g. from
-    ``git show 47063e4:exactrelu/exact/codecs/text.py``), the rest as now: the same run measures the step it made."""
+    """The reader with the bulk parser of an earlier text codec (``--previous FILE``, e.g. from
+    ``git show 47063e4:exactrelu/exact/text.py``, its path before exact/codecs/), the rest as now: the same run
+    measures the step it made."""
     import importlib.util
 
     import exactrelu.exact.matrix as matrix
 
-    spec = importlib.util.spec_from_file_location("exactrelu.exact._previous_text", text_py)
+    spec = importlib.util.spec_from_file_location(f"{matrix.__package__}._previous_text", text_py)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
 

@@ -28,7 +28,7 @@ killed). Results go to results/mutate_checker.json; the survivors are listed wit
 Usage::
 
     python benchmarks/mutate_checker.py                       # every file, every mutant (long)
-    python benchmarks/mutate_checker.py --files trusted/rup.py --sample 40 --seed 1
+    python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
 """
 
