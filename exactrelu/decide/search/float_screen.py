@@ -25,7 +25,7 @@ def probably_feasible(rows) -> bool:
     """HiGHS' opinion on ``{v : rows}`` (``(tag, coefs, rhs, is_eq)`` integer rows): True if it finds a point."""
     import highspy
 
-    from ...exact.lp_highs import feasibility_lp, new_highs
+    from ...exact.lp_highs import feasibility_lp, new_highs, scale_rows
 
     keys = sorted({key for r in rows for key in r[1]}, key=repr)
     if not keys:
@@ -40,10 +40,7 @@ def probably_feasible(rows) -> bool:
                 A[t, index[key]] = float(a)
     except OverflowError:
         return False
-    scale = np.maximum(np.abs(A).max(axis=1), np.abs(b))
-    scale[scale == 0] = 1.0
-    A /= scale[:, None]
-    b /= scale
+    scale_rows(A, b)
     if not _SOLVER:
         _SOLVER.append(new_highs())
     h = _SOLVER[0]
