@@ -91,6 +91,7 @@ TESTS = {
     # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
     "trusted/schedule.py": [_C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",
                             "tests/recover/test_streaming.py"] + _ALL,
+    "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's
