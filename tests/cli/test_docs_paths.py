@@ -83,11 +83,14 @@ def _resolves(name: str) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an old path that still works with a warning is stale in the docs
         for i in range(len(parts), 1, -1):
+            module = ".".join(parts[:i])
             try:
-                obj = importlib.import_module(".".join(parts[:i]))
+                obj = importlib.import_module(module)
             except ImportError:
                 continue
             except Warning:
+                return False
+            if obj.__name__ != module:  # an old path, imported before (its warning was given then)
                 return False
             try:
                 for attribute in parts[i:]:
