@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 from .layers import AffineLayer, LayerStack
 from .npz import WEIGHT_DTYPES, read_npz_arrays
 from .state_dict import parse_layer_names, stack_of_state

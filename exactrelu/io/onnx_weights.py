@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 from ..network import RELU
 from .files import read_bytes
 from .layers import AffineLayer, LayerStack

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 from .layers import AffineLayer, LayerStack
 
 __all__ = ["stack_of_state", "KINDS", "parse_layer_names", "LAYERS_HELP"]

@@ -65,7 +65,7 @@ class SweepSummary:
 
 
 def _payload(t: SweepTask, keep: bool) -> dict:
-    from .registry import get_task
+    from .tasks import get_task
 
     from ..limits import explicit_limits
 
