@@ -83,7 +83,9 @@ def test_the_checker_reads_what_its_bytes_hold_without_a_count(laptop):
     """The checker refused an instance over 2,500,000 entries (the library's own check at the end of a 21 s
     recovery, an extraction transcript, a 10^6-sample .npz): the shape is no longer counted."""
     row, label = ["1"] * 4, ["0"]
-    assert checker.instance_shape([row] * 3_000_000, [label] * 3_000_000) == (3_000_000, 4, 1)
+    from exactrelu.certificates.trusted.instance import instance_shape
+
+    assert instance_shape([row] * 3_000_000, [label] * 3_000_000) == (3_000_000, 4, 1)
 
 
 def test_honest_data_over_the_memory_there_is_are_refused_with_the_estimate(tmp_path, small_machine, capsys):
