@@ -91,12 +91,19 @@ def test_sum_of_squares_over_several_blocks_of_maximal_limbs():
 
 
 def test_products_that_could_leave_int64_are_refused():
-    A = np.zeros((2, 1, limbs.MAX_TERMS // 2 + 1), dtype=np.int64)
-    B = np.zeros((2, limbs.MAX_TERMS // 2 + 1, 1), dtype=np.int64)
+    """The bound is read from the limbs' largest magnitudes: maximal balanced limbs one column past MAX_TERMS are
+    refused, the same shapes of zeros (or one column fewer) are computed."""
+    q = limbs.MAX_TERMS // 2 + 1
+    A = np.full((2, 1, q), -(2**23), dtype=np.int64)
+    B = np.full((2, q, 1), -(2**23), dtype=np.int64)
     with pytest.raises(InvalidInput, match="overflow int64"):
         limbs.matmul(A, B)
-    ok = limbs.matmul(A[:, :, :limbs.MAX_TERMS // 2], B[:, :limbs.MAX_TERMS // 2])  # at the bound: computed
-    assert limbs.to_ints(ok) == [0]
+    assert limbs.to_ints(limbs.matmul(np.zeros_like(A), np.zeros_like(B))) == [0]
+    ok = limbs.matmul(A[:, :, :q - 1], B[:, :q - 1])  # at the bound: computed, exactly
+    v = -(2**23) - (2**23) * 2**24
+    assert limbs.to_ints(ok) == [(q - 1) * v * v]
+    with pytest.raises(InvalidInput, match="overflow int64"):  # one product beyond 2**53: refused too
+        limbs.matmul(np.full((1, 1, 1), 2**27, dtype=np.int64), np.full((1, 1, 1), 2**27, dtype=np.int64))
 
 
 def test_matmul_at_the_bound_with_extreme_limbs_is_exact():

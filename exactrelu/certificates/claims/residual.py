@@ -117,10 +117,13 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
     rows: dict = {}  # the exact rows of a matrix without a float64 source, read once (FLINT route)
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
-        if route is not None:
-            route.add(sums, start, stop)
-        else:
-            _flint_chunk(sums, network, instance, start, stop, rows)
+        try:
+            if route is not None:
+                route.add(sums, start, stop)
+                continue
+        except InvalidInput:  # a limb product could leave int64 (weights of thousands of bits): FLINT from here on
+            route = None
+        _flint_chunk(sums, network, instance, start, stop, rows)
     return sums.residual(n * m)
 
 
@@ -169,23 +172,25 @@ class _Sums:
 
 
 class _LimbRoute:
-    """The residual of a ReLU network by int64 limb arrays (:mod:`exactrelu.exact.codecs.limbs`), chunk by chunk.
+    """The residual of a ReLU network by limb arrays (:mod:`exactrelu.exact.codecs.limbs`: integer products by float64
+    BLAS, exact by the bounds there), chunk by chunk.
 
     Over common denominators (V = NV / DV, b = Nb / Db, U = NU / DU, c = Nc / Dc, inputs NX / Dx, labels
     NY / DY), with ``Dt = DV Db Dx`` and ``K = DU Dt Dc``: the pre-activations are
     ``T = [NV Db, Nb DV] . [NX, Dx]`` over Dt, the outputs ``S = [NU Dc, Nc DU] . [relu(T), Dt]`` over K, and
-    ``prediction - label = R / (K DY)`` with ``R = DY S - K NY`` (the bias columns only when non-zero).
+    ``prediction - label = R / (K DY)`` with ``R = DY S - K NY`` (the bias columns only when non-zero): one limb
+    product ``[DY NU Dc, DY Nc DU] . [relu(T), Dt]`` less ``K NY``, carried once.
     """
 
-    def __init__(self, network: Network, X: "_Source", Y: "_Source", Vl, Ul, Dx: int, Dt: int, DY: int, K: int) -> None:
+    def __init__(self, network: Network, X: "_Source", Y: "_Source", Vl, Ul, Dt: int, DY: int, K: int) -> None:
         self.X, self.Y = X, Y
         self.bias, self.output_bias = network.has_bias, network.has_output_bias
-        self.Vl, self.Ul, self.Dx, self.Dt, self.DY, self.K, self.den = Vl, Ul, Dx, Dt, DY, K, K * DY
+        self.Vl, self.Ul, self.Dt, self.DY, self.K, self.den = Vl, Ul, Dt, DY, K, K * DY
 
     @classmethod
     def build(cls, network: Network, instance: Instance) -> "_LimbRoute | None":
         """The route, or None when it does not apply (a power activation, an operand of over MAX_LIMBS limbs)."""
-        if network.activation.degree != 1:
+        if network.activation.degree != 1 or network.d != instance.d or network.m != instance.m:
             return None
         X, Y = _Source(instance.inputs), _Source(instance.labels)
         if max(X.bits, Y.bits) > limbs.W * MAX_LIMBS:
@@ -203,34 +208,39 @@ class _LimbRoute:
             Nc, Dc = [int(x) for x in network.c.num.entries()], int(network.c.den)
             NU = [[x * Dc for x in row] + [Nc[r] * DU] for r, row in enumerate(NU)]
         K = DU * Dt * Dc
-        if max(_bits(NV), _bits(NU), Dt.bit_length(), K.bit_length(), DY.bit_length()) > limbs.W * MAX_LIMBS:
+        if max(_bits(NV), _bits(NU) + DY.bit_length(), Dt.bit_length(), K.bit_length(), DY.bit_length()) \
+                > limbs.W * MAX_LIMBS:
             return None
         Vl = limbs.from_ints([x for row in NV for x in row], (k, len(NV[0])))
-        Ul = limbs.from_ints([x for row in NU for x in row], (m, len(NU[0])))
-        if Vl.shape[0] * Vl.shape[2] > limbs.MAX_TERMS or Ul.shape[0] * Ul.shape[2] > limbs.MAX_TERMS:
-            return None  # a product could leave int64 (d or k + m in the thousands with wide weights)
-        return cls(network, X, Y, Vl, Ul, Dx, Dt, DY, K)
+        Ul = limbs.from_ints([x * DY for row in NU for x in row], (m, len(NU[0])))
+        return cls(network, X, Y, Vl, Ul, Dt, DY, K)
+
+    def differences(self, start: int, stop: int) -> np.ndarray:
+        """``R = (prediction - label) K DY`` of samples start..stop-1 as balanced limbs (L, m, B); InvalidInput when a
+        product could leave int64 (the caller then takes FLINT)."""
+        B = stop - start
+        T = limbs.matmul(self.Vl, self.X.digits(start, stop, ones=self.bias).transpose(0, 2, 1))  # (L, k, B) over Dt
+        H = limbs.rectified(T)
+        if self.output_bias:
+            H = _stack([H, _constant(self.Dt, B)])
+        return limbs.matmul(self.Ul, H, minus=self.Y.digits(start, stop, scale=self.K).transpose(0, 2, 1))
 
     def add(self, sums: _Sums, start: int, stop: int) -> None:
         """Samples start..stop-1: their exact sums into ``sums``."""
-        B, m = stop - start, self.Ul.shape[1]
-        Xt = self.X.limbs(start, stop).transpose(0, 2, 1)  # (L, d, B)
-        if self.bias:
-            Xt = _stack([Xt, _constant(self.Dx, B)])
-        T = limbs.matmul(self.Vl, Xt)  # (L, k, B): pre-activations over Dt
-        H = T * (limbs.sign(T) > 0)
-        if self.output_bias:
-            H = _stack([H, _constant(self.Dt, B)])
-        S = limbs.matmul(self.Ul, H).transpose(0, 2, 1)  # (L, B, m): outputs over K
-        Yl = self.Y.limbs(start, stop)  # (L, B, m): labels over DY
-        R = limbs.subtract(limbs.scaled(S, self.DY), limbs.scaled(Yl, self.K)).reshape(-1, B * m)  # (j, r) at j m + r
-        failing = np.flatnonzero(R.any(axis=0))
+        R = self.differences(start, stop)  # (L, m, B)
+        m = R.shape[1]
+        failing = np.flatnonzero(R.any(axis=0).T)  # flat (j, r) indices j m + r, ascending
         worst = None
         if failing.size:
-            A = limbs.absolute(R[:, failing])
+            A = limbs.absolute(R.transpose(0, 2, 1).reshape(R.shape[0], -1)[:, failing])
             i = limbs.argmax(A)
             worst = (limbs.to_ints(A[:, i:i + 1])[0], self.den, start * m + int(failing[i]))
+        Yl = limbs.normalized(self.Y.digits(start, stop).astype(np.int64))  # balanced, for the sum of squares
         sums.add(limbs.sum_of_squares(R), self.den, limbs.sum_of_squares(Yl), self.DY, failing + start * m, worst)
+
+    def failing_samples(self, start: int, stop: int) -> np.ndarray:
+        """The samples of start..stop-1 (indices from 0 at ``start``) where the network differs from the labels."""
+        return np.flatnonzero(self.differences(start, stop).any(axis=(0, 1)))
 
 
 class _Source:
@@ -246,11 +256,29 @@ class _Source:
             self.floats, self.entries = None, Q.num.entries()
             self.bits = max(_bits([[int(max(self.entries))], [int(min(self.entries))]]), 1) if self.entries else 1
 
-    def limbs(self, start: int, stop: int) -> np.ndarray:
+    def digits(self, start: int, stop: int, *, ones: bool = False, scale: int = 1) -> np.ndarray:
+        """Rows start..stop-1 times ``scale`` (and a last column ``scale den`` when ``ones``) as limbs (L, B, c):
+        float64 digits of the scaled floats when ``scale`` is a power of two they absorb, else balanced int64."""
+        e = scale.bit_length() - 1
+        if self.floats is not None and scale == 1 << e and self.bits + e <= 1023:
+            block, bits = self.floats[start:stop], self.bits
+            if ones:  # 1.0 scaled is den = 2**shift
+                block, bits = np.hstack([block, np.ones((block.shape[0], 1))]), max(bits, self.shift + 1)
+            return limbs.float_digits(limbs.scale_floats(block, self.shift + e), max(bits + e, 1))
         if self.floats is not None:
-            return limbs.from_float_integers(np.ldexp(self.floats[start:stop], self.shift), self.bits)
-        c = self.cols
-        return limbs.from_ints(self.entries[start * c:stop * c], (stop - start, c))
+            L = limbs.from_float_integers(limbs.scale_floats(self.floats[start:stop], self.shift), max(self.bits, 1))
+        else:
+            L = limbs.from_ints(self.entries[start * self.cols:stop * self.cols], (stop - start, self.cols))
+        if ones:
+            L = _ones_column(L, int(self.Q.den))
+        return L if scale == 1 else limbs.scaled(L, scale)
+
+
+def _ones_column(L: np.ndarray, den: int) -> np.ndarray:
+    """Limbs (L, B, c) with a last column of ``den`` (the constant input 1 over the denominator)."""
+    col = np.repeat(limbs.from_ints([den], (1, 1)), L.shape[1], axis=1)
+    depth = max(L.shape[0], col.shape[0])
+    return np.concatenate([limbs.pad(L, depth), limbs.pad(col, depth)], axis=2)
 
 
 def _bits(rows) -> int:

@@ -33,8 +33,8 @@ import numpy as np
 
 from ...errors import InvalidInput
 
-__all__ = ["W", "MAX_TERMS", "from_ints", "from_float_integers", "normalized", "matmul", "scaled", "subtract",
-           "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad"]
+__all__ = ["W", "MAX_TERMS", "EXACT", "from_ints", "from_float_integers", "float_digits", "scale_floats", "normalized",
+           "matmul", "rectified", "scaled", "subtract", "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad"]
 
 W = 24  #: bits per limb
 _HALF = 1 << (W - 1)
@@ -48,11 +48,16 @@ def normalized(C: np.ndarray) -> np.ndarray:
     [1099494850560]
     """
     C = np.asarray(C, dtype=np.int64)
-    out = np.concatenate([C, np.zeros((2, *C.shape[1:]), dtype=np.int64)])
+    out = np.empty((C.shape[0] + 2, *C.shape[1:]), dtype=np.int64)
+    out[:C.shape[0]] = C
+    out[C.shape[0]:] = 0
+    carry = np.empty(C.shape[1:], dtype=np.int64)
     for u in range(out.shape[0] - 1):
-        carry = (out[u] + _HALF) >> W  # floor division by 2**W: |carry| <= 2**38 + 1
-        out[u] -= carry << W  # now in [-2**(W-1), 2**(W-1))
+        np.add(out[u], _HALF, out=carry)
+        np.right_shift(carry, W, out=carry)  # floor division by 2**W: |carry| <= 2**38 + 1
         out[u + 1] += carry
+        np.left_shift(carry, W, out=carry)
+        out[u] -= carry  # now in [-2**(W-1), 2**(W-1))
     top = out.shape[0]
     while top > 1 and not out[top - 1].any():
         top -= 1
@@ -94,46 +99,126 @@ def from_ints(values, shape: tuple) -> np.ndarray:
 
 
 def from_float_integers(S: np.ndarray, bits: int) -> np.ndarray:
-    """Balanced limbs of a float64 array of integers below ``2**bits`` in magnitude (``bits <= 1023``).
-
-    Exact: ``floor(|S| / 2**W)`` and ``|S| - 2**W floor(|S| / 2**W)`` are integers that float64 represents
-    (powers of two scale exactly, the difference is below 2**W), so every limb is the exact base-2**W digit.
+    """Balanced limbs of a float64 array of integers below ``2**bits`` in magnitude (``bits <= 1023``): the digits of
+    :func:`float_digits`, carried.
 
     >>> to_ints(from_float_integers(np.array([2.0**60 + 2.0**8, -3.0]), 61))
     [1152921504606847232, -3]
     """
-    if bits > 1023:
-        raise InvalidInput("integers of more than 1023 bits are not float64 values")
-    A = np.abs(S)
-    negative = np.signbit(S)
-    L = max(1, -(-bits // W))
-    digits = np.empty((L, *S.shape), dtype=np.int64)
-    for u in range(L):
-        hi = np.floor(np.ldexp(A, -W))
-        digits[u] = A - np.ldexp(hi, W)
-        A = hi
-    if A.any():
-        raise InvalidInput(f"an integer of the array has more than {bits} bits")
-    digits[:, negative] *= -1
-    return normalized(digits)
+    return normalized(float_digits(S, bits).astype(np.int64))
 
 
-def matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """The integer matrix product of balanced expansions A (La, p, q) and B (Lb, q, r): balanced (L, p, r).
+def matmul(A: np.ndarray, B: np.ndarray, minus: np.ndarray | None = None) -> np.ndarray:
+    """The integer matrix product of limb expansions A (La, p, q) and B (Lb, q, r): balanced (L, p, r); with
+    ``minus`` (limbs (Lm, p, r)), ``A B - minus``, carried once.
 
-    Refused (InvalidInput) when ``min(La, Lb) q`` exceeds :data:`MAX_TERMS` (a sum could leave int64).
+    The limbs may be int64 or float64 integers (balanced, or the signed digits of :func:`float_digits`). Every
+    product of two limb matrices is one float64 BLAS product, cut into runs of columns short enough that no
+    partial sum can leave the integers float64 holds exactly (``2**53``): see :func:`_limb_product`. Refused
+    (InvalidInput) when an output limb could pass ``2**62`` (from the limbs' actual largest magnitudes; balanced
+    limbs reach it only beyond ``min(La, Lb) q = MAX_TERMS``).
 
     >>> to_ints(matmul(from_ints([2**70, 3], (1, 2)), from_ints([-1, 2**40], (2, 1))))  # -2**70 + 3 * 2**40
     [-1180591617418876420096]
+    >>> to_ints(matmul(from_ints([2, 3], (1, 2)), from_ints([5, 7], (2, 1)), minus=from_ints([31], (1, 1))))
+    [0]
     """
     La, Lb, q = A.shape[0], B.shape[0], A.shape[2]
-    if min(La, Lb) * q > MAX_TERMS:
+    amax, bmax = _largest(A), _largest(B)
+    L = La + Lb - 1
+    mmax = [0] * L if minus is None else _largest(minus) + [0] * max(0, L - minus.shape[0])
+    L = max(L, len(mmax))
+    worst = max(q * sum(amax[a] * bmax[u - a] for a in range(max(0, u - Lb + 1), min(La, u + 1))) + mmax[u]
+                for u in range(L))
+    if worst > _INT64_SUMS or max(amax) * max(bmax) > EXACT:
         raise InvalidInput(f"a product of {La}- and {Lb}-limb expansions over {q} terms could overflow int64")
-    C = np.zeros((La + Lb - 1, A.shape[1], B.shape[2]), dtype=np.int64)
+    C = np.zeros((L, A.shape[1], B.shape[2]), dtype=np.int64)
+    Af, Bf = A.astype(np.float64, copy=False), B.astype(np.float64, copy=False)  # exact: |limb| <= 2**53
     for a in range(La):
         for b in range(Lb):
-            C[a + b] += A[a] @ B[b]
+            if amax[a] and bmax[b]:
+                _limb_product(C[a + b], Af[a], Bf[b], amax[a] * bmax[b])
+    if minus is not None:
+        C[:minus.shape[0]] -= minus.astype(np.int64, copy=False)  # exact: |limb| <= 2**62 (checked)
     return normalized(C)
+
+
+def rectified(A: np.ndarray) -> np.ndarray:
+    """The balanced expansion of ``max(A, 0)`` (ReLU): the positions whose sign is not 1 set to 0.
+
+    >>> to_ints(rectified(from_ints([2**60, -(2**60), 0, 1 - 2**24], (4,))))
+    [1152921504606846976, 0, 0, 0]
+    """
+    return A * (sign(A) > 0)
+
+
+#: every integer of magnitude at most 2**53 is a float64: the bound on every partial sum of one BLAS product
+EXACT = 1 << 53
+_INT64_SUMS = 1 << 62  # the int64 sums an output limb may reach before :func:`normalized` carries it
+
+
+def _limb_product(out: np.ndarray, Af: np.ndarray, Bf: np.ndarray, top: int) -> None:
+    """``out += Af @ Bf`` exactly, for float64 integer matrices whose products are at most ``top`` in magnitude.
+
+    A run of s columns gives partial sums (in any order BLAS adds them, with or without fused multiply-add) of at
+    most s products, so of magnitude at most ``s top <= 2**53`` when ``s = 2**53 // top``: every product and every
+    partial sum is an integer float64 represents, so nothing rounds and the run's product is its exact integer
+    sum. It is then added to ``out`` in int64 (the caller bounds that sum).
+    """
+    q = Af.shape[1]
+    run = max(1, EXACT // top)  # top <= 2**53 (checked by the caller)
+    for s in range(0, q, run):
+        out += (Af[:, s:s + run] @ Bf[s:s + run]).astype(np.int64)
+
+
+def _largest(A: np.ndarray) -> list[int]:
+    """The largest |limb| of each limb matrix of A, as Python integers (0 for an empty one)."""
+    if A.size == 0:
+        return [0] * A.shape[0]
+    return [int(x) for x in np.abs(A.reshape(A.shape[0], -1)).max(axis=1)]
+
+
+def float_digits(S: np.ndarray, bits: int) -> np.ndarray:
+    """The signed base-2**W digits of a float64 array of integers below ``2**bits``, as float64 (for :func:`matmul`
+    only: each digit lies in ``(-2**W, 2**W)``, not balanced), lowest first: ``S = sum_u D[u] 2**(W u)``.
+
+    Exact: ``hi = floor(|S| 2**-W)`` and ``|S| - hi 2**W`` are integers float64 represents (a power-of-two scaling
+    of an integer below 2**1024 neither overflows nor leaves the normal range, the difference is below 2**W); no
+    int64 copy and no carrying, so a large float64 operand goes to BLAS in one pass per digit.
+
+    >>> float_digits(np.array([-(2.0**30) - 5, 7.0]), 31).tolist()
+    [[-5.0, 7.0], [-64.0, 0.0]]
+    """
+    if bits > 1023:
+        raise InvalidInput("integers of more than 1023 bits are not float64 values")
+    A = np.abs(S)
+    L = max(1, -(-bits // W))
+    digits = np.empty((L, *S.shape), dtype=np.float64)
+    hi = np.empty(S.shape, dtype=np.float64)
+    for u in range(L):
+        np.multiply(A, _DOWN, out=hi)
+        np.floor(hi, out=hi)
+        np.multiply(hi, _UP, out=digits[u])
+        np.subtract(A, digits[u], out=digits[u])
+        A, hi = hi, A  # abs(S) is this function's own array: its memory is the next scratch
+    if A.any():
+        raise InvalidInput(f"an integer of the array has more than {bits} bits")
+    return np.copysign(digits, S, out=digits)  # the sign of S on every digit (a -0.0 digit is 0)
+
+
+_DOWN, _UP = 2.0**-W, 2.0**W
+
+
+def scale_floats(arr: np.ndarray, shift: int) -> np.ndarray:
+    """``arr * 2**shift`` for a float64 array whose scaled values are integers below 2**1024 (a new array): exact,
+    since each exact product is then a float64 (a multiplication when ``2**shift`` is one, else ``ldexp``).
+
+    >>> scale_floats(np.array([2.0**-1000, -2.0**-1074]), 1074).tolist() == [2.0**74, -1.0]
+    True
+    """
+    if -1022 <= shift <= 1023:
+        return arr * 2.0**shift
+    return np.ldexp(arr, shift)
 
 
 def scaled(A: np.ndarray, c: int) -> np.ndarray:
