@@ -260,7 +260,8 @@ class Network:
         exactrelu.errors.InvalidInput: the exact evaluation (pre-activations of up to about 4,300 digits, to the power 100) is over the limit intermediate=...
         """
         def bits(M: QMatrix) -> int:
-            return max([0, *(x.bit_length() for x in M.num.entries())])
+            src = M.float_source  # a float64 array: its numerators' bound is known (no FLINT conversion)
+            return src[2] if src is not None else max([0, *(x.bit_length() for x in M.num.entries())])
 
         X = QMatrix.coerce(inputs, name="inputs")
         den = int(self.V.den).bit_length() + int(X.den).bit_length() + (int(self.b.den).bit_length() if self.has_bias else 0)

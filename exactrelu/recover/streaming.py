@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..certificates.claims.realizes import realizes_certificate
+from ..certificates.claims.residual import differing_samples
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -140,14 +141,12 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
     for a in range(0, n, block):
         Xq = QMatrix.from_numpy(np.asarray(X[a:a + block]), name="inputs", lazy=True)
         Yq = QMatrix.from_numpy(np.asarray(Y[a:a + block]), name="labels", lazy=True)
-        if h is not None:
-            h.update("".join([f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(Xq.to_strings(), Yq.to_strings())])
+        rows = Xq.shape[0]
+        if h is not None:  # the canonical text of the rows, one text per block (exact/codecs/float_text.py)
+            h.update("".join([f"{x} | {y}\n" for x, y in zip(Xq.row_texts(0, rows), Yq.row_texts(0, rows))])
                      .encode())
-        P = network.evaluate_exact(Xq)
-        if len(bad) < limit and P != Yq:
-            R = P.num * int(Yq.den) - Yq.num * int(P.den)
-            rows = {i // m for i, v in enumerate(R.entries()) if v != 0}
-            bad += sorted(a + i for i in rows)[:limit - len(bad)]
+        if len(bad) < limit:  # exact: integer limb products by BLAS (certificates/claims/residual.py)
+            bad += [a + j for j in differing_samples(network, Xq, Yq)[:limit - len(bad)]]
     return bad, (h.hexdigest() if h is not None else None)
 
 

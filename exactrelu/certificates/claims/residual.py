@@ -28,7 +28,7 @@ from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import Network
 
-__all__ = ["Residual", "exact_residual"]
+__all__ = ["Residual", "exact_residual", "differing_samples"]
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,29 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
             route = None
         _flint_chunk(sums, network, instance, start, stop, rows)
     return sums.residual(n * m)
+
+
+def differing_samples(network: Network, inputs: QMatrix, labels: QMatrix) -> list[int]:
+    """The samples (rows of ``inputs``) where ``network`` differs from ``labels`` in some output, exactly: by limb
+    products when the limb route applies (a ReLU network; float64 data read from their floats), else by FLINT.
+
+    >>> net = Network.from_rows([[1]], [[1, -1]])
+    >>> differing_samples(net, QMatrix.from_rows([[1.5, 0.5], [0, 2], [3, 1]]), QMatrix.from_rows([[1], [0], [3]]))
+    [2]
+    """
+    inst = Instance(inputs, labels, network.activation)
+    route = _LimbRoute.build(network, inst)
+    if route is not None:
+        try:
+            return route.failing_samples(0, inputs.shape[0]).tolist()
+        except InvalidInput:  # a limb product could leave int64: FLINT
+            pass
+    P = network.evaluate_exact(inputs)
+    if P == labels:
+        return []
+    R = P.num * int(labels.den) - labels.num * int(P.den)
+    m = labels.shape[1]
+    return sorted({i // m for i, v in enumerate(R.entries()) if v != 0})
 
 
 class _Sums:
