@@ -110,3 +110,47 @@ def test_memory_is_bounded_per_chunk_not_per_instance():
     small, large = _peak(2_000, 250), _peak(16_000, 250)
     assert large < 1.5 * small  # eight times the samples, the same chunks: about the same peak
     assert _peak(16_000, 16_000) > 4 * small  # one chunk of everything: the peak grows with n (the test can fail)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases(), st.data())
+def test_differing_samples_are_the_samples_of_the_failing_entries(case, data):
+    """differing_samples (limb products by BLAS, FLINT where they do not apply) names exactly the samples of the
+    entries the FLINT residual finds unequal; the planted network of a realisable instance (kinks at exactly 0:
+    zero inputs, duplicated samples) differs nowhere."""
+    net, inst = case
+    reference = exact_residual(net, inst, max_listed=None, method="flint", chunk=inst.n)
+    assert residual_mod.differing_samples(net, inst.inputs, inst.labels) == sorted({j for j, _ in reference.failing})
+    rng = np.random.default_rng(data.draw(st.integers(0, 99)))
+    X = rng.standard_normal((30, 3))
+    X[::4] = 0.0  # every pre-activation exactly 0 (the kink)
+    X[1::4] = X[2]  # duplicates
+    V, U = rng.integers(-3, 4, (2, 3)), rng.integers(-3, 4, (2, 2))
+    Y = np.maximum(X @ V.T, 0) @ U.T  # float64 labels may round: compared with the exact ones below
+    exact = Network.from_rows(U.tolist(), V.tolist())
+    want = [j for j, row in enumerate(exact.evaluate_exact(QMatrix.from_numpy(X)).to_fractions())
+            if row != [Fraction(float(y)) for y in Y[j]]]
+    assert residual_mod.differing_samples(exact, QMatrix.from_numpy(X), QMatrix.from_numpy(Y)) == want
+
+
+def test_differing_samples_takes_flint_where_limbs_would_overflow():
+    """Weights of thousands of bits (beyond MAX_LIMBS), or a product whose int64 sums could pass 2**62 (30,000 terms
+    of 1,000-bit weights times 3-limb inputs): FLINT decides, with the same answer."""
+    X = QMatrix.from_rows([[1, 2], [3, -4]])
+    net = Network.from_rows([[1]], [[2**3000, 1]])
+    Y = QMatrix.from_rows([[2**3000 + 2], [0]])
+    assert residual_mod.differing_samples(net, X, Y) == [1]
+    d = 30_000
+    rng = np.random.default_rng(0)
+    Xf = rng.standard_normal((2, d))
+    import random
+    draw = random.Random(1)
+    wide = Network.from_rows([[1]], [[draw.getrandbits(1000) - 2**999 for _ in range(d)]])
+    inst = Instance.from_arrays(Xf, np.zeros((2, 1)))
+    route = residual_mod._LimbRoute.build(wide, inst)
+    with pytest.raises(InvalidInput, match="overflow int64"):
+        route.differences(0, 2)
+    Yw = wide.evaluate_exact(inst.inputs)
+    assert residual_mod.differing_samples(wide, inst.inputs, Yw) == []
+    assert residual_mod.differing_samples(wide, inst.inputs, QMatrix.from_rows([[0], [0]])) == [
+        j for j, row in enumerate(Yw.to_fractions()) if row[0] != 0]

@@ -113,3 +113,81 @@ def test_matmul_at_the_bound_with_extreme_limbs_is_exact():
     B = limbs.from_ints([lo] * q, (q, 1))
     assert A.shape[0] == 2 and (A == -(2**23)).all()
     assert limbs.to_ints(limbs.matmul(A, B)) == [q * lo * lo]
+
+
+# --- the float64 BLAS route (issue 36): digits of floats, runs of columns at the 2**53 bound, A B - C ---
+
+floats_of_ints = st.one_of(st.integers(-(2**53), 2**53).map(float),
+                           st.tuples(st.integers(-(2**53) + 1, 2**53 - 1), st.integers(0, 969))
+                           .map(lambda t: float(np.ldexp(float(t[0]), t[1]))),
+                           st.sampled_from([0.0, -0.0, 2.0**1022, -(2.0**1023 - 2.0**970), 2.0**24 - 1, 2.0**24, -(2.0**24)]))
+
+
+@given(st.lists(floats_of_ints, min_size=1, max_size=20))
+def test_float_digits_are_exact_and_below_the_base(values):
+    S = np.array(values)
+    bits = max(1, max(int(abs(x)).bit_length() for x in values))
+    D = limbs.float_digits(S, bits)
+    assert D.dtype == np.float64 and bool((np.abs(D) < 2**W).all())
+    assert limbs.to_ints(D.astype(np.int64)) == [int(x) for x in values]  # the digits are S's, exactly
+    assert limbs.to_ints(limbs.from_float_integers(S, bits)) == [int(x) for x in values]
+
+
+def test_float_digits_bound_exactly_met_and_refused_beyond():
+    top = 2.0**1023 * (2 - 2.0**-52)  # the largest float64: an integer of 1024 bits
+    below = 2.0**1023 - 2.0**970  # the largest float64 below 2**1023: 1023 bits, the most float_digits takes
+    assert limbs.to_ints(limbs.float_digits(np.array([-below]), 1023).astype(np.int64)) == [-(2**1023 - 2**970)]
+    assert limbs.to_ints(limbs.float_digits(np.array([2.0**60 - 2.0**8]), 60).astype(np.int64)) == [2**60 - 2**8]
+    with pytest.raises(InvalidInput, match="more than 59 bits"):
+        limbs.float_digits(np.array([2.0**59]), 59)
+    with pytest.raises(InvalidInput, match="1023 bits"):
+        limbs.float_digits(np.array([top]), 1024)
+
+
+@given(st.lists(st.tuples(st.integers(-(2**53) + 1, 2**53 - 1), st.integers(-1074, 0)), min_size=1, max_size=10),
+       st.integers(0, 1100))
+def test_scale_floats_is_exact(pairs, extra):
+    from fractions import Fraction
+
+    from hypothesis import assume
+
+    from exactrelu.exact.codecs.float64 import dyadic_scale
+
+    x = np.array([np.ldexp(float(m), e) for m, e in pairs])
+    shift, bits = dyadic_scale(x)  # every x 2**shift is an integer below 2**bits
+    assume(bits <= 1023)
+    shift += min(extra, 1023 - bits)  # still below 2**1023
+    got = limbs.scale_floats(x, shift)
+    assert [Fraction(float(v)) for v in got] == [Fraction(float(v)) * 2**shift for v in x]
+
+
+def test_a_run_whose_partial_sums_reach_exactly_2_to_the_53():
+    """Products of 2**46 (two limbs -2**23): a run of 128 columns sums to exactly 2**53, the largest the bound
+    allows; 129 columns take two runs. Both equal Python's integers."""
+    for q in (128, 129, 1000):
+        A = np.full((1, 2, q), -(2**23), dtype=np.int64)
+        B = np.full((1, q, 3), -(2**23), dtype=np.int64)
+        assert limbs.to_ints(limbs.matmul(A, B)) == [q * 2**46] * 6
+    Af = np.full((1, 1, 4), 2.0**24 - 1)  # float digits: the largest magnitude a digit has
+    Bf = np.full((1, 4, 1), -(2.0**24 - 1))
+    assert limbs.to_ints(limbs.matmul(Af, Bf)) == [-4 * (2**24 - 1) ** 2]
+
+
+@settings(max_examples=60)
+@given(st.data())
+def test_matmul_of_float_digits_minus_limbs_equals_python(data):
+    p, q, r = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 6)), data.draw(st.integers(1, 4))
+    A = [[data.draw(ints) for _ in range(q)] for _ in range(p)]
+    X = [[data.draw(floats_of_ints) for _ in range(r)] for _ in range(q)]
+    C = [[data.draw(ints) for _ in range(r)] for _ in range(p)]
+    bits = max(1, max(int(abs(x)).bit_length() for row in X for x in row))
+    got = limbs.matmul(limbs.from_ints([x for row in A for x in row], (p, q)), limbs.float_digits(np.array(X), bits),
+                       minus=limbs.from_ints([x for row in C for x in row], (p, r)))
+    want = [sum(A[i][t] * int(X[t][j]) for t in range(q)) - C[i][j] for i in range(p) for j in range(r)]
+    assert _balanced(got) and limbs.to_ints(got) == want
+
+
+@given(st.lists(ints, min_size=1, max_size=20))
+def test_rectified_is_relu_with_exact_kinks(values):
+    values = values + [0, 1, -1]
+    assert limbs.to_ints(limbs.rectified(limbs.from_ints(values, (len(values),)))) == [max(v, 0) for v in values]

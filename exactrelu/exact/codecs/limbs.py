@@ -201,7 +201,7 @@ def float_digits(S: np.ndarray, bits: int) -> np.ndarray:
         np.multiply(hi, _UP, out=digits[u])
         np.subtract(A, digits[u], out=digits[u])
         A, hi = hi, A  # abs(S) is this function's own array: its memory is the next scratch
-    if A.any():
+    if A.any() or (np.abs(digits[L - 1]) >= 2.0 ** (bits - W * (L - 1))).any():
         raise InvalidInput(f"an integer of the array has more than {bits} bits")
     return np.copysign(digits, S, out=digits)  # the sign of S on every digit (a -0.0 digit is 0)
 
