@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInput
+from .files import read_bytes
 from .layers import LayerStack
 
 __all__ = ["weights_kind", "read_weights_stack", "load_float_weights", "KINDS"]
@@ -47,16 +48,8 @@ _KNOWN = ("exactrelu.weights JSON (or JSON with U, V), .npz (U, V, b, c or W0, b
 def weights_kind(path: str | os.PathLike) -> str:
     """One of :data:`KINDS`, read from the file's first bytes (module doc); InvalidInput for anything else."""
     path = Path(path)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-            size = os.fstat(fh.fileno()).st_size
-    except FileNotFoundError:
-        raise InvalidInput(f"no such weights file: {path}") from None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path} is a directory, not a weights file") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read weights file {path}: {exc.strerror or exc}") from None
+    head = read_bytes(path, what="weights file", size=64)
+    size = path.stat().st_size
     if head[:6] == b"\x93NUMPY":
         raise InvalidInput(f"{path} is an .npy array (one array), not a weights file: save the layers together, "
                            "numpy.savez(path, U=U, V=V, b=b, c=c) or numpy.savez(path, W0=..., b0=..., W1=..., ...)")

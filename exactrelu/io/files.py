@@ -36,11 +36,12 @@ __all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read
            "write_text_atomic", "write_bytes_atomic", "OutputGuard", "protect_inputs"]
 
 
-def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
-    """The bytes of ``path``; InvalidInput if it is missing, a directory or unreadable."""
+def read_bytes(path: str | os.PathLike, *, what: str = "file", size: int = -1) -> bytes:
+    """The bytes of ``path`` (its first ``size`` bytes when ``size >= 0``); InvalidInput if it is missing, a directory
+    or unreadable."""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            return fh.read(size)
     except FileNotFoundError:
         raise InvalidInput(f"no such {what}: {path}") from None
     except IsADirectoryError:

@@ -198,3 +198,17 @@ def test_protect_inputs_ends_with_its_block(tmp_path):
             write_text_atomic(path, "x")
     write_text_atomic(path, "x")
     assert path.read_text() == "x"
+
+
+def test_every_output_argument_is_declared_so_no_output_is_taken_for_an_input(tmp_path):
+    """An existing file given as an output (``check --upgrade NEW``, ``fit --certificate C``) is an output, not an
+    input: writing it again is allowed."""
+    from exactrelu.cli import _input_paths, build_parser
+
+    new = tmp_path / "new.json"
+    new.write_text("{}")
+    for argv in (["check", "c.json", "i.json", "--upgrade", str(new)],
+                 ["fit", "i.json", "-k", "2", "-o", "w.json", "--certificate", str(new)],
+                 ["extract", "--oracle", "w.json", "-o", "x.json", "--expect-certificate", str(new)]):
+        args = build_parser().parse_args(argv)
+        assert str(new) not in _input_paths(args), argv

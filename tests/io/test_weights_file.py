@@ -61,7 +61,7 @@ def test_bad_weights_files(tmp_path, content, match):
 def test_missing_and_directory(tmp_path):
     with pytest.raises(InvalidInput, match="no such"):
         read_weights(tmp_path / "nope.json")
-    with pytest.raises(InvalidInput, match="is a directory, not a weights file"):
+    with pytest.raises(InvalidInput, match="is a directory, not a file \\(weights file expected\\)"):
         read_weights(tmp_path)
     with pytest.raises(InvalidInput, match="cannot write"):
         write_weights(Network.from_rows([[1]], [[1]]), tmp_path / "no" / "dir" / "w.json")
