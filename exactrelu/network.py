@@ -45,6 +45,7 @@ import numpy as np
 from .errors import InvalidInput
 from .limits import limit, over
 from .exact.codecs.float64 import as_float_array, int_times_dyadic
+from .exact.bulk import Rows, TwoLayer
 from .exact.matrix import QMatrix
 
 
@@ -274,6 +275,9 @@ class Network:
     def evaluate_exact(self, inputs) -> QMatrix:
         """Labels ``f(inputs @ V.T + b) @ U.T + c`` (n x m), exactly."""
         X = QMatrix.coerce(inputs, name="inputs")
+        fast = self._evaluate_limbs(X)
+        if fast is not None:
+            return fast
         W = self.hidden_exact(X)
         P, den = (self.U.num * W.num).transpose(), int(self.U.den) * int(W.den)
         if not self.has_output_bias:
@@ -282,6 +286,23 @@ class Network:
         ones = flint.fmpz_mat(P.nrows(), 1, [1] * P.nrows())
         shift = flint.fmpz_mat(1, P.ncols(), [int(x) * den for x in self.c.num.entries()])  # c_r * cd * den
         return QMatrix(P * cd + ones * shift, den * cd)
+
+    def _evaluate_limbs(self, X: QMatrix) -> QMatrix | None:
+        """:meth:`evaluate_exact` of a ReLU network on inputs held as float64 or limbs, by limb products (integer
+        BLAS, :class:`exactrelu.exact.bulk.TwoLayer`), kept as limbs; None where that route does not apply."""
+        if self.activation.degree != 1 or X.shape[1] != self.d or (X.float_source is None and X.limb_source is None):
+            return None
+        self.check_exact_size(X)
+        b, c = (self.b if self.has_bias else None), (self.c if self.has_output_bias else None)
+        net = TwoLayer.build(NV=[list(map(int, r)) for r in self.V.num.tolist()], DV=int(self.V.den),
+                             NU=[list(map(int, r)) for r in self.U.num.tolist()], DU=int(self.U.den), Dx=int(X.den),
+                             Nb=None if b is None else list(map(int, b.num.entries())), Db=1 if b is None else int(b.den),
+                             Nc=None if c is None else list(map(int, c.num.entries())), Dc=1 if c is None else int(c.den))
+        try:
+            S = None if net is None else net.outputs(Rows(X), 0, X.shape[0])
+        except InvalidInput:  # a limb product could leave int64: FLINT
+            return None
+        return None if S is None else QMatrix.from_limbs(S.transpose(0, 2, 1), net.K)
 
     def predict(self, inputs) -> np.ndarray:
         """Labels in floating point (for display and proposals, never for claims)."""

@@ -32,7 +32,8 @@ from typing import Any, Callable
 
 from .errors import InvalidInput
 
-__all__ = ["usable_cores", "idle_core", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start", "NICE"]
+__all__ = ["usable_cores", "idle_core", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start", "NICE",
+           "BULK_ENTRIES", "bulk_workers"]
 
 #: Instances of at least this many entries n (d + m) are checked in forked workers when cores are free
 #: (benchmarks/README.md: at (200,20,20,2e4), unloaded, the check took 7.2 s in one process, 4.1 s on 2 workers)
@@ -216,3 +217,33 @@ def start(compute: Callable[[Any], str], arg: Any, valid: Callable[[str], bool] 
             os._exit(code)
     os.close(w)
     return Ahead(pid, r, valid)
+
+
+#: Exact bulk steps over fewer entries than this run on one thread (a thread pool's set-up would cost more)
+BULK_ENTRIES = 1 << 20
+
+
+def bulk_workers(entries: int) -> int:
+    """Threads for an exact bulk step over ``entries`` numbers (exact/bulk.py: limb products by BLAS, block by block):
+    ``EXACTRELU_BULK_WORKERS`` when set, else every core idle now (this process's own included: the usable cores less
+    the tasks runnable beside it, the largest of three readings of ``/proc/loadavg``), 1 below :data:`BULK_ENTRIES`.
+
+    >>> bulk_workers(10)
+    1
+    """
+    asked = os.environ.get("EXACTRELU_BULK_WORKERS", "").strip()
+    if asked:
+        if not asked.isdigit() or not 1 <= int(asked) <= 256:
+            raise InvalidInput(f"EXACTRELU_BULK_WORKERS must be an integer from 1 to 256, not {asked[:20]!r}")
+        return int(asked)
+    cores = usable_cores()
+    if entries < BULK_ENTRIES or cores < 2:
+        return 1
+    try:
+        others = max(_runnable() for _ in range(3) if time.sleep(0.01) is None) - 1
+    except (OSError, ValueError, IndexError):
+        try:
+            others = int(os.getloadavg()[0])
+        except OSError:  # pragma: no cover - no load average on this platform
+            return 1
+    return max(1, min(cores, cores - others))

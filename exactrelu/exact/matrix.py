@@ -36,8 +36,9 @@ from ..limits import limit, over
 from .codecs.float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf,
                              float_row_texts, float_strings, fmpz_mat_from_int64, fmpz_mat_from_scaled,
                              int_times_dyadic, tensor_array)
-from .codecs.int_text import dyadic_row_texts
-from .codecs.text import parse_rational_strings
+from .codecs import limbs
+from .codecs.int_text import dyadic_row_texts, dyadic_row_texts_of_words
+from .codecs.text import parse_rational_strings, rows_of as _rows_of
 from .rationals import RationalLike, format_rational, to_fraction
 
 # the float64 conversions live in exact/codecs/float64.py and are re-exported here (their old home)
@@ -51,19 +52,39 @@ class QMatrix:
     first use; code that can work from the floats exactly (``float_source``) never pays for it.
     """
 
-    __slots__ = ("_num", "den", "_float", "_shift", "_bits")
+    __slots__ = ("_num", "den", "_float", "_shift", "_bits", "_limbs")
 
     def __init__(self, num: flint.fmpz_mat | None, den: int = 1):
         if int(den) <= 0:
             raise InvalidInput("QMatrix denominator must be positive")
         self._num, self.den = num, den
-        self._float, self._shift, self._bits = None, 0, 0
+        self._float, self._shift, self._bits, self._limbs = None, 0, 0, None
 
     @property
     def num(self) -> flint.fmpz_mat:
         if self._num is None:
-            self._num = convert_scaled(self._float, self._shift, self._bits)
+            self._num = convert_scaled(self._float, self._shift, self._bits) if self._limbs is None else \
+                limbs.to_fmpz_mat(self._limbs)
         return self._num
+
+    @classmethod
+    def from_limbs(cls, A: np.ndarray, den: int = 1) -> "QMatrix":
+        """The matrix ``A / den`` of a balanced limb expansion A (L, r, c) (:mod:`exactrelu.exact.codecs.limbs`),
+        kept as limbs: FLINT's ``num`` is built on first use, text and floats are made from the limbs.
+
+        >>> from exactrelu.exact.codecs.limbs import from_ints
+        >>> M = QMatrix.from_limbs(from_ints([2**80 + 1, -3], (1, 2)), 4)
+        >>> M.row_texts(0, 1), M.num.tolist() == [[2**80 + 1, -3]]
+        (['1208925819614629174706177/4 -3/4'], True)
+        """
+        out = cls(None, den)
+        out._limbs = np.asarray(A, dtype=np.int64)
+        return out
+
+    @property
+    def limb_source(self) -> np.ndarray | None:
+        """The balanced limbs (L, r, c) of ``num`` when the matrix was made by :meth:`from_limbs`, else None."""
+        return self._limbs
 
     @property
     def float_source(self) -> tuple[np.ndarray, int, int] | None:
@@ -169,7 +190,7 @@ class QMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         if self._num is None:
-            return tuple(self._float.shape)
+            return tuple(self._float.shape) if self._limbs is None else tuple(self._limbs.shape[1:])
         return (self.num.nrows(), self.num.ncols())
 
     def transpose(self) -> "QMatrix":
@@ -190,8 +211,7 @@ class QMatrix:
             return float_strings(self._float)
         d = int(self.den)
         if d & (d - 1) == 0:  # an integer or dyadic matrix: NumPy writes the text (exact/codecs/int_text.py)
-            return _split(dyadic_row_texts(list(map(int, self.num.entries())), self.shape, d.bit_length() - 1),
-                          self.shape[1])
+            return _split(self._dyadic_row_texts(0, self.shape[0]), self.shape[1])
         gcd = math.gcd
         out = []
         for row in self.num.tolist():
@@ -211,15 +231,21 @@ class QMatrix:
         """
         if self._float is not None:
             return float_strings(self._float[start:stop])
-        num, c = self.num, self.num.ncols()
         d = int(self.den)
         if d & (d - 1) == 0:
-            return _split(self._dyadic_row_texts(start, stop), c)
+            return _split(self._dyadic_row_texts(start, stop), self.shape[1])
+        num, c = self.num, self.num.ncols()
         block = flint.fmpz_mat(stop - start, c, [num[i, j] for i in range(start, stop) for j in range(c)])
         return QMatrix(block, self.den).to_strings()
 
     def _dyadic_row_texts(self, start: int, stop: int) -> list[str]:
+        if self._limbs is not None:  # from the limbs: no Python integer per entry
+            block = self._limbs[:, start:stop]
+            words = limbs.u32_words(block.reshape(block.shape[0], -1))
+            return dyadic_row_texts_of_words(words, (stop - start, block.shape[2]), int(self.den).bit_length() - 1)
         num, c, d = self.num, self.num.ncols(), int(self.den)
+        if start == 0 and stop == num.nrows():
+            return dyadic_row_texts(list(map(int, num.entries())), (stop, c), d.bit_length() - 1)
         flat = [int(num[i, j]) for i in range(start, stop) for j in range(c)]
         return dyadic_row_texts(flat, (stop - start, c), d.bit_length() - 1)
 
@@ -263,6 +289,10 @@ class QMatrix:
             return self._float  # exactly the values
         r, c = self.shape
         d = int(self.den)
+        if self._limbs is not None and d & (d - 1) == 0:  # within a few ulps (limbs.to_floats)
+            out = np.ldexp(limbs.to_floats(self._limbs), -(d.bit_length() - 1))
+            if np.all(np.isfinite(out)):
+                return out
         try:
             vals = np.array(list(map(float, self.num.entries())), dtype=np.float64)
             if d & (d - 1) == 0:
@@ -360,30 +390,3 @@ class QMatrix:
 def _split(texts: list[str], ncols: int) -> list[list[str]]:
     """Row texts back into rows of strings (a row of no columns is empty, not [""])."""
     return [t.split(" ") for t in texts] if ncols else [[] for _ in texts]
-
-
-def _rows_of(a, name: str) -> list[list]:
-    """``a`` as a list of rows (lists), or InvalidInput: a matrix is a list of rows, each a list of numbers.
-
-    >>> _rows_of([1, 1], "A_eq")
-    Traceback (most recent call last):
-    ...
-    exactrelu.errors.InvalidInput: A_eq must be a list of rows (each a list of numbers); row 0 is int
-    """
-    if isinstance(a, (str, bytes, dict)):
-        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
-    if type(a) is list and set(map(type, a)) == {list}:
-        return a  # a list of lists already (what JSON gives): no copy of a million-entry matrix
-    try:
-        rows = list(a)
-    except TypeError:
-        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}") from None
-    out = []
-    for i, r in enumerate(rows):
-        if isinstance(r, (str, bytes, dict)):
-            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}")
-        try:
-            out.append(list(r))
-        except TypeError:
-            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}") from None
-    return out

@@ -40,6 +40,8 @@ import numpy as np
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.claims.residual import differing_samples
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
+from .. import parallel
+from ..exact.bulk import map_blocks
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
@@ -137,16 +139,20 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
     """
     n, (d, m) = X.shape[0], (X.shape[1], Y.shape[1])
     h = hashlib.sha256(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode()) if hashing else None
+
+    def one(a: int, b: int) -> tuple[bytes, list[int]]:
+        Xq = QMatrix.from_numpy(np.asarray(X[a:b]), name="inputs", lazy=True)
+        Yq = QMatrix.from_numpy(np.asarray(Y[a:b]), name="labels", lazy=True)
+        text = b""
+        if hashing:  # the canonical text of the rows, one text per block (exact/codecs/float_text.py)
+            text = "".join([f"{x} | {y}\n" for x, y in zip(Xq.row_texts(0, b - a), Yq.row_texts(0, b - a))]).encode()
+        return text, [a + j for j in differing_samples(network, Xq, Yq)]  # exact: limb products by BLAS
+
     bad: list[int] = []
-    for a in range(0, n, block):
-        Xq = QMatrix.from_numpy(np.asarray(X[a:a + block]), name="inputs", lazy=True)
-        Yq = QMatrix.from_numpy(np.asarray(Y[a:a + block]), name="labels", lazy=True)
-        rows = Xq.shape[0]
-        if h is not None:  # the canonical text of the rows, one text per block (exact/codecs/float_text.py)
-            h.update("".join([f"{x} | {y}\n" for x, y in zip(Xq.row_texts(0, rows), Yq.row_texts(0, rows))])
-                     .encode())
-        if len(bad) < limit:  # exact: integer limb products by BLAS (certificates/claims/residual.py)
-            bad += [a + j for j in differing_samples(network, Xq, Yq)[:limit - len(bad)]]
+    for text, failing in map_blocks(one, n, block, parallel.bulk_workers(n * (d + m))):  # in order, on idle cores
+        if h is not None:
+            h.update(text)
+        bad += failing[:limit - len(bad)]
     return bad, (h.hexdigest() if h is not None else None)
 
 

@@ -154,3 +154,18 @@ def test_differing_samples_takes_flint_where_limbs_would_overflow():
     assert residual_mod.differing_samples(wide, inst.inputs, Yw) == []
     assert residual_mod.differing_samples(wide, inst.inputs, QMatrix.from_rows([[0], [0]])) == [
         j for j, row in enumerate(Yw.to_fractions()) if row[0] != 0]
+
+
+@settings(max_examples=15, deadline=None)
+@given(cases(), st.integers(1, 5))
+def test_the_same_residual_on_one_thread_and_on_several(case, chunk):
+    """exact_residual's chunks run on EXACTRELU_BULK_WORKERS threads: the same Residual, entry lists in order."""
+    import os
+    from unittest import mock
+
+    net, inst = case
+    with mock.patch.dict(os.environ, {"EXACTRELU_BULK_WORKERS": "1"}):
+        one = exact_residual(net, inst, max_listed=None, chunk=chunk)
+    with mock.patch.dict(os.environ, {"EXACTRELU_BULK_WORKERS": "3"}):
+        three = exact_residual(net, inst, max_listed=None, chunk=chunk)
+    assert one == three

@@ -9,7 +9,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -112,3 +112,24 @@ def test_dyadic_text_in_blocks_and_beyond_the_table(monkeypatch):
         monkeypatch.setattr(int_text, "BLOCK_ENTRIES", 7)
         want = [[str(Fraction(x, 2**s)) for x in flat[i * 6:(i + 1) * 6]] for i in range(10)]
         assert QMatrix(flint.fmpz_mat(10, 6, flat), 2**s).to_strings() == want
+
+
+@settings(max_examples=60)
+@given(st.lists(st.one_of(st.integers(-(2**200), 2**200), st.sampled_from([0, 1, -1, 2**63, -(2**63), 2**96 - 1])),
+                min_size=1, max_size=40), st.integers(0, 90), st.integers(1, 4))
+def test_text_of_limbs_equals_fractions(values, s, rows):
+    """QMatrix.from_limbs writes the text of its limbs (32-bit words, no Python integer per entry) byte for byte as
+    str(Fraction); its FLINT matrix, rows and floats are those of the same integers."""
+    from fractions import Fraction
+
+    from exactrelu.exact.codecs import limbs
+    from exactrelu.exact.matrix import QMatrix
+
+    rows = min(rows, len(values))
+    values = values[:len(values) // rows * rows]
+    c = len(values) // rows
+    M = QMatrix.from_limbs(limbs.from_ints(values, (rows, c)), 2**s)
+    want = [" ".join(str(Fraction(v, 2**s)) for v in values[i * c:(i + 1) * c]) for i in range(rows)]
+    assert M.shape == (rows, c) and M.row_texts(0, rows) == want
+    assert M.row_strings(rows - 1, rows) == [want[-1].split(" ")] and M.to_strings() == [t.split(" ") for t in want]
+    assert M.num.entries() == values

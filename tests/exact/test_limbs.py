@@ -191,3 +191,19 @@ def test_matmul_of_float_digits_minus_limbs_equals_python(data):
 def test_rectified_is_relu_with_exact_kinks(values):
     values = values + [0, 1, -1]
     assert limbs.to_ints(limbs.rectified(limbs.from_ints(values, (len(values),)))) == [max(v, 0) for v in values]
+
+
+# --- limbs out: FLINT, floats, 32-bit words for the text (issue 36 item 4: no Python integer per entry) ---
+
+@given(st.lists(ints, min_size=1, max_size=24), st.integers(1, 3))
+def test_limbs_to_flint_floats_and_words(values, rows):
+    values = values[:len(values) // rows * rows] or values[:1]
+    rows = min(rows, len(values))
+    shape = (rows, len(values) // rows)
+    A = limbs.from_ints(values, shape)
+    assert limbs.to_fmpz_mat(A).entries() == values
+    for got, v in zip(limbs.to_floats(A).ravel().tolist(), values):
+        want = float(v) if abs(v) < 2**1023 else None
+        assert want is None or got == want or abs(got - want) <= 4 * np.spacing(abs(want))
+    words = limbs.u32_words(A.reshape(A.shape[0], -1))
+    assert [int.from_bytes(w.astype("<u4").tobytes(), "little", signed=True) for w in words] == values

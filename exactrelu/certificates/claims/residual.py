@@ -23,6 +23,8 @@ import numpy as np
 import flint
 
 from ...errors import InvalidInput
+from ... import parallel
+from ...exact.bulk import MAX_LIMBS, Rows, TwoLayer, map_blocks
 from ...exact.codecs import limbs
 from ...exact.matrix import QMatrix
 from ...instances import Instance
@@ -80,8 +82,6 @@ def _float(f: Fraction) -> float:
 #: The int64 entries (limbs times columns times samples) a chunk's largest limb array holds, about: the samples per
 #: chunk are this divided by the row width, so that the memory of the exact residual does not grow with n.
 CHUNK_ENTRIES = 1 << 21
-#: Limbs (24 bits each) beyond which an operand is left to FLINT (the limb route stays for numbers of bounded size).
-MAX_LIMBS = 64
 
 
 def exact_residual(network: Network, instance: Instance, *, max_listed: int | None = 10_000,
@@ -89,7 +89,7 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
     """The exact residual of ``network`` on ``instance`` (prediction minus labels, over Q), streamed by samples.
 
     The samples are taken ``chunk`` at a time (default: :data:`CHUNK_ENTRIES` over the row width), so that
-    only one chunk's exact integers are held at once. A ReLU network on numbers of at most :data:`MAX_LIMBS`
+    only one chunk's exact integers are held at once. A ReLU network on numbers of at most :data:`~exactrelu.exact.bulk.MAX_LIMBS`
     limbs goes by :mod:`exactrelu.exact.codecs.limbs` (int64 limb arrays, exact by the bounds there; every input
     float64 array read without converting it to FLINT); anything else (powers, huge entries) by FLINT products
     per chunk. Both give every difference as an integer over a known denominator, so the sums are exact
@@ -115,15 +115,17 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
     sums = _Sums(m, max_listed)
     route = _LimbRoute.build(network, instance) if method == "auto" else None
     rows: dict = {}  # the exact rows of a matrix without a float64 source, read once (FLINT route)
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
+    done = 0
+    if route is not None:  # chunks on the idle cores (threads), their sums added in order
         try:
-            if route is not None:
-                route.add(sums, start, stop)
-                continue
+            for stop, part in map_blocks(lambda a, b: (b, route.part(a, b)), n, chunk,
+                                         parallel.bulk_workers(n * (instance.d + m))):
+                sums.add(*part)
+                done = stop
         except InvalidInput:  # a limb product could leave int64 (weights of thousands of bits): FLINT from here on
-            route = None
-        _flint_chunk(sums, network, instance, start, stop, rows)
+            pass
+    for start in range(done, n, chunk):
+        _flint_chunk(sums, network, instance, start, min(n, start + chunk), rows)
     return sums.residual(n * m)
 
 
@@ -195,61 +197,39 @@ class _Sums:
 
 
 class _LimbRoute:
-    """The residual of a ReLU network by limb arrays (:mod:`exactrelu.exact.codecs.limbs`: integer products by float64
-    BLAS, exact by the bounds there), chunk by chunk.
-
-    Over common denominators (V = NV / DV, b = Nb / Db, U = NU / DU, c = Nc / Dc, inputs NX / Dx, labels
-    NY / DY), with ``Dt = DV Db Dx`` and ``K = DU Dt Dc``: the pre-activations are
-    ``T = [NV Db, Nb DV] . [NX, Dx]`` over Dt, the outputs ``S = [NU Dc, Nc DU] . [relu(T), Dt]`` over K, and
-    ``prediction - label = R / (K DY)`` with ``R = DY S - K NY`` (the bias columns only when non-zero): one limb
-    product ``[DY NU Dc, DY Nc DU] . [relu(T), Dt]`` less ``K NY``, carried once.
+    """The residual of a ReLU network by limb arrays (:class:`exactrelu.exact.bulk.TwoLayer`: integer products by
+    float64 BLAS, exact by the bounds of :mod:`exactrelu.exact.codecs.limbs`), chunk by chunk:
+    ``prediction - label = R / (K DY)`` with ``R = DY S - K NY`` (S the outputs over K, NY the labels over DY).
     """
 
-    def __init__(self, network: Network, X: "_Source", Y: "_Source", Vl, Ul, Dt: int, DY: int, K: int) -> None:
-        self.X, self.Y = X, Y
-        self.bias, self.output_bias = network.has_bias, network.has_output_bias
-        self.Vl, self.Ul, self.Dt, self.DY, self.K, self.den = Vl, Ul, Dt, DY, K, K * DY
+    def __init__(self, net: TwoLayer, X: Rows, Y: Rows) -> None:
+        self.net, self.X, self.Y = net, X, Y
+        self.DY, self.den = net.DY, net.K * net.DY
 
     @classmethod
     def build(cls, network: Network, instance: Instance) -> "_LimbRoute | None":
         """The route, or None when it does not apply (a power activation, an operand of over MAX_LIMBS limbs)."""
         if network.activation.degree != 1 or network.d != instance.d or network.m != instance.m:
             return None
-        X, Y = _Source(instance.inputs), _Source(instance.labels)
+        X, Y = Rows(instance.inputs), Rows(instance.labels)
         if max(X.bits, Y.bits) > limbs.W * MAX_LIMBS:
             return None
-        k, m = network.k, network.m
-        NV, DV = [[int(x) for x in r] for r in network.V.num.tolist()], int(network.V.den)
-        NU, DU = [[int(x) for x in r] for r in network.U.num.tolist()], int(network.U.den)
-        Dx, DY = int(instance.inputs.den), int(instance.labels.den)
-        Db = Dc = 1
-        if network.has_bias:
-            Nb, Db = [int(x) for x in network.b.num.entries()], int(network.b.den)
-            NV = [[x * Db for x in row] + [Nb[i] * DV] for i, row in enumerate(NV)]
-        Dt = DV * Db * Dx
-        if network.has_output_bias:
-            Nc, Dc = [int(x) for x in network.c.num.entries()], int(network.c.den)
-            NU = [[x * Dc for x in row] + [Nc[r] * DU] for r, row in enumerate(NU)]
-        K = DU * Dt * Dc
-        if max(_bits(NV), _bits(NU) + DY.bit_length(), Dt.bit_length(), K.bit_length(), DY.bit_length()) \
-                > limbs.W * MAX_LIMBS:
-            return None
-        Vl = limbs.from_ints([x for row in NV for x in row], (k, len(NV[0])))
-        Ul = limbs.from_ints([x * DY for row in NU for x in row], (m, len(NU[0])))
-        return cls(network, X, Y, Vl, Ul, Dt, DY, K)
+        net = TwoLayer.build(
+            NV=[[int(x) for x in r] for r in network.V.num.tolist()], DV=int(network.V.den),
+            NU=[[int(x) for x in r] for r in network.U.num.tolist()], DU=int(network.U.den),
+            Nb=[int(x) for x in network.b.num.entries()] if network.has_bias else None,
+            Db=int(network.b.den) if network.has_bias else 1,
+            Nc=[int(x) for x in network.c.num.entries()] if network.has_output_bias else None,
+            Dc=int(network.c.den) if network.has_output_bias else 1, Dx=X.den, DY=Y.den)
+        return None if net is None else cls(net, X, Y)
 
     def differences(self, start: int, stop: int) -> np.ndarray:
         """``R = (prediction - label) K DY`` of samples start..stop-1 as balanced limbs (L, m, B); InvalidInput when a
         product could leave int64 (the caller then takes FLINT)."""
-        B = stop - start
-        T = limbs.matmul(self.Vl, self.X.digits(start, stop, ones=self.bias).transpose(0, 2, 1))  # (L, k, B) over Dt
-        H = limbs.rectified(T)
-        if self.output_bias:
-            H = _stack([H, _constant(self.Dt, B)])
-        return limbs.matmul(self.Ul, H, minus=self.Y.digits(start, stop, scale=self.K).transpose(0, 2, 1))
+        return self.net.differences(self.X, self.Y, start, stop)
 
-    def add(self, sums: _Sums, start: int, stop: int) -> None:
-        """Samples start..stop-1: their exact sums into ``sums``."""
+    def part(self, start: int, stop: int) -> tuple:
+        """Samples start..stop-1: the arguments of :meth:`_Sums.add` (their exact sums, failing entries, worst)."""
         R = self.differences(start, stop)  # (L, m, B)
         m = R.shape[1]
         failing = np.flatnonzero(R.any(axis=0).T)  # flat (j, r) indices j m + r, ascending
@@ -259,64 +239,11 @@ class _LimbRoute:
             i = limbs.argmax(A)
             worst = (limbs.to_ints(A[:, i:i + 1])[0], self.den, start * m + int(failing[i]))
         Yl = limbs.normalized(self.Y.digits(start, stop).astype(np.int64))  # balanced, for the sum of squares
-        sums.add(limbs.sum_of_squares(R), self.den, limbs.sum_of_squares(Yl), self.DY, failing + start * m, worst)
+        return limbs.sum_of_squares(R), self.den, limbs.sum_of_squares(Yl), self.DY, failing + start * m, worst
 
     def failing_samples(self, start: int, stop: int) -> np.ndarray:
         """The samples of start..stop-1 (indices from 0 at ``start``) where the network differs from the labels."""
         return np.flatnonzero(self.differences(start, stop).any(axis=(0, 1)))
-
-
-class _Source:
-    """A matrix's rows as integer limbs, numerator over its ``den``: from its float64 array when it has one
-    (scaled by its power of two, exact), else from its FLINT entries."""
-
-    def __init__(self, Q: QMatrix) -> None:
-        self.Q, self.cols = Q, Q.shape[1]
-        src = Q.float_source
-        if src is not None and src[2] <= 1023:
-            self.floats, self.shift, self.bits, self.entries = src[0], src[1], src[2], None
-        else:
-            self.floats, self.entries = None, Q.num.entries()
-            self.bits = max(_bits([[int(max(self.entries))], [int(min(self.entries))]]), 1) if self.entries else 1
-
-    def digits(self, start: int, stop: int, *, ones: bool = False, scale: int = 1) -> np.ndarray:
-        """Rows start..stop-1 times ``scale`` (and a last column ``scale den`` when ``ones``) as limbs (L, B, c):
-        float64 digits of the scaled floats when ``scale`` is a power of two they absorb, else balanced int64."""
-        e = scale.bit_length() - 1
-        if self.floats is not None and scale == 1 << e and self.bits + e <= 1023:
-            block, bits = self.floats[start:stop], self.bits
-            if ones:  # 1.0 scaled is den = 2**shift
-                block, bits = np.hstack([block, np.ones((block.shape[0], 1))]), max(bits, self.shift + 1)
-            return limbs.float_digits(limbs.scale_floats(block, self.shift + e), max(bits + e, 1))
-        if self.floats is not None:
-            L = limbs.from_float_integers(limbs.scale_floats(self.floats[start:stop], self.shift), max(self.bits, 1))
-        else:
-            L = limbs.from_ints(self.entries[start * self.cols:stop * self.cols], (stop - start, self.cols))
-        if ones:
-            L = _ones_column(L, int(self.Q.den))
-        return L if scale == 1 else limbs.scaled(L, scale)
-
-
-def _ones_column(L: np.ndarray, den: int) -> np.ndarray:
-    """Limbs (L, B, c) with a last column of ``den`` (the constant input 1 over the denominator)."""
-    col = np.repeat(limbs.from_ints([den], (1, 1)), L.shape[1], axis=1)
-    depth = max(L.shape[0], col.shape[0])
-    return np.concatenate([limbs.pad(L, depth), limbs.pad(col, depth)], axis=2)
-
-
-def _bits(rows) -> int:
-    return max((abs(x).bit_length() for row in rows for x in row), default=0)
-
-
-def _constant(value: int, B: int) -> np.ndarray:
-    """Limbs of a row of B copies of ``value``: shape (L, 1, B)."""
-    return np.repeat(limbs.from_ints([value], (1, 1)), B, axis=2)
-
-
-def _stack(parts: list) -> np.ndarray:
-    """Limb arrays (L_i, rows_i, B) stacked by rows, padded to one number of limbs."""
-    L = max(p.shape[0] for p in parts)
-    return np.concatenate([limbs.pad(p, L) for p in parts], axis=1)
 
 
 def _flint_chunk(sums: _Sums, network: Network, instance: Instance, start: int, stop: int, rows: dict) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .float_text import assemble_text, digit_groups
 
-__all__ = ["dyadic_row_texts", "MAX_SHIFT"]
+__all__ = ["dyadic_row_texts", "dyadic_row_texts_of_words", "MAX_SHIFT"]
 
 #: denominators 2^s with s above this are written by Python (their table would be large)
 MAX_SHIFT = 4096
@@ -53,7 +53,30 @@ def _block_texts(flat: list[int], shape: tuple[int, int], s: int) -> list[str]:
         return [" ".join(_python_text(x, s) for x in flat[i * c:(i + 1) * c]) for i in range(n)]
     L = max(1, -(-bits // 32))
     buf = b"".join([x.to_bytes(4 * L, "little", signed=True) for x in flat])  # exact, or OverflowError
-    limbs = np.frombuffer(buf, dtype="<u4").reshape(n * c, L).astype(np.uint64)
+    return _word_texts(np.frombuffer(buf, dtype="<u4").reshape(n * c, L).astype(np.uint64), shape, s)
+
+
+def dyadic_row_texts_of_words(words: np.ndarray, shape: tuple[int, int], s: int) -> list[str]:
+    """:func:`dyadic_row_texts` of integers given as two's complement little-endian 32-bit words (N, L) held in
+    uint64 (:func:`exactrelu.exact.codecs.limbs.u32_words`), row-major: no Python integer per entry.
+
+    >>> dyadic_row_texts_of_words(np.array([[4, 0], [2**32 - 3, 2**32 - 1]], dtype=np.uint64), (1, 2), 3)
+    ['1/2 -3/8']
+    """
+    n, c = shape
+    if words.shape[1] * 32 > MAX_BITS or s > MAX_SHIFT:  # long integers or denominators: Python writes them
+        flat = [int.from_bytes(w.astype("<u4").tobytes(), "little", signed=True) for w in words]
+        return dyadic_row_texts(flat, shape, s)
+    rows = max(1, BLOCK_ENTRIES // max(c, 1))
+    out: list[str] = []
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        out.extend(_word_texts(words[a * c:b * c], (b - a, c), s))
+    return out
+
+
+def _word_texts(limbs: np.ndarray, shape: tuple[int, int], s: int) -> list[str]:
+    L = limbs.shape[1]
     neg, mag = _magnitude(limbs)
     t = np.minimum(_trailing_zeros(mag), s)
     zero = ~mag.any(axis=1)

@@ -34,7 +34,8 @@ import numpy as np
 from ...errors import InvalidInput
 
 __all__ = ["W", "MAX_TERMS", "EXACT", "from_ints", "from_float_integers", "float_digits", "scale_floats", "normalized",
-           "matmul", "rectified", "scaled", "subtract", "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad"]
+           "matmul", "rectified", "scaled", "subtract", "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad",
+           "to_fmpz_mat", "to_floats", "u32_words"]
 
 W = 24  #: bits per limb
 _HALF = 1 << (W - 1)
@@ -312,3 +313,63 @@ def argmax(A: np.ndarray) -> int:
         if candidates.size == 1:
             break
     return int(candidates[0])
+
+
+def to_fmpz_mat(A: np.ndarray) -> "flint.fmpz_mat":
+    """FLINT's integer matrix of a balanced expansion A (L, r, c): pairs of limbs joined into int64 chunks below 2**47
+    (one FLINT build each), then ``sum_t chunk_t 2**(48 t)`` in FLINT.
+
+    >>> to_fmpz_mat(from_ints([2**100 + 5, -3, 0, -(2**60)], (2, 2))).tolist() == [[2**100 + 5, -3], [0, -(2**60)]]
+    True
+    """
+    import flint
+
+    L, r, c = A.shape
+    out = None
+    for t in range(0, L, 2):
+        chunk = A[t].astype(np.int64) if t + 1 == L else A[t] + (A[t + 1] << W)  # |chunk| < 2**47
+        M = flint.fmpz_mat(r, c, chunk.ravel().tolist())
+        out = M if out is None else out + M * (1 << (W * t))
+    return out if out is not None else flint.fmpz_mat(r, c)
+
+
+def to_floats(A: np.ndarray) -> np.ndarray:
+    """The integers of a balanced expansion as float64, within a few units in the last place (Horner's rule from the
+    top limb: one rounding per limb; for display and float proposals, never for exact claims). Magnitudes beyond
+    float64 give infinities.
+
+    >>> to_floats(from_ints([3**50, -7], (2,))).tolist() == [float(3**50), -7.0]
+    True
+    """
+    out = np.zeros(A.shape[1:], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for u in range(A.shape[0] - 1, -1, -1):
+            out *= _UP
+            out += A[u]
+    return out
+
+
+def u32_words(A: np.ndarray) -> np.ndarray:
+    """Two's complement little-endian 32-bit words (N, L32) of the N integers of a balanced expansion (L, N), as
+    uint64 holding 32 bits each: the form :mod:`exactrelu.exact.codecs.int_text` writes decimal text from.
+
+    Carried into base-2**W digits in ``[0, 2**W)`` with a signed top (floor carries), the integer's bits are the
+    digits' bits, the top digit sign-extended; each 32-bit word takes the bits of the two digits it overlaps.
+
+    >>> u32_words(from_ints([-1, 2**40 + 3], (2,))).tolist()
+    [[4294967295, 4294967295, 4294967295], [3, 256, 0]]
+    """
+    L, N = A.shape[0], A.shape[1]
+    digits = np.concatenate([A.astype(np.int64), np.zeros((1, N), dtype=np.int64)])
+    for u in range(L):  # floor carries: digits 0..L-1 into [0, 2**W), the top keeps the sign
+        carry = digits[u] >> W
+        digits[u] -= carry << W
+        digits[u + 1] += carry
+    words = -(-(W * (L + 1)) // 32)
+    ext = np.concatenate([digits, np.repeat((digits[-1:] >> 62), words * 32 // W + 2, axis=0)])  # sign extension
+    out = np.empty((N, words), dtype=np.uint64)
+    for j in range(words):
+        t, off = divmod(32 * j, W)
+        bits = (ext[t] >> off) | (ext[t + 1] << (W - off)) | (ext[t + 2] << (2 * W - off))
+        out[:, j] = (bits & 0xFFFFFFFF).astype(np.uint64)
+    return out

@@ -32,9 +32,10 @@ import warnings
 import flint
 import numpy as np
 
+from ...errors import InvalidInput
 from ...limits import limit
 
-__all__ = ["parse_rational_strings", "parse_rational_bytes"]
+__all__ = ["parse_rational_strings", "parse_rational_bytes", "rows_of"]
 
 _INT64 = 2**63 - 1
 
@@ -203,3 +204,30 @@ def _matrix(tokens, long: np.ndarray, first: np.ndarray, has_den: np.ndarray, nr
     scale = np.array(list(map(factor.__getitem__, dens)), dtype=object) if len(distinct) > 1 else factor[dens[0]]
     scaled = nums * scale
     return flint.fmpz_mat(nrows, ncols, scaled.tolist()), den
+
+
+def rows_of(a, name: str) -> list[list]:
+    """``a`` as a list of rows (lists), or InvalidInput: a matrix is a list of rows, each a list of numbers.
+
+    >>> rows_of([1, 1], "A_eq")
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: A_eq must be a list of rows (each a list of numbers); row 0 is int
+    """
+    if isinstance(a, (str, bytes, dict)):
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}")
+    if type(a) is list and set(map(type, a)) == {list}:
+        return a  # a list of lists already (what JSON gives): no copy of a million-entry matrix
+    try:
+        rows = list(a)
+    except TypeError:
+        raise InvalidInput(f"{name} must be a list of rows (each a list of numbers), got {type(a).__name__}") from None
+    out = []
+    for i, r in enumerate(rows):
+        if isinstance(r, (str, bytes, dict)):
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}")
+        try:
+            out.append(list(r))
+        except TypeError:
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}") from None
+    return out
