@@ -38,6 +38,7 @@ DEFAULTS = {
     "variables": 1_000_000,   # variables of a DIMACS formula
     "intermediate": 100_000,  # decimal digits of the largest integer an exact evaluation or check computes
     "propagations": 50_000_000,  # literal visits of a hinted (LRAT) replay (the checker's; same name, same default)
+    "terms": 50_000_000,  # coefficient operations of a deep equivalence (the checker's; same name, same default)
 }
 _limits: dict[str, int] = {}
 
