@@ -82,12 +82,16 @@ TESTS = {
     "trusted/lp.py": [_C + "test_checker_mutants.py", _C + "test_lp_checker.py", "tests/corpus/test_corpus.py",
                       _C + "test_checker_limits.py"],
     "trusted/tree.py": [_C + "test_checker_mutants.py", _C + "test_mutant_killers.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
-                        _C + "test_span_checker.py", _C + "test_checker_limits.py"],
+                        _C + "test_span_checker.py", _C + "test_checker_limits.py", _C + "test_deep_claims.py"],
     "trusted/model.py": [_C + "test_model_classes.py", "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
                          _C + "test_case_trees.py"],
     "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
                                _C + "test_mutant_killers.py",
-                               "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py"],
+                               "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py",
+                               _C + "test_deep_claims.py"],
+    "trusted/deep.py": [_C + "test_deep_claims.py", "tests/corpus/test_corpus.py", "tests/equiv/test_deep_equivalence.py"],
+    "trusted/phases.py": [_C + "test_deep_claims.py", "tests/corpus/test_corpus.py",
+                          "tests/equiv/test_deep_equivalence.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's

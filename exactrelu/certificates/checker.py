@@ -45,7 +45,8 @@ Claims known (every other claim is rejected):
     (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
 ``equivalent`` / ``not-equivalent``
     two inline networks are the same function on all of R^d (both canonical forms recomputed and equal to
-    the stated one), or differ at the stated witness (both evaluated exactly); no instance needed.
+    the stated one), or differ at the stated witness (both evaluated exactly); no instance needed. With a
+    ``domain``, networks of any depth: a case tree over the neuron phases of their reduced difference.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ FORMAT = "exactrelu.certificate"
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/npz.py", "trusted/realizes.py",
                  "trusted/lrat.py", "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
-                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
+                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py", "trusted/deep.py",
+                 "trusted/phases.py")
 
 
 def _collector_paused(check_function):

@@ -302,6 +302,46 @@ def _equivalence_claims(c: Corpus) -> None:
               None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
 
 
+def _deep_equivalence_claims(c: Corpus) -> None:
+    """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
+    base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                                ([[3, -2]], ["1/2"])])
+    # the same function: hidden layers permuted and scaled, a neuron split in two, a dead one added
+    same = Network.from_layers([([[0, 6], [2, -2], [2, 1], [2, 1], [0, 0]], [-2, 0, 1, 1, -1]),
+                                ([[1, 2, 0, 0, 0], ["-1/2", "1/2", "1/2", "1/2", 9]], [0, -1]),
+                                ([[-1, 3]], ["1/2"])])
+    sym = functionally_equal(base, same).certificate
+    c.valid("deep-equivalent-symmetric", sym, None, "VALID: equivalent",
+            "3 layers; permuted, rescaled, split and dead neurons: the reduced difference is zero (one leaf)")
+    first = ([[1, 0], [1, 0], [0, 1]], [0, 1, 0])  # relu(x1), relu(x1 + 1), relu(x2)
+    a = Network.from_layers([first, ([[0, 1, 0], [1, 0, 0], [0, 0, 1]], None), ([[3, -3, 1]], [0])])
+    b = Network.from_layers([first, ([[-1, 1, 0], [0, 0, 1]], None), ([[3, 1]], [0])])
+    tree = functionally_equal(a, b).certificate
+    c.valid("deep-equivalent-case-tree", tree, None, "VALID: equivalent",
+            "relu(relu(x + 1) - relu(x)) = relu(x + 1) - relu(x): splits, a fix, a Farkas leaf and equal leaves")
+    moved = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 1]),
+                                 ([[3, -2]], ["1/2"])])
+    witness = functionally_equal(base, moved).certificate
+    c.valid("deep-not-equivalent-bias", witness, None, "VALID: not-equivalent", "one hidden bias of layer 2 changed")
+    c.invalid("deep-equivalent-weight-changed", tampered(sym, lambda x: x["networks"][1]["layers"][2]["W"][0]
+                                                         .__setitem__(0, "-3")), None, "do not sum",
+              "an output weight of network 2 changed: its one equal leaf no longer sums to the difference")
+    fix = next(i for i, node in enumerate(tree["tree"]) if "fix" in node)
+    c.invalid("deep-equivalent-fix-flipped", tampered(tree, lambda x: x["tree"][fix]["fix"].__setitem__(1, True)), None,
+              "does not prove neuron", "a fixed neuron's phase flipped")
+    farkas = next(i for i, node in enumerate(tree["tree"]) if "farkas" in node)
+    c.invalid("deep-equivalent-farkas-negative", tampered(tree, lambda x: x["tree"][farkas]["farkas"]["phase"][0]
+                                                          .__setitem__(1, "-1")), None, "negative multiplier",
+              "a Farkas multiplier of an inequality made negative")
+    c.invalid("deep-equivalent-leaf-dropped", tampered(tree, lambda x: x["tree"].pop()), None, "incomplete",
+              "the last leaf of the case tree dropped")
+    c.invalid("deep-equivalent-box-domain", tampered(tree, lambda x: x.__setitem__(
+        "domain", {"kind": "box", "lower": ["0", "0"], "upper": ["1", "1"]})), None, "knows the domain",
+              "a box domain, which this checker does not know yet")
+    c.invalid("deep-not-equivalent-value-off-by-2-60", tampered(witness, lambda x: x["values"][1].__setitem__(
+        0, _bump_tiny(x["values"][1][0]))), None, "network 2 at the witness is", "the second value off by 2^-60")
+
+
 def _bump_tiny(text) -> str:
     """A rational string plus 2^-60."""
     from fractions import Fraction
@@ -385,6 +425,7 @@ def build(root: Path) -> Corpus:
     _case_claims(c, insts)
     _rank_claims(c, insts)
     _equivalence_claims(c)
+    _deep_equivalence_claims(c)
     _unreadable(c, insts)
     c.finish()
     return c
