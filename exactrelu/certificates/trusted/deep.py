@@ -25,8 +25,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .common import (CheckFailed, activation_degree, cap_bits, check_power, lcm_within, limit, only_fields, over,
-                     read_matrix, read_vector)
+from operator import mul
+
+from .common import (CheckFailed, activation_degree, cap_bits, check_power, digits_of, lcm_within, limit, only_fields,
+                     over, read_matrix, read_vector)
 
 
 def read_network(obj, which) -> tuple[int, list]:
@@ -59,6 +61,37 @@ def read_network(obj, which) -> tuple[int, list]:
         layers.append((read_matrix(W, rows, cols, f"W of {name}"), b))
         width = rows
     return c, layers
+
+
+def hidden_rows(layers, c: int, X: list, x_bits: int) -> list:
+    """The instance rows X (``(numerators, denominators)`` per sample) through ``layers`` with f after each:
+    each sample's activations as integers over one denominator, in the same row form.
+
+    Bounded before any sample: with each layer over one denominator D (W = NW / D, b = Nb / D) and the values
+    below at most ``x_bits`` bits (numerators and denominator), a layer makes ``f(NW . Nh + Nb Dh)`` over
+    ``(D Dh)^c``; the bits of both are bounded from the layer's largest row sum of |entries| and refused over the
+    limit ``intermediate``.
+    """
+    num = den = x_bits
+    ints = []
+    for t, (W, b) in enumerate(layers):
+        D = lcm_within([f.denominator for row in W for f in row] + [f.denominator for f in b], cap_bits(), f"layer {t}")
+        NW = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
+        rows = max(sum(map(abs, r)).bit_length() for r in NW)
+        num, den = c * (rows + max(num, den)), c * (D.bit_length() + den)
+        if max(num, den) > cap_bits():
+            raise over("intermediate", f"the exact values of hidden layer {t + 1} (integers of about "
+                                       f"{digits_of(max(num, den))} digits)")
+        ints.append((NW, D))
+    out = []
+    for nums, dens in X:
+        Dh = math.lcm(*dens)
+        Nh = [p * (Dh // q) for p, q in zip(nums, dens)]
+        for NW, D in ints:
+            t = [sum(map(mul, r, Nh)) + r[-1] * Dh for r in NW]  # zip stops at Nh: r[-1] is the bias
+            Nh, Dh = [v**c if v > 0 else 0 for v in t], (D * Dh) ** c
+        out.append((Nh, [Dh] * len(Nh)))
+    return out
 
 
 def evaluate(net, x: list[Fraction]) -> list[Fraction]:

@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...exact.lp import feasible
+from ...exact.lp_highs import feasibility_lp, new_highs
 
 __all__ = ["screen", "prove_at_most", "prove_empty", "variables_of"]
 
@@ -54,7 +55,7 @@ def _matrix(rows: list[Row], index: dict, extra: int = 0) -> list[list[Fraction]
 def screen(rows: list[Row], form: tuple[dict, Fraction]) -> tuple[float, float] | None:
     """(min, max) of the form over the polyhedron in floating point (+-inf when unbounded), or None when HiGHS
     calls it empty. A proposal only: nothing here decides a claim."""
-    from scipy.optimize import linprog
+    import highspy
 
     index = {v: i for i, v in enumerate(variables_of(rows, form))}
     if not index:
@@ -64,13 +65,20 @@ def screen(rows: list[Row], form: tuple[dict, Fraction]) -> tuple[float, float] 
     c = np.zeros(len(index))
     for v, a in form[0].items():
         c[index[v]] = float(a)
+    h = new_highs()
+    h.passModel(feasibility_lp(A, np.full(len(rows), -highspy.kHighsInf), b))
     out = []
-    for sign in (1.0, -1.0):
-        res = linprog(sign * c, A_ub=A if rows else None, b_ub=b if rows else None, bounds=(None, None), method="highs")
-        if res.status == 2:
+    for sense in (highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize):
+        h.changeObjectiveSense(sense)
+        h.changeColsCost(len(c), np.arange(len(c), dtype=np.int32), c)
+        h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
             return None
-        value = sign * res.fun if res.status == 0 else -sign * np.inf
-        out.append(value + float(form[1]))
+        if status == highspy.HighsModelStatus.kOptimal:
+            out.append(h.getInfo().objective_function_value + float(form[1]))
+        else:  # unbounded (or undecided: then no sign is claimed either way)
+            out.append(-np.inf if sense == highspy.ObjSense.kMinimize else np.inf)
     return out[0], out[1]
 
 
