@@ -25,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", help="write the equivalent / not-equivalent certificate here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
     p.add_argument("--max-nodes", type=_positive, metavar="N",
-                   help="visit at most N case-tree nodes (networks deeper than two layers); then answer unknown (exit 3)")
+                   help="visit at most N case-tree nodes (networks deeper than two layers); then answer unknown "
+                        "(exit 3)")
     add_time_limit(p)
     json_command(p, "equiv", _unknown_on_time_out(limited(cmd_equiv, backstop=True)))
 
@@ -111,8 +112,8 @@ def cmd_equiv(args) -> int:
         _write_json(res.certificate, args.output)
     if res.equal:
         how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
-               f"{_shape(a)} and {_shape(b).replace('widths ', '')}; {res.evidence['reduced_neurons']} neurons in their reduced "
-               f"difference, {res.evidence.get('leaves', 1):,} leaves in the case tree")
+               f"{_shape(a)} and {_shape(b).replace('widths ', '')}; {res.evidence['reduced_neurons']} neurons in "
+               f"their reduced difference, {res.evidence.get('leaves', 1):,} leaves in the case tree")
         lines = [f"EQUIVALENT: {args.first} and {args.second} are the same function on all of R^{a.d} ({how})"]
     else:
         why = f" (their canonical forms differ in the {res.evidence['differs_in']})" if two else ""
@@ -143,7 +144,8 @@ def cmd_minimize(args) -> int:
         head = (f"minimized {args.network}: widths {before} -> {after} ({res.removed} hidden units removed: dead, "
                 "constant, duplicate and silent ones; not claimed smallest)")
     else:
-        proved = "proved smallest" if res.optimal else f"not proved smallest (at least {res.lower_bound} units are needed)"
+        proved = ("proved smallest" if res.optimal else
+                  f"not proved smallest (at least {res.lower_bound} units are needed)")
         head = f"minimized {args.network}: {net.k} -> {res.network.k} units ({res.removed} removed), {proved}"
     lines = [head,
              f"wrote {args.output}", f"checked: {res.equivalence.summary}"]

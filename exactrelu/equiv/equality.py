@@ -76,7 +76,8 @@ class Equivalence:
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
-            raise InvalidInput(f"an Equivalence's status is 'equivalent', 'not-equivalent' or 'unknown', got {self.status!r}")
+            raise InvalidInput("an Equivalence's status is 'equivalent', 'not-equivalent' or 'unknown', "
+                               f"got {self.status!r}")
 
     @property
     def equal(self) -> bool:

@@ -127,6 +127,7 @@ def _from_json_file(path: Path, activation: Activation | None) -> Network:
     if named is not None and activation is not None and named != activation:
         raise InvalidInput(f"{path}: the file's activation {named} differs from the one asked for, {activation}")
     try:
-        return Network.from_json({k: obj[k] for k in ("U", "V", "b", "c", "layers") if k in obj}, named or activation or RELU)
+        fields = {k: obj[k] for k in ("U", "V", "b", "c", "layers") if k in obj}
+        return Network.from_json(fields, named or activation or RELU)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc}") from None

@@ -93,7 +93,8 @@ def check_exact_size(layers: tuple[Layer, ...], activation: Activation, inputs: 
     X, c = QMatrix.coerce(inputs, name="inputs"), activation.degree
     W, b = layers[0].W, layers[0].b if layers[0].has_bias else None
     den = int(W.den).bit_length() + int(X.den).bit_length() + (int(b.den).bit_length() if b is not None else 0)
-    num = _bits(W) + _bits(X) + (W.shape[1] + 1).bit_length() + (_bits(b) + int(b.den).bit_length() if b is not None else 0)
+    num = _bits(W) + _bits(X) + (W.shape[1] + 1).bit_length()
+    num += _bits(b) + int(b.den).bit_length() if b is not None else 0
     cap = limit("intermediate") * 3322 // 1000 + 1
     for layer in layers[1:-1]:  # Z' = (Nw N^c Db + Nb Dw D^c) / (Dw D^c Db) for Z = N / D
         if c * max(num, den) > cap:
@@ -104,5 +105,5 @@ def check_exact_size(layers: tuple[Layer, ...], activation: Activation, inputs: 
         den = wden + c * den + bden
     top = max(num, den)
     if c * top > cap:
-        raise over("intermediate", f"the exact evaluation (pre-activations of up to about {(top * 30103 + 99999) // 100000:,} "
-                                   f"digits, to the power {c})")
+        digits = (top * 30103 + 99999) // 100000
+        raise over("intermediate", f"the exact evaluation (pre-activations of up to about {digits:,} digits, to the power {c})")

@@ -46,7 +46,7 @@ True
 >>> deep.U
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: U is the two-layer view (U f(V x + b) + c) of a depth-2 network; this one has depth 3 (widths 2-2-1-2): use net.layers
+exactrelu.errors.InvalidInput: U is the two-layer view (U f(V x + b) + c) of a depth-2 network; this one has ...
 """
 
 from __future__ import annotations
@@ -338,7 +338,7 @@ class Network:
         pairs = []
         for t, item in enumerate(layers):
             if not isinstance(item, dict) or "W" not in item or set(item) - {"W", "b"}:
-                raise InvalidInput(f"layer {t} must be an object with 'W' (rows) and optionally 'b' (one entry per row)")
+                raise InvalidInput(f"layer {t} must be an object with 'W' (rows) and optionally 'b' (one per row)")
             if "b" in item and not isinstance(item["b"], list):
                 raise InvalidInput(f"layer {t}: 'b' must be a list of rationals, got {type(item['b']).__name__}")
             if not isinstance(item["W"], list) or not all(isinstance(r, list) for r in item["W"]):

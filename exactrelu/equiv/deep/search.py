@@ -127,7 +127,9 @@ class Search:
             return {y: Fraction(-1)}, Fraction(0)
         if kind == "phase":
             return scaled((f, k), Fraction(-1)) if self.dec[u] else (f, k)
-        return ({**{v: -a for v, a in f.items()}, y: Fraction(1)}, -k) if self.dec[u] else ({y: Fraction(1)}, Fraction(0))
+        if not self.dec[u]:
+            return {y: Fraction(1)}, Fraction(0)
+        return {**{v: -a for v, a in f.items()}, y: Fraction(1)}, -k
 
     def combination(self, multipliers: dict, target: Form | None) -> dict:
         """The certificate's combination: ``multipliers`` on substituted rows ({(kind, u): m}), completed by the
