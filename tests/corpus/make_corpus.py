@@ -302,6 +302,30 @@ def _equivalence_claims(c: Corpus) -> None:
               None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
 
 
+def _deep_network_claims(c: Corpus) -> None:
+    """realizes and residual about a network of depth 3 ("layers"), on an instance it made."""
+    from exactrelu.exact.matrix import QMatrix
+    from exactrelu.instances import Instance
+
+    net = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                               ([[3, -2]], ["1/2"])])
+    X = QMatrix.from_rows([[i - 3, (5 * i) % 7 - 2] for i in range(10)] + [["1/3", "-1/2"], ["5/2", "7/4"]])
+    inst = Instance(X, net.evaluate_exact(X))
+    ideep = c.instance("deep", inst)
+    r = realizes_certificate(inst, net)
+    c.valid("realizes-deep", r, ideep, "VALID: realizes: 12 samples x 1 outputs equal exactly (layers 2-3-2-1",
+            "a network of depth 3 written as layers")
+    c.invalid("realizes-deep-weight-changed", tampered(r, lambda x: x["layers"][1]["W"][1].__setitem__(0, "3")), ideep,
+              "differs from the label", "a weight of the second layer changed")
+    c.invalid("realizes-deep-layer-dropped", tampered(r, lambda x: x["layers"].pop(1)), ideep, "INVALID",
+              "the middle layer dropped (the widths no longer chain)")
+    other = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                                 ([[3, -2]], ["1/3"])])
+    res = residual_certificate(inst, other)
+    c.valid("residual-deep", res, ideep, "VALID: residual: 12 samples x 1 outputs, squared error 0.333333",
+            "the output bias off by 1/6 at every sample: squared error 12/36")
+
+
 def _deep_equivalence_claims(c: Corpus) -> None:
     """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
     base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
@@ -426,6 +450,7 @@ def build(root: Path) -> Corpus:
     _rank_claims(c, insts)
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
+    _deep_network_claims(c)
     _unreadable(c, insts)
     c.finish()
     return c
