@@ -21,6 +21,7 @@ The answer is one :class:`DeepAnswer` either way, or "unknown" with how far the 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -118,6 +119,8 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
         search = Search(red, lambda p: _exact_values(a, p) != _exact_values(b, p), max_nodes=max_nodes,
                         deadline=deadline, progress=progress)
+        depth = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
         try:
             tree = search.subtree()
         except Found as found:
@@ -127,6 +130,7 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
         else:
             return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})
         finally:
+            sys.setrecursionlimit(depth)
             if progress is not None and hasattr(progress, "close"):
                 progress.close()
         stats.update(search.stats.to_json())
