@@ -133,7 +133,7 @@ def _deep(net1: Network, net2: Network, check: bool, seed: int, time_limit, max_
                    f"({ans.stats.get('closed_share', 0):.1%} of the tree closed); nothing is claimed")
         return Equivalence("unknown", None, None, None, {}, summary, {**evidence, "reason": ans.reason})
     if ans.status == "equivalent":
-        cert = deep_equivalent_certificate(net1, net2, ans.tree, **prov)
+        cert = deep_equivalent_certificate(net1, net2, ans.tree, lemmas=ans.lemmas, **prov)
     else:
         cert = deep_not_equivalent_certificate(net1, net2, ans.witness, ans.values, **prov)
     summary = verify_equivalence(cert) if check else f"{ans.status} (not checked: check=False)"

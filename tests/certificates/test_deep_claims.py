@@ -78,15 +78,15 @@ def test_bounds_leaves_replace_equal_leaves(tree_cert):
     (lambda c: c["tree"].__setitem__(0, {"split": True}), "split or fix must name a neuron"),
     (lambda c: c["tree"].__setitem__(2, {"split": 3}), "split or fix must name a neuron"),
     (lambda c: c["tree"].__setitem__(1, {"equal": [{"post": [[3, "-2"]]}]}), "do not sum to output 0"),
-    (lambda c: c["tree"].__setitem__(1, {"equal": [{"relu": [[3, "1"]]}]}), "'post' only"),
-    (lambda c: c["tree"].__setitem__(1, {"equal": [{}, {}]}), "one entry per output"),
+    (lambda c: c["tree"].__setitem__(1, {"equal": [{"relu": [[3, "1"]]}]}), "'post', 'lemma' only"),
+    (lambda c: c["tree"].__setitem__(1, {"equal": [{}, {}]}), "one entry per target"),
     (lambda c: c["tree"].__setitem__(1, {"leaf": 1}), "a leaf is"),
     (lambda c: c["tree"].__setitem__(1, {"equal": [{"post": [[2, "-3"]]}]}), "which the path does not decide"),
     (lambda c: c["tree"][3]["farkas"]["phase"][0].__setitem__(1, "-1"), "negative multiplier"),
     (lambda c: c["tree"][3]["farkas"]["post"][0].__setitem__(1, "2"), "Farkas leaf does not sum"),
     (lambda c: c["tree"][3]["farkas"].__setitem__("phase", "x"), "must be a list of \\[neuron, multiplier\\]"),
-    (lambda c: c["tree"][3]["farkas"]["phase"].__setitem__(0, [3]), "must be \\[neuron, multiplier\\]"),
-    (lambda c: c["tree"][3]["farkas"]["phase"].__setitem__(0, [-1, "1"]), "must be \\[neuron, multiplier\\]"),
+    (lambda c: c["tree"][3]["farkas"]["phase"].__setitem__(0, [3]), "must be \\[index, multiplier\\]"),
+    (lambda c: c["tree"][3]["farkas"]["phase"].__setitem__(0, [-1, "1"]), "must be \\[index, multiplier\\]"),
     (lambda c: c["tree"][3].__setitem__("farkas", {"box": []}), "a combination is an object of rows"),
     (lambda c: c["tree"][3].__setitem__("farkas", []), "a combination is an object of rows"),
     (lambda c: c["tree"][4]["bound"]["relu"][0].__setitem__(1, "1/2"), "does not prove neuron 1 inactive"),
@@ -157,3 +157,28 @@ def test_certificates_are_json_and_the_bundle_reads_them(tree_cert, tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps(tree_cert))
     assert checker.main([str(path)]) == 0
+
+
+@pytest.fixture(scope="module")
+def lemma_cert():
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    from bench_deep_equiv import gadgets
+
+    return functionally_equal(*gadgets((3, 4, 4, 1), 2, seed=1)).certificate
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda c: c["lemmas"][0]["forms"][0]["terms"][0].__setitem__(1, "7"), "do not sum|does not|neuron"),
+    (lambda c: c["lemmas"].pop(), "0 <= index < 1"),
+    (lambda c: c["tree"][0]["equal"][0]["lemma"].append([2, "1"]),
+     "a lemma row must be \\[index, multiplier\\] with 0 <= index < 2"),
+    (lambda c: c["lemmas"][1]["tree"].__setitem__(0, {"equal": [{"lemma": [[1, "1"]]}]}), "0 <= index < 1"),
+    (lambda c: c["lemmas"][0]["forms"][0]["terms"].append(c["lemmas"][0]["forms"][0]["terms"][0]), "each variable"),
+    (lambda c: c["lemmas"][0]["forms"][0].pop("constant"), "a lemma's form is"),
+    (lambda c: c["lemmas"][0].__setitem__("forms", []), "a lemma is"),
+    (lambda c: c.__setitem__("lemmas", {}), "lemmas must be a list"),
+    (lambda c: c["lemmas"][0]["tree"][-1].__setitem__("equal", [{}, {}]), "one entry per target \\(1\\)"),
+])
+def test_tampered_lemmas_are_rejected(lemma_cert, edit, match):
+    assert checker.check(lemma_cert, None).startswith("equivalent")
+    bad(edited(lemma_cert, edit), match)

@@ -362,6 +362,17 @@ def _deep_equivalence_claims(c: Corpus) -> None:
     c.invalid("deep-equivalent-box-domain", tampered(tree, lambda x: x.__setitem__(
         "domain", {"kind": "box", "lower": ["0", "0"], "upper": ["1", "1"]})), None, "knows the domain",
               "a box domain, which this checker does not know yet")
+    sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
+    from bench_deep_equiv import gadgets
+
+    lem = functionally_equal(*gadgets((3, 4, 4, 1), 2, seed=1)).certificate
+    c.valid("deep-equivalent-lemmas", lem, None, "VALID: equivalent",
+            "two independent parts of the difference, each proved by a lemma; the main tree adds them")
+    c.invalid("deep-equivalent-lemma-form-changed", tampered(lem, lambda x: x["lemmas"][0]["forms"][0]["terms"][0]
+                                                            .__setitem__(1, "7")), None, "INVALID",
+              "a lemma's stated form changed: its tree no longer proves it")
+    c.invalid("deep-equivalent-lemma-dropped", tampered(lem, lambda x: x["lemmas"].pop()), None, "0 <= index < 1",
+              "a lemma dropped while the main tree still cites it")
     c.invalid("deep-not-equivalent-value-off-by-2-60", tampered(witness, lambda x: x["values"][1].__setitem__(
         0, _bump_tiny(x["values"][1][0]))), None, "network 2 at the witness is", "the second value off by 2^-60")
 

@@ -156,3 +156,27 @@ def test_minimize_deep_removes_the_cheap_neurons():
     silent = Network.from_layers([([[1]], [-1]), ([[0]], None), ([[1]], None)])
     out = reduced_network(silent)
     assert out.widths == (1, 1, 1, 1) and not any(x for r in out.layers[0].W.to_fractions() for x in r)
+
+
+def test_independent_parts_are_proved_once_each_as_lemmas():
+    import sys as _sys
+    from pathlib import Path as _Path
+    _sys.path.insert(0, str(_Path(__file__).parents[2] / "benchmarks"))
+    from bench_deep_equiv import gadgets
+
+    a, b = gadgets((3, 4, 4, 2), 3, seed=1)
+    res = functionally_equal(a, b)
+    cert = res.certificate
+    assert res.status == "equivalent" and len(cert["lemmas"]) == 3 and res.evidence["lemmas"] == 3
+    sums = [{"lemma": [[0, "1"], [2, "1"], [4, "1"]]}, {"lemma": [[1, "1"], [3, "1"], [5, "1"]]}]
+    assert cert["tree"] == [{"equal": sums}]
+    assert "3 lemmas and case trees of" in checker.check(cert, None)
+
+
+def test_parts_that_are_not_zero_alone_fall_back_to_one_tree():
+    """relu(x) against relu(relu(x + 1) - 1): equal functions that share no neuron, so two parts, neither zero."""
+    a = Network.from_layers([([[1]], None), ([[1]], None), ([[1]], None)])
+    b = Network.from_layers([([[1]], [1]), ([[1]], [-1]), ([[1]], None)])
+    res = functionally_equal(a, b)
+    assert res.status == "equivalent" and "lemmas" not in res.certificate
+    assert checker.check(res.certificate, None).startswith("equivalent")

@@ -54,16 +54,20 @@ def not_equivalent_certificate(net1: Network, net2: Network, witness, values, **
             "provenance": provenance(**prov)}
 
 
-def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, **prov) -> dict:
-    """``equivalent`` on R^d for networks of any depth, proved by ``tree`` (not verified here).
+def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lemmas: list | None = None,
+                                **prov) -> dict:
+    """``equivalent`` on R^d for networks of any depth, proved by ``tree`` and ``lemmas`` (not verified here).
 
     >>> net = Network.from_layers([([[1]], None), ([[1]], None), ([[2]], None)])
     >>> cert = deep_equivalent_certificate(net, net, [{"equal": [{}]}])
     >>> verify_equivalence(cert)
     'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neurons; case tree of 1 leaves checked)'
     """
-    return {**envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
-                       domain=dict(DOMAIN), property=dict(PROPERTY), tree=tree), "provenance": provenance(**prov)}
+    cert = envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
+                    domain=dict(DOMAIN), property=dict(PROPERTY))
+    if lemmas:
+        cert["lemmas"] = lemmas
+    return {**cert, "tree": tree, "provenance": provenance(**prov)}
 
 
 def deep_not_equivalent_certificate(net1: Network, net2: Network, witness, values, **prov) -> dict:

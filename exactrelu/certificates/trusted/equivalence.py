@@ -215,13 +215,15 @@ def _widths(net) -> str:
 
 
 def _check_deep_equivalent(cert: dict) -> str:
-    a, b = _deep_pair(cert, {"tree"})
+    a, b = _deep_pair(cert, {"tree", "lemmas"})
     if a[0] != 1:
         raise CheckFailed("an equivalent claim with a case tree is about ReLU networks")
     red = reduced_difference(a, b)
-    leaves = check_phase_tree(red, cert.get("tree"))
+    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []))
+    proof = (f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves" if cert.get("lemmas") else
+             f"case tree of {leaves} leaves")
     return (f"equivalent: the two networks (widths {_widths(a)} and {_widths(b)}, relu) are the same function on all "
-            f"of R^d (reduced difference: {len(red.forms)} neurons; case tree of {leaves} leaves checked)")
+            f"of R^d (reduced difference: {len(red.forms)} neurons; {proof} checked)")
 
 
 def check_equivalent(cert: dict, instance=None) -> str:

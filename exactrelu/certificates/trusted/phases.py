@@ -19,6 +19,13 @@ inequality) into ``a . v + k``; on Q it is <= 0, and = 0 with equations only. So
 ``{"farkas": C}``: a = 0 and k > 0, so Q is empty (0 >= k > 0);
 ``{"equal": [C_0, ..., C_{m-1}]}``: equations only, each summing to output r's form exactly: zero on Q;
 ``{"bounds": [[U_0, L_0], ...]}``: U_r proves ``O_r <= 0``, L_r proves ``-O_r <= 0`` on Q.
+
+**Lemmas.** ``"lemmas": [{"forms": [F, ...], "tree": [...]}, ...]``, each F ``{"terms": [[variable, q], ...],
+"constant": q}``: lemma t claims every F_i(x, y) = 0 for every x (y_u = relu(z_u(x))), proved by its own tree
+whose leaves have one entry per form of the lemma (instead of per output). The forms of all lemmas are numbered
+in order, and a later lemma's tree or the main tree may use ``["lemma", s]`` rows ``F_s = 0`` (equations) of
+the forms proved before it. Independent parts of a difference are so proved once each instead of in one tree
+that multiplies their cases.
 """
 
 from __future__ import annotations
@@ -28,10 +35,13 @@ from fractions import Fraction
 from .common import CheckFailed, cap_bits, lcm_within, limit, over, parse_rational
 from .tree import walk_tree
 
-_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True}
+_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False}
+_EQUATIONS = {"post", "lemma"}
 
 
 def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
+    if kind == "lemma":
+        return red.proved[u]
     f, k = red.forms[u]
     y = red.d + u
     if kind == "relu":
@@ -47,16 +57,17 @@ def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
 
 def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dict, Fraction]:
     """``(a, k)``: the sum of the rows of ``cert`` with their multipliers (module docstring)."""
-    if not isinstance(cert, dict) or set(cert) - ({"post"} if equations_only else set(_INEQUALITY)):
-        raise CheckFailed("a combination is an object of rows " + ("('post' only)" if equations_only else
-                                                                   "('phase', 'post', 'relu', 'pos')"))
+    if not isinstance(cert, dict) or set(cert) - (_EQUATIONS if equations_only else set(_INEQUALITY)):
+        raise CheckFailed("a combination is an object of rows " + ("('post', 'lemma' only)" if equations_only else
+                                                                   "('phase', 'post', 'relu', 'pos', 'lemma')"))
     rows, dens = [], []
     for kind, entries in cert.items():
         if not isinstance(entries, list):
             raise CheckFailed(f"the {kind} rows of a combination must be a list of [neuron, multiplier]")
+        top = len(red.proved) if kind == "lemma" else len(red.forms)
         for e in entries:
-            if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < len(red.forms)):
-                raise CheckFailed(f"a {kind} row must be [neuron, multiplier] with 0 <= neuron < {len(red.forms)}")
+            if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top):
+                raise CheckFailed(f"a {kind} row must be [index, multiplier] with 0 <= index < {top}")
             m = parse_rational(e[1])
             if m < 0 and _INEQUALITY[kind]:
                 raise CheckFailed(f"the {kind} row of neuron {e[0]} has a negative multiplier")
@@ -96,9 +107,9 @@ def _leaf(red, node, dec) -> None:
         if a or k <= 0:
             raise CheckFailed("a Farkas leaf does not sum to 0 <= negative")
         return
-    if not isinstance(body, list) or len(body) != len(red.outputs):
-        raise CheckFailed(f"an {kind} leaf has one entry per output ({len(red.outputs)})")
-    for r, (entry, out) in enumerate(zip(body, red.outputs)):
+    if not isinstance(body, list) or len(body) != len(red.targets):
+        raise CheckFailed(f"an {kind} leaf has one entry per target ({len(red.targets)})")
+    for r, (entry, out) in enumerate(zip(body, red.targets)):
         if kind == "equal":
             if combination(red, entry, dec, equations_only=True) != out:
                 raise CheckFailed(f"an equal leaf's equations do not sum to output {r}'s difference")
@@ -125,7 +136,35 @@ def _fix(red, node, dec) -> tuple[int, bool]:
     return u, active
 
 
-def check_phase_tree(red, tree) -> int:
-    """Walk ``tree`` over the phases of ``red``'s neurons; the number of leaves, or CheckFailed."""
+def _form(red, obj) -> tuple[dict, Fraction]:
+    if not isinstance(obj, dict) or set(obj) != {"terms", "constant"} or not isinstance(obj["terms"], list):
+        raise CheckFailed("a lemma's form is {'terms': [[variable, q], ...], 'constant': q}")
+    f: dict = {}
+    for e in obj["terms"]:
+        top = red.d + len(red.forms)
+        if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top and e[0] not in f):
+            raise CheckFailed(f"a lemma's term must be [variable, q], each variable 0 <= v < {top} once")
+        f[e[0]] = parse_rational(e[1])
+    return {v: a for v, a in f.items() if a}, parse_rational(obj["constant"])
+
+
+def _walk(red, tree, targets) -> int:
+    red.targets = targets
     return walk_tree(tree, {}, lambda u, dec: _neuron(red, u, dec), lambda node, dec: _leaf(red, node, dec),
                      fix=lambda node, dec: _fix(red, node, dec))
+
+
+def check_phase_tree(red, tree, lemmas=()) -> int:
+    """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons; the number of leaves, or
+    CheckFailed."""
+    if not isinstance(lemmas, list):
+        raise CheckFailed("lemmas must be a list of {'forms': [...], 'tree': [...]}")
+    red.proved, leaves = [], 0
+    for lemma in lemmas:
+        if not isinstance(lemma, dict) or set(lemma) != {"forms", "tree"} or not isinstance(lemma["forms"], list) \
+                or not lemma["forms"]:
+            raise CheckFailed("a lemma is {'forms': [one or more forms], 'tree': [...]}")
+        forms = [_form(red, f) for f in lemma["forms"]]
+        leaves += _walk(red, lemma["tree"], forms)
+        red.proved += forms
+    return leaves + _walk(red, tree, red.outputs)

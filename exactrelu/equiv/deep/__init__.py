@@ -32,7 +32,7 @@ from ...errors import InvalidInput
 from ...exact.matrix import QMatrix
 from ...network import Network
 from .forms import reduced_difference
-from .search import Found, Search, Spent
+from .search import Search, Stats, _Found, _Spent, _Stuck
 
 __all__ = ["DeepAnswer", "deep_equivalence"]
 
@@ -48,6 +48,7 @@ class DeepAnswer:
     values: tuple | None = None
     reason: str | None = None
     stats: dict = field(default_factory=dict)
+    lemmas: list | None = None
 
 
 def _exact_values(net: Network, x: list[Fraction]) -> list[Fraction]:
@@ -71,6 +72,56 @@ def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 2
         if _exact_values(a, x) != _exact_values(b, x):
             return x
     return None
+
+
+def independent_parts(red) -> list[list[tuple[dict, Fraction]]] | None:
+    """The output forms split by the connected parts of the neurons they read (two neurons are connected when one
+    reads the other), one form per output for each part; None when there is one part, or the outputs have an
+    input or constant term."""
+    d, parent = red.d, {}
+
+    def find(u: int) -> int:
+        while parent.setdefault(u, u) != u:
+            parent[u] = parent[parent[u]]
+            u = parent[u]
+        return u
+
+    todo = [v - d for f, k in red.outputs for v in f if v >= d]
+    if any(k or min(f, default=d) < d for f, k in red.outputs) or not todo:
+        return None
+    seen: set = set()
+    while todo:
+        u = todo.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        for v in red.forms[u][0]:
+            if v >= d:
+                parent[find(v - d)] = find(u)
+                todo.append(v - d)
+    roots = sorted({find(v - d) for f, _ in red.outputs for v in f})
+    if len(roots) < 2:
+        return None
+    return [[({v: a for v, a in f.items() if find(v - d) == root}, Fraction(0)) for f, _ in red.outputs]
+            for root in roots]
+
+
+def _form_json(form) -> dict:
+    from ...exact.rationals import format_rational
+
+    return {"terms": [[v, format_rational(a)] for v, a in sorted(form[0].items())],
+            "constant": format_rational(form[1])}
+
+
+def _lemmas(red, differ, parts, budget: dict, stats: Stats) -> tuple[list, list]:
+    """Each part proved zero by its own tree (lemmas), and the main tree: one leaf summing them per output."""
+    lemmas = []
+    for part in parts:
+        lemmas.append({"forms": [_form_json(f) for f in part],
+                       "tree": Search(red, differ, targets=part, stats=stats, **budget).subtree()})
+    m = len(red.outputs)
+    leaf = {"equal": [{"lemma": [[t * m + r, "1"] for t in range(len(parts))]} for r in range(m)]}
+    return lemmas, [leaf]
 
 
 def _check_pair(a: Network, b: Network) -> None:
@@ -117,15 +168,26 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        search = Search(red, lambda p: _exact_values(a, p) != _exact_values(b, p), max_nodes=max_nodes,
-                        deadline=deadline, progress=progress)
+        def differ(p):
+            return _exact_values(a, p) != _exact_values(b, p)
+
+        budget = {"max_nodes": max_nodes, "deadline": deadline, "progress": progress}
+        search = Search(red, differ, **budget)
         depth = sys.getrecursionlimit()
         sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
         try:
+            parts = independent_parts(red)
+            if parts is not None:
+                try:
+                    lemmas, tree = _lemmas(red, differ, parts, budget, search.stats)
+                    return DeepAnswer("equivalent", tree, lemmas=lemmas,
+                                      stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
+                except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
+                    pass
             tree = search.subtree()
-        except Found as found:
+        except _Found as found:
             x = found.x
-        except Spent as spent:
+        except _Spent as spent:
             return DeepAnswer("unknown", reason=str(spent), stats={**stats, **search.stats.to_json()})
         else:
             return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})

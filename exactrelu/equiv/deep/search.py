@@ -24,10 +24,10 @@ from ...exact.rationals import format_rational
 from .bounds import prove_at_most, prove_empty, screen, variables_of
 from .forms import Form, add_to, is_zero, scaled
 
-__all__ = ["Search", "Found", "Spent"]
+__all__ = ["Search", "Stats"]
 
 
-class Found(Exception):
+class _Found(Exception):
     """A point where the two networks differ (exactly), found during the search."""
 
     def __init__(self, x: list[Fraction]):
@@ -35,8 +35,12 @@ class Found(Exception):
         super().__init__("witness found")
 
 
-class Spent(Exception):
+class _Spent(Exception):
     """The node or time budget ran out before the search finished."""
+
+
+class _Stuck(Exception):
+    """A target of a lemma search is not zero at a point where the two networks agree: the lemma is false."""
 
 
 @dataclass
@@ -64,11 +68,12 @@ class Search:
     """
 
     def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
-                 progress=None):
+                 progress=None, targets=None, stats: Stats | None = None):
         self.red, self.d, self.differ = red, red.d, differ
+        self.targets = red.outputs if targets is None else targets
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
-        self.stats = Stats()
+        self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
         for f, _ in red.forms:  # 1 + the deepest neuron it reads
@@ -154,9 +159,9 @@ class Search:
         s.nodes += 1
         s.deepest = max(s.deepest, len(self.dec))
         if self.max_nodes is not None and s.nodes > self.max_nodes:
-            raise Spent(f"the node budget of {self.max_nodes:,} ran out")
+            raise _Spent(f"the node budget of {self.max_nodes:,} ran out")
         if self.deadline is not None and self.deadline.expired():
-            raise Spent(f"the time limit of {self.deadline.seconds:g} s passed")
+            raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed")
         now = time.monotonic()
         if self.progress is not None and now - self._shown > 0.5:
             self._shown = now
@@ -171,13 +176,14 @@ class Search:
     def subtree(self, splits: int = 0) -> list:
         """The nodes (preorder) of a tree proving the outputs zero below the current decisions (``self.dec``).
 
-        Raises :class:`Found` with a witness, or :class:`Spent` when the budget runs out.
+        Raises :class:`_Found` with a witness, or :class:`_Spent` when the budget runs out (private signals of
+        this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
         memo: dict = {}
-        outs = [self._subst(o, memo) for o in self.red.outputs]
+        outs = [self._subst(o, memo) for o in self.targets]
         if all(is_zero(o) for o in outs):
-            return self._leaf({"equal": [self.combination({}, o) for o in self.red.outputs]}, splits)
+            return self._leaf({"equal": [self.combination({}, o) for o in self.targets]}, splits)
         rows = self._rows(memo, outs)
         frontier = self._undecided(outs)
         if not frontier:
@@ -185,6 +191,8 @@ class Search:
             if done is not None:
                 return done
             frontier = self._undecided([f for _, f in rows])
+            if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
+                raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
         u = max(frontier, key=lambda v: (self.level[v], -v))
         z = self._z(u, memo)
         span = screen(rows, z)
@@ -226,7 +234,7 @@ class Search:
         if empty is not None:
             return empty
         proofs = []
-        for o, orig in zip(outs, self.red.outputs):
+        for o, orig in zip(outs, self.targets):
             pair = []
             for sign in (Fraction(1), Fraction(-1)):
                 self.stats.lps += 1
@@ -254,4 +262,4 @@ class Search:
             point = dict(zip(names, vec))
         x = [point.get(t, Fraction(0)) for t in range(self.d)]
         if self.differ(x):
-            raise Found(x)
+            raise _Found(x)
