@@ -94,6 +94,7 @@ TESTS = {
                         "tests/equiv/test_deep_equivalence.py"],
     "trusted/phases.py": [_C + "test_deep_claims.py", "tests/corpus/test_corpus.py",
                           "tests/equiv/test_deep_equivalence.py"],
+    "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's

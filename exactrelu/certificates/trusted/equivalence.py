@@ -258,3 +258,7 @@ def check_not_equivalent(cert: dict, instance=None) -> str:
         raise CheckFailed("the two values at the witness are equal")
     shape = f"(widths {_widths(a)} and {_widths(b)})" if deep else _describe(a, b)
     return f"not-equivalent: the two networks {shape} differ at the witness (both evaluated exactly)"
+
+
+#: the readers the ``transcript`` claim shares (trusted modules import each other's public names only)
+rational_row, rational_rows, network_units = _row, _rows, _network
