@@ -278,7 +278,7 @@ def minimize(net: Network, *, check: bool = True, **prov) -> Minimized:
     (2, 2, True, 'equivalent')
     """
     if not isinstance(net, Network):
-        raise InvalidInput("minimize takes a Network (exactrelu.io.read_weights reads files)")
+        raise InvalidInput("minimize takes a Network (exactrelu.io.weights.read_weights reads files)")
     if net.depth != 2:  # the cheap reductions of any depth (exactrelu.equiv.deep.minimize), proved equivalent
         from .deep.minimize import reduced_network
 

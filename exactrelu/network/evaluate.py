@@ -18,7 +18,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import as_float_array, int_times_dyadic
+from ..exact.codecs.float64 import as_float_array, int_times_dyadic
 from ..exact.matrix import QMatrix
 from ..limits import limit, over
 from .activation import Activation

@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import as_float_array
+from ..exact.codecs.float64 import as_float_array
 from ..exact.matrix import QMatrix
 
 __all__ = ["Layer", "bias_column"]

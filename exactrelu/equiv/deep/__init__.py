@@ -126,7 +126,7 @@ def _lemmas(red, differ, parts, budget: dict, stats: Stats) -> tuple[list, list]
 
 def _check_pair(a: Network, b: Network) -> None:
     if not isinstance(a, Network) or not isinstance(b, Network):
-        raise InvalidInput("deep_equivalence compares two Network objects (exactrelu.io.read_weights reads files)")
+        raise InvalidInput("deep_equivalence compares two Network objects (exactrelu.io.weights.read_weights reads files)")
     if a.activation.degree != 1 or b.activation.degree != 1:
         raise InvalidInput("equivalence of networks deeper than two layers is decided for the ReLU only "
                            f"(got {a.activation} and {b.activation})")
