@@ -6,6 +6,7 @@ import json
 
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
+from ._weights import add_layers_argument, read_net
 
 WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b, c), .npz, .safetensors, a PyTorch "
                 "state dict (.pt) or an ONNX graph (.onnx); float weights are taken exactly")
@@ -27,6 +28,8 @@ def register(sub) -> None:
     p.add_argument("--max-nodes", type=_positive, metavar="N",
                    help="visit at most N case-tree nodes (networks deeper than two layers); then answer unknown "
                         "(exit 3)")
+    add_layers_argument(p, of="NET1")
+    add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
     json_command(p, "equiv", _unknown_on_time_out(limited(cmd_equiv, backstop=True)))
 
@@ -39,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="the minimized network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", help="write the equivalent certificate (input, output) here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
+    add_layers_argument(p)
     add_time_limit(p)
     json_command(p, "minimize", limited(cmd_minimize))
 
@@ -65,11 +69,10 @@ def _unknown_on_time_out(func):
     return run
 
 
-def _read(path: str, activation):
-    from ..io.weights import read_weights
+def _read(args, path: str, layers: str | None):
     from ..network import Activation
 
-    return read_weights(path, activation=None if activation is None else Activation.parse(activation))
+    return read_net(args, path, None if args.activation is None else Activation.parse(args.activation), layers)
 
 
 def _write_json(obj: dict, path: str) -> None:
@@ -108,6 +111,9 @@ def cmd_equiv(args) -> int:
     if res.status == "unknown":
         return emit(args, record, [f"UNKNOWN: {res.summary}",
                                    "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
+    a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
+    args.done = f"read both networks ({a.k} and {b.k} units)"
+    res = functionally_equal(a, b)
     if args.output:
         _write_json(res.certificate, args.output)
     if res.equal:
@@ -133,7 +139,7 @@ def cmd_minimize(args) -> int:
     from ..equiv.minimize import minimize
     from ..io.weights import weights_json
 
-    net = _read(args.network, args.activation)
+    net = _read(args, args.network, args.layers)
     args.done = f"read the network ({_shape(net)})"
     res = minimize(net)
     _write_json(weights_json(res.network, minimized_from=str(args.network)), args.output)
