@@ -99,7 +99,7 @@ def cmd_equiv(args) -> int:
     from ..equiv import functionally_equal
     from ..progress import LineProgress
 
-    a, b = _read(args.first, args.activation), _read(args.second, args.activation)
+    a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
     args.done = f"read both networks ({_shape(a)} and {_shape(b)})"
     progress = LineProgress() if sys.stderr.isatty() and not getattr(args, "json", False) else None
     res = functionally_equal(a, b, time_limit=args.time_limit, max_nodes=args.max_nodes, progress=progress)

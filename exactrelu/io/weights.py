@@ -112,6 +112,8 @@ def network_of(stack: LayerStack, activation: Activation | None = None) -> Netwo
 
 
 def _json_description(path: Path, net: Network) -> str:
+    if net.depth != 2:
+        return f"read {path}: {net.depth} layers, widths {'-'.join(map(str, net.widths))}"
     bias = " + b" if net.has_bias else ""
     out = " + c" if net.has_output_bias else ""
     return f"read {path}: V ({net.k} x {net.d}){bias} -> U ({net.m} x {net.k}){out}"
