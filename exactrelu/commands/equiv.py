@@ -111,9 +111,6 @@ def cmd_equiv(args) -> int:
     if res.status == "unknown":
         return emit(args, record, [f"UNKNOWN: {res.summary}",
                                    "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
-    a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
-    args.done = f"read both networks ({a.k} and {b.k} units)"
-    res = functionally_equal(a, b)
     if args.output:
         _write_json(res.certificate, args.output)
     if res.equal:
