@@ -173,3 +173,24 @@ def test_bias_errors():
     with pytest.raises(InvalidInput):
         Network.from_rows([[1]], [[1]], b=[float("nan")])
     assert Network.from_rows([[1]], [[1]], b=np.array([0.25])).b_fractions() == [Fraction(1, 4)]
+
+
+def _flint_outputs(net, X):
+    """The FLINT route of evaluate_exact (Fractions in: no float or limb source)."""
+    return net.evaluate_exact([[Fraction(v) for v in row] for row in X.tolist()]).to_fractions()
+
+
+@given(st.integers(0, 10**6), st.booleans(), st.booleans(), st.sampled_from([1, 2**-30, 2.0**40, 3.5e-200]))
+def test_limb_route_of_evaluate_exact_equals_flint(seed, bias, out_bias, scale):
+    """Float inputs go through limb products (exact/bulk.py); the outputs equal FLINT's, kinks at exactly 0 included."""
+    rng = np.random.default_rng(seed)
+    d, k, m, n = 3, 4, 2, 9
+    X = rng.integers(-3, 4, size=(n, d)).astype(float) * scale  # small integers: many pre-activations exactly 0
+    V = rng.integers(-2, 3, size=(k, d)).tolist()
+    U = [[Fraction(int(v), 7) for v in row] for row in rng.integers(-5, 6, size=(m, k))]
+    b = [Fraction(int(v), 3) for v in rng.integers(-2, 3, size=k)] if bias else None
+    c = [Fraction(int(v), 5) for v in rng.integers(-9, 10, size=m)] if out_bias else None
+    net = Network.from_rows(U, V, RELU, b=b, c=c)
+    fast = net.evaluate_exact(X)
+    assert QMatrix.from_numpy(X).float_source is not None and fast.limb_source is not None  # the limb route ran
+    assert fast.to_fractions() == _flint_outputs(net, X)
