@@ -20,6 +20,7 @@ import os
 import sys
 
 from .errors import InvalidInput
+from .validation import check_positive_integer
 
 __all__ = ["DEFAULTS", "limit", "set_limit", "over", "check_entries", "check_units", "check_digits"]
 
@@ -65,8 +66,7 @@ def set_limit(name: str, value: int) -> None:
     """
     if name not in DEFAULTS:
         raise InvalidInput(f"unknown limit {name!r}; the limits are {sorted(DEFAULTS)}")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInput(f"limit {name} must be a positive integer, got {value!r}")
+    value = check_positive_integer(value, f"limit {name}")
     if name == "digits" and 0 < sys.get_int_max_str_digits() < value:
         sys.set_int_max_str_digits(value)  # so that int(), str() and json handle what the limit allows
     _limits[name] = value
@@ -100,8 +100,7 @@ def check_units(k: int, what: str = "the number of hidden units") -> None:
     ...
     exactrelu.errors.InvalidInput: -k 1000000000 is over the limit units=10000 (raise it with EXACTRELU_MAX_UNITS; docs/limits.md)
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidInput(f"{what} must be a positive integer, got {k!r}")
+    k = check_positive_integer(k, what)
     if k > limit("units"):
         raise over("units", f"{what} {k}")
 

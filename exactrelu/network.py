@@ -43,6 +43,7 @@ import flint
 import numpy as np
 
 from .errors import InvalidInput
+from .validation import check_positive_integer
 from .limits import limit, over
 from .exact.float64 import as_float_array, int_times_dyadic
 from .exact.matrix import QMatrix
@@ -67,8 +68,7 @@ class Activation:
     def __post_init__(self):
         if self.name not in ("relu", "power"):
             raise InvalidInput(f"unknown activation {self.name!r} (expected 'relu' or 'power')")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) or int(self.degree) < 1:
-            raise InvalidInput(f"activation degree must be a positive integer, got {self.degree!r}")
+        check_positive_integer(self.degree, "activation degree")
         if self.name == "relu" and self.degree != 1:
             raise InvalidInput("the ReLU has degree 1; use Activation.power(c) for t^c")
         if int(self.degree) > limit("degree"):  # t^c costs c times the digits of t: bounded before any work

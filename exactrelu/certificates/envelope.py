@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
+from ..validation import check_integer
 from ..instances import Instance
 from ..network import RELU, Network
 
@@ -368,9 +369,8 @@ def check_workers(instance: Instance) -> int:
 
     asked = os.environ.get("EXACTRELU_CHECK_WORKERS", "").strip()
     if asked:
-        if not asked.isdigit() or not 1 <= int(asked) <= 64:
-            raise InvalidInput(f"EXACTRELU_CHECK_WORKERS must be an integer from 1 to 64, not {asked[:20]!r}")
-        workers = int(asked)
+        workers = check_integer(int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 20 else asked,
+                                "EXACTRELU_CHECK_WORKERS", minimum=1, maximum=64)
     else:
         n, d = instance.inputs.shape
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

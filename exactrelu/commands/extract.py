@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from ..validation import positive_int_arg, seconds_arg, seed_arg
 
 from ._report import emit, json_command
 
@@ -17,10 +18,12 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--oracle", metavar="NET", help="a weights file, evaluated exactly, as the oracle")
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
-    p.add_argument("-k", type=int, help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
-    p.add_argument("--max-queries", type=int, metavar="N", help="stop (exit 1, nothing claimed) after N queries")
-    p.add_argument("--time-limit", type=float, help="stop (exit 1, nothing claimed) after this many seconds")
-    p.add_argument("--seed", type=int, default=0, help="seed of the search line and the fresh queries (default 0)")
+    p.add_argument("-k", type=positive_int_arg,
+                   help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
+    p.add_argument("--max-queries", type=positive_int_arg, metavar="N",
+                   help="stop (exit 1, nothing claimed) after N queries")
+    p.add_argument("--time-limit", type=seconds_arg, help="stop (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the search line and the fresh queries (default 0)")
     p.add_argument("-o", "--output", required=True, help="the extracted network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", metavar="CERT",
                    help="write the realizes certificate here and the transcript next to it (CERT.transcript.json)")
@@ -48,14 +51,11 @@ def _write(obj: dict, path: str) -> None:
 
 
 def cmd_extract(args) -> int:
-    from ..errors import InvalidInput
     from ..extract import extract
     from ..instances import write_instance
     from ..io.weights import read_weights, weights_json
     from ..progress import LineProgress
 
-    if args.k is not None and args.k < 1:
-        raise InvalidInput(f"-k must be a positive integer, got {args.k}")
     expected = read_weights(args.expect) if args.expect else None  # a bad file is refused before any query
     progress = LineProgress() if args.verbose else None
     oracle = _oracle(args)

@@ -37,6 +37,7 @@ from ..certificates.envelope import verify
 from ..equiv.canonical import CanonicalForm
 from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ..validation import as_generator, check_k
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Network
@@ -261,9 +262,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     """
     if not isinstance(oracle, Oracle):
         raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise InvalidInput(f"k must be a positive integer, got {k!r}")
-    rng = np.random.default_rng(seed)
+    k = None if k is None else check_k(k)
+    rng = as_generator(seed)
     t0 = time.perf_counter()
     for attempt in range(lines):
         try:

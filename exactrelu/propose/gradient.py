@@ -33,8 +33,8 @@ from scipy.optimize import minimize
 from ..errors import InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import (Screen, as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
-                     screen_units)
+from .floats import Screen, check_activation, label_basis, screen_units
+from ..validation import as_generator, check_integer, check_number, normalize_rows
 
 __all__ = ["GradientProposer", "propose_gradient", "gradient_proposal", "GradientSettings", "GradientProposal",
            "loss_and_gradient", "inner_output_weights", "FixedUnits", "UnitPool"]
@@ -85,13 +85,14 @@ class GradientProposer(Proposer):
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         self.activation_ = check_activation(self.activation)
         for name in ("n_restarts", "max_iter", "screen_every", "patience"):
-            check_int(name, getattr(self, name), 1)
-        check_int("extra", self.extra, 0)
-        check_number("ridge", self.ridge, strict=False)
+            check_integer(getattr(self, name), name, minimum=1)
+        check_integer(self.extra, "extra", minimum=0)
+        check_number(self.ridge, "ridge", minimum=0)
         k, X, Y = self._check_fit_data(X, y)
         settings = GradientSettings(self.activation_.degree, self.n_restarts, self.max_iter, self.screen_every,
                                     self.patience, self.extra, self.ridge)
-        out = gradient_proposal(X, Y, k, as_generator(self.random_state), settings, self.init, self.progress)
+        rng = as_generator(self.random_state, "random_state")
+        out = gradient_proposal(X, Y, k, rng, settings, self.init, self.progress)
         self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
         self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
         return self
@@ -208,7 +209,7 @@ class UnitPool:
 
     def __init__(self, Q: np.ndarray, X: np.ndarray, k: int, extra: int, degree: int, Xn: np.ndarray | None = None):
         self.Q, self.X, self.k, self.extra, self.degree = Q, X, k, extra, degree
-        self.Xn = normalised_rows(X) if Xn is None else Xn
+        self.Xn = normalize_rows(X) if Xn is None else Xn
         self.v: list[np.ndarray] = []
         self.y: list[np.ndarray] = []
 

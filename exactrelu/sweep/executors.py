@@ -17,8 +17,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import socket
 
 from ..errors import InvalidInput
+from ..validation import check_positive_integer, scheduler_address
 from .worker import init_worker
 
 __all__ = ["Backend", "SerialExecutor", "default_workers"]
@@ -56,8 +58,7 @@ class Backend:
     """Makes (and remakes, after a worker died) the executor of a run; ``close`` releases it."""
 
     def __init__(self, *, workers: int | None = None, scheduler: str | None = None):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InvalidInput(f"--workers must be a positive integer, got {workers!r}")
+        check_positive_integer(workers, "--workers", none_ok=True)
         if scheduler is not None and workers is not None:
             raise InvalidInput("give --workers or --scheduler, not both (a Dask cluster has its own workers)")
         self.scheduler = scheduler
@@ -96,6 +97,12 @@ class Backend:
         except ImportError:
             raise InvalidInput("--scheduler needs Dask: pip install 'exactrelu[dask]'") from None
         if self._client is None:
+            host, port = scheduler_address(self.scheduler)  # a malformed address or an unknown host: at once
+            try:
+                socket.getaddrinfo(host, port)
+            except OSError as exc:
+                raise InvalidInput(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                   f"{exc.strerror or exc}") from None
             try:
                 self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
             except (OSError, TimeoutError, ValueError) as exc:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import InvalidInput
+from ..validation import check_integer, check_number
 
 __all__ = ["Param", "PARAMS", "MAX_TASKS", "MAX_ENTRIES", "check_point", "boolean"]
 
@@ -39,16 +40,13 @@ class Param:
 
 def _integer(lo: int, hi: int) -> Callable[[Any, str], int]:
     def check(v, where):
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise InvalidInput(f"{where}: expected an integer between {lo} and {hi}, got {v!r}")
-        return v
+        return check_integer(v, where, minimum=lo, maximum=hi)
     return check
 
 
 def _number(lo: float, hi: float) -> Callable[[Any, str], float]:
     def check(v, where):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            raise InvalidInput(f"{where}: expected a number between {lo:g} and {hi:g}, got {v!r}")
+        check_number(v, where, minimum=lo, maximum=hi)
         return v
     return check
 

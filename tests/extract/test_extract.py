@@ -139,7 +139,7 @@ def test_command_oracle_failures(tmp_path):
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="needs an Oracle"):
         extract(lambda x: x)
-    with pytest.raises(InvalidInput, match="k must be a positive integer"):
+    with pytest.raises(InvalidInput, match="k .* must be a positive integer"):
         extract(NetworkOracle(random_network(2, 1, 1, 0)), k=0)
     with pytest.raises(InvalidInput, match="ReLU networks"):
         NetworkOracle(Network.from_rows(U=[[1]], V=[[1]], activation=Activation.power(2)))

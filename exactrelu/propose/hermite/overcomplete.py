@@ -40,7 +40,8 @@ from itertools import combinations
 import numpy as np
 
 from ...errors import AssumptionViolated, InvalidInput
-from ..floats import as_generator, check_data, check_k
+from ..floats import check_data
+from ...validation import as_generator, check_k
 from .decompose import decompose
 from .estimators import whitening
 from .params import fit_bias
@@ -188,7 +189,8 @@ def fit_overcomplete(inputs, labels, k: int, *, random_state=None) -> Overcomple
     _, Linv = whitening(X)
     Z = X @ Linv.T
     T, scales = hermite_tensors(Z, Y[:, 0])
-    res = decompose_overcomplete(T, k, as_generator(random_state), noise=float(np.sqrt(np.mean(Y**2) / n)),
+    rng = as_generator(random_state, "random_state")
+    res = decompose_overcomplete(T, k, rng, noise=float(np.sqrt(np.mean(Y**2) / n)),
                                  scales=scales)
     W = res.U @ Linv
     rho = np.linalg.norm(W, axis=1)

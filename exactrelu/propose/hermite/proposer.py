@@ -39,7 +39,8 @@ import numpy as np
 from ...errors import AssumptionViolated, InvalidInput
 from ...network import RELU, Activation, Network
 from .._base import Proposer
-from ..floats import as_generator, check_activation, check_int
+from ..floats import check_activation
+from ...validation import as_generator, check_flag, check_integer, check_number
 from .decompose import decompose, fit_weights
 from .estimators import (check_gaussian, contraction, hermite_coefficient, low_order, projected_tensor,
                                  whitening)
@@ -99,18 +100,14 @@ class HermiteProposer(Proposer):
         act = self.activation_ = check_activation(self.activation)
         if act != RELU:
             raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {act}")
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise InvalidInput(f"bias must be True or False, got {self.bias!r}")
+        check_flag(self.bias, "bias")
         if self.large_bias not in ("auto", False):
             raise InvalidInput(f"large_bias must be 'auto' or False, got {self.large_bias!r}")
-        check_int("refine", self.refine, 0)
-        check_int("n_draws", self.n_draws, 1)
+        check_integer(self.refine, "refine", minimum=0)
+        check_integer(self.n_draws, "n_draws", minimum=1)
         for name in ("whiten", "polish", "check_inputs"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise InvalidInput(f"{name} must be True or False, got {getattr(self, name)!r}")
-        thr = self.bias_threshold
-        if isinstance(thr, bool) or not isinstance(thr, (int, float, np.floating)) or not np.isfinite(thr) or thr <= 0:
-            raise InvalidInput(f"bias_threshold must be a finite number > 0, got {thr!r}")
+            check_flag(getattr(self, name), name)
+        check_number(self.bias_threshold, "bias_threshold", minimum=0, strict=True)
         k, X, Y = self._check_fit_data(inputs, labels)
         n, d = X.shape
         if k > d:
@@ -119,7 +116,7 @@ class HermiteProposer(Proposer):
                                      suggestion="exactrelu.propose.hermite.overcomplete (k <= d^2/4, small d)")
         if n <= d:
             raise InvalidInput(f"the Hermite estimators need more samples than input dimensions: got {n} sample(s) for d = {d}")
-        return k, X, Y, as_generator(self.random_state)
+        return k, X, Y, as_generator(self.random_state, "random_state")
 
     # -- fit --------------------------------------------------------------------------------------
     def fit(self, X, y, *, progress=None) -> "HermiteProposer":
