@@ -9,7 +9,6 @@ docs/limits.md, and running out of memory), 1 for a failed check or claim (and a
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import sys
 
@@ -118,62 +117,79 @@ def _json_error(args, exc: BaseException, code: int, message: str) -> None:
                       "exit_code": code}), flush=True)
 
 
-@functools.cache
 def _parser() -> argparse.ArgumentParser:
-    """The parser, built once per process (36 ms on a loaded machine: the in-process tests call main() thousands
-    of times; argparse keeps no state between parses)."""
+    """The parser of this call (built anew: tests replace a command's function; the fuzz test keeps one)."""
     return build_parser()
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return its exit code.
+
+    Ctrl-C at any moment, from the parser's imports to the last line, is exit 130 with the one line
+    ``exactrelu: interrupted``; run as the program (``argv`` None), a second Ctrl-C while stopping is ignored, so that
+    the children and the interpreter's shutdown finish quietly.
+    """
+    try:
+        parser = _parser()
+        args = _parse(parser, argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return _run(args)
+    except KeyboardInterrupt:
+        if argv is None:
+            import signal
+
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print("exactrelu: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None):
+    """The parsed arguments; a usage error is one line and SystemExit(2) (with ``--json``, a JSON record first)."""
     _JSON["wanted"] = "--json" in (sys.argv[1:] if argv is None else argv)
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # named by the sub-command that was given them (argparse names the top level)
             _chosen(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+        _JSON["wanted"] = bool(getattr(args, "json", False))
+        if getattr(args, "func", None):
+            _check_not_empty(parser, args)
     finally:
         _JSON["wanted"] = False
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    _JSON["wanted"] = bool(getattr(args, "json", False))
-    try:
-        _check_not_empty(parser, args)
-    finally:
-        _JSON["wanted"] = False
+    return args
+
+
+def _failed(args, exc: BaseException, message: str) -> int:
+    """Bad input (exit 2): ``exactrelu: error: MESSAGE`` on stderr (and the JSON record with ``--json``)."""
+    _json_error(args, exc, 2, message)
+    print(f"exactrelu: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(args) -> int:
+    """The command, its errors as one line on stderr and an exit code (docs/design.md, "Errors and exit codes")."""
     try:
         _check_units(args)
         _check_outputs(args)
         return int(args.func(args) or 0)
     except InvalidInput as exc:
-        _json_error(args, exc, 2, str(exc))
-        print(f"exactrelu: error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(args, exc, str(exc))
     except ExactReluError as exc:
         _json_error(args, exc, 1, str(exc))
         print(f"exactrelu: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("exactrelu: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except MemoryError as exc:
-        _json_error(args, exc, 2, "out of memory: the input is too large for this machine (docs/limits.md)")
-        print("exactrelu: error: out of memory: the input is too large for this machine (docs/limits.md)", file=sys.stderr)
-        return 2
+        return _failed(args, exc, "out of memory: the input is too large for this machine (docs/limits.md)")
     except RecursionError as exc:
-        _json_error(args, exc, 2, "the input is nested too deeply")
-        print("exactrelu: error: the input is nested too deeply", file=sys.stderr)
-        return 2
+        return _failed(args, exc, "the input is nested too deeply")
     except OSError as exc:  # a file that vanished or a full disk while writing: one line, not a traceback
-        _json_error(args, exc, 2, f"{exc.filename or 'file'}: {exc.strerror or exc}")
-        print(f"exactrelu: error: {exc.filename or 'file'}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return _failed(args, exc, f"{exc.filename or 'file'}: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ import gc
 import hashlib
 import json
 import multiprocessing
+import signal
 import sys
 from fractions import Fraction
 
@@ -234,6 +235,12 @@ def cuts(n: int, pieces: int) -> list:
 _SHARED: tuple = ()  # (certificate, instance, where) of check_parallel, inherited by the forked workers
 
 
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to its parent, which stops the pool (a worker's own KeyboardInterrupt printed a
+    traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _shared_rows_of(span: tuple) -> tuple:
     return check_rows(*_SHARED[:2], *span, _SHARED[2])
 
@@ -255,7 +262,7 @@ def check_parallel(cert: dict, instance: dict | None, workers: int, where: str =
     n = instance_shape(instance["inputs"], instance["labels"], where)[0]
     _SHARED = (cert, instance, where)
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, n)) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, n), initializer=_quiet_worker) as pool:
             # ranges of at most BLOCK rows, in order: the parent hashes each one's text as it comes
             ranges = cuts(n, max(workers, -(-n // BLOCK)))
             return combine_rows(cert, pool.imap(_shared_rows_of, ranges))

@@ -15,9 +15,12 @@ with plain values and collects rows, whichever it is. A Dask cluster is reached 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import os
+import signal
 import socket
+import threading
 
 from ..errors import InvalidInput
 from ..validation import check_positive_integer, scheduler_address
@@ -83,12 +86,18 @@ class Backend:
         saved = {k: os.environ.get(k) for k in WORKER_ENV}
         os.environ.update({k: v for k, v in WORKER_ENV.items() if saved[k] is None})
         try:
-            ex = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker, initargs=(os.getpid(),))
-            ex.submit(int).result()  # start the pool now, under this environment
+            _start_servers(ctx)
+            ex = _Pool(self.workers, mp_context=ctx, initializer=init_worker, initargs=(os.getpid(),))
+            started = ex.submit(int)  # start the pool now, under this environment
         finally:
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
+        try:
+            started.result()
+        except BaseException:
+            _terminate(ex)
+            raise
         return ex
 
     def _dask(self) -> cf.Executor:
@@ -124,6 +133,46 @@ class Backend:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+class _Pool(cf.ProcessPoolExecutor):
+    """A process pool whose ``submit`` (which may start a worker) finishes before a Ctrl-C is raised: a worker forked
+    while its parent gave up could not read its start-up data and printed a traceback."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        with _sigint_deferred():
+            return super().submit(fn, *args, **kwargs)
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """A Ctrl-C inside the block is raised as KeyboardInterrupt when the block ends (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught:
+            raise KeyboardInterrupt
+
+
+def _start_servers(ctx) -> None:
+    """Start the fork server and the resource tracker with Ctrl-C ignored, which they keep: the fork server preloads
+    SciPy for seconds before it ignores Ctrl-C itself (a Ctrl-C meanwhile printed its traceback), and the workers it
+    forks inherit it (the parent stops them). Only the spawning is shielded (milliseconds), not the wait for them."""
+    if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        return
+    from multiprocessing import forkserver
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _terminate(ex: cf.ProcessPoolExecutor) -> None:
