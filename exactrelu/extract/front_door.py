@@ -24,11 +24,9 @@ What this proves, and what not, is :attr:`Extraction.statement` (docs/extraction
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from operator import mul
 
 import numpy as np
 
@@ -43,7 +41,7 @@ from ..instances import Instance
 from ..network import RELU, Network
 from .line_search import Line, Piece, kinks
 from .oracles import Oracle
-from .regions import canonical_from_line, jacobian, region_points
+from .regions import region_jacobians
 
 __all__ = ["Extraction", "extract"]
 
@@ -93,59 +91,6 @@ def _line(d: int, rng: np.random.Generator) -> Line:
     return Line(p, q)
 
 
-def _power_of_two_at_most(x: Fraction) -> Fraction:
-    t = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
-    while t > x:
-        t /= 2
-    while t * 2 <= x:
-        t *= 2
-    return t
-
-
-def _delta(gap: Fraction) -> Fraction:
-    """A power of two at most gap / 2^10 (small numbers in the probes)."""
-    return _power_of_two_at_most(gap / 1024)
-
-
-def _safe_step(hyperplanes, x: list[Fraction], delta: Fraction) -> Fraction | None:
-    """None when every probe x + delta e_l is on the same side of every hyperplane (p, max |p_l|) as x, else a
-    smaller step that is (exact, in integers: x = xn / X)."""
-    X = math.lcm(*(v.denominator for v in x))
-    xn = [v.numerator * (X // v.denominator) for v in x] + [X]
-    bound = None
-    for p, big in hyperplanes:
-        zX = abs(sum(map(mul, p, xn)))  # |p . (x, 1)| * X
-        if delta * big * X >= zX:
-            limit = Fraction(zX, 2 * big * X)
-            bound = limit if bound is None else min(bound, limit)
-    return None if bound is None else _delta(bound * 1024)
-
-
-def _regions(oracle: Oracle, line: Line, ks: list[Fraction], progress):
-    """(region points, their values, Jacobians, steps) with the steps made safe against the hyperplanes found."""
-    ts = region_points(ks)
-    xs = [line.at(t) for t in ts]
-    ys = oracle(xs)
-    edges = [ts[0] - 1] + ks + [ts[-1] + 1]
-    steps = [_delta(min(t - edges[j], edges[j + 1] - t)) for j, t in enumerate(ts)]
-    J = []
-    for j, (x, y, h) in enumerate(zip(xs, ys, steps)):
-        J.append(jacobian(oracle, x, y, h))
-        if progress and j % 16 == 0:
-            progress(f"extract: Jacobian of region {j + 1} of {len(ts)}, {oracle.queries} queries")
-    for _ in range(3):
-        form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
-        planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
-        redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
-        if not redo:
-            return form, ts, steps, redo
-        for j, s in redo:
-            steps[j] = s
-            J[j] = jacobian(oracle, xs[j], ys[j], s)
-    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form",
-                             evidence={"line_specific": True})
-
-
 def _windows(found) -> int:
     """Kinks whose three window points have answers that are not collinear (exact). The windows are disjoint open
     intervals of the search line, each needs a kink of any network reproducing the answers, and a unit has one
@@ -172,6 +117,22 @@ def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -
     return count
 
 
+def _within_k(net: Network, form: CanonicalForm, lower: int, k: int | None) -> None:
+    """Refuse a network found with more units than the ``k`` asked for, saying what is and is not known.
+
+    The network's own function needs ``lower`` units (minimize's bound on its canonical form); the oracle is known
+    only at the queries, so nothing is claimed about a k-unit network for the oracle: a line where a probe left its
+    region unseen gives a wrong form that can still reproduce every query, and another line is drawn."""
+    if k is None or net.k <= k:
+        return
+    extra = net.k - form.units
+    raise AssumptionViolated(
+        f"the network found reproduces every answer but has {net.k} units, more than k = {k} ({form.units} "
+        f"hyperplanes and {extra} more for its affine part). Not proved: that no {k}-unit network reproduces the "
+        "oracle (the oracle is known only at the queries)",
+        evidence={"hyperplanes": form.units, "units_found": net.k, "lower_bound_form": lower, "line_specific": True})
+
+
 def _transcript(oracle: Oracle) -> tuple[Instance, bool]:
     complete = oracle.queries * (oracle.d + oracle.m) <= CERTIFIED_ENTRIES
     if complete:
@@ -196,8 +157,9 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
                  "search line where three answers are not collinear; a unit has one kink on a line)"
                  + (", so none has fewer units than the extracted one" if units == K else ""))
     if units > K:
-        parts.append(f"the function found needs at least {lower} units of this form (its affine part is written back "
-                     f"as units){'; the extracted network has that many' if optimal else ''}")
+        parts.append(f"not proved (a bound on the extracted network, not on the oracle): the extracted network's "
+                     f"function needs at least {lower} units of this form (its affine part is written back as units)"
+                     f"{'; the extracted network has that many' if optimal else ''}")
     if k is not None and units < k:
         parts.append(f"{k - units} of the k = {k} units are not seen: dead, with zero output weights, cancelling, or "
                      "folded into the affine part (they do not change the function)")
@@ -218,14 +180,10 @@ def _one_line(oracle: Oracle, rng, k, progress):
     if k is not None and len(found) > k:
         raise NotRealizable(f"the oracle has {len(found)} kinks on one line: no network with k = {k} units reproduces "
                             "its answers (each unit has at most one kink on a line)", evidence={"kinks": len(found), "k": k})
-    form, _, _, _ = _regions(oracle, line, [kink.t for kink in found], progress)
+    form = region_jacobians(oracle, line, found, progress)
     if progress:
         progress(f"extract: {form.units} hyperplanes, writing the network, {oracle.queries} queries")
     net, lower, optimal = network_from_form(form)
-    if k is not None and net.k > k and lower > k:
-        raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
-                                 f"(its affine part written back as units), more than k = {k}; no fewer will do",
-                                 evidence={"hyperplanes": form.units, "lower_bound": lower})
     phases = {"queries_line": q_line, "queries_regions": oracle.queries - q0 - q_line}
     return line, found, form, net, lower, optimal, phases
 
@@ -272,6 +230,7 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
             if progress:
                 progress(f"extract: {count} fresh queries")
             _fresh(oracle, net, count, rng)
+            _within_k(net, form, lower, k)
             break
         except AssumptionViolated as exc:
             if attempt == lines - 1 or not exc.evidence.get("line_specific"):
