@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
-from .errors import ExactReluError, InvalidInput
+from .errors import ExactReluError, ExactReluWarning, InvalidInput
 
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
@@ -129,13 +130,27 @@ def main(argv: list[str] | None = None) -> int:
     ``exactrelu: interrupted``; run as the program (``argv`` None), a second Ctrl-C while stopping is ignored, so that
     the children and the interpreter's shutdown finish quietly.
     """
+    if argv is None:  # the program: a time limit is a hard one, from its start (exactrelu/watch.py)
+        from . import watch
+
+        code = watch.watched(sys.argv[1:], watch.process_start())
+        if code is not None:
+            watch.leave(code)  # the watching parent: the child ran the command
+        if watch.in_child():
+            watch.leave(_main(argv))
+    return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         parser = _parser()
         args = _parse(parser, argv)
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
-        return _run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return _run(args)
     except KeyboardInterrupt:
         if argv is None:
             import signal
@@ -143,6 +158,18 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("exactrelu: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """The library's warnings (a guarantee that may not apply, a learner no better than trivial) as one line each on
+    stderr, ``exactrelu: warning: ...``; other packages' warnings as Python prints them."""
+    if issubclass(category, ExactReluWarning):
+        print(f"exactrelu: warning: {message}", file=sys.stderr if file is None else file)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_SHOW_WARNING = warnings.showwarning
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str] | None):

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..blas import small_problem_threads
 from ..deadline import Deadline, run_within, with_deadline
-from ..errors import AssumptionViolated, ExactReluError, FitNotConverged, InvalidInput, TimeLimitExceeded
+from ..errors import (AssumptionViolated, ExactReluError, FitNotConverged, InvalidInput, NoBetterThanConstant,
+                      TimeLimitExceeded)
 from ..validation import as_generator, check_k, check_number, check_seed
 from ..exact.matrix import QMatrix
 from ..instances import Instance
@@ -36,7 +37,7 @@ from ..network import RELU, Activation, Network
 from ..certificates.claims.residual import Residual, exact_residual
 from ..certificates.envelope import instance_hash_ahead
 from ._model import Start, relative_residual
-from .convergence import NEXT_STEP, affine_baseline, floor_from_sigma, stalled
+from .convergence import NEXT_STEP, affine_baseline, against_constant, floor_from_sigma, stalled
 from .methods import METHODS, method_names, start_function
 from .refine import refine as lm_refine
 
@@ -286,7 +287,18 @@ def _zero_start(inst: Instance, k: int, bias: bool) -> Start:
 
 
 def _convergence(X, Y, floor: float | None, name: str, log: FitLog) -> None:
-    """Compare each stage with the floor; warn (FitNotConverged) when the last one stalled, naming every stalled one."""
+    """Compare each stage with the floor; warn (FitNotConverged) when the last one stalled, naming every stalled one;
+    warn NoBetterThanConstant instead when the result is no better than the labels' mean (``info["error_against_
+    constant"]``, :mod:`exactrelu.propose.selfcheck`)."""
+    from ..propose.selfcheck import TRIVIAL  # here: the command line reads its input before SciPy loads
+
+    error = log.info["error_against_constant"] = against_constant(log.stages[-1].relative, Y)
+    if not error < TRIVIAL:
+        text = (f"the {name} fit is no better than the best constant predictor: its relative error {error:.3g} "
+                f"against the labels' mean is at least {TRIVIAL:g}; try {NEXT_STEP.get(name, 'another --seed')}")
+        log.warnings.append(text)
+        warnings.warn(NoBetterThanConstant(text), stacklevel=4)
+        return
     if floor is None:
         baseline = log.info["affine_baseline"] = affine_baseline(X, Y)
     else:

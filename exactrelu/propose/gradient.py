@@ -33,6 +33,7 @@ from scipy.optimize import minimize
 from ..errors import InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
+from .selfcheck import error_against_constant, self_check
 from .floats import Screen, check_activation, label_basis, screen_units
 from ..validation import as_generator, check_integer, check_number, normalize_rows
 
@@ -63,6 +64,8 @@ class GradientProposer(Proposer):
     V_ : (k, d) proposal. U_ : (m, k) the least-squares output weights for V_.
     screened_ : (k,) bool, units that passed the float screen.
     loss_ : relative squared residual of (U_, V_). n_iter_ : L-BFGS iterations in total.
+    training_error_ : ``||prediction - labels|| / ||labels - mean||`` on the samples; at 1 or above a
+        :class:`~exactrelu.errors.NoBetterThanConstant` warning (:mod:`exactrelu.propose.selfcheck`).
     n_restarts_ : starts used. stopped_early_ : True when every unit passed the screen.
     """
 
@@ -95,6 +98,9 @@ class GradientProposer(Proposer):
         out = gradient_proposal(X, Y, k, rng, settings, self.init, self.progress)
         self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
         self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
+        pred = np.maximum(X @ self.V_.T, 0.0) ** self.activation_.degree @ self.U_.T
+        self.training_error_ = self_check("GradientProposer", error_against_constant(pred, Y),
+                                          "another random_state, more n_restarts or max_iter")
         return self
 
 

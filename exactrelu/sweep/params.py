@@ -11,7 +11,7 @@ canonical form (``"power:2"`` for ``"Power2"``) or raises :class:`InvalidInput` 
 >>> PARAMS["n"].check(0, "[grid] n")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: [grid] n: expected an integer between 1 and 10000000, got 0
+exactrelu.errors.InvalidInput: [grid] n must be an integer from 1 to 10000000, got 0
 """
 
 from __future__ import annotations
