@@ -45,7 +45,7 @@ import numpy as np
 from .errors import InvalidInput
 from .validation import check_positive_integer
 from .limits import limit, over
-from .exact.float64 import as_float_array, int_times_dyadic
+from .exact.codecs.float64 import as_float_array, int_times_dyadic
 from .exact.matrix import QMatrix
 
 

@@ -385,7 +385,7 @@ def scheduler_address(text: str) -> tuple[str, int]:
     >>> scheduler_address("relu:0")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: the scheduler address must be [tcp://]HOST:PORT with a port from 1 to 65535, got 'relu:0'
+    exactrelu.errors.InvalidInput: the scheduler address must be [tcp://]HOST:PORT with a port from 1 to 65535, ...
     """
     match = _ADDRESS.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None or not 1 <= int(match["port"]) <= 65535:

@@ -17,6 +17,7 @@ def register_check(sub) -> None:
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
     p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
                    "with hints (untrusted), write the result to NEW, and check NEW")
+    p.set_defaults(output_args=("upgrade",))  # an output, checked before the work, never taken for an input
     p.add_argument("--workers", type=positive_int_arg, metavar="N",
                    help="check the samples of realizes / realizes-except / residual "
                    "in N processes, verdicts combined into one")
@@ -82,7 +83,7 @@ def _upgrade(args) -> None:
     """Write ``args.upgrade``: the certificate with its DRUP cases rewritten as hinted cases (checked next)."""
     from ..certificates import checker
     from ..certificates.envelope import write_certificate
-    from ..decide.sat.upgrade import upgrade_certificate
+    from ..decide.search.sat.upgrade import upgrade_certificate
     from ..io.files import writable
 
     if args.instance is None:

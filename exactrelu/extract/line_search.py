@@ -197,6 +197,11 @@ def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: F
     while stack:
         a, Pa, b, Pb = stack.pop()
         if b - a < resolution * width:
+            if Pa.beta == Pb.beta and Pa.alpha != Pb.alpha:
+                raise AssumptionViolated("the oracle's answers jump on the search line: two parallel affine pieces "
+                                         "at different heights within 2^-200 of the search range (near t = "
+                                         f"{float(a):.6g}): not a continuous function, so not a ReLU network",
+                                         evidence={"interval": [str(a), str(b)]})
             raise AssumptionViolated("two kinks on the search line are too close to separate (the line is not in "
                                      "general position for this oracle)", evidence={"interval": [str(a), str(b)], "line_specific": True})
         if Pa == Pb:

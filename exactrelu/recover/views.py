@@ -19,8 +19,8 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..exact.codecs.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
 from ..validation import check_k  # re-exported for one release: the one check of ``k`` lives there
-from ..exact.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation

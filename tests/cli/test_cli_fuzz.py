@@ -51,7 +51,8 @@ def files(tmp_path_factory):
     """Good small files, and bad ones of every kind."""
     d = tmp_path_factory.mktemp("fuzz")
     inst = planted(d=3, k=2, m=2, n=12, seed=0)
-    f = {"inst": str(write_instance(inst, d / "inst.json")), "dir": str(d / "a-directory"), "missing": str(d / "no.json")}
+    f = {"inst": str(write_instance(inst, d / "inst.json")), "dir": str(d / "a-directory"),
+         "missing": str(d / "no.json")}
     os.mkdir(f["dir"])
     cert = realizes_certificate(inst, inst.planted)
     f["cert"] = str(write_certificate(cert, d / "cert.json"))

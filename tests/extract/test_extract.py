@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactrelu.certificates.envelope import verify
+from exactrelu.certificates.claims.transcript import verify_transcript
 from exactrelu.equiv import canonical_form, functionally_equal
 from exactrelu.errors import AssumptionViolated, InvalidInput, NotRealizable
 from exactrelu.exact.matrix import QMatrix
@@ -32,8 +32,8 @@ def random_network(d: int, k: int, m: int, seed: int, kind: str = "float32") -> 
 def recovered(hidden: Network, **kw):
     res = extract(NetworkOracle(hidden), **kw)
     assert canonical_form(res.network) == canonical_form(hidden)
-    assert res.summary.startswith("realizes:")
-    assert verify(res.certificate, res.instance) == res.summary
+    assert res.summary.startswith("transcript:") and "gives every one exactly" in res.summary
+    assert verify_transcript(res.certificate) == res.summary
     return res
 
 
@@ -184,8 +184,12 @@ def test_command_oracle_failures(tmp_path):
 def test_bad_arguments():
     with pytest.raises(InvalidInput, match="needs an Oracle"):
         extract(lambda x: x)
-    with pytest.raises(InvalidInput, match="k .* must be a positive integer"):
+    with pytest.raises(InvalidInput, match="k must be a positive integer"):
         extract(NetworkOracle(random_network(2, 1, 1, 0)), k=0)
+    with pytest.raises(InvalidInput, match="lines must be a positive integer, got 0"):
+        extract(NetworkOracle(random_network(2, 1, 1, 0)), lines=0)
+    with pytest.raises(InvalidInput, match="fresh must be a positive integer, got True"):
+        extract(NetworkOracle(random_network(2, 1, 1, 0)), fresh=True)
     with pytest.raises(InvalidInput, match="ReLU networks"):
         NetworkOracle(Network.from_rows(U=[[1]], V=[[1]], activation=Activation.power(2)))
     with pytest.raises(InvalidInput, match="max_queries"):

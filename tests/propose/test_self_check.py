@@ -92,7 +92,8 @@ def test_fit_says_so_for_every_method_and_the_command_line_prints_it(tmp_path, c
     assert res.info["error_against_constant"] >= 1 and "no better than the best constant" in res.warnings[0]
     assert issubclass(NoBetterThanConstant, FitNotConverged)  # whoever handles one handles both
     path = write_instance(Instance.from_arrays(X, Y), tmp_path / "i.json")
-    assert main(["fit", str(path), "-k", "1", "--method", "gradient", "-o", str(tmp_path / "w.json"), "--no-check"]) == 0
+    argv = ["fit", str(path), "-k", "1", "--method", "gradient", "-o", str(tmp_path / "w.json"), "--no-check"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert "warning: the gradient fit is no better than the best constant predictor" in out
 

@@ -105,7 +105,8 @@ def test_the_command_line_names_the_option_in_front(capsys):
         main(["fit", "i.json", "-k", "2", "-o", "w.json", "--seed", "-1"])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2
-    assert err[-1] == "exactrelu: error: argument --seed: must be a non-negative integer, got '-1' (see 'exactrelu fit --help')"
+    assert err[-1] == ("exactrelu: error: argument --seed: must be a non-negative integer, got '-1' "
+                       "(see 'exactrelu fit --help')")
 
 
 #: hand-written checks that are not counts: literals of a formula (non-zero, in [-N, N]) checked in a hot loop
