@@ -151,14 +151,44 @@ def main(argv: list[str] | None = None) -> int:
     the children and the interpreter's shutdown finish quietly.
     """
     if argv is None:  # the program: a time limit is a hard one, from its start (exactrelu/commands/_watch.py)
-        from .commands import _watch as watch
+        _note_interrupts()
+        try:
+            from .commands import _watch as watch
 
-        code = watch.watched(sys.argv[1:], watch.process_start())
+            code = watch.watched(sys.argv[1:], watch.process_start())
+        except KeyboardInterrupt:
+            return _interrupted(argv)
         if code is not None:
             watch.leave(code)  # the watching parent: the child ran the command
         if watch.in_child():
             watch.leave(_main(argv))
     return _main(argv)
+
+
+#: whether Ctrl-C was pressed in this program (set by the handler of :func:`_note_interrupts`)
+_SIGINT = {"seen": False}
+
+
+def _note_interrupts() -> None:
+    """The program's Ctrl-C handler: Python's own (KeyboardInterrupt), noting that it came. An extension module
+    being imported at that moment can turn the KeyboardInterrupt into another error (NumPy: "ImportError:
+    PyCapsule_Import could not import module datetime"); noted, it is still the interrupt it is."""
+    import signal
+
+    def on_sigint(signum, frame):
+        _SIGINT["seen"] = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+
+
+def _interrupted(argv) -> int:
+    if argv is None:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("exactrelu: interrupted", file=sys.stderr)
+    return 130
 
 
 def _main(argv: list[str] | None) -> int:
@@ -172,12 +202,11 @@ def _main(argv: list[str] | None) -> int:
             warnings.showwarning = _one_line_warning
             return _run(args)
     except KeyboardInterrupt:
-        if argv is None:
-            import signal
-
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        print("exactrelu: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(argv)
+    except BaseException:
+        if _SIGINT["seen"]:  # an interrupt that an extension module reported as another error
+            return _interrupted(argv)
+        raise
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInput
-from ..validation import as_generator, check_integer, check_positive_integer
+from ..validation import as_generator, check_integer, check_number, check_positive_integer
 from ..exact.linalg import rank_mod_p
 from ..exact.matrix import QMatrix, as_float_array
 from ..limits import check_entries, limit, over
@@ -75,9 +75,7 @@ def _draw_bias(rng, k: int, bias) -> QMatrix | None:
     if bias is None:
         return None
     if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
-        s = float(bias)
-        if not (np.isfinite(s) and 0 < s <= 1e6):
-            raise InvalidInput(f"bias scale must be a positive number (at most 1e6), got {bias!r}")
+        s = check_number(bias, "bias scale", minimum=0, maximum=1e6, strict=True)
         b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
         return QMatrix.from_numpy(b, name="bias")
     if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:

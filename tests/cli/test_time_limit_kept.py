@@ -50,9 +50,9 @@ def work(tmp_path_factory):
     (d / "php.cnf").write_text(f"p cnf {f.num_vars} {len(f.clauses)}\n"
                                + "".join(" ".join(map(str, c)) + " 0\n" for c in f.clauses))
     assert main(["hardness", "from-cnf", str(d / "php.cnf"), "-o", str(d / "php.json")]) == 0
-    W = rng.integers(-3, 4, (80, 300))
-    (d / "wide.json").write_text(json.dumps({"format": "exactrelu.weights", "version": 1, "U": [[1] * 80],
-                                              "V": W.tolist(), "b": rng.integers(-3, 4, 80).tolist()}))
+    W = rng.integers(-3, 4, (120, 400))  # 784-128-1 took 25-54 s of queries (issue 34)
+    (d / "wide.json").write_text(json.dumps({"format": "exactrelu.weights", "version": 1, "U": [[1] * 120],
+                                              "V": W.tolist(), "b": rng.integers(-3, 4, 120).tolist()}))
     digits = "7" * 3000
     for i in (1, 2):  # power 30, 3,000-digit denominators: refused by size at once (exit 2) when imports are quick
         (d / f"p{i}.json").write_text(json.dumps({
