@@ -232,9 +232,8 @@ def bulk_workers(entries: int) -> int:
     """
     asked = os.environ.get("EXACTRELU_BULK_WORKERS", "").strip()
     if asked:
-        if not asked.isdigit() or not 1 <= int(asked) <= 256:
-            raise InvalidInput(f"EXACTRELU_BULK_WORKERS must be an integer from 1 to 256, not {asked[:20]!r}")
-        return int(asked)
+        return check_integer(int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 20 else asked,
+                             "EXACTRELU_BULK_WORKERS", minimum=1, maximum=256)
     cores = usable_cores()
     if entries < BULK_ENTRIES or cores < 2:
         return 1
