@@ -13,8 +13,9 @@ def register(sub) -> None:
                        description="Ask an exact oracle (a network file, or a command answering JSON lines: docs/"
                                    "extraction.md) at chosen rational points, find every kink on a random line, the "
                                    "hyperplanes and coefficients from the Jacobians around them, and write the "
-                                   "smallest network that computes what was seen, with a realizes certificate on "
-                                   "the transcript of queries and a statement of what the answers prove.")
+                                   "smallest network that computes what was seen, with a transcript certificate "
+                                   "(every query and answer, the network, a lower bound on the units) and a "
+                                   "statement of what is certified and what is not.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--oracle", metavar="NET", help="a weights file, evaluated exactly, as the oracle")
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")

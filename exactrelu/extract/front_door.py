@@ -138,8 +138,9 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
                      f"function needs at least {lower} units of this form (its affine part is written back as units)"
                      f"{'; the extracted network has that many' if optimal else ''}")
     if k is not None and units < k:
-        parts.append(f"{k - units} of the k = {k} units are not seen: dead, with zero output weights, cancelling, or "
-                     "folded into the affine part (they do not change the function)")
+        parts.append(f"not proved: that the {k - units} of the k = {k} units not seen leave the function unchanged "
+                     "(dead, with zero output weights, cancelling, or folded into the affine part; or with their kink "
+                     "beyond the search range)")
     parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries "
                  "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays "
                  "unseen); for a network you believe the oracle is, exactrelu equiv gives a certificate either way")

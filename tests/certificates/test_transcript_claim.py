@@ -19,7 +19,8 @@ small = st.fractions(min_value=-4, max_value=4, max_denominator=8)
 
 
 def _values(net: Network, points) -> list[list[str]]:
-    return [[str(v) for v in row] for row in net.evaluate_exact([list(map(Fraction, x)) for x in points]).to_fractions()]
+    values = net.evaluate_exact([list(map(Fraction, x)) for x in points]).to_fractions()
+    return [[str(v) for v in row] for row in values]
 
 
 def blocks_of(net: Network, p, q, ts, x, h, extra) -> list[dict]:
@@ -27,7 +28,8 @@ def blocks_of(net: Network, p, q, ts, x, h, extra) -> list[dict]:
     d = net.d
     line = [[a + t * b for a, b in zip(p, q)] for t in ts]
     axes = [[v + h * (i == l) for i, v in enumerate(x)] for l in range(d)]
-    return [{"line": {"p": list(map(str, p)), "q": list(map(str, q))}, "t": list(map(str, ts)), "answers": _values(net, line)},
+    return [{"line": {"p": list(map(str, p)), "q": list(map(str, q))}, "t": list(map(str, ts)),
+             "answers": _values(net, line)},
             {"axes": {"x": list(map(str, x)), "step": str(h)}, "answers": _values(net, axes)},
             {"points": [list(map(str, e)) for e in extra], "answers": _values(net, extra)}]
 
@@ -150,8 +152,8 @@ def test_hostile_sizes_are_refused_before_the_work():
     """Numbers within the digit limit whose common denominators or products are over the limit 'intermediate'
     (100,000 digits) are refused (exit 2) before they are computed."""
     big = [10**3999 + 2 * i + 1 for i in range(40)]
-    cert = transcript_certificate(40, 1, [{"axes": {"x": [f"1/{q}" for q in big], "step": "1"}, "answers": [["0"]] * 40}],
-                                  network=Network.from_rows(U=[[1]], V=[[1] * 40]))
+    axes = {"axes": {"x": [f"1/{q}" for q in big], "step": "1"}, "answers": [["0"]] * 40}
+    cert = transcript_certificate(40, 1, [axes], network=Network.from_rows(U=[[1]], V=[[1] * 40]))
     with pytest.raises(UnreadableInput, match="common denominator.*limit intermediate"):
         check(cert, None)  # 40 denominators of 4,000 digits: their lcm is about 160,000 digits
     net = Network.from_rows(U=[[1]], V=[[Fraction(1, q) for q in big[:20]]])

@@ -19,17 +19,20 @@ from exactrelu.errors import AssumptionViolated, InvalidInput
 from exactrelu.extract import CallableOracle, CommandOracle, extract
 
 HEADER = "import json, sys, time\nprint(json.dumps({'d': %d, 'm': 1}), flush=True)\n"
-ANSWER = "for line in sys.stdin:\n    %s\n    print(json.dumps([str(sum(int(v.split('/')[0]) for v in json.loads(line)))]), flush=True)\n"
+ANSWER = ("for line in sys.stdin:\n    %s\n"
+          "    print(json.dumps([str(sum(int(v.split('/')[0]) for v in json.loads(line)))]), flush=True)\n")
 ORACLES = {
     "silent": "import time\ntime.sleep(60)\n",
     "hangs": HEADER % 3 + "time.sleep(60)\n",
     "deaf": HEADER % 3000 + "time.sleep(60)\n",  # never reads: the first queries (100 kB) fill its input pipe
-    "dribbles": HEADER % 3 + "sys.stdin.readline()\nwhile True:\n    sys.stdout.write('1'); sys.stdout.flush(); time.sleep(0.01)\n",
+    "dribbles": HEADER % 3 + "sys.stdin.readline()\nwhile True:\n    sys.stdout.write('1'); sys.stdout.flush()\n"
+                "    time.sleep(0.01)\n",
     "floods": HEADER % 3 + "sys.stdin.readline()\nwhile True:\n    sys.stdout.write('1' * 65536); sys.stdout.flush()\n",
     "huge": "import json, time\nprint(json.dumps({'d': 10**8, 'm': 1}), flush=True)\ntime.sleep(60)\n",
     "floats": HEADER % 2 + "for line in sys.stdin:\n    print('[0.5]', flush=True)\n",
     "chatty": HEADER % 2 + "for line in sys.stdin:\n    print('[\"1\"]\\n[\"2\"]', flush=True)\n",
-    "slow": "import os\nopen(os.environ['PIDFILE'], 'w').write(str(os.getpid()))\n" + HEADER % 2 + ANSWER % "time.sleep(0.05)",
+    "slow": ("import os\nopen(os.environ['PIDFILE'], 'w').write(str(os.getpid()))\n" + HEADER % 2
+             + ANSWER % "time.sleep(0.05)"),
 }
 
 
