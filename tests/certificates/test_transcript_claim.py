@@ -161,3 +161,20 @@ def test_hostile_sizes_are_refused_before_the_work():
     cert = transcript_certificate(20, 1, [{"points": point, "answers": [["0"]]}], network=net)
     with pytest.raises(UnreadableInput, match="the exact check of block 0.*limit intermediate"):
         check(cert, None)  # each common denominator about 80,000 digits, their product over the limit
+
+
+@pytest.mark.parametrize("x", [[10, -10, 3], [-10, 10, -3], [Fraction(1, 4), Fraction(1, 8), 0]])
+def test_axis_batches_with_units_on_off_and_near(x):
+    """Units on at every probe (summed once per batch), off at every probe, and near (a probe crosses): the batch is
+    accepted with the exact answers, and each changed answer is refused at its axis."""
+    net = Network.from_rows(U=[[1, -2, 3, "1/2"], [0, 1, -1, 2]], V=[[1, 1, 0], [-1, 2, 1], [0, 0, 1], [3, -1, 2]],
+                            b=[0, 1, -1, "1/3"], c=[1, -1])
+    x = [Fraction(v) for v in x]
+    block = blocks_of(net, x, x, [0], x, Fraction(1, 2), [x])[1]
+    cert = transcript_certificate(3, 2, [block], network=net)
+    assert "gives every one exactly" in check(cert, None)
+    for l in range(3):
+        bad = copy.deepcopy(cert)
+        bad["queries"][0]["answers"][l][1] = str(Fraction(bad["queries"][0]["answers"][l][1]) - 1)
+        with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {l}, output 1"):
+            check(bad, None)

@@ -87,6 +87,8 @@ class _Net:
         self.w = [w for w, _ in units]
         self.units = Packed(self.w)  # the k dot products of a point, in one pass (.packed)
         self.wcols = list(zip(*(w[:d] for w in self.w)))  # column l: (w_0[l], ..., w_{k-1}[l])
+        self.columns = Packed([list(col) for col in self.wcols])  # sum_i a_i w_i[l] for every l, in one pass
+        self.wmax = [max(map(abs, w[:d])) for w in self.w]
         self.Na, Du = [], []
         for r in range(m):
             row = [cols[i][r] / L for i, (_, L) in enumerate(units)]
@@ -112,11 +114,30 @@ class _Net:
         """The network's outputs, ``sum_i Na[r][i] relu(T_i) / (Du[r] E) + Nc[r] / Dc``, equal the answers from
         position ``at`` of the flat answers (numerators, denominators or None)."""
         h = list(map(max, T, repeat(0)))
+        self.equal([sum(map(mul, Na, h)) for Na in self.Na], E, answers, at, where)
+
+    def equal(self, S: list[int], E: int, answers, at: int, where: str) -> None:
+        """``S[r] / (Du[r] E) + Nc[r] / Dc`` (S[r] = sum_i Na[r][i] relu(T_i)) equals the answer, for every r."""
         nums, dens = answers
-        for r in range(self.m):
+        for r, s in enumerate(S):
             yd = 1 if dens is None else dens[at + r]
-            if yd * (self.Dc * sum(map(mul, self.Na[r], h)) + self.NcDu[r] * E) != nums[at + r] * self.DcDu[r] * E:
+            if yd * (self.Dc * s + self.NcDu[r] * E) != nums[at + r] * self.DcDu[r] * E:
                 raise CheckFailed(f"{where}, output {r}: the network's value differs from the answer")
+
+    def axes(self, Z: list[int], g: int, E: int, answers, where: str) -> None:
+        """The d probes ``T_il = Z_i + g w_i[l]`` of an axis batch. A unit with ``|Z_i| > |g| max_l |w_i[l]|`` has
+        the sign of Z_i at every probe: off, it adds nothing; on, it adds ``Na_i (Z_i + g w_i[l])``, so the on
+        units add ``C + g G[l]`` with ``C = sum Na_i Z_i`` and ``G[l] = sum Na_i w_i[l]`` (one packed pass for every
+        l); the other units are added probe by probe."""
+        bound = [abs(g) * M for M in self.wmax]
+        on = [z > b for z, b in zip(Z, bound)]
+        near = [i for i, (z, b) in enumerate(zip(Z, bound)) if -b <= z <= b]
+        C = [sum(a * z for a, z, o in zip(Na, Z, on) if o) for Na in self.Na]
+        G = [self.columns.dot([a if o else 0 for a, o in zip(Na, on)]) for Na in self.Na]
+        for l, col in enumerate(self.wcols):
+            h = [(i, max(Z[i] + g * col[i], 0)) for i in near]
+            S = [c + g * Gr[l] + sum(Na[i] * t for i, t in h) for c, Gr, Na in zip(C, G, self.Na)]
+            self.equal(S, E, answers, l * self.m, f"{where}, axis {l}")
 
 
 _KINDS = {"line": {"line", "t", "answers"}, "axes": {"axes", "answers"}, "points": {"points", "answers"}}
@@ -169,8 +190,7 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
         g, E = h.numerator * DX, DX * h.denominator
         net.bound(net.w_bits + _bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + 1, E.bit_length(),
                   answers, where)
-        for l, col in enumerate(net.wcols):
-            net.compare(list(map(add, Z, map(mul, col, repeat(g)))), E, answers, l * m, f"{where}, axis {l}")
+        net.axes(Z, g, E, answers, where)
     else:
         e_bits = max(E.bit_length() for _, E in params)
         net.bound(net.w_bits + max(_bits(X) for X, _ in params) + e_bits, e_bits, answers, where)
