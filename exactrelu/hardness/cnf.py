@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import check_entries, limit, over
 
 __all__ = [
     "CNF",
@@ -200,6 +200,10 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
     return CNF(num_vars, tuple(clauses), tuple(comments))
 
 
+#: variables a DIMACS header may announce whatever the file's size (beyond, its characters must hold them)
+ANNOUNCED = 1024
+
+
 def _header(s: str, where: str, size: int) -> tuple[int, int]:
     """(VARS, CLAUSES) of the header line ``s`` of a DIMACS text of ``size`` characters, refused before any work
     when malformed or over the limits."""
@@ -213,11 +217,14 @@ def _header(s: str, where: str, size: int) -> tuple[int, int]:
         raise over("variables", f"{where}: a formula of {num_vars} variables")
     if num_clauses > size:  # each clause needs at least its terminating "0"
         raise InvalidInput(f"{where}: the header announces {num_clauses} clauses; the file is {size} characters")
+    if num_vars > max(size, ANNOUNCED):  # the reduction's cost grows with N^2 whether the variables are used or not
+        raise InvalidInput(f"{where}: the header announces {num_vars} variables; the file is {size} characters (over "
+                           f"{ANNOUNCED} variables, a formula holds at least one character per variable it announces)")
     return num_vars, num_clauses
 
 
 def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
-    """Refuse a formula whose ReLU instance (hardness/nae_to_relu.py) would be over the ``entries`` limit.
+    """Refuse a formula whose ReLU instance (hardness/nae_to_relu.py) would need more memory than the machine has.
 
     The instance has a column per variable of the NAE formula (``num_vars`` plus at least ``fresh`` from
     splitting clauses of more than three literals) and two gadget rows per column: at least
@@ -227,11 +234,10 @@ def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
     >>> check_reduction_size(10, 100_000, "f.cnf")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: f.cnf: its reduction (at least 200020 x (100010 + 1) entries) is over the limit entries=...
+    exactrelu.errors.InvalidInput: f.cnf: its reduction (200020 x (100010 + 1) = 20,004,200,220 entries) needs about ...
     """
     cols = num_vars + max(0, fresh)
-    if 2 * cols * (cols + 1) > limit("entries"):
-        raise over("entries", f"{where}: its reduction (at least {2 * cols} x ({cols} + 1) entries)")
+    check_entries(2 * cols, cols, 1, f"{where}: its reduction")
 
 
 def format_dimacs(formula: CNF | NAEFormula, *, comments: Iterable[str] = ()) -> str:
