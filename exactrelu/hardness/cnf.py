@@ -176,21 +176,7 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
             continue
         if num_vars is None:
             raise InvalidInput(f"{where}: clause before the 'p cnf VARS CLAUSES' header")
-        for tok in s.split():
-            try:
-                lit = int(tok)
-            except ValueError:
-                raise InvalidInput(f"{where}: {tok!r} is not an integer literal") from None
-            if lit == 0:
-                fresh += max(0, len(current) - 3)
-                clauses.append(tuple(current))
-                current = []
-            elif abs(lit) > num_vars:
-                raise InvalidInput(f"{where}: literal {lit} exceeds the {num_vars} variables of the header")
-            else:
-                current.append(lit)
-                if len(current) % 1024 == 0:  # a long clause: refused before the rest of it is read
-                    check_reduction_size(num_vars, fresh + len(current) - 3, where)
+        current, fresh = _literals(s, where, num_vars, current, clauses, fresh)
     if num_vars is None:
         raise InvalidInput(f"{source}: no 'p cnf VARS CLAUSES' header")
     if current:
@@ -202,6 +188,27 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
 
 #: variables a DIMACS header may announce whatever the file's size (beyond, its characters must hold them)
 ANNOUNCED = 1024
+
+
+def _literals(s: str, where: str, num_vars: int, current: list, clauses: list, fresh: int) -> tuple[list, int]:
+    """Read the literals of one line ``s``: each clause its 0 ends goes to ``clauses``; returns the clause still
+    open and ``fresh`` (at least this many fresh variables in the reduction's instance, from clauses over 3)."""
+    for tok in s.split():
+        try:
+            lit = int(tok)
+        except ValueError:
+            raise InvalidInput(f"{where}: {tok!r} is not an integer literal") from None
+        if lit == 0:
+            fresh += max(0, len(current) - 3)
+            clauses.append(tuple(current))
+            current = []
+        elif abs(lit) > num_vars:
+            raise InvalidInput(f"{where}: literal {lit} exceeds the {num_vars} variables of the header")
+        else:
+            current.append(lit)
+            if len(current) % 1024 == 0:  # a long clause: refused before the rest of it is read
+                check_reduction_size(num_vars, fresh + len(current) - 3, where)
+    return current, fresh
 
 
 def _header(s: str, where: str, size: int) -> tuple[int, int]:

@@ -70,7 +70,7 @@ def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None 
 
 
 def check_exact_entries(obj: dict, keys, where: str) -> None:
-    """Refuse a JSON float or boolean among the numbers of ``obj[key]`` (nested lists) for each present key.
+    """Refuse a JSON float or boolean among the numbers of ``obj[key]`` (nested lists and objects) for each present key.
 
     A JSON float is already rounded by the time it is read (``0.1`` is not 1/10) and ``true`` is not a
     number: exact files write rationals as strings (``"0.1"``, ``"1/10"``) or JSON integers.
@@ -86,6 +86,8 @@ def check_exact_entries(obj: dict, keys, where: str) -> None:
             x = stack.pop()
             if isinstance(x, list):
                 stack.extend(x)
+            elif isinstance(x, dict):  # the layers of a deep network: {"W": rows, "b": entries}
+                stack.extend(x.values())
             elif isinstance(x, (bool, float)):
                 kind = "a boolean" if isinstance(x, bool) else "a JSON float"
                 raise InvalidInput(f"{where}: '{key}' holds {str(x).lower() if isinstance(x, bool) else x}, {kind}; write "
@@ -253,11 +255,7 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
     ('new', ['a.txt'])
     """
     path = Path(path)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    kind = "directory" if target.is_dir() else _special(target)
-    if kind not in (None, "character device", "FIFO"):
-        raise InvalidInput(f"cannot write {what} {path}: it is a {kind}, not a file")
-    _refuse_an_input(target)
+    target, kind = _writable_target(path, what)
     if kind is not None:
         with _direct(target, binary, what) as fh:  # a device or a FIFO: never replaced by a file
             yield fh
@@ -278,14 +276,7 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        if guard is None:
-            os.replace(tmp, target)
-        else:
-            with _GUARD_LOCK:
-                if guard.abandoned:
-                    raise InvalidInput(f"not writing {what} {path}: the command gave up (its time limit passed)")
-                os.replace(tmp, target)
-                guard.pending.discard(tmp)
+        _put_in_place(tmp, target, guard, f"{what} {path}")
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(tmp)
@@ -295,6 +286,29 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
         if isinstance(exc, OSError):
             raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
         raise
+
+
+def _writable_target(path: Path, what: str) -> tuple[Path, str | None]:
+    """The file that writing ``path`` replaces (a symbolic link's target) and its kind (None: a file, or nothing yet);
+    InvalidInput when it is neither a file, a character device nor a FIFO, or is an input of the running command."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    kind = "directory" if target.is_dir() else _special(target)
+    if kind not in (None, "character device", "FIFO"):
+        raise InvalidInput(f"cannot write {what} {path}: it is a {kind}, not a file")
+    _refuse_an_input(target)
+    return target, kind
+
+
+def _put_in_place(tmp: str, target: Path, guard, named: str) -> None:
+    """``os.replace(tmp, target)``; under a command's guard only while the command has not given up."""
+    if guard is None:
+        os.replace(tmp, target)
+        return
+    with _GUARD_LOCK:
+        if guard.abandoned:
+            raise InvalidInput(f"not writing {named}: the command gave up (its time limit passed)")
+        os.replace(tmp, target)
+        guard.pending.discard(tmp)
 
 
 @contextmanager
