@@ -139,3 +139,14 @@ def test_ctrl_c_exits_130_with_one_line_and_stops_the_oracle(oracle_cmd, tmp_pat
     else:
         pytest.fail("the oracle process still runs after the command exited")
 
+
+
+def test_a_network_file_deeper_than_one_hidden_layer_is_refused_with_a_reason():
+    """A depth-3 network is an oracle like any other (evaluated point by point): refused, never extracted."""
+    from exactrelu.extract import NetworkOracle
+    from exactrelu.network import Network
+
+    deep = Network.from_layers([([[1, 0], [0, 1], [1, -1]], [0, 0, -1]), ([[1, 1, -1], [2, -1, 1]], [-1, 0]),
+                                ([[1, -2]], [0])])
+    with pytest.raises(AssumptionViolated, match="differs from the oracle at a fresh query"):
+        extract(NetworkOracle(deep))
