@@ -168,32 +168,42 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        def differ(p):
-            return _exact_values(a, p) != _exact_values(b, p)
-
-        budget = {"max_nodes": max_nodes, "deadline": deadline, "progress": progress}
-        search = Search(red, differ, **budget)
-        depth = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
-        try:
-            parts = independent_parts(red)
-            if parts is not None:
-                try:
-                    lemmas, tree = _lemmas(red, differ, parts, budget, search.stats)
-                    return DeepAnswer("equivalent", tree, lemmas=lemmas,
-                                      stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
-                except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
-                    pass
-            tree = search.subtree()
-        except _Found as found:
-            x = found.x
-        except _Spent as spent:
-            return DeepAnswer("unknown", reason=str(spent), stats={**stats, **search.stats.to_json()})
-        else:
-            return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})
-        finally:
-            sys.setrecursionlimit(depth)
-            if progress is not None and hasattr(progress, "close"):
-                progress.close()
-        stats.update(search.stats.to_json())
+        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress})
+        if isinstance(found, DeepAnswer):
+            return found
+        x = found
     return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+
+
+def _searched(a: Network, b: Network, red, stats: dict, budget: dict):
+    """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
+    "unknown" when the budget ran out), or the exact witness it found."""
+    def differ(p):
+        return _exact_values(a, p) != _exact_values(b, p)
+
+    search = Search(red, differ, **budget)
+    depth = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
+    try:
+        parts = independent_parts(red)
+        if parts is not None:
+            try:
+                lemmas, tree = _lemmas(red, differ, parts, budget, search.stats)
+                return DeepAnswer("equivalent", tree, lemmas=lemmas,
+                                  stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
+            except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
+                pass
+        tree = search.subtree()
+    except _Found as found:
+        x = found.x
+    except _Spent as spent:
+        return DeepAnswer("unknown", reason=str(spent), stats={**stats, **search.stats.to_json()})
+    else:
+        return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})
+    finally:
+        sys.setrecursionlimit(depth)
+        progress = budget["progress"]
+        if progress is not None and hasattr(progress, "close"):
+            progress.close()
+    stats.update(search.stats.to_json())
+    return x
