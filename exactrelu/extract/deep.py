@@ -16,11 +16,16 @@
    hyperplanes of all chords, their coefficients and the affine part give G's canonical form, written as a network.
 4. **Verification.** The deep network (N, c; G's layers) must give fresh random answers exactly; the transcript
    (every query) and the network go into a ``transcript`` certificate checked by the independent checker.
+
+>>> from exactrelu.extract.oracles import CallableOracle
+>>> base = CallableOracle(lambda x: [x[0] + 2 * x[1]], d=2)
+>>> shifted = MappedOracle(base, [[Fraction(1)], [Fraction(0)]], [Fraction(1)])   # z -> x = (z - 1, 0)
+>>> shifted([[Fraction(3)]]), base.queries, base.transcript[0][0]
+([[Fraction(2, 1)]], 1, [Fraction(2, 1), Fraction(0, 1)])
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from fractions import Fraction
 
@@ -32,17 +37,11 @@ from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated
 from ..exact.matrix import QMatrix
 from ..network import Network
-from .line_search import Line, kinks
+from .line_search import Line, kinks, random_line
 from .oracles import Oracle
-from .regions import _affine, _safe_step, _delta, jacobian, region_jacobians
+from .regions import _affine, _safe_step, jacobian, region_jacobians
 
 __all__ = ["MappedOracle", "first_layer", "orient", "second_layer", "two_hidden_layers"]
-
-
-def _line(d: int, rng: np.random.Generator) -> Line:
-    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
-    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
-    return Line(p, q)
 
 
 class MappedOracle(Oracle):
@@ -61,10 +60,10 @@ class MappedOracle(Oracle):
     def x(self, z: list[Fraction]) -> list[Fraction]:
         """R (z - c)."""
         w = [a - b for a, b in zip(z, self.c)]
-        return [sum(r * v for r, v in zip(row, w) if r and v) for row in self.R]
+        return [sum((r * v for r, v in zip(row, w) if r and v), Fraction(0)) for row in self.R]
 
     def _direction(self, q: list[Fraction]) -> list[Fraction]:
-        return [sum(r * v for r, v in zip(row, q) if r and v) for row in self.R]
+        return [sum((r * v for r, v in zip(row, q) if r and v), Fraction(0)) for row in self.R]
 
     def __call__(self, points):
         return self.base([self.x(z) for z in points])
@@ -94,7 +93,7 @@ def first_layer(oracle: Oracle, rng: np.random.Generator, lines: int, width: int
     counts: Counter = Counter()
     seen = []
     for n in range(lines):
-        line = _line(oracle.d, rng)
+        line = random_line(oracle.d, rng)
         found, J = kinks(oracle, line), []
         form = region_jacobians(oracle, line, found, jacobians=J)
         counts.update(p for p, _ in form.hyperplanes)
@@ -171,7 +170,7 @@ def _chord(h0: list[Fraction], rng: np.random.Generator, on=None):
     """A random line of h-space through h0 (in the open orthant), moving only the coordinates ``on`` (all if None),
     and the part of it inside the orthant (lo, hi; None: unbounded)."""
     k = len(h0)
-    q = _line(k, rng).q
+    q = random_line(k, rng).q
     line = Line(h0, [v if on is None or l in on else 0 for l, v in enumerate(q)])
     lows = [-a / b for a, b in zip(h0, line.q) if b > 0]
     highs = [-a / b for a, b in zip(h0, line.q) if b < 0]
@@ -287,7 +286,7 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
                                      "lines: the oracle is not a network with two hidden layers of this form (deeper, "
                                      "or a second-layer neuron never met)",
                                      evidence={"point": [str(v) for v in bad]})
-        line = Line(bad, _line(oracle.d, rng).q)
+        line = Line(bad, random_line(oracle.d, rng).q)
         more = [line.at(kink.t) for kink in kinks(oracle, line)]
         more = [x for x in more if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
         n += second_layer(h_oracle, hyper, _starts(N, c, more, rng), rng, chords=chords, progress=progress)

@@ -36,7 +36,7 @@ from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from ..exact.matrix import QMatrix
 from ..network import Network
-from .line_search import Line, Piece, kinks
+from .line_search import Line, Piece, kinks, random_line
 from .deep import two_hidden_layers
 from .oracles import Oracle
 from .regions import region_jacobians
@@ -77,14 +77,6 @@ class Extraction:
     def units(self) -> int:
         """The hidden units (all hidden layers together)."""
         return sum(self.network.widths[1:-1])
-
-
-def _line(d: int, rng: np.random.Generator) -> Line:
-    """A random line: p on a coarse dyadic grid (|p_i| <= 4), q with 2^17 values per entry, none zero (a line
-    parallel to a hyperplane misses its kink: with integer weights a coarse q would often be)."""
-    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
-    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
-    return Line(p, q)
 
 
 def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -> int:
@@ -153,7 +145,7 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
 
 def _one_line(oracle: Oracle, rng, k, progress, seed: int, check: bool):
     """Steps 1-3 of the module docstring on one random line."""
-    line = _line(oracle.d, rng)
+    line = random_line(oracle.d, rng)
     q0 = oracle.queries
     found = kinks(oracle, line)
     q_line = oracle.queries - q0

@@ -29,7 +29,7 @@ from fractions import Fraction
 from ..errors import AssumptionViolated
 from .oracles import Oracle
 
-__all__ = ["Line", "Piece", "Kink", "kinks", "simplest_between"]
+__all__ = ["Line", "Piece", "Kink", "kinks", "random_line", "simplest_between"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,14 @@ class Line:
         P, Q, den = self._ints
         tn, td = t.numerator, t.denominator
         return [Fraction(a * td + tn * b, den * td) for a, b in zip(P, Q)]
+
+
+def random_line(d: int, rng) -> Line:
+    """A random line: p on a coarse dyadic grid (|p_i| <= 4), q with 2^17 values per entry, none zero (a line
+    parallel to a hyperplane misses its kink: with integer weights a coarse q would often be)."""
+    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
+    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
+    return Line(p, q)
 
 
 @dataclass(frozen=True)
