@@ -34,6 +34,7 @@ from ..certificates.claims.transcript import transcript_certificate, verify_tran
 from ..equiv.canonical import CanonicalForm
 from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
+from ..validation import as_generator, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..network import Network
 from .line_search import Line, Piece, kinks, random_line
@@ -205,7 +206,7 @@ def _deep_statement(net: Network, n: int, fresh: int, widths, checked: bool) -> 
 def _extract_deep(oracle: Oracle, widths, seed: int, count: int, check: bool, progress) -> Extraction:
     """Two hidden layers (:mod:`.deep`), with the transcript certificate of the deep network."""
     t0 = time.perf_counter()
-    net, evidence = two_hidden_layers(oracle, np.random.default_rng(seed), width=widths[0] if widths else None,
+    net, evidence = two_hidden_layers(oracle, as_generator(seed), width=widths[0] if widths else None,
                                       fresh=count, progress=progress)
     if widths is not None and len(widths) == 2 and net.widths[2] > widths[1]:
         raise AssumptionViolated(f"the network found reproduces every answer but has {net.widths[2]} second-layer "
@@ -264,8 +265,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     if not isinstance(oracle, Oracle):
         raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
     for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
+        if value is not None:
+            check_positive_integer(value, name)
     if hidden_layers == 2 and k is not None:
         raise InvalidInput("k is the width of one hidden layer; for hidden_layers=2 give widths=(k1, k2)")
     if hidden_layers not in (1, 2) or isinstance(hidden_layers, bool):
@@ -277,7 +278,7 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     t0, count = time.perf_counter(), fresh if fresh is not None else 64
     if hidden_layers == 2:
         return _extract_deep(oracle, widths, seed, count, check, progress)
-    line, found, form, net, lower, optimal, phases = _lines(oracle, np.random.default_rng(seed), k, progress, seed,
+    line, found, form, net, lower, optimal, phases = _lines(oracle, as_generator(seed), k, progress, seed,
                                                             check, count, lines)
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
