@@ -2,6 +2,7 @@
 
 import copy
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ from exactrelu.cli import main
 from exactrelu.equiv import functionally_equal
 from exactrelu.errors import AssumptionViolated, CertificateInvalid, InvalidInput
 from exactrelu.extract import CallableOracle, NetworkOracle, extract
+from exactrelu.extract.deep import orient, two_hidden_layers
+from exactrelu.extract.line_search import Line, kinks
 from exactrelu.io.weights import weights_json
 from exactrelu.network import Network
 
@@ -106,3 +109,38 @@ def test_cli_two_hidden_layers(tmp_path, capsys):
         main(["extract", "--oracle", str(path), "--hidden-layers", "2", "--widths", "3,x", "-o", str(out)])
     assert exc.value.code == 2
     assert "expected K1 or K1,K2" in capsys.readouterr().err
+
+
+def test_the_fresh_queries_refuse_a_network_that_differs():
+    rng = np.random.default_rng(7)
+    net = Network.from_layers([(rng.integers(-3, 4, (4, 5)), rng.integers(-2, 3, 4)),
+                               (rng.integers(-3, 4, (4, 4)), rng.integers(-2, 3, 4)),
+                               (rng.integers(-3, 4, (4, 4)), rng.integers(-2, 3, 4)), (rng.integers(-3, 4, (1, 4)), [1])])
+    with pytest.raises(AssumptionViolated, match="differs from the oracle at a fresh query after 0 more lines"):
+        two_hidden_layers(NetworkOracle(net), np.random.default_rng(7), chords=0, rounds=0)
+
+
+def test_signs_from_the_jacobians_beside_the_kinks():
+    """One input, the hyperplane x = 0: the Jacobians left and right of each kink decide the neuron's active side."""
+    moving, still, q = ([[1]], 1), ([[0]], 1), [Fraction(1)]
+    N, c, _ = orient([(1, 0)], [([Fraction(0)], still, moving, q)])
+    assert (N, c) == ([[1]], [0])
+    N, c, _ = orient([(1, 0)], [([Fraction(0)], moving, still, q)])
+    assert (N, c) == ([[-1]], [0])
+    with pytest.raises(AssumptionViolated, match="changes with it on both sides of a kink"):
+        orient([(1, 0)], [([Fraction(0)], moving, moving, q)])
+    with pytest.raises(AssumptionViolated, match="does not change with it on both sides of a kink"):
+        orient([(1, 0)], [([Fraction(0)], still, still, q)])
+    with pytest.raises(AssumptionViolated, match="active on one side at one kink and on the other at another"):
+        orient([(1, 0)], [([Fraction(0)], still, moving, q), ([Fraction(0)], moving, still, q)])
+
+
+def test_kinks_on_a_segment_and_its_refusals():
+    oracle = CallableOracle(lambda x: [abs(x[0] - Fraction(1, 3)) + max(x[0] - 5, 0)], d=1)
+    line = Line([Fraction(0)], [Fraction(1)])
+    assert [k.t for k in kinks(oracle, line, lo=Fraction(0), hi=Fraction(1))] == [Fraction(1, 3)]
+    assert [k.t for k in kinks(oracle, line, lo=Fraction(0))] == [Fraction(1, 3), Fraction(5)]
+    with pytest.raises(AssumptionViolated, match="the search segment is empty"):
+        kinks(oracle, line, lo=Fraction(1), hi=Fraction(1, 2))
+    with pytest.raises(AssumptionViolated, match="kinks accumulate at the end of a search segment"):
+        kinks(CallableOracle(lambda x: [x[0] ** 2], d=1), line, lo=Fraction(0), hi=Fraction(1))
