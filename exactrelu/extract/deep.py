@@ -69,15 +69,15 @@ class MappedOracle(Oracle):
         return self.base([self.x(z) for z in points])
 
     def along_line(self, p, q, ts):
-        return self.base.along_line(self.x(list(p)), self._direction(list(q)), ts)
+        key = (tuple(p), tuple(q))
+        if getattr(self, "_key", None) != key:  # the line search asks one line many times
+            self._key, self._mapped = key, (self.x(list(p)), self._direction(list(q)))
+        return self.base.along_line(*self._mapped, ts)
 
     def along_axes(self, x0, delta):
-        points = []
-        for l in range(self.d):
-            z = list(x0)
-            z[l] += delta
-            points.append(z)
-        return self(points)
+        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R)."""
+        base = self.x(list(x0))
+        return self.base([[v + delta * row[l] for v, row in zip(base, self.R)] for l in range(self.d)])
 
 
 def _independent(rows: list) -> bool:
