@@ -5,11 +5,13 @@
    gives the hyperplane through the kink (:mod:`.line_search`, :mod:`.regions`): a first-layer neuron's kinks lie on
    one hyperplane everywhere, so the same hyperplane (primitive integer normal and offset, exact) comes back on
    almost every line; a second-layer neuron's kinks lie on a bent hyperplane, whose flat pieces are only met by the
-   lines that cross that piece. The first layer is the hyperplanes met on the most lines.
+   lines that cross that piece. The first layer is the hyperplanes met on the most lines, each kept only if its
+   normal is independent of those kept (a piece's normal is a combination of first-layer normals).
 2. **Signs.** With the first layer's rows N (normalised) and offsets c, every z in Q^k1 is ``N x + c`` for
    ``x = R (z - c)``, R a right inverse of N (rows independent: k1 <= d). Neuron i is off on one side of
-   ``z_i = 0``: there f does not change with z_i at all (exactly), on its active side it does somewhere. Each side
-   is probed at random points; the active side is made positive.
+   ``z_i = 0``: there f does not change with z_i at all (exactly), and across its kink the Jacobian jumps along
+   v_i, so on the other side it does. The Jacobians of the two regions beside each kink on the lines (already
+   known: no query) tell the sides apart; the active side is made positive.
 3. **The second layer** is then a one-hidden-layer network G of ``h = relu(N x + c)``: on the open orthant h > 0
    (queried at ``x = R (h - c)``) every kink of G on random chords and rays of the orthant is found, with the
    Jacobians around them (k1 probes each, moving only up in h), exactly as one hidden layer is extracted; the
