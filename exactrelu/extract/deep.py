@@ -207,7 +207,7 @@ def _starts(N, c, points, rng):
     for x in points:
         z = [sum(a * v for a, v in zip(row, x)) + ci for row, ci in zip(N, c)]
         small = Fraction(1, 2**12) * min([v for v in z if v > 0] or [1])
-        out.append(([v if v > 0 else small * (1 + int(rng.integers(0, 64)) / 64) for v in z],
+        out.append(([v if v > 0 else small * Fraction(64 + int(rng.integers(0, 64)), 64) for v in z],
                     {l for l, v in enumerate(z) if v > 0}, [max(v, 0) for v in z]))
     return out
 
@@ -293,7 +293,6 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
         more = [x for x in more if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
         n += second_layer(h_oracle, hyper, _starts(N, c, more, rng), rng, chords=chords, progress=progress)
     evidence = {"form": form, "first_layer": len(N), "second_layer_hyperplanes": len(hyper), "chords": n,
-                "lines": lines,
-                "rounds": attempt, "queries_lines": q1 - q0,
-                "queries_second": oracle.queries - q1, "line_counts": sorted(counts.values(), reverse=True)}
+                "lines": lines, "rounds": attempt, "queries_lines": q1 - q0, "queries_second": oracle.queries - q1,
+                "line_counts": sorted(counts.values(), reverse=True)}
     return net, evidence
