@@ -2,7 +2,8 @@
 
 Hidden networks: float32 ``W1 ~ N(0, 1/d)``, ``b1 ~ N(0, 0.01)``, ``W2 ~ N(0, 1/k1)``, ``b2 ~ N(0, 0.01)``,
 ``W3 ~ N(0, 1/k2)``, ``b3 = 0``, drawn with ``numpy.random.default_rng(seed)``, for d-k1-k2-1 = 10-8-8-1,
-20-16-16-1 (and 100-32-32-1 with ``--sizes``). For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
+20-16-16-1 (and 100-32-32-1 with ``--sizes``); with ``--weights int``, integer weights and biases uniform in
+-3..3 and -2..2 (output bias 1) instead. For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
 the ``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the deep equivalence of
 the extracted and the hidden network (``functionally_equal``, its certificate checked; timed). A refusal is recorded
 with its reason. Float attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover
@@ -34,8 +35,12 @@ from exactrelu.extract import NetworkOracle, extract  # noqa: E402
 from exactrelu.network import Network  # noqa: E402
 
 
-def family(d: int, k1: int, k2: int, seed: int) -> Network:
+def family(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> Network:
     rng = np.random.default_rng(seed)
+    if weights == "int":
+        return Network.from_layers([(rng.integers(-3, 4, (k1, d)), rng.integers(-2, 3, k1)),
+                                    (rng.integers(-3, 4, (k2, k1)), rng.integers(-2, 3, k2)),
+                                    (rng.integers(-3, 4, (1, k2)), [1])])
     f32 = np.float32
     return Network.from_layers([
         ((rng.standard_normal((k1, d)) / math.sqrt(d)).astype(f32), (0.1 * rng.standard_normal(k1)).astype(f32)),
@@ -43,9 +48,9 @@ def family(d: int, k1: int, k2: int, seed: int) -> Network:
         ((rng.standard_normal((1, k2)) / math.sqrt(k2)).astype(f32), np.zeros(1, f32))])
 
 
-def run(d: int, k1: int, k2: int, seed: int) -> dict:
-    hidden = family(d, k1, k2, seed)
-    row = {"size": f"{d}-{k1}-{k2}-1", "seed": seed}
+def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> dict:
+    hidden = family(d, k1, k2, seed, weights)
+    row = {"size": f"{d}-{k1}-{k2}-1" + (" int" if weights == "int" else ""), "seed": seed}
     oracle = NetworkOracle(hidden)
     t = time.perf_counter()
     try:
@@ -87,13 +92,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--sizes", default="10x8x8,20x16x16")
+    ap.add_argument("--weights", choices=("float32", "int"), default="float32")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_extract_deep.json"))
     args = ap.parse_args()
     rows = []
     for size in args.sizes.split(","):
         d, k1, k2 = map(int, size.split("x"))
         for seed in range(args.seeds):
-            rows.append(run(d, k1, k2, seed))
+            rows.append(run(d, k1, k2, seed, args.weights))
             r = rows[-1]
             print(json.dumps({k: r.get(k) for k in ("size", "seed", "ok", "queries", "widths", "expect", "extract_s",
                                                      "check_s", "expect_s", "error")}), flush=True)
