@@ -267,7 +267,7 @@ def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator)
 
 
 def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 12, width: int | None = None,
-                      chords: int = 16, fresh: int = 64, rounds: int = 4, progress=None) -> tuple[Network, dict]:
+                      chords: int = 16, fresh: int = 512, rounds: int = 4, progress=None) -> tuple[Network, dict]:
     """The deep network (three affine layers) and the evidence (module docstring, steps 1-4; the fresh queries of
     step 4 are asked here: a point where the network differs seeds a new line and more chords, up to ``rounds``)."""
     q0 = oracle.queries

@@ -238,7 +238,8 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     k : the number of hidden units, if known; more kinks than k on one line is a proof that no k-unit network
         reproduces the answers (NotRealizable). None: found from the answers.
     seed : seed of the search line and of the fresh queries.
-    fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them).
+    fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them; 512 for
+        two hidden layers, where a missed second-layer neuron may change f only in a small part of the space).
     check : run the independent checker on the certificate (default True).
     progress : a callable receiving progress lines with the query count.
     lines : random lines to try before giving up (a line parallel to a hyperplane, or two kinks too close, fails
@@ -275,7 +276,7 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     if widths is not None and (hidden_layers != 2 or not isinstance(widths, (tuple, list)) or len(widths) not in (1, 2)
                                or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in widths)):
         raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
-    t0, count = time.perf_counter(), fresh if fresh is not None else 64
+    t0, count = time.perf_counter(), fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
     if hidden_layers == 2:
         return _extract_deep(oracle, widths, seed, count, check, progress)
     line, found, form, net, lower, optimal, phases = _lines(oracle, as_generator(seed), k, progress, seed,
