@@ -273,9 +273,11 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     if hidden_layers not in (1, 2) or isinstance(hidden_layers, bool):
         raise InvalidInput(f"hidden_layers must be 1 or 2 (deeper oracles are not extracted yet), got "
                            f"{hidden_layers!r}")
-    if widths is not None and (hidden_layers != 2 or not isinstance(widths, (tuple, list)) or len(widths) not in (1, 2)
-                               or any(isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in widths)):
-        raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
+    if widths is not None:
+        if hidden_layers != 2 or not isinstance(widths, (tuple, list)) or len(widths) not in (1, 2):
+            raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
+        for w in widths:
+            check_positive_integer(w, "each of widths")
     t0, count = time.perf_counter(), fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
     if hidden_layers == 2:
         return _extract_deep(oracle, widths, seed, count, check, progress)

@@ -84,7 +84,7 @@ def test_refusals_name_the_failed_assumption():
 @pytest.mark.parametrize("kw, match", [
     ({"hidden_layers": 3}, "hidden_layers must be 1 or 2"),
     ({"widths": (3,)}, "widths must be one or two positive integers, for hidden_layers=2"),
-    ({"hidden_layers": 2, "widths": (3, 0)}, "widths must be"),
+    ({"hidden_layers": 2, "widths": (3, 0)}, "each of widths must be a positive integer, got 0"),
     ({"hidden_layers": 2, "k": 3}, "for hidden_layers=2 give widths"),
 ])
 def test_arguments_are_refused_before_any_query(kw, match):
