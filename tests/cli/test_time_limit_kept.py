@@ -68,7 +68,7 @@ def families(d):
         "demo": ["demo", "-d", "20", "-k", "5", "-m", "5", "-n", "60000"],
         "recover": ["recover", str(d / "hard.json"), "-k", "4", "--init", "search", "-o", o],
         "solve": ["solve", str(d / "hard.json"), "-k", "4", "--enumerate-only", "-o", o, "--force"],
-        "patterns": ["patterns", str(d / "hard.json"), "--nonnegative", "--force"],
+        "patterns": ["patterns", str(d / "hard.json"), "--force"],  # C(400, 3) lines: hours (--nonnegative: ms)
         "fit": ["fit", str(d / "big.json"), "-k", "5", "--method", "gradient", "-o", o],
         "certify": ["certify", str(d / "big.json"), "--weights", str(d / "off.json"), "-o", o],
         "check": ["check", str(d / "big.cert.json"), str(d / "big.json")],
