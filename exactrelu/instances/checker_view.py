@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from .. import parallel
 from .instance import Instance
 
-__all__ = ["STREAM_ENTRIES", "BlockRows", "StringRows", "FloatRows", "streamed", "checker_instance"]
+__all__ = ["STREAM_ENTRIES", "BlockRows", "StringRows", "FloatRows", "streamed", "checker_instance", "fast_instance"]
 
 #: Instances of more entries n (d + m) than this are written and checked in blocks of rows of text (never the
 #: whole text at once, which takes about 100 bytes per entry); smaller ones keep their text (cached, read twice).
@@ -102,6 +102,29 @@ def checker_instance(instance: Instance) -> dict:
         if floats is not None:  # (as from an .npz), faster than reading text back even when the text is cached
             return FloatRows(floats[0])
         return strings() if key in instance._cache or not lazy else StringRows(matrix)
+
+    return {
+        "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),
+        "labels": rows(instance.labels, "_label_strings", instance.label_strings),
+        "activation": instance.activation.to_json() if instance.activation else None,
+    }
+
+
+def fast_instance(instance: Instance) -> dict:
+    """The instance as the fast checker (:mod:`exactrelu.certificates.fast`) reads it: a matrix of float64 values as
+    the array the library holds (no copy, no text), an exact one as rows of canonical text (cached, or made a block
+    at a time by :class:`StringRows`).
+
+    >>> from exactrelu.instances import planted
+    >>> data = fast_instance(planted(d=3, k=2, m=2, n=40, seed=1))
+    >>> type(data["inputs"]).__name__, type(data["labels"]).__name__
+    ('ndarray', 'list')
+    """
+    def rows(matrix, key, strings):
+        floats = matrix.float_source
+        if floats is not None:
+            return floats[0]
+        return strings() if key in instance._cache or not streamed(instance) else StringRows(matrix)
 
     return {
         "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),
