@@ -230,12 +230,21 @@ def read_certificate(path: str | os.PathLike) -> dict:
     return obj
 
 
+def _checker() -> str:
+    """``EXACTRELU_CHECKER``: "fast" (the default) or "reference", the checker of the library's own check."""
+    name = os.environ.get("EXACTRELU_CHECKER", "fast").strip() or "fast"
+    if name not in ("fast", "reference"):
+        raise InvalidInput(f"EXACTRELU_CHECKER must be 'fast' or 'reference', not {name[:20]!r}")
+    return name
+
+
 def verify(cert: dict, instance: Instance) -> str:
     """Run the independent check; return its summary or raise CertificateInvalid.
 
     The claims about one network on the instance (``realizes``, ``realizes-except``, ``residual``) are checked by the
     fast exact checker (:mod:`exactrelu.certificates.fast`: NumPy, the float64 data handed over as held), every other
-    claim by the reference checker (:mod:`exactrelu.certificates.checker`); large instances on every idle core
+    claim, and every claim when ``EXACTRELU_CHECKER=reference``, by the reference checker
+    (:mod:`exactrelu.certificates.checker`); large instances on every idle core
     (:func:`exactrelu.parallel.check_workers`), each forked worker with one BLAS thread.
     """
     # imported here, not at module level: ``python -m exactrelu.certificates.checker`` then runs a
@@ -244,7 +253,7 @@ def verify(cert: dict, instance: Instance) -> str:
 
     try:
         workers = parallel.check_workers(_entries(instance))
-        if isinstance(cert, dict) and cert.get("claim") in fast.CLAIMS:
+        if isinstance(cert, dict) and cert.get("claim") in fast.CLAIMS and _checker() == "fast":
             with blas.fixed_threads(1 if workers > 1 else None):
                 return fast.check(cert, checker_view.fast_instance(instance), workers)
         data = checker_view.checker_instance(instance)

@@ -167,3 +167,19 @@ def test_rows_must_have_their_entries_and_length():
     assert numbers.from_text([b"1  2"], 2, 4300) is None
     assert numbers.from_text([b"12345 1"], 2, 4) is None  # longer than the limit "digits": the reference reads it
     assert numbers.from_text([b"1/2 -3/4"], 2, 4300).t.tolist() == [1, 2]
+
+
+@given(st.lists(st.integers(-(2**200), 2**200), min_size=6, max_size=6), st.integers(0, 300))
+@example([0, 1, -1, 2**24, -(2**48), 10**16 - 1], 0)
+@example([2**100, -(2**99) * 3, 10**8, 7, 0, -(2**24 - 1)], 100)
+def test_integers_over_a_power_of_two_are_reduced_and_written_as_the_reference(ints, shift):
+    nums, texts = numbers.from_integers(ints, shift, (2, 3))
+    want = [Fraction(v, 2**shift) for v in ints]
+    assert texts == [_reference_text(want[:3]), _reference_text(want[3:])]
+    got = [Fraction(-1 if n else 1) * v * Fraction(2) ** -int(t) for n, v, t in zip(nums.neg, _magnitudes(nums), nums.t)]
+    assert got == want and all(t >= 0 for t in nums.t)
+
+
+def test_integers_over_a_denominator_beyond_the_table_go_to_the_reference():
+    assert numbers.from_integers([1, 2], 1075, (1, 2)) is None
+    assert numbers.from_integers([], 3, (0, 2)) is None

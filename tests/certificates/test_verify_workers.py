@@ -83,3 +83,18 @@ def test_small_instances_threads_and_the_environment_decide_one_process(small_th
         monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", bad)
         with pytest.raises(InvalidInput, match="EXACTRELU_CHECK_WORKERS"):
             parallel.check_workers(_entries(inst))
+
+
+def test_the_library_checks_with_the_checker_it_is_told(monkeypatch):
+    inst = planted(d=3, k=2, m=2, n=30, seed=2)
+    cert = _cert(inst)
+    used = []
+    real_fast, real_ref = fast.check, checker.check
+    monkeypatch.setattr(fast, "check", lambda *a: used.append("fast") or real_fast(*a))
+    monkeypatch.setattr(checker, "check", lambda *a: used.append("reference") or real_ref(*a))
+    for name, want in (("", "fast"), ("fast", "fast"), ("reference", "reference")):
+        monkeypatch.setenv("EXACTRELU_CHECKER", name)
+        assert envelope.verify(cert, inst).startswith("realizes: 30 samples") and used.pop() == want
+    monkeypatch.setenv("EXACTRELU_CHECKER", "quick")
+    with pytest.raises(InvalidInput, match="EXACTRELU_CHECKER must be"):
+        envelope.verify(cert, inst)

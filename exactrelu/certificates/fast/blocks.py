@@ -17,7 +17,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..trusted.common import CheckFailed, UnreadableInput
-from ..trusted.realizes import RANGE_CLAIMS, _listed, _network, _shape, _stated, certificate_sha256
+from ..trusted.realizes import (RANGE_CLAIMS, _listed, _network, _shape, _stated, bound_integers,
+                                certificate_sha256)
 from ..trusted.schedule import check_rows, combine_rows, cuts
 from . import limbs, network, sources
 from .limbs import FastDomain
@@ -32,43 +33,53 @@ class Judge:
     """The certificate's side of a check, parsed once by the reference's parsers and kept for every block.
 
     ``network(x_row, y_bits)`` gives the network in integers for a block whose largest sample has denominator bits and
-    numerator bits ``x_row`` and whose labels have at most ``y_bits`` bits (numerator and denominator): it runs the
-    reference's ``_network`` on one synthetic sample of those sizes, so that the certificate is refused with the
-    reference's message, and the reference's bound on the check's integers (``bound_integers``, monotone in both sizes)
-    is applied to these rows; a larger block is bounded again.
+    numerator bits ``x_row`` and whose labels have at most ``y_bits`` bits (numerator and denominator). The first call
+    runs the reference's ``_network`` on one synthetic sample of those sizes, so that a malformed certificate is
+    refused with the reference's message; every call applies the reference's bound on the check's integers
+    (``bound_integers``, monotone in both sizes) to those sizes, unless sizes at least as large already passed.
     """
 
     def __init__(self, cert: dict, shape: tuple, activation) -> None:
         self.cert, self.shape, self.activation = cert, shape, activation
         self.claim = cert.get("claim")
         self.passed: list[tuple] = []  # (x bits, y bits) already within the reference's bound
-        self.net = self.refused = self.sha = None
+        self.parts = self.net = self.refused = self.refused_later = None
 
     def network(self, x_row: tuple, y_bits: int):
-        if self.refused is not None:
+        if self.refused is not None:  # the network itself is malformed: refused before any bound, in every block
             raise self.refused
         if "layers" in self.cert:  # a network of any depth: the reference (docs/design.md, "The fast checker")
             raise FastDomain("a network given by its layers")
         x_bits = x_row[0] + x_row[1]
-        if self.net is not None and any(x_bits <= xb and y_bits <= yb for xb, yb in self.passed):
-            return self.net
-        _, d, m = self.shape
-        X = [([(1 << x_row[1]) >> 1] + [0] * (d - 1), [1 << (x_row[0] - 1)] + [1] * (d - 1))]
-        Y = [([(1 << (y_bits - 1)) >> 1] + [0] * (m - 1), [1] * m)]
+        if not any(x_bits <= xb and y_bits <= yb for xb, yb in self.passed):
+            _, d, m = self.shape
+            X = [([(1 << x_row[1]) >> 1] + [0] * (d - 1), [1 << (x_row[0] - 1)] + [1] * (d - 1))]
+            Y = [([(1 << (y_bits - 1)) >> 1] + [0] * (m - 1), [1] * m)]
+            if self.parts is None:
+                self._parse(X, Y)  # the reference's parse and bound (UnreadableInput over the bound: not kept)
+            else:
+                bound_integers(X, Y, *self.parts)
+            self.passed.append((x_bits, y_bits))
+        if self.refused_later is not None:  # the claim's own fields, read after the bound (as the reference does)
+            raise self.refused_later
+        return self.net
+
+    def _parse(self, X: list, Y: list) -> None:
         try:
             U, V, b, offset, c = _network(self.cert, X, Y, self.activation, RANGE_CLAIMS[self.claim])[:5]
-            if self.claim == "realizes-except":
-                self.listed = _listed(self.cert, self.shape[0], m)[0]
-            elif self.claim == "residual":
-                _stated(self.cert)
         except CheckFailed as exc:
             self.refused = exc
             raise
-        if self.net is None:
-            self.net = network.integers(U, V, b, offset, c)
-            self.sha, self.text = certificate_sha256(self.cert), _shape(X, Y, U, b, offset, c)
-        self.passed.append((x_bits, y_bits))
-        return self.net
+        self.parts = U, V, b, offset, c
+        self.net = network.integers(U, V, b, offset, c)
+        self.sha, self.text = certificate_sha256(self.cert), _shape(X, Y, U, b, offset, c)
+        try:
+            if self.claim == "realizes-except":
+                self.listed = _listed(self.cert, self.shape[0], self.shape[2])[0]
+            elif self.claim == "residual":
+                _stated(self.cert)
+        except CheckFailed as exc:
+            self.refused_later = exc
 
 
 def _sizes(X, Y) -> tuple[tuple, int]:

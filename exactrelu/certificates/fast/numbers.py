@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Numbers", "from_floats", "from_text"]
+__all__ = ["Numbers", "from_floats", "from_integers", "from_text"]
 
 _W = 24
 _FILL = 0  # the byte that pads the layout of a text; every 0 byte is deleted at the end
@@ -72,16 +72,20 @@ def _denominators() -> tuple[np.ndarray, np.ndarray]:
     return _bytes_table(texts, max(map(len, texts))), np.array(list(map(len, texts)))
 
 
-def _decimal(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the 20 decimal digits of each uint64, leading zeros as the filler, as N x 20 bytes; the digit counts)."""
-    groups = np.empty((v.size, 5), dtype=np.intp)
-    rest = v.copy()
-    for g in range(4, -1, -1):
+def _decimal(v: np.ndarray) -> np.ndarray:
+    """The decimal digits of each uint64 as bytes, right-aligned in as many columns as the longest needs, leading
+    zeros made the filler (0 is "0"): groups of four digits (``divmod`` by 10^4) written from a table."""
+    count = 1 + np.searchsorted(_POW10, v, side="right")
+    nd = int(count.max(initial=1))
+    ng = -(-nd // 4)
+    groups = np.empty((v.size, ng), dtype=np.intp)
+    rest = v
+    for g in range(ng - 1, 0, -1):
         rest, groups[:, g] = np.divmod(rest, np.uint64(10_000))
-    digits = _groups()[groups].view(np.uint8).reshape(v.size, 20)
-    count = 1 + np.searchsorted(_POW10, v, side="right")  # 0 has one digit, "0"
-    digits[np.arange(20) < (20 - count)[:, None]] = _FILL
-    return digits, count
+    groups[:, 0] = rest  # below 10^4: v has at most 4 ng digits
+    digits = _groups()[groups].view(np.uint8).reshape(v.size, 4 * ng)[:, 4 * ng - nd:]
+    digits[np.arange(nd) < (nd - count)[:, None]] = _FILL
+    return digits
 
 
 def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
@@ -101,22 +105,93 @@ def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
 
 
 def _float_texts(flat: np.ndarray, neg: np.ndarray, mag: np.ndarray, E: np.ndarray, shape: tuple) -> list[bytes]:
-    """The rows' text: sign, digits (of M, or of M 2^E for an integer below 2^64), the denominator, a separator."""
-    big = np.abs(flat) >= 2.0**64
-    value = np.where(E > 0, np.abs(np.where(big, 0.0, flat)), 0).astype(np.uint64)  # an integer: exact
-    value = np.where(E > 0, value, mag.astype(np.uint64))
-    digits, _ = _decimal(value)
-    table, lengths = _denominators()
-    t = np.where(E < 0, -E, 0)
-    den = table[:, :int(lengths[t].max())][t]
-    field = np.concatenate([np.where(neg, ord("-"), _FILL).astype(np.uint8)[:, None], digits, den,
-                            np.full((flat.size, 1), ord(" "), dtype=np.uint8)], axis=1)
-    field.reshape(shape[0], shape[1], -1)[:, -1, -1] = ord("\n")
-    rows = field.tobytes().translate(None, bytes([_FILL])).split(b"\n")[:-1]
-    for i in np.flatnonzero(big.reshape(shape).any(axis=1)):  # integers of 2^64 or more: Python writes the row
+    """The rows' text of floats: the digits of M (or of M 2^E for an integer below 2^64), the denominator 2^-E; rows
+    with an integer of 2^64 or more are written by Python."""
+    value = mag.astype(np.uint64)
+    whole = E > 0  # an even integer: |x| itself, exact as a uint64 below 2^64
+    big = whole & (np.abs(flat) >= 2.0**64)
+    if whole.any():
+        value[whole] = np.abs(np.where(big, 0.0, flat)[whole]).astype(np.uint64)
+    rows = _texts(_decimal(value), neg, np.maximum(-E, 0), shape)
+    for i in np.flatnonzero(big.reshape(shape).any(axis=1)):
         rows[i] = " ".join("%d" % v if v == int(v) else "%d/%d" % v.as_integer_ratio()
                            for v in flat[i * shape[1]:(i + 1) * shape[1]].tolist()).encode()
     return rows
+
+
+def _texts(digits: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple) -> list[bytes]:
+    """The rows' text: the sign, the numerator's digits, ``"/" + str(2^t)`` (t > 0), a separator, laid out in fixed
+    columns with the filler, which is then deleted (``bytes.translate``)."""
+    table, lengths = _denominators()
+    width = int(lengths[t].max(initial=0))
+    nd = digits.shape[1]
+    field = np.empty((neg.size, nd + width + 2), dtype=np.uint8)
+    field[:, 0] = np.where(neg, ord("-"), _FILL)
+    field[:, 1:nd + 1] = digits
+    field[:, nd + 1:nd + 1 + width] = table[:, :width][t]
+    field[:, -1] = ord(" ")
+    field.reshape(shape[0], shape[1], -1)[:, -1, -1] = ord("\n")
+    return field.tobytes().translate(None, bytes([_FILL])).split(b"\n")[:-1]
+
+
+def from_integers(ints: list[int], shift: int, shape: tuple) -> tuple[Numbers, list[bytes]] | None:
+    """The numbers ``p / 2^shift`` (Python integers p, row-major) in lowest terms, and the canonical text of each row:
+    p's trailing zero bits (at most ``shift``) are removed, then its decimal digits are written (long division of the
+    limbs by 10^8) and ``"/" + str(2^t)`` taken from the table; None when a denominator is beyond it (2^1074)."""
+    if shift > 1074 or not ints:
+        return None
+    width = max(map(int.bit_length, ints)) // 8 + 1
+    raw = np.frombuffer(b"".join([abs(v).to_bytes(width, "little") for v in ints]), dtype=np.uint8)
+    raw = np.concatenate([raw.reshape(len(ints), width), np.zeros((len(ints), (-width) % 3), np.uint8)], axis=1)
+    raw = raw.reshape(len(ints), -1, 3).astype(np.int64)
+    mag = (raw[:, :, 0] | raw[:, :, 1] << 8 | raw[:, :, 2] << 16).T  # unsigned 24-bit limbs, lowest first
+    neg = np.fromiter((v < 0 for v in ints), dtype=bool, count=len(ints))
+    zeros = np.minimum(_trailing_zeros(mag), shift)
+    mag = _shifted_right(mag, zeros)
+    t = np.where(mag.any(axis=0), shift - zeros, 0)
+    return Numbers(neg, mag, t, shape), _texts(_long_decimal(mag), neg, t, shape)
+
+
+def _trailing_zeros(mag: np.ndarray) -> np.ndarray:
+    """The trailing zero bits of each integer (unsigned limbs); 24 L for zero."""
+    nonzero = mag != 0
+    u = np.where(nonzero.any(axis=0), np.argmax(nonzero, axis=0), mag.shape[0])
+    low = np.take_along_axis(np.vstack([mag, np.ones((1, mag.shape[1]), np.int64)]), u[None], axis=0)[0]
+    return _W * u + np.frexp((low & -low).astype(np.float64))[1] - 1
+
+
+def _shifted_right(mag: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """``mag >> bits`` entry by entry (unsigned limbs): limb u takes limb u + q shifted by r and the r low bits of
+    limb u + q + 1 (q, r = divmod(bits, 24))."""
+    q, r = np.divmod(bits, _W)
+    padded = np.vstack([mag, np.zeros((2, mag.shape[1]), np.int64)])
+    top = mag.shape[0] + 1
+    idx = np.minimum(np.arange(mag.shape[0])[:, None] + q[None], top)
+    low = np.take_along_axis(padded, idx, axis=0) >> r
+    high = np.take_along_axis(padded, np.minimum(idx + 1, top), axis=0) << (_W - r)
+    return (low | high) & 0xFFFFFF
+
+
+def _long_decimal(mag: np.ndarray) -> np.ndarray:
+    """The decimal digits of each integer (unsigned limbs) as bytes, right-aligned, leading zeros the filler:
+    eight digits a step, the remainder of a long division by 10^8 (a remainder times 2^24 plus a limb < 2^51)."""
+    mag = mag.copy()
+    chunks = []
+    while True:
+        rest = np.zeros(mag.shape[1], dtype=np.int64)
+        for u in range(mag.shape[0] - 1, -1, -1):
+            rest, mag[u] = rest << _W | mag[u], 0
+            mag[u], rest = np.divmod(rest, 10**8)
+        chunks.append(rest)
+        if not mag.any():
+            break
+    parts = np.stack(chunks[::-1], axis=1)  # most significant chunk first
+    words = np.stack([parts // 10_000, parts % 10_000], axis=2).reshape(mag.shape[1], -1)
+    digits = _groups()[words].view(np.uint8).reshape(mag.shape[1], -1)
+    first = np.argmax(digits != ord("0"), axis=1)
+    first = np.where((digits != ord("0")).any(axis=1), first, digits.shape[1] - 1)  # 0 is "0"
+    digits[np.arange(digits.shape[1]) < first[:, None]] = _FILL
+    return digits
 
 
 def from_text(rows: list[bytes], c: int, longest: int) -> Numbers | None:

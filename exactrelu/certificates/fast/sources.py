@@ -6,7 +6,10 @@ A matrix (the inputs or the labels) is one of:
 * the rows of an .npz member as the reference's reader opens them (``trusted/npz.py``: :class:`NpzRows`), read here
   as raw bytes a block at a time (float64, float32, and int64 / int32 whose values float64 holds exactly);
 * a sequence of rows (a JSON file's, or the library's text of an exact matrix): rows of canonical text are read by
-  :func:`~.numbers.from_text`, rows of Python floats as a float64 array.
+  :func:`~.numbers.from_text`, rows of Python floats as a float64 array;
+* a sequence of rows that also has ``dyadic_block(a, b)``, giving the numerators of rows a..b-1 (row-major Python
+  integers p) and one s with every entry ``p / 2^s`` (the library's exact dyadic matrices): read by
+  :func:`~.numbers.from_integers`, which writes their text.
 
 :func:`block` gives the numbers and the rows' text of rows a..b-1, or None when the fast checker does not read them
 (the reference then reads those rows: :func:`reference_view` is the instance as the reference takes it).
@@ -26,7 +29,7 @@ import numpy as np
 
 from ..trusted.common import UnreadableInput, limit
 from ..trusted.npz import NpzRows
-from .numbers import Numbers, from_floats, from_text
+from .numbers import Numbers, from_floats, from_integers, from_text
 
 __all__ = ["block", "reference_view", "ArrayRows"]
 
@@ -62,6 +65,9 @@ def block(matrix, a: int, b: int) -> tuple[Numbers, list[bytes]] | None:
         return _from_array(matrix[a:b]) if matrix.ndim == 2 else None
     if isinstance(matrix, NpzRows):
         return _from_npz(matrix, a, b)
+    if hasattr(matrix, "dyadic_block"):
+        ints, shift = matrix.dyadic_block(a, b)
+        return from_integers(ints, shift, (b - a, len(ints) // (b - a)))
     rows = matrix[a:b]
     if not rows or not isinstance(rows[0], list) or not rows[0]:
         return None
