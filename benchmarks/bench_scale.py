@@ -90,7 +90,7 @@ def rechecks(cert: dict, inst, workers: int) -> dict:
         for w in counts:
             data = fast_instance(inst) if name == "fast" else checker_instance(inst)
             t0, c0 = time.perf_counter(), _cpu()
-            with blas.fixed_threads(1 if w > 1 else None):
+            with blas.fixed_threads(1 if w > 1 or name == "fast" else None):
                 verdict = (fast.check(cert, data, w) if name == "fast" else
                            checker.check_parallel(cert, data, w) if w > 1 else checker.check(cert, data))
             out[f"{name} {w}"] = {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "verdict": verdict}

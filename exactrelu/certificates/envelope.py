@@ -245,7 +245,7 @@ def verify(cert: dict, instance: Instance) -> str:
     fast exact checker (:mod:`exactrelu.certificates.fast`: NumPy, the float64 data handed over as held), every other
     claim, and every claim when ``EXACTRELU_CHECKER=reference``, by the reference checker
     (:mod:`exactrelu.certificates.checker`); large instances on every idle core
-    (:func:`exactrelu.parallel.check_workers`), each forked worker with one BLAS thread.
+    (:func:`exactrelu.parallel.check_workers`), the fast checker with one BLAS thread per process.
     """
     # imported here, not at module level: ``python -m exactrelu.certificates.checker`` then runs a
     # module the package has not imported yet (runpy warns otherwise)
@@ -254,7 +254,7 @@ def verify(cert: dict, instance: Instance) -> str:
     try:
         workers = parallel.check_workers(_entries(instance))
         if isinstance(cert, dict) and cert.get("claim") in fast.CLAIMS and _checker() == "fast":
-            with blas.fixed_threads(1 if workers > 1 else None):
+            with blas.fixed_threads(1):  # its products are small; a second thread only spins (benchmarks/README.md)
                 return fast.check(cert, checker_view.fast_instance(instance), workers)
         data = checker_view.checker_instance(instance)
         return checker.check_parallel(cert, data, workers) if workers > 1 else checker.check(cert, data)

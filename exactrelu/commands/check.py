@@ -70,7 +70,7 @@ def _check_fast(cert_path: str, instance_path: str | None, workers: int | None) 
         entries = 0 if instance is None else len(instance["inputs"]) * (len(instance["inputs"][0]) +
                                                                         len(instance["labels"][0]))
         workers = parallel.check_workers(entries)
-    with blas.fixed_threads(1 if workers > 1 else None):
+    with blas.fixed_threads(1):  # its products are small: one BLAS thread per process
         return fast.check(cert, instance, workers, where=instance_path or "the instance")
 
 

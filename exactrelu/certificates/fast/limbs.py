@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["W", "INNER", "SUMS", "normalized", "from_ints", "from_digits", "to_ints", "matmul", "product", "sign",
+__all__ = ["W", "INNER", "SUMS", "normalized", "from_ints", "from_digits", "split_floats", "to_ints", "matmul",
+           "product", "sign",
            "absolute", "column_argmax", "column_squares", "FastDomain"]
 
 W = 24  #: bits per limb
@@ -99,6 +100,24 @@ def from_digits(negative: np.ndarray, magnitude: np.ndarray, shift: np.ndarray) 
     for i in range(magnitude.shape[0]):  # for one entry the targets i + whole differ with i: no overwriting
         out[i + whole, columns] = sign * (magnitude[i].astype(np.int64) << part)
     return normalized(out)
+
+
+def split_floats(v: np.ndarray) -> np.ndarray:
+    """Limbs (float64, each an integer of magnitude at most 2^23) of a float64 array of integers: limb u is
+    ``v - 2^24 rint(v / 2^24)`` and v becomes ``rint(v / 2^24)``, each step exact (a power-of-two scaling of an
+    integer of magnitude at least 1, a rounding to an integer, and a difference of two integers that is at most 2^23
+    in magnitude). Not balanced in the strict sense (2^23 may occur): for products only.
+
+    >>> split_floats(np.array([2.0**60 + 2.0**8, -(2.0**23)])).tolist()
+    [[256.0, -8388608.0], [0.0, 0.0], [4096.0, 0.0]]
+    """
+    out = []
+    while True:
+        q = np.rint(v * 2.0**-W)
+        out.append(v - q * 2.0**W)
+        v = q
+        if not v.any():
+            return np.stack(out)
 
 
 def to_ints(A: np.ndarray) -> list[int]:

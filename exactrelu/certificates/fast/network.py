@@ -62,11 +62,17 @@ def integers(U: list, V: list, b: list, offset: list, c: int) -> Integers:
 
 
 def scaled(numbers: Numbers) -> tuple[np.ndarray, int]:
-    """(Zn, s): the block's numbers as balanced limbs (L, rows, cols) of integers over one power of two 2^s."""
+    """(Zn, s): the block's numbers as limbs (L, rows, cols) of magnitude at most 2^23 of integers over one power of
+    two 2^s. Floats are scaled by 2^s as floats (exact: an integer M 2^(E + s) that float64 holds, unless it
+    overflows) and split there; other numbers are shifted limb by limb."""
     s = max(0, int(numbers.t.max(initial=0)))
+    if numbers.floats is not None:
+        with np.errstate(over="ignore"):
+            v = np.ldexp(numbers.floats, s)
+        if np.isfinite(v).all():
+            return _bounded(limbs.split_floats(v)), s
     Z = limbs.from_digits(numbers.neg, numbers.mag, s - numbers.t)
-    _bounded(Z)
-    return Z.reshape(Z.shape[0], *numbers.shape), s
+    return _bounded(Z).reshape(Z.shape[0], *numbers.shape), s
 
 
 def _bounded(Z: np.ndarray) -> np.ndarray:
@@ -96,7 +102,7 @@ def differences(net: Integers, X: Numbers, Y: Numbers) -> tuple[np.ndarray, list
     g = min(sy, cs)
     if sy > g:
         S = limbs.product(S, limbs.from_ints([1 << (sy - g)], (1, 1)))
-    F = limbs.product(Yn, limbs.from_ints([E << (cs - g) for E in net.scale], (1, len(net.scale))))
+    F = limbs.product(Yn.astype(np.int64), limbs.from_ints([E << (cs - g) for E in net.scale], (1, len(net.scale))))
     S, F = limbs.padded_pair(S, F)
     R = _bounded(limbs.normalized(S - F))
     return R, [E << (cs + sy - g) for E in net.scale]

@@ -42,6 +42,7 @@ class Numbers:
     mag: np.ndarray
     t: np.ndarray
     shape: tuple
+    floats: np.ndarray | None = None  #: the same numbers as float64, when they came as floats
 
     def bits(self) -> np.ndarray:
         """The bit length of each numerator ``mag * 2^max(-t, 0)`` (0 for zero)."""
@@ -101,7 +102,7 @@ def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
     mag = np.abs(M) >> tz  # odd, or 0
     E = np.where(M != 0, e.astype(np.int64) - 53 + tz, 0)
     limbs = np.stack([(mag >> (_W * i)) & 0xFFFFFF for i in range(3)])
-    return Numbers(neg, limbs, -E, x.shape), _float_texts(flat, neg, mag, E, x.shape)
+    return Numbers(neg, limbs, -E, x.shape, x), _float_texts(flat, neg, mag, E, x.shape)
 
 
 def _float_texts(flat: np.ndarray, neg: np.ndarray, mag: np.ndarray, E: np.ndarray, shape: tuple) -> list[bytes]:
