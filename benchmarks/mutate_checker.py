@@ -312,7 +312,8 @@ def show(path: Path) -> None:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", nargs="*", help="trusted files (as in checker.TRUSTED_FILES); default all")
-    ap.add_argument("--fast", action="store_true", help="the fast checker's files (default out: results/mutate_fast.json)")
+    ap.add_argument("--fast", action="store_true",
+                    help="the fast checker's files (default out: results/mutate_fast.json)")
     ap.add_argument("--sample", type=int, help="at most this many mutants per file, drawn at random")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kinds", help="only these kinds of mutant, comma-separated prefixes (delete,if-true,varswap,...)")

@@ -130,9 +130,13 @@ def test_float_text_and_values_are_the_references(row, i):
     x = np.array([row, SPECIAL[i:i + 3] + [1.0] * (3 - len(SPECIAL[i:i + 3]))])
     nums, texts = numbers.from_floats(x)
     assert texts == [_reference_text(r) for r in x.tolist()]
-    values = [Fraction(-1 if n else 1) * v * Fraction(2) ** -int(t)
-              for n, v, t in zip(nums.neg, _magnitudes(nums), nums.t)]
+    values = _values(nums)
     assert values == [Fraction(v) for v in x.reshape(-1).tolist()]
+
+
+def _values(nums):
+    return [Fraction(-1 if n else 1) * v * Fraction(2) ** -int(t)
+            for n, v, t in zip(nums.neg, _magnitudes(nums), nums.t)]
 
 
 def _magnitudes(nums):
@@ -151,7 +155,7 @@ dyadic = st.builds(lambda p, t: Fraction(p, 2**t), st.integers(-(10**40), 10**40
 def test_canonical_dyadic_text_is_read_exactly(values):
     rows = [" ".join(map(str, values[:2])).encode(), " ".join(map(str, values[2:])).encode()]
     nums = numbers.from_text(rows, 2, 4300)
-    got = [Fraction(-1 if n else 1) * v * Fraction(2) ** -int(t) for n, v, t in zip(nums.neg, _magnitudes(nums), nums.t)]
+    got = _values(nums)
     assert got == values
 
 
@@ -176,7 +180,7 @@ def test_integers_over_a_power_of_two_are_reduced_and_written_as_the_reference(i
     nums, texts = numbers.from_integers(ints, shift, (2, 3))
     want = [Fraction(v, 2**shift) for v in ints]
     assert texts == [_reference_text(want[:3]), _reference_text(want[3:])]
-    got = [Fraction(-1 if n else 1) * v * Fraction(2) ** -int(t) for n, v, t in zip(nums.neg, _magnitudes(nums), nums.t)]
+    got = _values(nums)
     assert got == want and all(t >= 0 for t in nums.t)
 
 

@@ -2,8 +2,9 @@
 
 ``type = "allow_list"`` (registered in pyproject.toml under ``contract_types``): the ``source_modules`` (each with
 every module below it) import each other and the ``allowed_modules`` (names such as ``json`` or
-``exactrelu.certificates.trusted``, each with its submodules), and nothing else. The trusted base's "standard library only" rule is stated this way: a deny-list of six packages let
-the seventh in (``import sympy`` in ``trusted/lp.py`` kept it), an allow-list names what may come in.
+``exactrelu.certificates.trusted``, each with its submodules), and nothing else. The trusted base's "standard
+library only" rule is stated this way: a deny-list of six packages let the seventh in (``import sympy`` in
+``trusted/lp.py`` kept it), an allow-list names what may come in.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A second checker beside the reference (``exactrelu/certificates/checker.py`` and ``trusted/``, standard library
 only), for the library's own check and ``exactrelu check``: NumPy and the standard library, no FLINT, nothing of the
-library's solvers or of ``exactrelu/exact``. It reads the instance in blocks of rows (float64 arrays as the library holds
-them, .npz members as bytes, rows of canonical text), makes the canonical text of every number itself and decides
+library's solvers or of ``exactrelu/exact``. It reads the instance in blocks of rows (float64 arrays as the library
+holds them, .npz members as bytes, rows of canonical text, integers over a power of two), makes the canonical text
+of every number itself and decides
 the claim with integer arithmetic done by float64 BLAS on 24-bit limbs (:mod:`.limbs`; the proofs are in
 docs/design.md, "The fast checker"). What it shares with the reference, and why: the certificate's parsers, the
 limits, the verdicts' wording and the rules that bind blocks of rows to the certificate (``combine_rows``); rows
