@@ -136,17 +136,25 @@ def _texts(digits: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple) -> 
 
 
 def from_integers(ints: list[int], shift: int, shape: tuple) -> tuple[Numbers, list[bytes]] | None:
-    """The numbers ``p / 2^shift`` (Python integers p, row-major) in lowest terms, and the canonical text of each row:
-    p's trailing zero bits (at most ``shift``) are removed, then its decimal digits are written (long division of the
-    limbs by 10^8) and ``"/" + str(2^t)`` taken from the table; None when a denominator is beyond it (2^1074)."""
+    """The numbers ``p / 2^shift`` (Python integers p, row-major) in lowest terms, and the canonical text of each row.
+
+    Each p is written in two's complement (``int.to_bytes``, whole 24-bit limbs, the sign bit included: exact or
+    OverflowError); a negative one's magnitude is the limbs' complement plus one, carried. p's trailing zero bits (at
+    most ``shift``) are removed, then its decimal digits written (long division of the limbs by 10^8) and
+    ``"/" + str(2^t)`` taken from the table; None when a denominator is beyond it (2^1074).
+    """
     if shift > 1074 or not ints:
         return None
-    width = max(map(int.bit_length, ints)) // 8 + 1
-    raw = np.frombuffer(b"".join([abs(v).to_bytes(width, "little") for v in ints]), dtype=np.uint8)
-    raw = np.concatenate([raw.reshape(len(ints), width), np.zeros((len(ints), (-width) % 3), np.uint8)], axis=1)
-    raw = raw.reshape(len(ints), -1, 3).astype(np.int64)
-    mag = (raw[:, :, 0] | raw[:, :, 1] << 8 | raw[:, :, 2] << 16).T  # unsigned 24-bit limbs, lowest first
-    neg = np.fromiter((v < 0 for v in ints), dtype=bool, count=len(ints))
+    L = (max(map(int.bit_length, ints)) + _W) // _W  # with the sign bit
+    raw = np.frombuffer(b"".join([v.to_bytes(3 * L, "little", signed=True) for v in ints]), dtype=np.uint8)
+    raw = raw.reshape(len(ints), L, 3).astype(np.int64)
+    mag = (raw[:, :, 0] | raw[:, :, 1] << 8 | raw[:, :, 2] << 16).T  # two's complement in unsigned 24-bit limbs
+    neg = mag[-1] >> (_W - 1) == 1
+    carry = neg.astype(np.int64)
+    for u in range(L):  # |p| = (2^(24 L) - 1 - p') + 1 for a negative p
+        mag[u] = np.where(neg, 0xFFFFFF - mag[u], mag[u]) + carry
+        carry = mag[u] >> _W
+        mag[u] &= 0xFFFFFF
     zeros = np.minimum(_trailing_zeros(mag), shift)
     mag = _shifted_right(mag, zeros)
     t = np.where(mag.any(axis=0), shift - zeros, 0)
