@@ -254,7 +254,8 @@ def verify(cert: dict, instance: Instance) -> str:
     try:
         workers = parallel.check_workers(_entries(instance))
         if isinstance(cert, dict) and cert.get("claim") in fast.CLAIMS and _checker() == "fast":
-            with blas.fixed_threads(1):  # its products are small; a second thread only spins (benchmarks/README.md)
+            large = _entries(instance) >= parallel.PARALLEL_CHECK_ENTRIES  # (setting the threads costs ~4 ms)
+            with blas.fixed_threads(1 if large else None):  # small products: a second BLAS thread only spins
                 return fast.check(cert, checker_view.fast_instance(instance), workers)
         data = checker_view.checker_instance(instance)
         return checker.check_parallel(cert, data, workers) if workers > 1 else checker.check(cert, data)

@@ -67,11 +67,11 @@ def _check_fast(cert_path: str, instance_path: str | None, workers: int | None) 
 
     cert = checker.read_certificate(cert_path)
     instance = checker.load_instance(instance_path, parse=False) if instance_path is not None else None
+    entries = 0 if instance is None else len(instance["inputs"]) * (len(instance["inputs"][0]) +
+                                                                    len(instance["labels"][0]))
     if workers is None:
-        entries = 0 if instance is None else len(instance["inputs"]) * (len(instance["inputs"][0]) +
-                                                                        len(instance["labels"][0]))
         workers = parallel.check_workers(entries)
-    with blas.fixed_threads(1):  # its products are small: one BLAS thread per process
+    with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):  # small products: one thread
         return fast.check(cert, instance, workers, where=instance_path or "the instance")
 
 
