@@ -32,8 +32,11 @@ from exactrelu.network import RELU, Activation, Network
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 ROWS = json.loads((CORPUS / "MANIFEST.json").read_text())
-BULK = [r for r in ROWS if r["certificate"].startswith("valid/") and
-        json.loads((CORPUS / r["certificate"]).read_text())["claim"] in fast.CLAIMS]
+_VALID = [(r, json.loads((CORPUS / r["certificate"]).read_text())) for r in ROWS if r["certificate"].startswith("valid/")]
+#: the two-layer bulk claims (the fast checker's own); DEEP: the same claims about a network given by its layers,
+#: which the fast checker hands to the reference (docs/design.md, "The fast checker")
+BULK = [r for r, c in _VALID if c["claim"] in fast.CLAIMS and "layers" not in c]
+DEEP = [r for r, c in _VALID if c["claim"] in fast.CLAIMS and "layers" in c]
 
 
 def outcome(run) -> tuple[str, str]:
@@ -111,6 +114,37 @@ def test_tampered_weights_hash_and_claims(row, fast_only):
             stated = Fraction(cert[key])
             for off in (Fraction(1, stated.denominator), -Fraction(1, stated.denominator), Fraction(1, 2**80)):
                 assert agree(dict(cert, **{key: str(stated + off)}), inst)[0] == "INVALID"
+
+
+def _tampered_layers(cert):
+    """One changed entry of a layer's W or b at a time (+1/3), and a bias added to a layer that has none."""
+    for t, layer in enumerate(cert["layers"]):
+        for key in ("W", "b"):
+            if key not in layer:
+                out = copy.deepcopy(cert)
+                out["layers"][t]["b"] = ["1/4"] + ["0"] * (len(layer["W"]) - 1)
+                yield out
+                continue
+            rows = layer[key] if key == "W" else [layer[key]]
+            for i, row in enumerate(rows):
+                for j, x in enumerate(row):
+                    out = copy.deepcopy(cert)
+                    target = out["layers"][t][key][i] if key == "W" else out["layers"][t][key]
+                    target[j] = str(Fraction(x) + Fraction(1, 3))
+                    yield out
+
+
+@pytest.mark.parametrize("row", DEEP, ids=[r["certificate"] for r in DEEP])
+def test_deep_certificates_tampered_go_to_the_reference_with_its_verdict(row, monkeypatch):
+    cert, inst = _load(row)
+    handed = []
+    original = blocks.check_rows
+    monkeypatch.setattr(blocks, "check_rows", lambda *a, **k: handed.append(a[2:4]) or original(*a, **k))
+    assert agree(cert, inst)[0] == "VALID" and handed  # the layers: every block read by the reference
+    verdicts = [agree(bad, inst) for bad in _tampered_layers(cert)]
+    assert any(v[0] == "INVALID" for v in verdicts)
+    mixed = dict(cert, V=[["1"] * len(cert["layers"][0]["W"][0])])
+    assert agree(mixed, inst) == ("INVALID", "a network has 'layers' or U, V, b, c, not both")
 
 
 def _rehashed(cert, inputs, labels):
