@@ -105,7 +105,8 @@ TESTS = {
 }
 
 #: the fast checker's files and their tests (agreement with the reference first: it kills most mutants)
-_F = [_C + "test_fast_checker.py", _C + "test_fast_arithmetic.py", _C + "test_verify_workers.py"]
+_F = [_C + "test_fast_checker.py", _C + "test_fast_checker_handoff.py", _C + "test_fast_arithmetic.py",
+      _C + "test_verify_workers.py"]
 FAST_FILES = ("fast/__init__.py", "fast/blocks.py", "fast/limbs.py", "fast/network.py", "fast/numbers.py",
               "fast/sources.py")
 TESTS.update({name: _F for name in FAST_FILES})
