@@ -8,6 +8,7 @@ import copy
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 from exactrelu.certificates import checker, fast
 from exactrelu.certificates.claims.realizes import realizes_certificate
@@ -89,3 +90,13 @@ def test_at_the_references_edge_the_fast_checker_decides_itself(monkeypatch):
         lo, hi = (mid, hi) if verdict(mid) == "UNREADABLE" else (lo, mid)
     assert verdict(hi) == "VALID" and spans == []  # at the edge: every block decided by the fast checker
     assert verdict(hi - 1) == "UNREADABLE"
+
+
+def test_integers_of_more_than_96_limbs_are_handed_over():
+    """The fast checker's domain (docs/design.md: MAX_LIMBS = 96 limbs, 2,304 bits); beyond it the reference."""
+    from exactrelu.certificates.fast import network
+    from exactrelu.certificates.fast.limbs import FastDomain
+
+    assert network._bounded(np.zeros((96, 1, 1), dtype=np.int64)).shape[0] == 96
+    with pytest.raises(FastDomain, match="integers of 97 limbs"):
+        network._bounded(np.zeros((97, 1, 1), dtype=np.int64))
