@@ -69,8 +69,10 @@ def test_two_workers_fork_a_pool(monkeypatch):
     assert contexts == [] and fast.check(cert, fast_instance(inst), 2) == one and contexts == [("fork",)]
 
 
-def test_at_the_references_edge_the_fast_checker_decides_itself(monkeypatch):
-    X = np.array([[2.0**-30 * 3, 2.0**20 + 1.0], [-(2.0**-12), 5.0], [0.0, -(2.0**-40)]])
+@pytest.mark.parametrize("X", [np.array([[2.0**-30 * 3, 2.0**20 + 1.0], [-(2.0**-12), 5.0], [0.0, -(2.0**-40)]]),
+                               np.array([[3.0, 2.0**20 + 1.0], [-7.0, 5.0], [0.0, -(2.0**40)]])],
+                         ids=["dyadic", "integers"])
+def test_at_the_references_edge_the_fast_checker_decides_itself(X, monkeypatch):
     net = Network.from_rows([[3, "-3/8"]], [[1, "1/32"], ["-5/4", 1]], b=["1/2", 0], c=["7/16"])
     inst = Instance.from_arrays(X, net.evaluate_exact(X.tolist()).to_fractions())
     cert = realizes_certificate(inst, net)
@@ -100,3 +102,55 @@ def test_integers_of_more_than_96_limbs_are_handed_over():
     assert network._bounded(np.zeros((96, 1, 1), dtype=np.int64)).shape[0] == 96
     with pytest.raises(FastDomain, match="integers of 97 limbs"):
         network._bounded(np.zeros((97, 1, 1), dtype=np.int64))
+
+
+def _decided_here(monkeypatch) -> None:
+    def refuse(*args):
+        raise AssertionError("a block went to the reference")
+    monkeypatch.setattr(blocks, "check_rows", refuse)
+
+
+def test_exact_dyadic_labels_in_many_blocks_are_read_here(monkeypatch):
+    inst = planted(d=3, k=2, m=2, n=300, seed=4)
+    cert = realizes_certificate(inst, inst.planted)
+    Y = inst.labels.to_fractions()
+    Y[250][1] += Fraction(1, 2**40)
+    for labels, expect in ((inst.labels, "VALID"), (QMatrix.from_rows(Y), "INVALID")):
+        fresh = Instance(inst.inputs, labels)  # no cached text: the labels go over as integers over 2^s
+        data = fast_instance(fresh)
+        assert type(data["labels"]).__name__ == "DyadicRows"
+        bad = dict(cert, instance_sha256=realizes_certificate(fresh, inst.planted)["instance_sha256"])
+        ref = _verdict(lambda: checker.check(bad, checker_instance(fresh)))
+        monkeypatch.setattr(blocks, "ENTRIES", 500)  # 100 rows a block: the wrong label is in block 2
+        _decided_here(monkeypatch)
+        assert _verdict(lambda: fast.check(bad, data)) == ref and ref[0] == expect
+    assert ref[1] == "sample 250, output 1: the network's value differs from the label"
+
+
+def test_npz_members_in_fortran_order_and_wide_integers(tmp_path, monkeypatch):
+    X = np.random.default_rng(6).integers(-50, 50, (60, 2)) / 8.0
+    net = Network.from_rows([[1, -2]], [[1, 1], ["1/2", -1]], b=[1, 0])
+    Y = np.array([[float(v) for v in row] for row in net.evaluate_exact(X.tolist()).to_fractions()])  # exact
+    cert = realizes_certificate(Instance.from_arrays(X, Y), net)
+    path = tmp_path / "fortran.npz"
+    np.savez(path, inputs=np.asfortranarray(X), labels=np.asfortranarray(Y))
+    with monkeypatch.context() as patch:
+        _decided_here(patch)  # rows of Python floats: read by the fast checker
+        assert fast.check_files(json_path(tmp_path, cert), str(path)) == checker.check_files(json_path(tmp_path, cert),
+                                                                                              str(path))
+    X = np.array([[2**53 + 1], [3], [-(2**60)]], dtype=np.int64)  # beyond 2^53: not a float64, the reference reads it
+    net = Network.from_rows([[1]], [[1]])
+    wide = realizes_certificate(Instance(QMatrix.from_rows(X.tolist()), QMatrix.from_rows(np.maximum(X, 0).tolist())),
+                                net)
+    path = tmp_path / "wide.npz"
+    np.savez(path, inputs=X, labels=np.maximum(X, 0))
+    ref = _verdict(lambda: checker.check_files(json_path(tmp_path, wide), str(path)))
+    assert _verdict(lambda: fast.check_files(json_path(tmp_path, wide), str(path))) == ref and ref[0] == "VALID"
+
+
+def json_path(tmp_path, cert: dict) -> str:
+    import json
+
+    path = tmp_path / f"{cert['instance_sha256'][:12]}.json"
+    path.write_text(json.dumps(cert))
+    return str(path)
