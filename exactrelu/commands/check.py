@@ -8,6 +8,7 @@ exact checker (:mod:`exactrelu.certificates.fast`) unless ``--reference`` asks f
 from __future__ import annotations
 
 from ..errors import CertificateInvalid, InvalidInput
+from ..validation import positive_int_arg, scheduler_arg
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
@@ -24,12 +25,15 @@ def register_check(sub) -> None:
     p.set_defaults(output_args=("upgrade",))  # an output, checked before the work, never taken for an input
     p.add_argument("--reference", action="store_true", help="use the standard-library reference checker for every "
                    "claim (the one the bundle and python -m exactrelu.certificates.checker run)")
-    p.add_argument("--workers", type=int, metavar="N", help="check the samples of realizes / realizes-except / residual "
+    p.add_argument("--workers", type=positive_int_arg, metavar="N",
+                   help="check the samples of realizes / realizes-except / residual "
                    "in N processes, verdicts combined into one (default: the fast checker takes every idle core of "
                    "a large instance, the reference one process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "
+    p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
+                   help="check them range by range on this Dask scheduler "
                    "(pip install 'exactrelu[dask]')")
-    p.add_argument("--pieces", type=int, metavar="N", help="ranges of samples for --scheduler (default: 4 per worker)")
+    p.add_argument("--pieces", type=positive_int_arg, metavar="N",
+                   help="ranges of samples for --scheduler (default: 4 per worker)")
     add_time_limit(p)
     json_command(p, "check", limited(cmd_check, what="the verdict"))
 
