@@ -19,7 +19,7 @@ import numpy as np
 from ..trusted.common import CheckFailed, UnreadableInput
 from ..trusted.realizes import (RANGE_CLAIMS, _listed, _network, _shape, _stated, bound_integers,
                                 certificate_sha256)
-from ..trusted.schedule import check_rows, combine_rows, cuts
+from ..trusted.schedule import _quiet_worker, check_rows, combine_rows, cuts
 from . import limbs, network, sources
 from .limbs import FastDomain
 
@@ -168,7 +168,8 @@ def check_blocks(cert: dict, instance: dict, shape: tuple, workers: int, where: 
         return combine_rows(cert, (block_result(judge, instance, a, b, where) for a, b in ranges))
     _SHARED = (judge, instance, where)
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(ranges))) as pool:
+        # the workers leave Ctrl-C to this process, which stops the pool (the reference's workers do the same)
+        with multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_quiet_worker) as pool:
             return combine_rows(cert, pool.imap(_shared_block, ranges))  # in order: the text is hashed in order
     finally:
         _SHARED = ()
