@@ -148,21 +148,26 @@ def main(argv: list[str] | None = None) -> int:
 
     Ctrl-C at any moment, from the parser's imports to the last line, is exit 130 with the one line
     ``exactrelu: interrupted``; run as the program (``argv`` None), a second Ctrl-C while stopping is ignored, so that
-    the children and the interpreter's shutdown finish quietly.
+    the children and the interpreter's shutdown finish quietly, and once the command's output is whole, a Ctrl-C
+    during the interpreter's shutdown is ignored (it had killed the program: exit -2, no line).
     """
-    if argv is None:  # the program: a time limit is a hard one, from its start (exactrelu/commands/_watch.py)
-        _note_interrupts()
+    if argv is not None:
+        return _main(argv)
+    _note_interrupts()  # the program: a time limit is a hard one, from its start (exactrelu/commands/_watch.py)
+    try:
         try:
             from .commands import _watch as watch
 
             code = watch.watched(sys.argv[1:], watch.process_start())
+            if code is None:  # no watching parent, or the child that runs the command
+                code = _main(argv)
+                if watch.in_child():
+                    watch.leave(code)
         except KeyboardInterrupt:
-            return _interrupted(argv)
-        if code is not None:
-            watch.leave(code)  # the watching parent: the child ran the command
-        if watch.in_child():
-            watch.leave(_main(argv))
-    return _main(argv)
+            code = _interrupted(argv)
+        return _leave(code)
+    except KeyboardInterrupt:  # pragma: no cover - in the instant between the two
+        return _interrupted(argv)
 
 
 #: whether Ctrl-C was pressed in this program (set by the handler of :func:`_note_interrupts`)
@@ -180,6 +185,25 @@ def _note_interrupts() -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
+
+
+def _leave(code: int) -> int:
+    """The program's exit code, once its output is flushed: ``code``, or 130 with the one line when Ctrl-C comes
+    first. Then Ctrl-C is ignored: the interpreter's shutdown restores the default SIGINT action (a Ctrl-C that came
+    then killed the program, exit -2 and no line) unless the action is to ignore it; the command's output is whole
+    by then."""
+    import signal
+
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except KeyboardInterrupt:
+        code = _interrupted(None)
+    return code
 
 
 def _interrupted(argv) -> int:

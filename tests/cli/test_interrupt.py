@@ -126,6 +126,19 @@ def test_demo_while_the_checker_pool_checks(tmp_path):
     assert_interrupted(code, after, left)
 
 
+@pytest.mark.parametrize("delay", [0.3, 0.4, 0.5])
+def test_demo_interrupted_late(delay):
+    """Late moments of the same run: the end of the check, the result, the program's end. Python's own shutdown
+    restores the default SIGINT action before it frees its modules: a Ctrl-C there killed the program (exit -2, no
+    line), on main as on a faster branch; once its output is whole, the program now ignores Ctrl-C. Either the one
+    line and 130, or the command's own exit (0, its output whole): never a death by the signal."""
+    code, after, left = interrupt(EXACTRELU + ["demo", "-d", "10", "-k", "3", "-m", "3", "-n", "20000"],
+                                  processes=2, delay=delay, env={"EXACTRELU_CHECK_WORKERS": "2"})
+    if code != 0:
+        assert_interrupted(code, after, left)
+    assert not left and "Traceback" not in "".join(after), after
+
+
 SPEC = '[sweep]\ntask = "recover"\nseeds = 6\n[grid]\nd = 10\nk = 4\nn = 3000\n'
 
 
