@@ -130,13 +130,15 @@ def _as_given_lines(args, res) -> list[str]:
 def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
     """Only a residual was certified: say so, and add the diagnosis of the labels (also to ``record``)."""
     from ..recover.diagnosis import explain_failure
+    from ..recover.given_weights import weights_class
 
     r = res.given_residual
     lines = [f"certified: residual only (the residual certificate of the given weights: their exact squared and "
              f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them "
              f"({r.n_failing} of {r.n_entries} label entries differ) and for weights recovered from the labels",
              _not_exact(args, res), f"why no exact certificate: {res.stronger_failed}"]
-    record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
+    record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, bias=weights_class(given),
+                                          random_state=args.seed)
     if record["diagnosis"]:
         lines.append(f"Diagnosis: {record['diagnosis']}")
     return lines

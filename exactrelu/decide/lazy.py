@@ -69,6 +69,7 @@ class CaseResult:
 
     status: str  # "realizable" | "not-realizable"
     V: list | None = None  # k x d Fractions (realizable)
+    c: list | None = None  # m Fractions, the output bias (realizable, with an output bias)
     case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
 
@@ -223,8 +224,9 @@ def _active(R: Rows, model) -> dict:
 
 def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, max_rounds: int | None = None,
                symmetry: bool = True, proof: str = "lrat", progress=None, phases: dict | None = None,
-               shared: dict | None = None) -> CaseResult:
-    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k).
+               shared: dict | None = None, offset: bool = False) -> CaseResult:
+    """Decide one output-weight case exactly (lists of Fractions: X n x d, Y n x m, U m x k); with ``offset`` the
+    networks have an output bias c (one more free variable per output, :class:`~exactrelu.decide.rows.Rows`).
 
     Raises :class:`~exactrelu.errors.TimeLimitExceeded` when ``deadline`` (a ``time.monotonic()`` value)
     passes, :class:`~exactrelu.errors.SearchLimit` after ``max_rounds`` solver rounds. ``proof`` is ``"lrat"``
@@ -238,7 +240,8 @@ def solve_case(X, Y, U, *, method: str = "auto", deadline: float | None = None, 
     the integer rows of X. See the module docstring for the method; :class:`CaseSearch` is the same search,
     resumable.
     """
-    search = CaseSearch(X, Y, U, method=method, symmetry=symmetry, proof=proof, progress=progress, shared=shared)
+    search = CaseSearch(X, Y, U, method=method, symmetry=symmetry, proof=proof, progress=progress, shared=shared,
+                        offset=offset)
     try:
         if phases:
             search.set_phases(phases)
@@ -263,10 +266,10 @@ class CaseSearch:
     """
 
     def __init__(self, X, Y, U, *, method: str = "auto", symmetry: bool = True, proof: str = "lrat", progress=None,
-                 shared: dict | None = None):
+                 shared: dict | None = None, offset: bool = False):
         t0 = time.monotonic()
         self.method, self.proof, self.progress = method, proof, progress
-        self.R = R = Rows(X, Y, U, like=None if shared is None else shared.get("rows"))
+        self.R = R = Rows(X, Y, U, like=None if shared is None else shared.get("rows"), offset=offset)
         if shared is not None:
             shared.setdefault("rows", R)
         self.stats = stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
@@ -347,7 +350,8 @@ class CaseSearch:
                 V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
                      for i in range(R.k)]
                 stats["lemmas"] = len(store.clauses)
-                self.result = CaseResult("realizable", V=V, stats=stats)
+                c = [Fraction(point.get(("c", r), 0)) for r in range(R.m)] if R.offset else None
+                self.result = CaseResult("realizable", V=V, c=c, stats=stats)
                 return self.result
             self.fresh = False
             for cl in new:

@@ -25,11 +25,13 @@ import flint
 
 from ..certificates.claims.lp import lp_certificate
 from ..deadline import Deadline
+from ..exact.linalg import solve_consistent
 from ..exact.lp import LPResult, feasible
 from ..exact.matrix import QMatrix
+from ..network import RELU, Network
 from .patterns import Ray
 
-__all__ = ["unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit", "RayDecision", "FaceDecision"]
+__all__ = ["network_of_units", "unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit", "RayDecision", "FaceDecision"]
 
 
 class Unit(NamedTuple):
@@ -133,3 +135,21 @@ def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilato
                 return FaceDecision(tuple(S), Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]),
                                     certs)
     return FaceDecision(tuple(S), None, certs)
+
+
+def network_of_units(X: QMatrix, Y: QMatrix, units, k: int, m: int, d: int) -> Network:
+    """The network of the solver's units (unused ones zero): U from one exact consistent solve."""
+    t = len(units)
+    Vrows = [list(u.v) for u in units] + [[0] * d for _ in range(k - t)]
+    V = QMatrix.from_rows(Vrows, name="V")
+    if t == 0:
+        return Network(QMatrix(flint.fmpz_mat(m, k), 1), V, RELU)
+    Vt = QMatrix.from_rows([list(u.v) for u in units], name="V")
+    W = Network(QMatrix(flint.fmpz_mat(m, t), 1), Vt, RELU).hidden_exact(X)  # t x n
+    # U W = A  <=>  W^T U^T = Y; with W = Wn / Wd, Y = Yn / Yd: U^T = sol * Wd / Yd for Wn^T sol = Yn
+    sol = solve_consistent(W.num.transpose(), Y.num, what="U")
+    num, den = sol.numer_denom()
+    Uq = QMatrix(num.transpose() * int(W.den), int(den) * int(Y.den))
+    rows = Uq.to_fractions()
+    full = [row + [Fraction(0)] * (k - t) for row in rows]
+    return Network(QMatrix.from_rows(full, name="U").reduced(), V, RELU)

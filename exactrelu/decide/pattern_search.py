@@ -79,7 +79,7 @@ HINT_RATE = 2.5e5
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
            max_nodes: int | None = None, time_limit: float | None = None, progress=None,
-           proof: str = "lrat") -> Decision:
+           proof: str = "lrat", output_bias: bool = False) -> Decision:
     """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
 
     Parameters
@@ -99,6 +99,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     progress : optional callable receiving a statistics dict while the lazy engine runs.
     proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
         the default) or ``"drup"`` (hints found from the solver's DRUP proof by our trimmer).
+    output_bias : networks with an output bias c (``U relu(V x_j) + c = y_j``): c is one more free variable of every
+        exact LP (the lazy engine; the certificate states the class, and the checker refutes with c).
 
     Returns
     -------
@@ -119,6 +121,11 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
+    if not isinstance(output_bias, bool):
+        raise InvalidInput(f"output_bias must be True or False, got {output_bias!r}")
+    if output_bias and engine == "tree":
+        raise InvalidInput("the tree engine decides networks without output bias; with output_bias=True use "
+                           "engine='lazy'")
     X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
     cases, given, k = _cases(instance, U, k)
     old = sys.getrecursionlimit()
@@ -130,7 +137,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     try:
         if engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
             kind, out = _lazy_cases(X, Y, cases, k, instance.d, method, max_nodes, time_limit, start, stats, progress,
-                                    proof)
+                                    proof, output_bias)
             if kind == "realizable":
                 cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
                 return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
@@ -146,7 +153,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
             Uc = cases[number - 1]
             shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
             kind, out = _case(engine, X, Y, Uc, instance.d, method, max_nodes, time_limit, start, stats, shown, proof,
-                              phases if number == first else None)
+                              phases if number == first else None, output_bias)
             if kind == "realizable":
                 cert = realizes_certificate(instance, out, decided_by="exactrelu.decide.pattern_search")
                 return Decision(REALIZABLE, out, cert, _checked(cert, instance, stats), stats)
@@ -157,7 +164,7 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     stats["engine"] = engine
     if time_limit is not None and time.monotonic() > start + time_limit:
         raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
-    cert = cases_certificate(instance, k, given, refuted, engine=engine,
+    cert = cases_certificate(instance, k, given, refuted, output_bias=output_bias, engine=engine,
                              **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
     return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
 
@@ -193,14 +200,13 @@ def _first_case(X, Y, k, given, engine, stats):
     return stats["hint_case"], hint[1]
 
 
-def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof, phases=None):
+def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, progress, proof, phases=None, offset=False):
     """One output-weight case: ``("realizable", network)`` or ``("refuted", certificate case)``."""
     U_text = [[format_rational(x) for x in row] for row in Uc]
-    Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
     if engine == "lazy":
-        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof, phases)
+        out = _lazy_case(X, Y, Uc, method, max_nodes, time_limit, start, stats, progress, proof, phases, offset)
         if out.status == "realizable":
-            return "realizable", Network(Uq, QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), d), RELU)
+            return "realizable", _lazy_network(Uc, out.V, d, out.c)
         return "refuted", {"U": U_text, **out.case}
     s = _Search(X, Y, Uc, method=method, max_nodes=None if max_nodes is None else max_nodes - stats["nodes"])
     s.deadline = None if time_limit is None else start + time_limit
@@ -213,7 +219,7 @@ def _case(engine, X, Y, Uc, d, method, max_nodes, time_limit, start, stats, prog
     return "refuted", {"U": U_text, "lemmas": s.lemmas, "tree": res.tree}
 
 
-def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats, progress, proof):
+def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats, progress, proof, offset=False):
     """Unknown U, lazy engine: ``("realizable", network)`` or ``("refuted", {case number: certificate case})``.
 
     Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
@@ -242,7 +248,7 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
                 stats[key] = stats.get(key, 0) + v
         Uc = cases[number - 1]
         if res.status == "realizable":
-            return _lazy_network(Uc, res.V, d)
+            return _lazy_network(Uc, res.V, d, res.c)
         refuted[number] = {"U": [[format_rational(x) for x in row] for row in Uc], **res.case}
         return None
 
@@ -250,7 +256,7 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
         for number, Uc in enumerate(cases, 1):
             shown = None if progress is None else (lambda st, number=number: progress({**st, "case": number}))
             search = searches[number] = CaseSearch(X, Y, Uc, method=method, proof=proof, progress=shown,
-                                                   shared=shared)
+                                                   shared=shared, offset=offset)
             res = search.run(deadline=deadline, max_rounds=budget(search), conflicts=QUICK_CONFLICTS,
                               rounds=QUICK_ROUNDS)
             if res is not None and (net := settle(number, res)) is not None:
@@ -285,9 +291,10 @@ def _lazy_cases(X, Y, cases, k, d, method, max_rounds, time_limit, start, stats,
     return "refuted", refuted
 
 
-def _lazy_network(Uc, V, d) -> Network:
+def _lazy_network(Uc, V, d, c=None) -> Network:
     Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
-    return Network(Uq, QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)
+    cq = None if c is None or not any(c) else QMatrix.from_fractions(list(c), len(c), 1)
+    return Network(Uq, QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU, None, cq)
 
 
 def _checked(cert, instance, stats) -> str:
@@ -298,14 +305,14 @@ def _checked(cert, instance, stats) -> str:
     return summary
 
 
-def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof, phases=None):
+def _lazy_case(X, Y, Uc, method, max_rounds, time_limit, start, stats, progress, proof, phases=None, offset=False):
     """One output-weight case by the lazy engine; statistics are added into ``stats``."""
     from .lazy import solve_case
 
     deadline = None if time_limit is None else start + time_limit
     budget = None if max_rounds is None else max_rounds - stats.get("rounds", 0)
     out = solve_case(X, Y, Uc, method=method, deadline=deadline, max_rounds=budget, progress=progress, proof=proof,
-                     phases=phases)
+                     phases=phases, offset=offset)
     for key, v in out.stats.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             stats[key] = stats.get(key, 0) + v

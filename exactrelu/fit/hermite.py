@@ -30,13 +30,14 @@ ATTEMPTS = 6
 
 
 def hermite_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation, rng: np.random.Generator,
-                  bias: bool = False, progress=None, attempts: int = ATTEMPTS) -> Start:
+                  bias: bool = False, progress=None, attempts: int = ATTEMPTS, offset: bool = False) -> Start:
     """Fit :class:`~exactrelu.propose.hermite.HermiteProposer` and return its (U, V, b) as a fit start.
 
     An attempt whose training residual is above the best affine map's (a failed decomposition or
     large-|b| stage: measured at d=10, k=4, n=2e5, |b|=6, 2 of 8 seeds ended at relative error 0.96)
     is retried with fresh random draws, up to ``attempts`` in all; the best is kept, and
-    ``info["attempts"]`` lists each attempt's relative residual.
+    ``info["attempts"]`` lists each attempt's relative residual. ``offset``: an output bias, which enters the
+    zeroth Hermite coefficient only (:class:`~exactrelu.propose.hermite.HermiteProposer`'s ``offset``).
     """
     from ..propose.hermite import HermiteProposer
 
@@ -46,8 +47,9 @@ def hermite_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activatio
         if attempt and progress is not None:
             progress(f"hermite: attempt {attempt + 1} of {attempts} (relative residual {tried[-1]:.3g} "
                      f"above the affine map's {baseline:.3g})")
-        est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng).fit(X, Y, progress=progress)
-        start = Start(est.U_, est.V_, est.b_ if bias else None, _info(est))
+        est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng,
+                              offset=bool(offset)).fit(X, Y, progress=progress)
+        start = Start(est.U_, est.V_, est.b_ if bias else None, _info(est), est.c_ if offset else None)
         tried.append(relative_residual(X, Y, start, 1))
         if best is None or tried[-1] < best[0]:
             best = (tried[-1], start)

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ExactReluError
+from ..errors import ExactReluError, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_units
-from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal
+from .floats import as_generator, check_activation, check_number, normalised_rows, screen_units
+from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal, offset_pool
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer
 
@@ -45,6 +45,8 @@ class AutoProposer(Proposer):
         (``expected_tries(4) = 16.7``, ``expected_tries(5) = 36.5``).
     progress : optional callable receiving one-line progress messages (passed to the gradient and search
         proposers; a time limit made a progress callback is checked there).
+    offset : the labels may carry an output bias c (passed to the search and gradient proposers; the screen
+        works in the span of the labels and the constant vector).
 
     Attributes
     ----------
@@ -55,12 +57,13 @@ class AutoProposer(Proposer):
     """
 
     def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, search_below: float = 20.0,
-                 progress=None):
+                 progress=None, offset: bool = False):
         self.k = k
         self.activation = activation
         self.random_state = random_state
         self.search_below = search_below
         self.progress = progress
+        self.offset = offset
 
     def fit(self, X, y) -> "AutoProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -69,7 +72,9 @@ class AutoProposer(Proposer):
         k, X, Y = self._check_fit_data(X, y)
         n, d = X.shape
         self.failures_ = []
-        if expected_tries(k) <= self.search_below:
+        if not isinstance(self.offset, bool):
+            raise InvalidInput(f"offset must be True or False, got {self.offset!r}")
+        if expected_tries(k + self.offset) <= self.search_below:
             return self._search(X, Y, "search")
         init = pool = None
         if Y.shape[1] >= k and k <= d:
@@ -101,8 +106,8 @@ class AutoProposer(Proposer):
         """(empty pool, screens, ok, rows): the tensor rows screened at once; rows that pass are re-fitted to their
         kernel vectors (near exact), two rows on one unit count once."""
         k, act = self.k, self.activation_
-        pool = UnitPool(label_basis(Y, k), X, k, GradientSettings.extra, act.degree, Xn=normalised_rows(X))
-        screens = screen_units(pool.Q, pool.Xn, V, k, pool.extra, X=X, degree=act.degree)
+        pool = offset_pool(X, Y, k, GradientSettings(act.degree, offset=self.offset), Xn=normalised_rows(X))
+        screens = screen_units(pool.Q, pool.Xn, V, pool.dim, pool.extra, X=X, degree=act.degree)
         ok = np.array([sc.ok for sc in screens], dtype=bool)
         init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, V)])
         for i in range(k):  # two rows on one unit: only the first counts
@@ -112,12 +117,12 @@ class AutoProposer(Proposer):
 
     def _gradient(self, X, Y, init, pool) -> GradientProposal:
         """The gradient proposer with its default settings, from ``init`` and the ``pool`` of screened units."""
-        settings = GradientSettings(self.activation_.degree)
+        settings = GradientSettings(self.activation_.degree, offset=self.offset)
         return gradient_proposal(X, Y, self.k, as_generator(self.random_state), settings, init, self.progress, pool)
 
     def _search(self, X, Y, label) -> "AutoProposer":
         S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state,
-                           progress=self.progress).fit(X, Y)
+                           progress=self.progress, offset=self.offset).fit(X, Y)
         self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
         self.n_tries_ = S.n_tries_
         return self

@@ -72,8 +72,10 @@ class StreamedRecovery:
 
 def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation | None = None, init="auto",
                       random_state=0, check: bool = True, subset: int = SUBSET, block: int = BLOCK, rounds: int = 3,
-                      add: int = 512, time_limit=None, progress=None) -> StreamedRecovery:
+                      add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
     """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module).
+
+    ``bias`` is the model class, as for :func:`~exactrelu.recover.recover` (``True``: hidden biases and an output bias).
 
     Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.
@@ -93,7 +95,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
         t0 = time.perf_counter()
         sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=activation)
         res = recover(sub, k=k, activation=activation, init=init, random_state=random_state, check=False,
-                      progress=progress, time_limit=time_limit)
+                      progress=progress, time_limit=time_limit, bias=bias)
         timings[f"subset_round_{round_}"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)

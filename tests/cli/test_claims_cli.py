@@ -99,7 +99,7 @@ def test_recover_rank_refusal_states_its_class(capsys, tmp_path):
     assert code == 1 and record["model"] == {"biases": True, "output_bias": False}
     assert "no 2-unit ReLU network with hidden biases and without output bias" in record["checked"]
     code, out, _ = run(capsys, "recover", data, "-k", 1, "-o", tmp_path / "c.json")
-    assert code == 1 and "no 1-unit ReLU network with hidden biases and with an output bias" in out
+    assert code == 1 and "no 1-unit ReLU network with hidden biases and with output bias" in out
 
 
 #: what each claim kind's VALID line must state: the class (or the networks) and the extent
