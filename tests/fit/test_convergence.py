@@ -89,7 +89,7 @@ def test_hermite_retries_a_failed_large_bias_start():
 def test_hermite_reports_when_every_attempt_fails():
     X, Y = _large_bias(8)
     with pytest.warns(FitNotConverged, match="hermite stage of the hermite fit did not converge.*another --seed"):
-        res = fit(X, 4, labels=Y, method="hermite", bias=True, random_state=8, certificate=False)
+        res = fit(X, 4, labels=Y, method="hermite", bias="hidden", random_state=8, certificate=False)
     assert len(res.info["attempts"]) == 6 and min(res.info["attempts"]) > res.info["affine_baseline"]
     assert res.stages[-1].relative == pytest.approx(min(res.info["attempts"]))  # the best attempt is kept
 

@@ -70,7 +70,8 @@ def test_cli_recover_appends_the_diagnosis(tmp_path, capsys):
     biased = write_instance(planted(d=4, k=3, m=3, n=400, seed=1, bias=1), tmp_path / "b.json")
     assert main(["recover", str(biased), "-k", "3"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in err
+    assert err.count("\n") == 1 and ("Diagnosis (certified: the labels are exact): The labels are reproduced exactly "
+                                     "by 3 units with hidden biases") in err
     shifted = write_instance(offset(planted(d=4, k=2, m=3, n=200, seed=2)), tmp_path / "o.json")
     assert main(["recover", str(shifted), "-k", "2", "--json"]) == 1  # rank 3 > k: a certified "no" ...
     rec = json.loads(capsys.readouterr().out)
@@ -96,7 +97,7 @@ def test_explained_keeps_the_error_class():
     for exc in (NotRealizable("no units", evidence={"a": 1}), AssumptionViolated("nullity", evidence={"b": 2})):
         out = explained(exc, inst, 3, None, 0)
         assert type(out) is type(exc) and out.evidence == exc.evidence
-        assert str(out).startswith(str(exc) + ". Diagnosis: ")
+        assert str(out).startswith(str(exc) + ". Diagnosis (certified: the labels are exact): ")
     plain = planted(d=4, k=2, m=2, n=100, seed=0)
     exc = NotRealizable("nothing.")
     assert explained(exc, plain, 3, None, 0) is exc
