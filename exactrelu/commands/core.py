@@ -52,8 +52,8 @@ def _register_generate(sub) -> None:
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
     p.add_argument("--output-bias", type=_bias_scale, metavar="S",
-                   help="an output bias c_r drawn uniformly in [-S, S], rounded to quarters: labels = f(inputs V^T + b) "
-                        "U^T + c, PyTorch's default Linear (default: none)")
+                   help="an output bias c_r drawn uniformly in [-S, S], rounded to quarters: labels = "
+                        "f(inputs V^T + b) U^T + c, PyTorch's default Linear (default: none)")
     p.add_argument("--corrupt", type=_fraction_01, metavar="P",
                    help="add arbitrary values to a random share P of the label entries (sparse corruption)")
     p.add_argument("--noise", metavar="KIND:SCALE",

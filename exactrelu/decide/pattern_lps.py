@@ -31,7 +31,8 @@ from ..exact.matrix import QMatrix
 from ..network import RELU, Network
 from .patterns import Ray
 
-__all__ = ["network_of_units", "unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit", "RayDecision", "FaceDecision"]
+__all__ = ["network_of_units", "unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision", "Unit",
+           "RayDecision", "FaceDecision"]
 
 
 class Unit(NamedTuple):

@@ -10,7 +10,8 @@ class (hidden biases and an output bias): when it certifies, the "no" would misl
 >>> from exactrelu.instances import Instance
 >>> inst = Instance.from_arrays([[0], [1], [2], [3]], [[0], [0], [1], [2]])   # relu(x - 1): biased
 >>> print(biased_diagnosis(inst, 1))  # doctest: +ELLIPSIS
-a 1-unit ReLU network with hidden biases and without output bias reproduces the labels exactly (certified: realizes: 4 samples x 1 outputs ...); this "no" is about networks without hidden biases and without output bias: ask for them (solve_decision(..., bias='hidden'), exactrelu solve --bias hidden)
+a 1-unit ReLU network with hidden biases and without output bias reproduces the labels exactly (certified: ...); \
+this "no" is about networks without hidden biases and without output bias: ask for them (...--bias hidden)
 """
 
 from __future__ import annotations
@@ -30,36 +31,39 @@ DIAGNOSIS_SECONDS = 10.0
 
 
 def refuted(instance: Instance, k: int, witness, span, reason: str, evidence: dict, route: str,
-            deadline: Deadline | None = None) -> Decision:
+            deadline: Deadline | None = None, solver=None) -> Decision:
     """The Decision of a proved "no" (rank witness, or a span refutation), its certificate checked independently;
     ``reason`` starts with the class the certificate excludes."""
     outputs, samples = witness
     cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
     evidence = {**evidence, "route": route, "reason": f"{phrase(cert['model'], k)} reproduces the labels: {reason}"}
-    return _diagnosed(Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), evidence), instance, k, deadline)
+    return _diagnosed(Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), evidence), instance, k, deadline,
+                      solver)
 
 
-def decided_no(instance: Instance, k: int, res: Decision, evidence: dict, deadline: Deadline | None = None) -> Decision:
+def decided_no(instance: Instance, k: int, res: Decision, evidence: dict, deadline: Deadline | None = None,
+               solver=None) -> Decision:
     """The lazy engine's "no" (one output, rank(labels) < k) as the solver's, with its reason and diagnosis."""
     evidence = {**evidence, "reason": f"{phrase(res.certificate['model'], k)} reproduces the labels (rank(labels) = "
                                       f"{evidence['rank']} < k, one output: decided by the lazy engine)"}
-    return _diagnosed(Decision(res.status, None, res.certificate, res.summary, evidence), instance, k, deadline)
+    return _diagnosed(Decision(res.status, None, res.certificate, res.summary, evidence), instance, k, deadline, solver)
 
 
-def _diagnosed(res: Decision, instance: Instance, k: int, deadline: Deadline | None) -> Decision:
+def _diagnosed(res: Decision, instance: Instance, k: int, deadline: Deadline | None, solver=None) -> Decision:
     """``res`` with ``evidence["diagnosis"]`` when its class leaves a wider one open and a network there fits."""
     if res.certificate["model"] == BOTH_BIASES:
         return res
-    hint = biased_diagnosis(instance, k, deadline, res.certificate["model"])
+    hint = biased_diagnosis(instance, k, deadline, res.certificate["model"], solver)
     if hint is None:
         return res
     return Decision(res.status, None, res.certificate, res.summary, {**res.evidence, "diagnosis": hint}, res.instance)
 
 
-def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = None, model: dict | None = None) -> str | None:
-    """A sentence when the solver with hidden biases and an output bias certifies k units on these labels (exact
-    recovery first, then the worst-case solver), else None; ``model`` is the class the "no" excludes (default:
-    neither bias).
+def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = None,
+                     model: dict | None = None, solver=None) -> str | None:
+    """A sentence when k units with hidden biases and an output bias certifiably reproduce these labels (exact
+    recovery first, then ``solver``, the worst-case solver's front door, when given), else None; ``model`` is the
+    class the "no" excludes (default: neither bias).
 
     Spends at most :data:`DIAGNOSIS_SECONDS` (and never past ``deadline``); only a certified network is
     reported, so the sentence is a fact, and its absence claims nothing.
@@ -75,10 +79,10 @@ def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = Non
         found = recover(instance, k=k, bias=True, check=True, time_limit=seconds)
         net, checked = found.network, found.checked
     except (ExactReluError, TimeLimitExceeded):
-        from .worstcase import solve_decision  # any inputs; its own "no" (the widest class) asks for nothing more
-
-        try:
-            res = solve_decision(instance, k, bias=True, time_limit=seconds)
+        if solver is None:
+            return None
+        try:  # any inputs; its own "no" (the widest class) asks for nothing more
+            res = solver(instance, k, bias=True, time_limit=seconds)
         except (ExactReluError, TimeLimitExceeded):
             return None
         if not res.realizable:

@@ -178,9 +178,10 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
         from .bias import biased_decision, with_constant_input
 
         aug = with_constant_input(instance)
+        inner = "output" if model["output_bias"] else False
         return biased_decision(instance, aug, solve_decision(
             aug, k, progress=progress, keep_certificates=keep_certificates, try_recovery=try_recovery,
-            executor=executor, workers=workers, time_limit=time_limit, bias="output" if model["output_bias"] else False))
+            executor=executor, workers=workers, time_limit=time_limit, bias=inner))
     offset = model["output_bias"]
     X, Y = instance.inputs, instance.labels
     deadline = Deadline.coerce(time_limit)
@@ -189,9 +190,10 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
     what, bound = ("rank([labels | 1])", k + 1) if offset else ("rank(labels)", k)
     if r > bound:
         return refuted(instance, k, nonsingular_minor(spanned.labels, min(r, k + 2)), None,  # k + 2 rows exclude c
-                       f"{what} = {r} > {'k + 1' if offset else 'k'} = {bound}, and relu(inputs V^T + b) U^T has rank at most k"
+                       f"{what} = {r} > {'k + 1' if offset else 'k'} = {bound}, and relu(inputs V^T + b) U^T has "
+                       "rank at most k"
                        + (" (with + 1 c^T and the constant column, k + 1)" if offset else ""),
-                       {"rank": r, "k": k, "patterns": []}, "rank")
+                       {"rank": r, "k": k, "patterns": []}, "rank", solver=solve_decision)
     reports: list[PatternReport] = []
     if try_recovery and r == bound:
         found = _recovered(instance, k, deadline, reports, model)
@@ -206,7 +208,8 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
                 return refuted(instance, k, nonsingular_minor(spanned.labels, r, outputs), span,
                                f"{what} = {r}, but the realisable non-negative rows of their row span span only "
                                f"{len(units)} dimensions ({len(reports)} patterns examined, each decided exactly)",
-                               {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline)
+                               {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline,
+                               solve_decision)
     if len(units) < r:  # here r < bound: the case r == bound was completed or refuted above
         if instance.m == 1:  # one output: the lazy engine decides any k, either way, with a certificate
             return _decide_one_output(instance, k, r, reports, deadline, offset)
@@ -362,7 +365,7 @@ def _decide_one_output(instance, k, r, reports, deadline, offset: bool = False) 
     evidence = {"rank": r, "k": k, "route": "decide", "patterns": reports, "search": res.evidence}
     if res.realizable:
         return Decision(res.status, res.network, res.certificate, res.summary, evidence)
-    return decided_no(instance, k, res, evidence, deadline)
+    return decided_no(instance, k, res, evidence, deadline, solve_decision)
 
 
 def _search_faces(X, B, rays, r, units, reports, progress, keep, deadline, executor=None, workers=2):

@@ -221,7 +221,8 @@ def _try_exact(inst, req: FitRequest, start, timings):
     return rec
 
 
-def fit(data, k: int, *, labels=None, bias: "bool | str" = False, method: str = "auto", activation: Activation | None = None,
+def fit(data, k: int, *, labels=None, bias: "bool | str" = False, method: str = "auto",
+        activation: Activation | None = None,
         random_state=0, refine: bool | None = None, certificate: bool = True, check: bool = True,
         progress: Callable[[str], None] | None = None, time_limit=None, noise: float | None = None) -> FitResult:
     """Fit ``k`` hidden units to (possibly noisy) labels; return weights with their exact residual.

@@ -8,8 +8,9 @@ up to the bilinear U-V coupling. It is never formed from J (n m rows): with
 * U-U block: ``I_m (x) H^T H``;  U-V block: ``U_rl (H^T W)[i, (l, q)]``;
 * V-V block: ``(W^T W) * ((U^T U) (x) 1_{p x p})``; gradient: ``R^T H`` and ``((R U) * S)^T x~``,
 
-accumulated over blocks of samples, O(n (k p)^2) per step. An output bias c is the output weights of a constant
-column of H (``H~ = [H, 1]``, ``U~ = [U, c]``): the U blocks take H~, the V blocks the k units only. Marquardt damping ``lambda diag``
+accumulated over blocks of samples, O(n (k p)^2) per step. An output bias c is the output weights of a
+constant column of H (``H~ = [H, 1]``, ``U~ = [U, c]``): the U blocks take H~, the V blocks the k units
+only. Marquardt damping ``lambda diag``
 handles the scaling gauge (each unit's (V_i, b_i) can be scaled, U's column rescaled) and dead
 units. Large n: first converge on a random subset, then finish on all samples.
 

@@ -116,7 +116,7 @@ class Rounding:
         return self.rounded == 0
 
     def text(self) -> str:
-        """One line: 'exact: all 17 values are float32' or 'rounded: 3 of 17 values, largest error 1/3 (~...) at ...'."""
+        """One line: 'exact: all 17 values are float32 numbers ...' or 'rounded to float32: 3 of 17 values, ...'."""
         if self.exact:
             return f"exact: all {self.count} values are {self.dtype} numbers (nothing rounded)"
         from ..certificates.trusted.common import approx  # the one bounded display of a rational
@@ -146,7 +146,8 @@ def rounded_layers(layers, dtype: str) -> tuple[list[tuple[np.ndarray, np.ndarra
                     if err:
                         rounded += 1
                         if err > worst:
-                            worst, where = err, f"layer {i} {name} [{r}][{t}]" if name == "weight" else f"layer {i} bias [{t}]"
+                            worst = err
+                            where = f"layer {i} weight [{r}][{t}]" if name == "weight" else f"layer {i} bias [{t}]"
             arrays.append(np.array(floats, dtype=npd).reshape(len(rows), -1) if rows else np.zeros((0, 0), npd))
             exact.append([[Fraction(f) for f in row] for row in floats])
         out.append((arrays[0].reshape(len(W), -1), arrays[1].reshape(-1)))
@@ -219,8 +220,9 @@ def onnx_bytes(arrays: list[tuple[np.ndarray, np.ndarray]]) -> bytes:
         if out != "y":
             nodes.append(helper.make_node("Relu", [out], [f"r{i}"], name=f"relu{i}"))
             last = f"r{i}"
-    graph = helper.make_graph(nodes, "exactrelu", [helper.make_tensor_value_info("x", elem, [None, arrays[0][0].shape[1]])],
-                              [helper.make_tensor_value_info("y", elem, [None, arrays[-1][0].shape[0]])], inits)
+    x = helper.make_tensor_value_info("x", elem, [None, arrays[0][0].shape[1]])
+    y = helper.make_tensor_value_info("y", elem, [None, arrays[-1][0].shape[0]])
+    graph = helper.make_graph(nodes, "exactrelu", [x], [y], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="exactrelu")
     model.ir_version = 8
     return model.SerializeToString()

@@ -82,9 +82,9 @@ def offset_label_rows(A1: flint.fmpz_mat, k: int) -> list[int]:
     except NotRealizable as exc:
         r = exc.evidence["rank_lower_bound"]
         raise NotRealizable(
-            f"rank([labels | 1]) >= {r} > k + 1 = {k + 1}: no network with {k} hidden units and an output bias produces "
-            f"these labels (rank([U f(V X + b) + c 1^T; 1^T]) <= k + 1). The labels may be noisy or rounded, or k too "
-            "small.", evidence={"rank_with_ones": r, "k": k}) from None
+            f"rank([labels | 1]) >= {r} > k + 1 = {k + 1}: no network with {k} hidden units and an output bias "
+            f"produces these labels (rank([U f(V X + b) + c 1^T; 1^T]) <= k + 1). The labels may be noisy or rounded, "
+            "or k too small.", evidence={"rank_with_ones": r, "k": k}) from None
     except AssumptionViolated as exc:
         r = exc.evidence["rank"]
         if r == k:  # the constant vector is in the labels' row span already: k rows span [A; 1^T]

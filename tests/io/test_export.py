@@ -166,7 +166,8 @@ def test_cli_export(tmp_path, capsys):
 
 
 def test_pytorch_round_trip_train_certify_export_load(tmp_path):
-    """Issue 33 item 4: PyTorch's default model trained on exact labels, certified, exported, loaded: same predictions."""
+    """Issue 33 item 4: PyTorch's default model trained on exact labels, certified, exported, loaded: the same
+    predictions."""
     torch = pytest.importorskip("torch")
     from exactrelu.instances import planted
     from exactrelu.recover.given_weights import certify_weights

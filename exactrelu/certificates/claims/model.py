@@ -41,8 +41,10 @@ def bias_class(bias) -> dict:
     ``"hidden"`` the papers' model with hidden biases and no output bias, ``"output"`` an output bias only,
     ``False``, None and ``"none"`` neither. A dict in this form is taken as it is.
 
-    >>> bias_class(True), bias_class("hidden"), bias_class(False)
-    ({'biases': True, 'output_bias': True}, {'biases': True, 'output_bias': False}, {'biases': False, 'output_bias': False})
+    >>> bias_class(True), bias_class("hidden")
+    ({'biases': True, 'output_bias': True}, {'biases': True, 'output_bias': False})
+    >>> bias_class(False)
+    {'biases': False, 'output_bias': False}
     >>> bias_class("yes")
     Traceback (most recent call last):
     ...
@@ -54,7 +56,8 @@ def bias_class(bias) -> dict:
         return dict(NO_BIASES)
     if isinstance(bias, str) and bias in BIAS_CHOICES:
         return dict(BIAS_CHOICES[bias])
-    if isinstance(bias, dict) and set(bias) == {"biases", "output_bias"} and all(type(v) is bool for v in bias.values()):
+    if isinstance(bias, dict) and set(bias) == {"biases", "output_bias"} \
+            and all(type(v) is bool for v in bias.values()):
         return dict(bias)
     from ...errors import InvalidInput
 
