@@ -92,6 +92,7 @@ TESTS = {
     "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
                                _C + "test_mutant_killers.py",
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py"],
+    "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's

@@ -46,6 +46,10 @@ Claims known (every other claim is rejected):
 ``equivalent`` / ``not-equivalent``
     two inline networks are the same function on all of R^d (both canonical forms recomputed and equal to
     the stated one), or differ at the stated witness (both evaluated exactly); no instance needed.
+``transcript``
+    an oracle's answers at its queries (blocks: points on a line, the d points around a point along the axes, or
+    points as written): an inline ReLU network gives every answer exactly, and/or disjoint windows of a line with
+    answers not collinear prove that every one-hidden-layer ReLU network giving them has at least that many units.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from .trusted.realizes import (RANGE_CLAIMS, check_realizes, check_realizes_exce
                                part_of_rows)
 from .trusted.refutation import check_not_realizable
 from .trusted.span import check_rank_refutation
+from .trusted.transcript import check_transcript
 
 __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "load_instance", "instance_sha256",
            "parsed_instance", "parse_rational", "entry", "canonical", "read_json", "CLAIMS", "TRUSTED_FILES",
@@ -78,7 +83,7 @@ FORMAT = "exactrelu.certificate"
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/npz.py", "trusted/realizes.py",
                  "trusted/lrat.py", "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
-                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py")
+                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py", "trusted/transcript.py")
 
 
 def _collector_paused(check_function):
@@ -109,7 +114,7 @@ def _not_realizable(cert: dict, instance) -> str:
 
 CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, "residual": check_residual,
           "lp-feasible": check_lp_feasible, "lp-infeasible": check_lp_infeasible, "not-realizable": _not_realizable,
-          "equivalent": check_equivalent, "not-equivalent": check_not_equivalent}
+          "equivalent": check_equivalent, "not-equivalent": check_not_equivalent, "transcript": check_transcript}
 
 
 def _claim(cert) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ._limit import TIME_LIMIT_HELP, limited, time_limit_seconds
 from ._report import emit, json_command
 
 
@@ -19,26 +20,30 @@ def register(sub) -> None:
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
     p.add_argument("-k", type=int, help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
     p.add_argument("--max-queries", type=int, metavar="N", help="stop (exit 1, nothing claimed) after N queries")
-    p.add_argument("--time-limit", type=float, help="stop (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=time_limit_seconds, metavar="SECONDS", help=TIME_LIMIT_HELP + " (an oracle "
+                   "command's every wait included)")
+    p.add_argument("--force", action="store_true", help="ask an oracle command even when the up-front estimate of "
+                   "its queries (about (d + 1) d numbers) is over a day")
     p.add_argument("--seed", type=int, default=0, help="seed of the search line and the fresh queries (default 0)")
     p.add_argument("-o", "--output", required=True, help="the extracted network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", metavar="CERT",
-                   help="write the realizes certificate here and the transcript next to it (CERT.transcript.json)")
+                   help="write the transcript certificate here: every query and answer, the network that gives them, "
+                        "the windows of the lower bound on the units (exactrelu check CERT)")
     p.add_argument("--expect", metavar="NET", help="a network you believe the oracle is: compare it with the "
                    "extracted one (equivalent / not-equivalent, certificate with --expect-certificate)")
     p.add_argument("--expect-certificate", dest="evidence", metavar="FILE", help="where to write that certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress with the query count on stderr")
-    json_command(p, "extract", cmd_extract)
+    json_command(p, "extract", limited(cmd_extract, backstop=True))
 
 
-def _oracle(args):
+def _oracle(args, deadline):
     from ..extract import CommandOracle, NetworkOracle
     from ..io.weights import read_weights
 
-    budget = {"max_queries": args.max_queries, "time_limit": args.time_limit}
+    budget = {"max_queries": args.max_queries, "time_limit": deadline}
     if args.oracle:
         return NetworkOracle(read_weights(args.oracle), **budget)
-    return CommandOracle(args.oracle_cmd, **budget)
+    return CommandOracle(args.oracle_cmd, force=args.force, **budget)
 
 
 def _write(obj: dict, path: str) -> None:
@@ -48,9 +53,12 @@ def _write(obj: dict, path: str) -> None:
 
 
 def cmd_extract(args) -> int:
-    from ..errors import InvalidInput
+    from ..deadline import Deadline
+
+    deadline = Deadline(args.time_limit)  # from the start: reading files and starting the oracle count
+    from ..certificates.envelope import write_certificate
+    from ..errors import InvalidInput, NotRealizable
     from ..extract import extract
-    from ..instances import write_instance
     from ..io.weights import read_weights, weights_json
     from ..progress import LineProgress
 
@@ -58,9 +66,15 @@ def cmd_extract(args) -> int:
         raise InvalidInput(f"-k must be a positive integer, got {args.k}")
     expected = read_weights(args.expect) if args.expect else None  # a bad file is refused before any query
     progress = LineProgress() if args.verbose else None
-    oracle = _oracle(args)
+    oracle = _oracle(args, deadline)
     try:
         res = extract(oracle, k=args.k, seed=args.seed, progress=progress)
+    except NotRealizable as exc:
+        if args.certificate_out and exc.certificate is not None:
+            write_certificate(exc.certificate, args.certificate_out)
+            raise NotRealizable(f"{exc} (written to {args.certificate_out}; exactrelu check {args.certificate_out})",
+                                evidence=exc.evidence, certificate=exc.certificate) from None
+        raise
     finally:
         oracle.close()
         if progress:
@@ -68,16 +82,12 @@ def cmd_extract(args) -> int:
     _write(weights_json(res.network, extracted_with=f"{res.queries} queries", seed=args.seed), args.output)
     record = {"queries": res.queries, "units": res.units, "width_lower_bound": res.width_lower_bound,
               "hyperplanes": res.canonical.units, "output": args.output, "summary": res.summary,
-              "statement": res.statement, "certificate": args.certificate_out,
-              "transcript_complete": res.evidence["transcript_complete"]}
+              "statement": res.statement, "certificate": args.certificate_out}
     lines = [f"extracted {res.units} units with {res.queries} queries (d = {res.network.d}, m = {res.network.m}); "
              f"wrote {args.output}", f"checked: {res.summary}"]
     if args.certificate_out:
-        transcript = _transcript_path(args.certificate_out)
-        write_instance(res.instance, transcript)
-        _write(res.certificate, args.certificate_out)
-        record["transcript"] = transcript
-        lines.append(f"certificate: {args.certificate_out} (exactrelu check {args.certificate_out} {transcript})")
+        write_certificate(res.certificate, args.certificate_out)
+        lines.append(f"certificate: {args.certificate_out} (exactrelu check {args.certificate_out})")
     if expected is not None:
         from ..equiv import functionally_equal
 
@@ -89,6 +99,3 @@ def cmd_extract(args) -> int:
     lines += [f"  {part}" for part in res.statement.splitlines()]
     return emit(args, record, lines)
 
-
-def _transcript_path(cert: str) -> str:
-    return (cert[:-5] if cert.endswith(".json") else cert) + ".transcript.json"

@@ -7,6 +7,7 @@
 """
 
 from .front_door import Extraction, extract
-from .oracles import CallableOracle, CommandOracle, NetworkOracle, Oracle
+from .command import CommandOracle
+from .oracles import CallableOracle, NetworkOracle, Oracle
 
 __all__ = ["Extraction", "extract", "Oracle", "CallableOracle", "NetworkOracle", "CommandOracle"]

@@ -2,12 +2,12 @@
 
 1. A random rational line x(t) = p + t q; every kink on it found exactly (:mod:`.line_search`).
 2. The Jacobian of each linear region the line crosses, by d probes; the jumps give each hyperplane and its
-   coefficient, the first region the affine part (:mod:`.regions`). Probes found afterwards to have left their
-   region are repeated with a step below their exact distance to the hyperplanes found.
+   coefficient, the first region the affine part (:mod:`.regions`). Probes that left their region (seen along the
+   line or against the hyperplanes found) are repeated with a smaller step.
 3. The canonical form is written as the smallest network found (:func:`exactrelu.equiv.minimize.network_from_form`).
 4. Fresh random queries, asked only now, must all be reproduced exactly; then the transcript (every query and
-   answer) is an instance, and the network's ``realizes`` certificate on it is checked by the independent
-   checker.
+   answer, in compact blocks: the line, the axis batches, the points) goes into a ``transcript`` certificate with the
+   network and the windows of the lower bound, checked by the independent checker.
 
 What this proves, and what not, is :attr:`Extraction.statement` (docs/extraction.md, "What is proved").
 
@@ -15,7 +15,7 @@ What this proves, and what not, is :attr:`Extraction.statement` (docs/extraction
 >>> from exactrelu.extract.oracles import NetworkOracle
 >>> hidden = Network.from_rows(U=[[2, -1]], V=[[1, 1], [1, -2]], b=["1/2", 0], c=[3])
 >>> res = extract(NetworkOracle(hidden))
->>> res.network.k, res.width_lower_bound, res.summary.startswith("realizes")
+>>> res.network.k, res.width_lower_bound, res.summary.startswith("transcript")
 (2, 2, True)
 >>> from exactrelu.equiv import functionally_equal
 >>> functionally_equal(res.network, hidden).status
@@ -24,31 +24,23 @@ What this proves, and what not, is :attr:`Extraction.statement` (docs/extraction
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from operator import mul
 
 import numpy as np
 
-from ..certificates.claims.realizes import realizes_certificate
-from ..certificates.envelope import verify
+from ..certificates.claims.transcript import transcript_certificate, verify_transcript
 from ..equiv.canonical import CanonicalForm
 from ..equiv.minimize import network_from_form
-from ..errors import AssumptionViolated, InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from ..exact.matrix import QMatrix
-from ..instances import Instance
-from ..network import RELU, Network
+from ..network import Network
 from .line_search import Line, Piece, kinks
 from .oracles import Oracle
-from .regions import canonical_from_line, jacobian, region_points
+from .regions import region_jacobians
 
 __all__ = ["Extraction", "extract"]
-
-#: the certificate's instance holds every query up to this many numbers n (d + m); above, the d-point probe
-#: batches are left out (the line points, region points and fresh queries stay): the checker's work is n k d
-CERTIFIED_ENTRIES = 2_000_000
 
 
 @dataclass
@@ -60,12 +52,12 @@ class Extraction:
     network : the smallest network found computing the function seen (exact weights, biases, output bias).
     canonical : its canonical form (hyperplanes, coefficients, affine part).
     queries : oracle calls made, fresh ones included.
-    width_lower_bound : every network reproducing the transcript has at least this many units (proved by
-        exact collinearity tests on the search line).
-    certificate : ``realizes`` of ``network`` on ``instance``, checked by the independent checker.
-    instance : the transcript as an instance (all queries, or all but the probe batches: ``evidence``).
+    width_lower_bound : every network ``U relu(V x + b) + c`` giving the oracle's answers has at least this many
+        units (disjoint windows of the search line where three answers are not collinear; in the certificate).
+    certificate : the ``transcript`` certificate: every query and answer, the network said to give every one, and
+        the windows of the lower bound; checked by the independent checker unless ``check=False``.
     summary : the checker's verdict line.
-    statement : what is proved and what is not, one sentence per line.
+    statement : what is certified and what is not, one sentence per line.
     evidence : the line, kinks, query counts by phase, seconds.
     """
 
@@ -74,7 +66,6 @@ class Extraction:
     queries: int
     width_lower_bound: int
     certificate: dict
-    instance: Instance
     summary: str
     statement: str
     evidence: dict = field(default_factory=dict)
@@ -92,71 +83,6 @@ def _line(d: int, rng: np.random.Generator) -> Line:
     return Line(p, q)
 
 
-def _power_of_two_at_most(x: Fraction) -> Fraction:
-    t = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
-    while t > x:
-        t /= 2
-    while t * 2 <= x:
-        t *= 2
-    return t
-
-
-def _delta(gap: Fraction) -> Fraction:
-    """A power of two at most gap / 2^10 (small numbers in the probes)."""
-    return _power_of_two_at_most(gap / 1024)
-
-
-def _safe_step(hyperplanes, x: list[Fraction], delta: Fraction) -> Fraction | None:
-    """None when every probe x + delta e_l is on the same side of every hyperplane (p, max |p_l|) as x, else a
-    smaller step that is (exact, in integers: x = xn / X)."""
-    X = math.lcm(*(v.denominator for v in x))
-    xn = [v.numerator * (X // v.denominator) for v in x] + [X]
-    bound = None
-    for p, big in hyperplanes:
-        zX = abs(sum(map(mul, p, xn)))  # |p . (x, 1)| * X
-        if delta * big * X >= zX:
-            limit = Fraction(zX, 2 * big * X)
-            bound = limit if bound is None else min(bound, limit)
-    return None if bound is None else _delta(bound * 1024)
-
-
-def _regions(oracle: Oracle, line: Line, ks: list[Fraction], progress):
-    """(region points, their values, Jacobians, steps) with the steps made safe against the hyperplanes found."""
-    ts = region_points(ks)
-    xs = [line.at(t) for t in ts]
-    ys = oracle(xs)
-    edges = [ts[0] - 1] + ks + [ts[-1] + 1]
-    steps = [_delta(min(t - edges[j], edges[j + 1] - t)) for j, t in enumerate(ts)]
-    J = []
-    for j, (x, y, h) in enumerate(zip(xs, ys, steps)):
-        J.append(jacobian(oracle, x, y, h))
-        if progress and j % 16 == 0:
-            progress(f"extract: Jacobian of region {j + 1} of {len(ts)}, {oracle.queries} queries")
-    for _ in range(3):
-        form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
-        planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
-        redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
-        if not redo:
-            return form, ts, steps, redo
-        for j, s in redo:
-            steps[j] = s
-            J[j] = jacobian(oracle, xs[j], ys[j], s)
-    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form",
-                             evidence={"line_specific": True})
-
-
-def _windows(found) -> int:
-    """Kinks whose three window points have answers that are not collinear (exact). The windows are disjoint open
-    intervals of the search line, each needs a kink of any network reproducing the answers, and a unit has one
-    kink on a line: so at least this many units."""
-    count = 0
-    for kink in found:
-        (a, t, b), (ya, yt, yb) = kink.window, kink.answers
-        if Piece.through(a, ya, b, yb)(t) != yt:
-            count += 1
-    return count
-
-
 def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -> int:
     points = [[Fraction(int(v), 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
     got = oracle(points)
@@ -171,42 +97,56 @@ def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -
     return count
 
 
-def _transcript(oracle: Oracle) -> tuple[Instance, bool]:
-    complete = oracle.queries * (oracle.d + oracle.m) <= CERTIFIED_ENTRIES
-    if complete:
-        X, Y = oracle.points()
-    else:
-        X, Y = oracle.points(axes=False)
-    n, d, m = len(X), oracle.d, oracle.m
-    inst = Instance(QMatrix.from_fractions([v for x in X for v in x], n, d), QMatrix.from_fractions([v for y in Y for v in y], n, m),
-                    activation=RELU)
-    # the canonical strings straight from the Fractions (str(Fraction) is canonical): the instance's one common
-    # denominator is large (kink points have their own), so QMatrix.to_strings would reduce every entry by a gcd
-    inst._cache["_input_strings"] = [[str(v) for v in x] for x in X]
-    inst._cache["_label_strings"] = [[str(v) for v in y] for y in Y]
-    return inst, complete
+def _within_k(net: Network, form: CanonicalForm, lower: int, k: int | None) -> None:
+    """Refuse a network found with more units than the ``k`` asked for, saying what is and is not known.
+
+    The network's own function needs ``lower`` units (minimize's bound on its canonical form); the oracle is known
+    only at the queries, so nothing is claimed about a k-unit network for the oracle: a line where a probe left its
+    region unseen gives a wrong form that can still reproduce every query, and another line is drawn."""
+    if k is None or net.k <= k:
+        return
+    extra = net.k - form.units
+    raise AssumptionViolated(
+        f"the network found reproduces every answer but has {net.k} units, more than k = {k} ({form.units} "
+        f"hyperplanes and {extra} more for its affine part). Not proved: that no {k}-unit network reproduces the "
+        "oracle (the oracle is known only at the queries)",
+        evidence={"hyperplanes": form.units, "units_found": net.k, "lower_bound_form": lower, "line_specific": True})
 
 
-def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fresh: int, n: int, complete: bool) -> str:
-    parts = [f"proved: the extracted network reproduces the oracle exactly at the {n} queries of the transcript "
-             f"({'all of them' if complete else 'all but the probe batches'}; the realizes certificate) and at "
-             f"{fresh} fresh random queries asked after the extraction"]
-    parts.append(f"proved: every network reproducing these answers has at least {K} units ({K} disjoint windows of the "
-                 "search line where three answers are not collinear; a unit has one kink on a line)"
+def _certificate(oracle: Oracle, line: Line, found, net: Network | None, seed: int, check: bool):
+    """(certificate, checker's summary or None, K): the transcript of every query, with ``net`` and the windows of
+    the kinks on ``line`` whose three answers are not collinear (K of them; all of them, by construction)."""
+    blocks, lines = oracle.blocks()
+    index, where = lines[(line.p, line.q)] if found else (None, {})
+    windows = [[where[a], where[t], where[b]] for kink in found for (a, t, b) in [kink.window]
+               if Piece.through(a, kink.answers[0], b, kink.answers[2])(t) != kink.answers[1]]
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net,
+                                  windows={"block": index, "points": windows} if windows else None,
+                                  method="extract", seed=seed, queries=oracle.queries)
+    return cert, verify_transcript(cert) if check else None, len(windows)
+
+
+def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fresh: int, n: int, checked: bool) -> str:
+    said = "certified" if checked else "in the certificate (not checked: check=False)"
+    parts = [f"{said}: the extracted network gives the oracle's answer exactly at every one of the {n} queries (the "
+             f"transcript certificate holds them all, the {fresh} fresh random queries asked after the extraction too)"]
+    parts.append(f"{said}: every network U relu(V x + b) + c giving these answers has at least {K} units ({K} disjoint "
+                 "windows of the search line where three answers are not collinear; a unit has one kink on a line)"
                  + (", so none has fewer units than the extracted one" if units == K else ""))
     if units > K:
-        parts.append(f"the function found needs at least {lower} units of this form (its affine part is written back "
-                     f"as units){'; the extracted network has that many' if optimal else ''}")
+        parts.append(f"not proved (a bound on the extracted network, not on the oracle): the extracted network's "
+                     f"function needs at least {lower} units of this form (its affine part is written back as units)"
+                     f"{'; the extracted network has that many' if optimal else ''}")
     if k is not None and units < k:
         parts.append(f"{k - units} of the k = {k} units are not seen: dead, with zero output weights, cancelling, or "
                      "folded into the affine part (they do not change the function)")
     parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries "
-                 "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays unseen); "
-                 "for a network you believe the oracle is, exactrelu equiv gives a certificate either way")
+                 "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays "
+                 "unseen); for a network you believe the oracle is, exactrelu equiv gives a certificate either way")
     return "\n".join(parts)
 
 
-def _one_line(oracle: Oracle, rng, k, progress):
+def _one_line(oracle: Oracle, rng, k, progress, seed: int, check: bool):
     """Steps 1-3 of the module docstring on one random line."""
     line = _line(oracle.d, rng)
     q0 = oracle.queries
@@ -215,18 +155,37 @@ def _one_line(oracle: Oracle, rng, k, progress):
     if progress:
         progress(f"extract: {len(found)} kinks on the search line, {oracle.queries} queries")
     if k is not None and len(found) > k:
-        raise NotRealizable(f"the oracle has {len(found)} kinks on one line: no network with k = {k} units reproduces "
-                            "its answers (each unit has at most one kink on a line)", evidence={"kinks": len(found), "k": k})
-    form, _, _, _ = _regions(oracle, line, [kink.t for kink in found], progress)
+        cert, summary, K = _certificate(oracle, line, found, None, seed, check)
+        raise NotRealizable(f"the oracle has {K} kinks on one line: no network with k = {k} units gives its answers "
+                            f"(each unit has at most one kink on a line; {'certified' if check else 'not checked'}: "
+                            f"the transcript certificate)", evidence={"kinks": K, "k": k, "summary": summary},
+                            certificate=cert)
+    form = region_jacobians(oracle, line, found, progress)
     if progress:
         progress(f"extract: {form.units} hyperplanes, writing the network, {oracle.queries} queries")
     net, lower, optimal = network_from_form(form)
-    if k is not None and net.k > k and lower > k:
-        raise AssumptionViolated(f"the function the oracle agrees with needs at least {lower} units of this form "
-                                 f"(its affine part written back as units), more than k = {k}; no fewer will do",
-                                 evidence={"hyperplanes": form.units, "lower_bound": lower})
     phases = {"queries_line": q_line, "queries_regions": oracle.queries - q0 - q_line}
     return line, found, form, net, lower, optimal, phases
+
+
+def _lines(oracle: Oracle, rng, k, progress, seed: int, check: bool, count: int, lines: int):
+    """:func:`_one_line`, its fresh queries and the check against k, on up to ``lines`` lines (another one after a
+    line-specific failure); the phases gain the number of lines tried."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            line, found, form, net, lower, optimal, phases = _one_line(oracle, rng, k, progress, seed, check)
+            if progress:
+                progress(f"extract: {count} fresh queries")
+            _fresh(oracle, net, count, rng)
+            _within_k(net, form, lower, k)
+            return line, found, form, net, lower, optimal, {**phases, "lines": attempt}
+        except AssumptionViolated as exc:
+            if attempt >= lines or not exc.evidence.get("line_specific"):
+                raise
+            if progress:
+                progress(f"extract: line {attempt} failed ({str(exc)[:60]}...), trying another")
 
 
 def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int | None = None, check: bool = True,
@@ -261,32 +220,23 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     """
     if not isinstance(oracle, Oracle):
         raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise InvalidInput(f"k must be a positive integer, got {k!r}")
-    rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
-    for attempt in range(lines):
-        try:
-            line, found, form, net, lower, optimal, phases = _one_line(oracle, rng, k, progress)
-            count = fresh if fresh is not None else 64
-            if progress:
-                progress(f"extract: {count} fresh queries")
-            _fresh(oracle, net, count, rng)
-            break
-        except AssumptionViolated as exc:
-            if attempt == lines - 1 or not exc.evidence.get("line_specific"):
-                raise
-            if progress:
-                progress(f"extract: line {attempt + 1} failed ({str(exc)[:60]}...), trying another")
+    for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
+    t0, count = time.perf_counter(), fresh if fresh is not None else 64
+    line, found, form, net, lower, optimal, phases = _lines(oracle, np.random.default_rng(seed), k, progress, seed,
+                                                            check, count, lines)
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
-    inst, complete = _transcript(oracle)
-    cert = realizes_certificate(inst, net, method="extract", seed=seed, queries=oracle.queries)
-    summary = verify(cert, inst) if check else "realizes (not checked: check=False)"
-    K = _windows(found)
-    statement = _statement(K, net.k, lower, optimal, k, count, inst.n, complete)
-    evidence = {"kinks": len(found), "hyperplanes": form.units, **phases, "lines": attempt + 1,
-                "queries_fresh": count, "transcript_complete": complete, "lower_bound_form": lower,
-                "optimal_form": optimal, "seconds": time.perf_counter() - t0,
+    try:
+        cert, summary, K = _certificate(oracle, line, found, net, seed, check)
+    except CertificateInvalid as exc:  # an answer of an earlier line, or a bug: either way nothing is claimed
+        raise AssumptionViolated(f"the network found does not give every answer of the transcript ({exc}); nothing "
+                                 "is claimed") from None
+    statement = _statement(K, net.k, lower, optimal, k, count, oracle.queries, check)
+    evidence = {"kinks": len(found), "hyperplanes": form.units, **phases,
+                "queries_fresh": count, "lower_bound_form": lower, "optimal_form": optimal,
+                "seconds": time.perf_counter() - t0,
                 "line": {"p": [str(v) for v in line.p], "q": [str(v) for v in line.q]}}
-    return Extraction(net, form, oracle.queries, K, cert, inst, summary, statement, evidence)
+    return Extraction(net, form, oracle.queries, K, cert, summary or "transcript (not checked: check=False)",
+                      statement, evidence)

@@ -131,11 +131,14 @@ def _outer(oracle: Oracle, line: Line, sign: int, T: Fraction, T_max: Fraction) 
 
 @dataclass(frozen=True)
 class Kink:
-    """A kink at t (exact), and three queried points around it with their answers, not collinear."""
+    """A kink at t (exact), three queried points around it with their answers (not collinear), and the affine
+    pieces of the line just left and right of it (each through three collinear queried answers)."""
 
     t: Fraction
     window: tuple[Fraction, Fraction, Fraction]
     answers: tuple[list[Fraction], list[Fraction], list[Fraction]]
+    left: Piece
+    right: Piece
 
 
 def _grid(h: Fraction) -> Fraction:
@@ -172,7 +175,7 @@ def _probe(oracle: Oracle, line: Line, s: Fraction, h: Fraction, tries: int = 4)
             if t is not None and ts[2] < t < ts[3]:
                 L2, R2, _, _ = _sides(oracle, line, t, min(t - ts[2], ts[3] - t) / 2**40)
                 if L2 == L and R2 == R:
-                    return L, R, Kink(t, (ts[0], ts[2], ts[5]), (y[0], y[2], y[5])), ts[0], ts[5]
+                    return L, R, Kink(t, (ts[0], ts[2], ts[5]), (y[0], y[2], y[5]), L, R), ts[0], ts[5]
         h /= 2**16
     raise AssumptionViolated("kinks accumulate at one point of the search line (no single kink between two affine "
                              "pieces)", evidence={"point": str(s), "queries": oracle.queries, "line_specific": True})
@@ -194,6 +197,11 @@ def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: F
     while stack:
         a, Pa, b, Pb = stack.pop()
         if b - a < resolution * width:
+            if Pa.beta == Pb.beta and Pa.alpha != Pb.alpha:
+                raise AssumptionViolated("the oracle's answers jump on the search line: two parallel affine pieces "
+                                         "at different heights within 2^-200 of the search range (near t = "
+                                         f"{float(a):.6g}): not a continuous function, so not a ReLU network",
+                                         evidence={"interval": [str(a), str(b)]})
             raise AssumptionViolated("two kinks on the search line are too close to separate (the line is not in "
                                      "general position for this oracle)", evidence={"interval": [str(a), str(b)], "line_specific": True})
         if Pa == Pb:

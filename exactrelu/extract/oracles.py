@@ -8,9 +8,7 @@ the d points one by one. Each point counts as one query either way.
 * :class:`CallableOracle`: a Python function of one point (a list of d Fractions) returning m rationals.
 * :class:`NetworkOracle`: a network (a weights file the user holds in exact form, or for tests and
   demonstrations), evaluated exactly.
-* :class:`CommandOracle`: another process speaking JSON lines: it first writes ``{"d": D, "m": M}``, then
-  answers each line ``["p/q", ...]`` (d rationals) with one line of m rationals (strings or JSON integers;
-  JSON floats are refused: a float oracle is approximate, docs/extraction.md).
+* :class:`~exactrelu.extract.command.CommandOracle` (:mod:`.command`): another process speaking JSON lines.
 
 >>> from fractions import Fraction
 >>> oracle = CallableOracle(lambda x: [max(x[0] - 1, 0) + x[1]], d=2)
@@ -22,12 +20,7 @@ the d points one by one. Each point counts as one query either way.
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import select
-import shlex
-import subprocess
 from fractions import Fraction
 from operator import mul
 from typing import Callable
@@ -37,10 +30,10 @@ import flint
 from ..deadline import Deadline
 from ..errors import AssumptionViolated, InvalidInput
 from ..exact.matrix import QMatrix
-from ..exact.rationals import format_rational, to_fraction
+from ..exact.rationals import to_fraction
 from ..network import RELU, Network
 
-__all__ = ["Oracle", "CallableOracle", "NetworkOracle", "CommandOracle"]
+__all__ = ["Oracle", "CallableOracle", "NetworkOracle", "exact_answer"]
 
 Point = list[Fraction]
 
@@ -139,6 +132,34 @@ class Oracle:
                 Y.append(item[1])
         return X, Y
 
+    def blocks(self) -> tuple[list[dict], dict]:
+        """The transcript as the query blocks of a ``transcript`` certificate (one block per line, one per axis batch,
+        one per run of other points; canonical rational strings), and for each line ``(tuple(p), tuple(q))`` its
+        block's index and the index of each t in it (docs/certificates.md, "Transcripts")."""
+        out: list[dict] = []
+        lines: dict = {}
+        for item in self.transcript:
+            if item[0] == "line":
+                _, p, q, t, y = item
+                key = (tuple(p), tuple(q))
+                if key not in lines:
+                    lines[key] = (len(out), {})
+                    out.append({"line": {"p": list(map(str, p)), "q": list(map(str, q))}, "t": [], "answers": []})
+                index, where = lines[key]
+                where.setdefault(t, len(out[index]["t"]))
+                out[index]["t"].append(str(t))
+                out[index]["answers"].append(list(map(str, y)))
+            elif item[0] == "axes":
+                _, x0, delta, answers = item
+                out.append({"axes": {"x": list(map(str, x0)), "step": str(delta)},
+                            "answers": [list(map(str, y)) for y in answers]})
+            else:
+                if not out or "points" not in out[-1]:
+                    out.append({"points": [], "answers": []})
+                out[-1]["points"].append(list(map(str, item[0])))
+                out[-1]["answers"].append(list(map(str, item[1])))
+        return out, lines
+
     def close(self) -> None:
         """Release what the oracle holds (a process); a no-op by default."""
 
@@ -173,13 +194,13 @@ class CallableOracle(Oracle):
         for x in points:
             y = self.f(list(x))
             try:
-                out.append([_exact(v) for v in y])
+                out.append([exact_answer(v) for v in y])
             except TypeError:
                 raise AssumptionViolated(f"the oracle returned {type(y).__name__}, not a list of rationals") from None
         return out
 
 
-def _exact(v) -> Fraction:
+def exact_answer(v) -> Fraction:
     """An oracle's output, exactly; floats are refused (a float oracle rounds: it is not piecewise linear)."""
     if isinstance(v, float):
         raise AssumptionViolated(f"the oracle answered the float {v!r}: extraction needs exact answers (a float "
@@ -249,67 +270,3 @@ class NetworkOracle(Oracle):
             Y = Y * cden + net.c.num * flint.fmpz_mat(1, self.d, [S] * self.d)
             S *= cden
         return QMatrix(Y.transpose(), S).to_fractions()  # d rows of m
-
-
-class CommandOracle(Oracle):
-    """A process answering JSON lines (module docstring); started at once, its header read, stopped by close()."""
-
-    def __init__(self, command: str, *, answer_timeout: float = 60.0, **kw):
-        argv = shlex.split(command)
-        if not argv:
-            raise InvalidInput("--oracle-cmd needs a command")
-        try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-        except OSError as exc:
-            raise InvalidInput(f"cannot start the oracle command {argv[0]!r}: {exc.strerror or exc}") from None
-        self.timeout, self._buffer = answer_timeout, b""
-        header = self._line("its header")
-        if not isinstance(header, dict) or not isinstance(header.get("d"), int) or header["d"] < 1:
-            self.close()
-            raise InvalidInput(f"the oracle command must first write {{\"d\": D, \"m\": M}}, wrote {str(header)[:80]}")
-        super().__init__(header["d"], header.get("m"), **kw)
-
-    def _line(self, what: str):
-        while b"\n" not in self._buffer:
-            ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout)
-            chunk = os.read(self.proc.stdout.fileno(), 1 << 16) if ready else b""
-            if not chunk:
-                try:  # end of output: the process is exiting (or it is silent past the timeout)
-                    code = self.proc.wait(timeout=1) if ready else None
-                except subprocess.TimeoutExpired:
-                    code = None
-                self.close()
-                raise AssumptionViolated(f"the oracle command gave no answer for {what} "
-                                         + (f"(it exited with code {code})" if code is not None else f"within {self.timeout} s"))
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            return json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            self.close()
-            raise AssumptionViolated(f"the oracle command wrote a line that is not JSON for {what}: {line[:80]!r}") from None
-
-    def _evaluate(self, points):
-        text = "".join(json.dumps([format_rational(x) for x in p]) + "\n" for p in points)
-        try:
-            self.proc.stdin.write(text.encode())
-            self.proc.stdin.flush()
-        except OSError:
-            self.close()
-            raise AssumptionViolated("the oracle command stopped reading its queries") from None
-        out = []
-        for i in range(len(points)):
-            y = self._line(f"query {self.queries - len(points) + i + 1}")
-            if not isinstance(y, list):
-                raise AssumptionViolated(f"the oracle command answered {str(y)[:60]}, not a list of m rationals")
-            out.append([_exact(v) for v in y])
-        return out
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()

@@ -8,23 +8,34 @@ the hyperplane passes through x(t_j), and the sign is that of ``v_j . q`` (the l
 to the positive side when it is positive). With the hyperplanes and coefficients known, the affine part is
 ``A = J_0 - sum over hyperplanes active at x_0 of beta_j v_j^T`` and the offset follows from f(x_0).
 
-The probes are checked afterwards against the hyperplanes found: a probe on the wrong side of one is
-repeated with a step below its distance (exact), so the Jacobians rest only on points whose region is known.
+Two checks keep a probe that left its region (a step ``delta e_l`` crossing a hyperplane nearly parallel to the
+line) out of the Jacobians, and each repeats the region's probes with a smaller step:
+
+* **along the line** (before any hyperplane is known, no query): the line search gives the slope of g(t) = f(x(t))
+  in every region exactly (the pieces around the kinks), and a Jacobian must satisfy ``J_j q = g'`` there. A probe
+  that crossed a hyperplane adds ``beta_i (v_i . x~) / delta`` to its column, which shows in ``J_j q`` (every q_l is
+  non-zero) unless several such errors cancel exactly. Without this check one crossing probe corrupts the
+  Jacobians of one region, hence the two hyperplanes next to it, and (m = 1: every jump has rank one) the
+  corrupted hyperplanes are consistent with the corrupted probe, so the next check cannot see it
+  (docs/extraction.md, "A probe that left its region");
+* **against the hyperplanes found**: a probe on the wrong side of one is repeated with a step below its exact
+  distance, so the Jacobians rest only on points whose region is known.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+from operator import mul
 
 import flint
 
 from ..equiv.canonical import CanonicalForm
 from ..errors import AssumptionViolated
-from .line_search import Line, simplest_between
+from .line_search import Kink, Line, simplest_between
 from .oracles import Oracle
 
-__all__ = ["region_points", "jacobian", "canonical_from_line"]
+__all__ = ["region_points", "jacobian", "canonical_from_line", "region_jacobians"]
 
 _LINE = {"line_specific": True}  # another line may succeed (extract draws one)
 
@@ -114,3 +125,71 @@ def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, valu
     A, offset = _affine(items, jacobians[0], x0, values[0], d, m)
     return CanonicalForm(1, d, m, tuple((p, tuple(b)) for p, b in items if any(b)), tuple(tuple(r) for r in A), (),
                          tuple(offset))
+
+
+def _power_of_two_at_most(x: Fraction) -> Fraction:
+    t = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
+    while t > x:
+        t /= 2
+    while t * 2 <= x:
+        t *= 2
+    return t
+
+
+def _delta(gap: Fraction) -> Fraction:
+    """A power of two at most gap / 2^10 (small numbers in the probes)."""
+    return _power_of_two_at_most(gap / 1024)
+
+
+def _safe_step(hyperplanes, x: list[Fraction], delta: Fraction) -> Fraction | None:
+    """None when every probe x + delta e_l is on the same side of every hyperplane (p, max |p_l|) as x, else a
+    smaller step that is (exact, in integers: x = xn / X)."""
+    X = math.lcm(*(v.denominator for v in x))
+    xn = [v.numerator * (X // v.denominator) for v in x] + [X]
+    bound = None
+    for p, big in hyperplanes:
+        zX = abs(sum(map(mul, p, xn)))  # |p . (x, 1)| * X
+        if delta * big * X >= zX:
+            limit = Fraction(zX, 2 * big * X)
+            bound = limit if bound is None else min(bound, limit)
+    return None if bound is None else _delta(bound * 1024)
+
+
+def _along_line(J: tuple[list[list[int]], int], slope, q: tuple[list[int], int]) -> bool:
+    """``J q == slope`` exactly (J = rows / den, q = qn / qd, slope m Fractions): the Jacobian agrees with the
+    line's own slope in its region."""
+    (rows, den), (qn, qd) = J, q
+    return all(sum(map(mul, row, qn)) * s.denominator == s.numerator * den * qd for row, s in zip(rows, slope))
+
+
+def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=None) -> CanonicalForm:
+    """The canonical form from the Jacobians of the K + 1 regions the kinks ``found`` cut ``line`` into, each checked
+    along the line and against the hyperplanes found (module docstring); probes repeated with a step 2^16 times
+    smaller (along the line) or below the exact distance (hyperplanes), up to four rounds."""
+    ks = [kink.t for kink in found]
+    slopes = [kink.left.beta for kink in found] + [found[-1].right.beta] if found else []
+    qd = math.lcm(*(v.denominator for v in line.q))
+    q = ([v.numerator * (qd // v.denominator) for v in line.q], qd)
+    ts = region_points(ks)
+    xs = [line.at(t) for t in ts]
+    ys = oracle.along_line(list(line.p), list(line.q), ts)
+    edges = [ts[0] - 1] + ks + [ts[-1] + 1]
+    steps = [_delta(min(t - edges[j], edges[j + 1] - t)) for j, t in enumerate(ts)]
+    J = []
+    for j, (x, y, h) in enumerate(zip(xs, ys, steps)):
+        J.append(jacobian(oracle, x, y, h))
+        if progress and j % 16 == 0:
+            progress(f"extract: Jacobian of region {j + 1} of {len(ts)}, {oracle.queries} queries")
+    for _ in range(4):
+        redo = [(j, steps[j] / 2**16) for j in range(len(ts)) if slopes and not _along_line(J[j], slopes[j], q)]
+        if not redo:
+            form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
+            planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
+            redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
+            if not redo:
+                return form
+        for j, s in redo:
+            steps[j] = s
+            J[j] = jacobian(oracle, xs[j], ys[j], s)
+    raise AssumptionViolated("probes keep leaving their linear region: the oracle is not a ReLU network of this form",
+                             evidence={"line_specific": True})

@@ -115,6 +115,9 @@ SCOPE = {
     "equivalent": r"equivalent: the two networks \(k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+\) are the same "
                   r"function on all of R\^d",
     "not-equivalent": r"not-equivalent: the two networks \(k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+\) differ",
+    "transcript": r"transcript: [\d,]+ answers at the queries \([\d,]+ lines?, [\d,]+ axis batch(es)?, [\d,]+ point "
+                  r"blocks?; d = \d+, m = \d+\)(; the network \(k = \d+\) gives every one exactly)?(; every ReLU network "
+                  r"U relu\(V x \+ b\) \+ c giving them has at least [\d,]+ units?)?",
 }
 
 

@@ -34,7 +34,8 @@ def test_extract_from_a_network_file(hidden, tmp_path, capsys):
     assert main(["extract", "--oracle", hidden, "-o", str(out), "--certificate", str(cert), "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["ok"] and record["units"] == 3 and record["queries"] > 0 and record["width_lower_bound"] == 3
-    assert main(["check", str(cert), record["transcript"]]) == 0
+    assert main(["check", str(cert)]) == 0
+    assert f"{record['queries']:,} answers" in capsys.readouterr().out  # every query is in the certificate
     assert main(["equiv", str(out), hidden]) == 0
 
 
@@ -51,9 +52,12 @@ def test_extract_from_a_command_with_expect(hidden, tmp_path, capsys):
 
 
 def test_refusals_exit_1_with_one_line(hidden, tmp_path, capsys):
-    assert main(["extract", "--oracle", hidden, "-k", "2", "-o", str(tmp_path / "o.json")]) == 1
+    cert = tmp_path / "no.json"
+    assert main(["extract", "--oracle", hidden, "-k", "2", "-o", str(tmp_path / "o.json"), "--certificate", str(cert)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "no network with k = 2 units" in err[0]
+    assert len(err) == 1 and "no network with k = 2 units" in err[0] and "exactrelu check" in err[0]
+    assert main(["check", str(cert)]) == 0
+    assert "has at least 3 units" in capsys.readouterr().out and "network" not in json.loads(cert.read_text())
     assert main(["extract", "--oracle", hidden, "--max-queries", "30", "-o", str(tmp_path / "o.json")]) == 1
     assert "query budget of 30" in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()

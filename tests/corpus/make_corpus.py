@@ -22,6 +22,7 @@ import json
 import shutil
 import sys
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -342,6 +343,45 @@ def _equivalence_claims(c: Corpus) -> None:
               None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
 
 
+_HIDDEN = Network.from_rows(U=[[2, -1]], V=[[1, 1], [1, -2]], b=["1/2", 0], c=[3])
+
+
+def _transcript_claims(c: Corpus) -> None:
+    """transcript: an extraction's queries (a line, axis batches, fresh points) with its network and windows."""
+    from exactrelu.errors import NotRealizable
+    from exactrelu.extract import NetworkOracle, extract
+
+    good = extract(NetworkOracle(_HIDDEN), fresh=4).certificate
+    c.valid("transcript", good, None, "VALID: transcript",
+            "every query of an extraction (line, axis batches, points), the network and 2 windows")
+    try:
+        extract(NetworkOracle(_HIDDEN), k=1)
+    except NotRealizable as exc:
+        c.valid("transcript-windows-only", exc.certificate, None, "has at least 2 units",
+                "more kinks than k = 1: the windows alone, no network")
+    axes = next(i for i, b in enumerate(good["queries"]) if "axes" in b)
+    c.invalid("transcript-answer-off-by-2-60", tampered(good, lambda x: x["queries"][axes]["answers"][0].__setitem__(
+        0, _bump_tiny(x["queries"][axes]["answers"][0][0]))), None, f"block {axes} (axes), axis 0, output 0",
+        "one probe's answer off by 2^-60")
+    c.invalid("transcript-weight-changed", tampered(good, lambda x: x["network"]["V"][0].__setitem__(
+        1, _bump(x["network"]["V"][0][1]))), None, "the network's value differs from the answer", "one weight of V changed")
+    c.invalid("transcript-window-repeated", tampered(good, lambda x: x["windows"]["points"].append(
+        x["windows"]["points"][-1])), None, "overlaps the window before it", "a window counted twice (3 units claimed)")
+
+    def collinear(x):  # the first three points of the line, all far left of the kinks: one affine piece
+        ts = [Fraction(t) for t in x["queries"][0]["t"]]
+        x["windows"]["points"][0] = sorted(range(3), key=ts.__getitem__)
+
+    c.invalid("transcript-window-collinear", tampered(good, collinear), None, "the three answers are collinear",
+              "a window inside one affine piece")
+    c.invalid("transcript-step-zero", tampered(good, lambda x: x["queries"][axes]["axes"].__setitem__("step", "0")), None,
+              "must be non-zero", "an axis batch with step 0")
+    c.invalid("transcript-nothing-stated", tampered(good, lambda x: (x.pop("network"), x.pop("windows"))), None,
+              "states a network, windows, or both", "neither a network nor windows")
+    c.invalid("transcript-power", tampered(good, lambda x: x["network"].__setitem__(
+        "activation", {"name": "power", "degree": 2})), None, "about ReLU networks", "the network made a t^2 network")
+
+
 def _bump_tiny(text) -> str:
     """A rational string plus 2^-60."""
     from fractions import Fraction
@@ -426,6 +466,7 @@ def build(root: Path) -> Corpus:
     _rank_claims(c, insts)
     _output_bias_claims(c, insts)
     _equivalence_claims(c)
+    _transcript_claims(c)
     _unreadable(c, insts)
     c.finish()
     return c

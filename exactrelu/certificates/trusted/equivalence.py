@@ -215,3 +215,7 @@ def check_not_equivalent(cert: dict, instance=None) -> str:
     if values[0] == values[1]:
         raise CheckFailed("the two values at the witness are equal")
     return f"not-equivalent: the two networks {_describe(a, b)} differ at the witness (both evaluated exactly)"
+
+
+#: the readers the ``transcript`` claim shares (trusted modules import each other's public names only)
+rational_row, rational_rows, network_units = _row, _rows, _network
