@@ -207,3 +207,24 @@ def test_hidden_bias_class_is_the_constant_input_column():
     inst = Instance.from_arrays([[0], [1], [2], [3]], [[1], [1], [2], [4]])
     aug = with_constant_input(inst)
     assert aug.d == 2 and solve_decision(inst, 1, bias=True).realizable
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5])
+def test_float32_weights_of_pytorchs_model_are_recovered_and_certified(m):
+    """Issue 33, done when: exact labels of PyTorch-default networks with float32 weights, m < k, m = k, m > k, m = 1."""
+    from exactrelu.exact.matrix import QMatrix
+    from exactrelu.recover.given_weights import certify_weights
+
+    rng = np.random.default_rng(m)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32).astype(np.float64)  # noqa: E731
+    net = Network.from_rows(f32(m, 3), f32(3, 6), b=f32(3), c=f32(m))
+    X = rng.standard_normal((2000, 6))
+    Xq = QMatrix.from_numpy(X, lazy=True)
+    inst = Instance(Xq, net.evaluate_exact(Xq), None, net, X)
+    assert recover(inst, k=3, bias=True).network.equivalent(net)
+    trained = Network.from_rows(net.U.to_float() * 1.001, net.V.to_float(), b=net.b.to_float()[:, 0],
+                                c=net.c.to_float()[:, 0])  # a float model near the labels, as PyTorch leaves it
+    res = certify_weights(inst, trained)
+    assert res.how == "recovered from the labels" and res.network.equivalent(net)
+    if m == 1:
+        assert fit(inst, 3, bias=True).realizable
