@@ -21,8 +21,9 @@ from operator import add
 import flint
 import numpy as np
 
+from exactrelu import parallel
 from exactrelu.certificates import envelope
-from exactrelu.instances import planted
+from exactrelu.instances import checker_view, planted
 from exactrelu.recover import front_door, recover
 
 
@@ -85,10 +86,10 @@ def timed(f, *args) -> tuple:
 
 
 def run_recover(inst, k: int, ahead: bool) -> dict:
-    saved, idle = front_door.instance_hash_ahead, envelope._idle_core
+    saved, idle = front_door.instance_hash_ahead, parallel.idle_core
     if not ahead:
         front_door.instance_hash_ahead = lambda inst: contextlib.nullcontext()
-    envelope._idle_core = lambda: True  # the child is forked whatever the load (the library asks for an idle core)
+    parallel.idle_core = lambda: True  # the child is forked whatever the load (the library asks for an idle core)
     try:
         inst._cache.clear()
         cc = _children_cpu()
@@ -97,14 +98,14 @@ def run_recover(inst, k: int, ahead: bool) -> dict:
         return {"certificate_s": round(res.timings["certificate"], 3), "wall_s": wall, "cpu_s": cpu,
                 "child_cpu_s": round(_children_cpu() - cc, 3), "sha": res.certificate["instance_sha256"][:12]}
     finally:
-        front_door.instance_hash_ahead, envelope._idle_core = saved, idle
+        front_door.instance_hash_ahead, parallel.idle_core = saved, idle
 
 
 def main(argv: list[str]) -> None:
     d, k, m, n = map(int, argv[:4])
     repeats = int(argv[4]) if len(argv) > 4 else 2
     inst = planted(d=d, k=k, m=m, n=n, seed=1)
-    print({"n": n, "d": d, "k": k, "m": m, "entries": n * (d + m), "streamed": envelope._streamed(inst)})
+    print({"n": n, "d": d, "k": k, "m": m, "entries": n * (d + m), "streamed": checker_view.streamed(inst)})
     for ahead in (False, True) * repeats:
         print({"recover, hash ahead": ahead, **run_recover(inst, k, ahead)}, flush=True)
     for name, f in (("previous", previous_sha256), ("now", envelope.instance_sha256)) * repeats:

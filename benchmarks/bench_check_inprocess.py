@@ -50,7 +50,7 @@ def main() -> None:
     args = ap.parse_args()
     from exactrelu.certificates import checker
     from exactrelu.certificates.claims.realizes import realizes_certificate
-    from exactrelu.certificates.envelope import checker_instance
+    from exactrelu.instances.checker_view import checker_instance
     from exactrelu.instances import planted
 
     peer = peer_checker(Path(args.peer))

@@ -34,7 +34,7 @@ def certificates(tmp: Path, quick: bool):
     from exactrelu.certificates.claims.lp import lp_certificate
     from exactrelu.exact.lp import feasible
     from exactrelu.hardness import NaeToRelu
-    from exactrelu.decide.pattern_search import decide
+    from exactrelu.decide.search.pattern_search import decide
     from exactrelu.hardness.generators import random_nae3
     from exactrelu.instances import planted, write_instance
 

@@ -43,7 +43,7 @@ from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.envelope import verify  # noqa: E402
 from exactrelu.hardness import (NaeToRelu, assignment_from_literals, pigeonhole, random_kcnf, random_nae3,  # noqa: E402
                                 reduction_for)
-from exactrelu.decide.pattern_search import SearchLimit, decide  # noqa: E402
+from exactrelu.decide.search.pattern_search import SearchLimit, decide  # noqa: E402
 
 
 def z3_decide(inst, unknown_u: bool, budget: float):
@@ -102,7 +102,7 @@ def cadical_source(clauses, cap: float):
     """CaDiCaL with a DRUP proof on the source formula, for at most ``cap`` seconds; the proof read back as bytes."""
     from pysat.solvers import Solver
 
-    from exactrelu.decide.sat.proof import Deadline, solve_until
+    from exactrelu.decide.search.sat.proof import Deadline, solve_until
 
     t = time.perf_counter()
     with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:

@@ -60,7 +60,7 @@ t0, c0 = time.perf_counter(), time.process_time()
 import exactrelu.cli as cli
 cli.build_parser()
 from exactrelu.certificates.envelope import write_certificate
-from exactrelu.decide.pattern_search import decide
+from exactrelu.decide.search.pattern_search import decide
 from exactrelu.instances import read_instance
 out = {"import": time.process_time() - c0}
 c = time.process_time()

@@ -24,7 +24,7 @@ from _lp_peers import save, table, timed  # noqa: E402
 
 from exactrelu.exact.lp import feasible  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.decide.patterns import count_sign_patterns, cover_count, extreme_rays, integer_basis  # noqa: E402
+from exactrelu.decide.enumeration.patterns import count_sign_patterns, cover_count, extreme_rays, integer_basis  # noqa: E402
 
 
 def brute(B):

@@ -6,7 +6,7 @@ For each size, one planted instance written as JSON and as .npz; best of ``--rep
 ``time.process_time``) of: ``json.loads`` alone (the floor of a reader that makes Python strings), ``orjson.loads``
 and ``msgspec.json.decode`` alone when installed (a faster JSON layer, measured, not used: see below),
 ``read_instance`` on the .npz, ``read_instance`` on the JSON (json.loads with the checker's hooks, then the bulk
-parser of exactrelu/exact/text.py), and the JSON read entry by entry as at the issue's filing (every string through
+parser of exactrelu/exact/codecs/text.py), and the JSON read entry by entry as at the issue's filing (every string through
 ``to_fraction``, the garbage collector running), all in one process, one after the other. Absolute times depend on
 the machine's load; the ratios within a run carry over.
 
@@ -58,13 +58,14 @@ def entry_by_entry(path: Path):
 
 
 def previous_reader(text_py: str):
-    """The reader with the bulk parser of an earlier exactrelu/exact/text.py (``--previous FILE``, e.g. from
-    ``git show 47063e4:exactrelu/exact/text.py``), the rest as now: the same run measures the step it made."""
+    """The reader with the bulk parser of an earlier text codec (``--previous FILE``, e.g. from
+    ``git show 47063e4:exactrelu/exact/text.py``, its path before exact/codecs/), the rest as now: the same run
+    measures the step it made."""
     import importlib.util
 
     import exactrelu.exact.matrix as matrix
 
-    spec = importlib.util.spec_from_file_location("exactrelu.exact._previous_text", text_py)
+    spec = importlib.util.spec_from_file_location(f"{matrix.__package__}._previous_text", text_py)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
 
@@ -97,7 +98,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--output", help="also write the table (with the run's load) to this markdown file")
-    ap.add_argument("--previous", metavar="TEXT_PY", help="an earlier exactrelu/exact/text.py: its reader as a column")
+    ap.add_argument("--previous", metavar="TEXT_PY", help="an earlier exactrelu/exact/codecs/text.py: its reader as a column")
     args = ap.parse_args()
     from exactrelu.limits import set_limit
 

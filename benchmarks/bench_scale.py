@@ -40,7 +40,7 @@ FIT_SIZE = (10, 3, 5, 1_000_000)  # bench_noisy.py's (10, 3, 5) at n = 10^6, whe
 def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
     """Run one size in this process; the row of the table."""
     from exactrelu.certificates import checker
-    from exactrelu.certificates.envelope import checker_instance
+    from exactrelu.instances.checker_view import checker_instance
     from exactrelu.instances import planted
     from exactrelu.recover import recover
 
@@ -105,7 +105,7 @@ def one_fit(d: int, k: int, m: int, n: int, workers: int = 1) -> dict:
     row["residual_and_check"] = row["exact_residual"] + row["check"]
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     from exactrelu.certificates import checker
-    from exactrelu.certificates.envelope import checker_instance
+    from exactrelu.instances.checker_view import checker_instance
 
     t0, c0 = time.perf_counter(), time.process_time()  # the same certificate checked again: its CPU seconds
     checker.check(res.certificate, dict(checker_instance(inst)))

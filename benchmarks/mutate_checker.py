@@ -28,7 +28,7 @@ killed). Results go to results/mutate_checker.json; the survivors are listed wit
 Usage::
 
     python benchmarks/mutate_checker.py                       # every file, every mutant (long)
-    python benchmarks/mutate_checker.py --files trusted/rup.py --sample 40 --seed 1
+    python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
     python benchmarks/mutate_checker.py --files trusted/span.py --lines 88-135   # the mutants of some lines only
 """
@@ -92,6 +92,9 @@ TESTS = {
     "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
                                _C + "test_mutant_killers.py",
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py"],
+    # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
+    "trusted/schedule.py": [_C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",
+                            "tests/recover/test_streaming.py"] + _ALL,
     "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
 

@@ -8,8 +8,8 @@ are the trusted checker's own two (it imports nothing of exactrelu) and private 
 that never leave their module (``_TooBig``, ``_Stop``, ``_Rejected``).
 
 Old names kept for one release (CHANGELOG.md): ``RoundLimit`` (now :class:`SearchLimit`), and the
-import paths ``exactrelu.decide.tree.SearchLimit``, ``exactrelu.decide.lazy.RoundLimit``,
-``exactrelu.decide.sat.proof.ProofFormatError``, ``exactrelu.exact.linalg.InconsistentSystem`` and
+import paths ``exactrelu.decide.search.tree.SearchLimit``, ``exactrelu.decide.search.lazy.RoundLimit``,
+``exactrelu.decide.search.sat.proof.ProofFormatError``, ``exactrelu.exact.linalg.InconsistentSystem`` and
 ``exactrelu.propose.hermite.estimators.GaussianityWarning``, which re-export the classes defined here.
 
 >>> issubclass(SearchLimit, TimeLimitExceeded), issubclass(InconsistentSystem, NotRealizable)

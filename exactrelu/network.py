@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import InvalidInput
 from .limits import limit, over
-from .exact.float64 import as_float_array, int_times_dyadic
+from .exact.codecs.float64 import as_float_array, int_times_dyadic
 from .exact.matrix import QMatrix
 
 

@@ -18,7 +18,7 @@ import tempfile
 
 import pytest
 
-# The lazy engine's cache of compiled cluster shapes (exactrelu/decide/lemma_cache.py) goes to a directory of this
+# The lazy engine's cache of compiled cluster shapes (exactrelu/decide/search/lemma_cache.py) goes to a directory of this
 # run, not to ~/.cache; subprocesses (the CLI tests) inherit it. A test about the cache sets its own.
 if "EXACTRELU_CACHE" not in os.environ:
     _CACHE = tempfile.mkdtemp(prefix="exactrelu-test-cache-")

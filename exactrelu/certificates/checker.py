@@ -11,7 +11,9 @@ Usage::
     python -m exactrelu.certificates.checker CERT.json INSTANCE.(json|npz) [--workers N] [--range START:STOP]
 
 ``--workers N`` checks the samples of ``realizes``, ``realizes-except`` and ``residual`` in N processes
-(``multiprocessing``, forked after the instance is read once) and combines their verdicts into one.
+(``multiprocessing``, forked after the instance is read once) and combines their verdicts into one. How
+the checker schedules its work (ranges, streaming, workers, the collector pause) is
+``trusted/schedule.py``, whose docstring says which of its lines decide soundness and which only schedule.
 ``--range START:STOP`` checks only the samples START <= j < STOP and prints that range's verdict as one
 line of JSON (``VALID-RANGE: {...}``), bound to the certificate and instance hashes; the verdicts of ranges
 that tile 0..n-1 are combined by :func:`combine` (docs/certificates.md, "Checking in ranges").
@@ -54,57 +56,33 @@ Claims known (every other claim is rejected):
 
 from __future__ import annotations
 
-import functools
-import gc
-import hashlib
 import json
-import multiprocessing
 import sys
 from fractions import Fraction
 
-from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational, read_json
+from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational, read_certificate, read_json
 from .trusted.equivalence import check_equivalent, check_not_equivalent
-from .trusted.instance import (entry, hash_header, instance_sha256, instance_shape, load_instance, parsed_instance,
-                               parsed_rows)
+from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
-from .trusted.realizes import (RANGE_CLAIMS, check_realizes, check_realizes_except, check_residual, combine, part,
-                               part_of_rows)
+from .trusted.realizes import RANGE_CLAIMS, check_realizes, check_realizes_except, check_residual, combine, part
 from .trusted.refutation import check_not_realizable
+from .trusted.schedule import (BLOCK, check_on_workers, check_rows, check_streaming, collector_paused, combine_rows,
+                               cuts, forks, range_task)
 from .trusted.span import check_rank_refutation
 from .trusted.transcript import check_transcript
 
 __all__ = ["CheckFailed", "UnreadableInput", "check", "check_files", "main", "load_instance", "instance_sha256",
            "parsed_instance", "parse_rational", "entry", "canonical", "read_json", "CLAIMS", "TRUSTED_FILES",
-           "check_parallel", "check_range", "check_rows", "check_streaming", "read_certificate", "combine", "combine_rows", "range_task", "cuts", "RANGE_CLAIMS",
-           "BLOCK"]
+           "check_parallel", "check_range", "check_rows", "check_streaming", "read_certificate", "combine",
+           "combine_rows", "range_task", "cuts", "RANGE_CLAIMS", "BLOCK"]
 
 FORMAT = "exactrelu.certificate"
 
 #: The files of the trusted base (this one and the ``trusted`` package), for audits and mutation tests.
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/npz.py", "trusted/realizes.py",
                  "trusted/lrat.py", "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
-                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py", "trusted/transcript.py")
-
-
-def _collector_paused(check_function):
-    """Run ``check_function`` with the cyclic garbage collector paused, and restore it after.
-
-    A check makes millions of short-lived objects (rows of integers, their text), all acyclic and freed by reference
-    counting as each block of rows ends; what the collector adds is its full passes over every object of the process
-    (a library process holds hundreds of thousands, and a worker forked from it inherits them): 10-18% of a residual
-    check (benchmarks/README.md). Nothing the check holds on to depends on the collector, and forked workers inherit
-    the paused state.
-    """
-    @functools.wraps(check_function)
-    def paused(*args, **kwargs):
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return check_function(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
-    return paused
+                 "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py", "trusted/schedule.py",
+                 "trusted/transcript.py")
 
 
 def _not_realizable(cert: dict, instance) -> str:
@@ -128,7 +106,7 @@ def _claim(cert) -> str:
     return claim
 
 
-@_collector_paused
+@collector_paused
 def check(cert: dict, instance: dict | None, where: str = "the instance") -> str:
     """Verify a certificate (a parsed JSON object) against a loaded instance (None for claims that carry their data).
 
@@ -141,13 +119,13 @@ def check(cert: dict, instance: dict | None, where: str = "the instance") -> str
     return CLAIMS[claim](cert, instance)
 
 
-@_collector_paused
+@collector_paused
 def check_range(cert: dict, instance: dict, start: int, stop: int) -> dict:
     """The verdict of the samples ``start <= j < stop`` (a dict for :func:`combine`), or CheckFailed.
 
     >>> from exactrelu.instances import planted
     >>> from exactrelu.certificates.claims.realizes import realizes_certificate
-    >>> from exactrelu.certificates.envelope import checker_instance
+    >>> from exactrelu.instances.checker_view import checker_instance
     >>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
     >>> cert, data = realizes_certificate(inst, inst.planted), checker_instance(inst)
     >>> combine(cert, [check_range(cert, data, 20, 40), check_range(cert, data, 0, 20)])
@@ -158,108 +136,16 @@ def check_range(cert: dict, instance: dict, start: int, stop: int) -> dict:
     return part(cert, instance, start, stop)
 
 
-def check_rows(cert: dict, instance: dict, start: int, stop: int, where: str = "the instance") -> tuple:
-    """Parse and check rows start..stop-1 only: ((n, d, m), their hashed text, verdict, error), for
-    :func:`combine_rows`, which binds the rows to ``instance_sha256``; nothing here is a verdict on its own."""
-    shape = n, d, m = instance_shape(instance["inputs"], instance["labels"], where)
-    if not (type(start) is int and type(stop) is int and 0 <= start < stop <= n):
-        raise UnreadableInput(f"the range {start}:{stop} is not one of samples 0 <= START < STOP <= {n}")
-    try:
-        X, Y, text = parsed_rows(instance["inputs"][start:stop], instance["labels"][start:stop], d, m, where)
-    except UnreadableInput as exc:
-        return shape, None, None, ("unreadable", str(exc))
-    try:
-        return shape, text, part_of_rows(cert, X, Y, instance.get("activation"), start, n), None
-    except CheckFailed as exc:
-        return shape, text, None, ("failed", str(exc))
-
-
-def combine_rows(cert: dict, results) -> str:
-    """The verdict on the whole claim from :func:`check_rows` of ranges, in sample order, that tile 0..n-1.
-
-    ``results`` may be an iterator (each range's text is hashed as it comes, then dropped). A malformed row is
-    unreadable (UnreadableInput); then the rows' text, hashed in order, must be the certificate's
-    ``instance_sha256``; then the first refuted range refutes the claim.
-    """
-    shape, digest, errors, verdicts = None, None, [], []
-    for got, text, verdict, error in results:
-        if shape is None:
-            shape, digest = got, hashlib.sha256(hash_header(*got))
-        if got != shape:
-            raise CheckFailed("the ranges' results are not all about one instance")
-        if error:
-            errors.append(error)
-        if text is not None:
-            digest.update(text)
-        if verdict is not None:
-            verdicts.append(verdict)
-    if shape is None:
-        raise CheckFailed("nothing to combine")
-    if any(kind == "unreadable" for kind, _ in errors):
-        raise UnreadableInput(next(text for kind, text in errors if kind == "unreadable"))
-    if cert.get("instance_sha256") != digest.hexdigest():
-        raise CheckFailed("instance_sha256 does not match the instance")
-    if errors:
-        raise CheckFailed(errors[0][1])
-    if [v["samples"] for v in verdicts] != sorted(v["samples"] for v in verdicts):
-        raise CheckFailed("the ranges' results are not in sample order: their rows were not hashed in order")
-    return combine(cert, verdicts)  # combine checks that the ranges tile 0..n-1
-
-
-#: Rows parsed and checked at a time by a check that streams (the exact rows held at once).
-BLOCK = 2048
-
-
-def check_streaming(cert: dict, instance: dict, where: str = "the instance") -> str:
-    """:func:`check` of a claim checked by ranges on an instance whose numbers are not parsed yet: blocks of
-    :data:`BLOCK` rows are parsed, hashed and checked one after the other, so that only one block's exact rows
-    are held at once."""
-    n = instance_shape(instance["inputs"], instance["labels"], where)[0]
-    return combine_rows(cert, (check_rows(cert, instance, a, min(a + BLOCK, n), where) for a in range(0, n, BLOCK)))
-
-
-@_collector_paused
-def range_task(cert_path: str, instance_path: str, start: int, stop: int) -> tuple:
-    """:func:`check_rows` on files: one task of a check in ranges on a cluster (each task reads the files)."""
-    return check_rows(read_certificate(cert_path), load_instance(instance_path, parse=False), start, stop, instance_path)
-
-
-def cuts(n: int, pieces: int) -> list:
-    """``pieces`` (at most n) ranges of nearly equal size that tile 0..n-1, as (start, stop) pairs."""
-    bounds = sorted({n * i // max(1, min(pieces, n)) for i in range(min(pieces, n) + 1)})
-    return list(zip(bounds, bounds[1:]))
-
-
-_SHARED: tuple = ()  # (certificate, instance, where) of check_parallel, inherited by the forked workers
-
-
-def _shared_rows_of(span: tuple) -> tuple:
-    return check_rows(*_SHARED[:2], *span, _SHARED[2])
-
-
-@_collector_paused
+@collector_paused
 def check_parallel(cert: dict, instance: dict | None, workers: int, where: str = "the instance") -> str:
     """:func:`check` with the samples split into ``workers`` ranges, each parsed and checked by a forked process
-    (:func:`check_rows`), then bound and combined (:func:`combine_rows`).
+    (``trusted/schedule.py``: :func:`check_rows`, bound and combined by :func:`combine_rows`).
 
     Claims not checked by ranges, one worker, or a platform without ``fork`` run in this process.
     """
-    global _SHARED
-    claim = _claim(cert)
-    if claim in RANGE_CLAIMS and instance is not None and "parsed" not in instance and (
-            workers <= 1 or "fork" not in multiprocessing.get_all_start_methods()):
-        return check(cert, instance, where)
-    if workers <= 1 or claim not in RANGE_CLAIMS or instance is None or "parsed" in instance:
-        return check(cert, _parsed(instance, where))
-    n = instance_shape(instance["inputs"], instance["labels"], where)[0]
-    _SHARED = (cert, instance, where)
-    try:
-        with multiprocessing.get_context("fork").Pool(min(workers, n)) as pool:
-            # ranges of at most BLOCK rows, in order: the parent hashes each one's text as it comes
-            ranges = cuts(n, max(workers, -(-n // BLOCK)))
-            return combine_rows(cert, pool.imap(_shared_rows_of, ranges))
-    finally:
-        _SHARED = ()
+    if _claim(cert) in RANGE_CLAIMS and instance is not None and "parsed" not in instance:
+        return check_on_workers(cert, instance, workers, where) if forks(workers) else check(cert, instance, where)
+    return check(cert, _parsed(instance, where))
 
 
 def _parsed(instance: dict | None, where: str) -> dict | None:
@@ -267,16 +153,6 @@ def _parsed(instance: dict | None, where: str) -> dict | None:
     if instance is None or "parsed" in instance:
         return instance
     return {**instance, "parsed": parsed_instance(instance["inputs"], instance["labels"], where=where)}
-
-
-def read_certificate(cert_path: str) -> dict:
-    """A certificate file's JSON object (UnreadableInput when it cannot be read)."""
-    try:
-        with open(cert_path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
-    return read_json(raw, cert_path)
 
 
 def check_files(cert_path: str, instance_path: str | None, workers: int = 1) -> str:

@@ -3,7 +3,9 @@
 Certificates are plain JSON objects. The writers of each claim family are in
 :mod:`exactrelu.certificates.claims` (one module per family, named like the trusted module that
 checks it); this module holds what they share, and hands certificates to the independent
-:mod:`exactrelu.certificates.checker` for verification.
+:mod:`exactrelu.certificates.checker` for verification. The instance reaches the checker as
+:mod:`exactrelu.instances.checker_view` makes it; how many processes check it, and the child that
+hashes it ahead, are the runtime floor's (:mod:`exactrelu.parallel`).
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=3, k=2, m=2, n=40, seed=1)
@@ -22,82 +24,29 @@ import json
 import os
 import re
 import sys
-import time
-from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
+from .. import parallel
+from .._moved import moved_names
 from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
-from ..instances import Instance
+from ..instances import Instance, checker_view
 from ..network import RELU, Network
 
-__all__ = ["FORMAT", "STREAM_ENTRIES", "StringRows", "FloatRows", "instance_sha256", "instance_hash_ahead",
-           "network_fields", "envelope", "rational_text", "write_certificate", "dump_layout", "read_certificate",
-           "verify", "provenance"]
+__all__ = ["FORMAT", "instance_sha256", "instance_hash_ahead", "network_fields", "envelope", "rational_text",
+           "write_certificate", "dump_layout", "read_certificate", "verify", "provenance"]
+
+#: names that moved out of this module (issue 35: the row adapters to the instances' wing, the worker count to the
+#: runtime floor): still importable from here for one release, with a DeprecationWarning
+__getattr__ = moved_names(__name__, {
+    "STREAM_ENTRIES": "exactrelu.instances.checker_view", "BlockRows": "exactrelu.instances.checker_view",
+    "StringRows": "exactrelu.instances.checker_view", "FloatRows": "exactrelu.instances.checker_view",
+    "checker_instance": "exactrelu.instances.checker_view", "PARALLEL_CHECK_ENTRIES": "exactrelu.parallel"})
 
 #: the one format literal of the library's certificates (the checker keeps its own copy: it imports nothing)
 FORMAT = "exactrelu.certificate"
-
-
-#: Instances of more entries n (d + m) than this are written and checked in blocks of rows of text (never the
-#: whole text at once, which takes about 100 bytes per entry); smaller ones keep their text (cached, read twice).
-STREAM_ENTRIES = 4_000_000
-
-
-class BlockRows(Sequence):
-    """Rows of a matrix made block by block when sliced (nothing cached): :meth:`block` gives rows start..stop-1."""
-
-    def __init__(self, matrix) -> None:
-        self.matrix = matrix
-
-    def __len__(self) -> int:
-        return self.matrix.shape[0]
-
-    def __getitem__(self, key):
-        if isinstance(key, slice):
-            start, stop, step = key.indices(len(self))
-            if step != 1:
-                raise ValueError(f"{type(self).__name__} slices have step 1")
-            return self.block(start, max(start, stop))
-        i = range(len(self))[key]
-        return self.block(i, i + 1)[0]
-
-    @abstractmethod
-    def block(self, start: int, stop: int) -> list:
-        """Rows ``start <= i < stop``."""
-
-
-class StringRows(BlockRows):
-    """The canonical rational strings of a matrix's rows, made block by block when sliced (nothing cached).
-
-    >>> from exactrelu.exact import QMatrix
-    >>> rows = StringRows(QMatrix.from_rows([[1, "1/2"], [3, 4]]))
-    >>> len(rows), rows[1], rows[0:1]
-    (2, ['3', '4'], [['1', '1/2']])
-    """
-
-    def block(self, start: int, stop: int) -> list:
-        return self.matrix.row_strings(start, stop)
-
-
-class FloatRows(BlockRows):
-    """The rows of a float64 array as lists of Python floats, made block by block when sliced: what the checker
-    reads from an .npz instance (it makes the canonical text of each float itself, ``float.as_integer_ratio``).
-
-    >>> import numpy as np
-    >>> rows = FloatRows(np.array([[0.5, -0.0], [3.0, 2.0**-1074]]))
-    >>> len(rows), rows[0], rows[1:2]
-    (2, [0.5, -0.0], [[3.0, 5e-324]])
-    """
-
-    def block(self, start: int, stop: int) -> list:
-        return self.matrix[start:stop].tolist()
-
-
-def _streamed(instance: Instance) -> bool:
-    return instance.n * (instance.d + instance.m) > STREAM_ENTRIES and "_input_strings" not in instance._cache
 
 
 #: where :func:`instance_hash_ahead` keeps the forked child computing the hash (``instance._cache``)
@@ -120,9 +69,10 @@ def instance_sha256(instance: Instance) -> str:
 
 @contextlib.contextmanager
 def instance_hash_ahead(instance: Instance) -> Iterator[None]:
-    """Hash ``instance`` in a forked child while the block runs (a recovery), when :func:`check_workers` would
-    fork for it (at least :data:`PARALLEL_CHECK_ENTRIES` entries, two cores, no other threads, not a daemon;
-    ``EXACTRELU_CHECK_WORKERS=1`` turns it off) and a core is idle now (:func:`_idle_core`);
+    """Hash ``instance`` in a forked child while the block runs (a recovery), when the check would fork for it
+    (:func:`exactrelu.parallel.check_workers`: at least ``PARALLEL_CHECK_ENTRIES`` entries, two cores, no other
+    threads, not a daemon; ``EXACTRELU_CHECK_WORKERS=1`` turns it off) and a core is idle now
+    (:func:`exactrelu.parallel.idle_core`);
     :func:`instance_sha256` inside the block takes its result.
     Leaving the block (a return, an error, a time limit, a KeyboardInterrupt) kills a child still running.
 
@@ -133,13 +83,12 @@ def instance_hash_ahead(instance: Instance) -> Iterator[None]:
     >>> sha == instance_sha256(inst)
     True
     """
-    from . import ahead
-
     try:
-        fork = AHEAD_KEY not in instance._cache and check_workers(instance) > 1 and _idle_core()
+        fork = AHEAD_KEY not in instance._cache and parallel.check_workers(_entries(instance)) > 1 \
+            and parallel.idle_core()
     except InvalidInput:  # a malformed EXACTRELU_CHECK_WORKERS: verify() reports it, nothing is forked here
         fork = False
-    job = ahead.start(_text_sha256, instance, valid=_is_hex_digest) if fork else None
+    job = parallel.start(_text_sha256, instance, valid=_is_hex_digest) if fork else None
     if job is not None:
         instance._cache[AHEAD_KEY] = job
     try:
@@ -151,48 +100,8 @@ def instance_hash_ahead(instance: Instance) -> Iterator[None]:
             job.cancel()
 
 
-def _idle_core() -> bool:
-    """Whether a core is idle beside this process now (the child of :func:`instance_hash_ahead` only pays there: on a
-    loaded machine it slowed the recovery it overlapped, benchmarks/README.md).
-
-    Read from the number of runnable tasks (``/proc/loadavg``, the largest of three readings 10 ms apart, this
-    process counted once, its spinning BLAS threads not: :func:`_runnable`), not the one-minute load average,
-    which still counts a job for a minute after it ended (a benchmark's previous process made the average miss an
-    idle core). Elsewhere, the load average.
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    try:
-        running = max(_runnable() for _ in range(3) if time.sleep(0.01) is None)
-    except (OSError, ValueError, IndexError):
-        try:
-            return os.getloadavg()[0] <= cores - 1
-        except OSError:  # pragma: no cover - no load average on this platform
-            return False
-    return running <= cores - 1
-
-
-def _runnable() -> int:
-    """Tasks runnable on this machine now, this process counted once: the 4th field of ``/proc/loadavg`` ("R/T")
-    less this process's other runnable threads (BLAS threads still spin for about 0.1 s after a float step, the
-    caller's or ours: they are this process's and about to sleep, not another job on the other core)."""
-    before = _own_running_threads()
-    with open("/proc/loadavg") as fh:
-        total = int(fh.read().split()[3].split("/")[0])
-    # a thread that stops between the readings is not subtracted (the fewer of the two): never under the count
-    return max(1, total - min(before, _own_running_threads()) + 1)
-
-
-def _own_running_threads() -> int:
-    """This process's threads in state R (``/proc/self/task/*/stat``), at least 1 (the one reading)."""
-    running = 0
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/stat") as fh:
-                stat = fh.read()
-        except OSError:  # a thread that ended meanwhile
-            continue
-        running += stat[stat.rindex(")") + 2:].startswith("R")
-    return max(1, running)
+def _entries(instance: Instance) -> int:
+    return instance.n * (instance.d + instance.m)
 
 
 def _is_hex_digest(text: str) -> bool:
@@ -202,7 +111,7 @@ def _is_hex_digest(text: str) -> bool:
 def _text_sha256(instance: Instance) -> str:
     h = hashlib.sha256()
     h.update(f"exactrelu.instance.v1\n{instance.n} {instance.d} {instance.m}\n".encode())
-    if _streamed(instance):
+    if checker_view.streamed(instance):
         X, Y = instance.inputs, instance.labels
         for a in range(0, instance.n, 8192):
             b = min(a + 8192, instance.n)
@@ -321,65 +230,6 @@ def read_certificate(path: str | os.PathLike) -> dict:
     return obj
 
 
-def checker_instance(instance: Instance) -> dict:
-    """The instance as the checker reads it: rows of canonical rational strings (a JSON file's), or rows of floats
-    (an .npz file's) for a matrix of float64 values, whose text the checker then makes itself.
-
-    An instance too large to keep its text (:data:`STREAM_ENTRIES`) or large enough to be checked on workers
-    (:data:`PARALLEL_CHECK_ENTRIES`; its hash may have been made ahead, in a child) gets rows made a block at a
-    time, by the workers that check them: its float64 matrices as floats (:class:`FloatRows`; the checker reads a
-    row of floats in about 60% of the time it takes to read its text back, so even cached text is not used), its
-    exact ones as text (:class:`StringRows`, or the cached text). A small one gets its text, made once and cached.
-    """
-    entries = instance.n * (instance.d + instance.m)
-    lazy = entries > STREAM_ENTRIES or entries >= PARALLEL_CHECK_ENTRIES
-
-    def rows(matrix, key, strings):
-        floats = matrix.float_source if lazy else None  # float64 values: the checker makes their text itself
-        if floats is not None:  # (as from an .npz), faster than reading text back even when the text is cached
-            return FloatRows(floats[0])
-        return strings() if key in instance._cache or not lazy else StringRows(matrix)
-
-    return {
-        "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),
-        "labels": rows(instance.labels, "_label_strings", instance.label_strings),
-        "activation": instance.activation.to_json() if instance.activation else None,
-    }
-
-
-#: Instances of at least this many entries n (d + m) are checked in forked workers when cores are free
-#: (benchmarks/README.md: at (200,20,20,2e4), unloaded, the check took 7.2 s in one process, 4.1 s on 2 workers)
-PARALLEL_CHECK_ENTRIES = 1_000_000
-
-
-def check_workers(instance: Instance) -> int:
-    """How many processes :func:`verify` checks ``instance`` with: ``EXACTRELU_CHECK_WORKERS`` when set, else 2 for
-    instances of at least :data:`PARALLEL_CHECK_ENTRIES` entries on a machine with two free cores, else 1.
-
-    Never more than one in a daemonic process (a pool worker may not fork children), or while other Python threads
-    run (a fork copies their held locks); the verdict is the same either way (the checker combines the ranges).
-
-    >>> from exactrelu.instances import planted
-    >>> check_workers(planted(d=3, k=2, m=2, n=40, seed=1))
-    1
-    """
-    import multiprocessing
-    import threading
-
-    asked = os.environ.get("EXACTRELU_CHECK_WORKERS", "").strip()
-    if asked:
-        if not asked.isdigit() or not 1 <= int(asked) <= 64:
-            raise InvalidInput(f"EXACTRELU_CHECK_WORKERS must be an integer from 1 to 64, not {asked[:20]!r}")
-        workers = int(asked)
-    else:
-        n, d = instance.inputs.shape
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        workers = 2 if n * (d + instance.labels.shape[1]) >= PARALLEL_CHECK_ENTRIES and cores >= 2 else 1
-    if workers > 1 and (multiprocessing.current_process().daemon or threading.active_count() > 1):
-        return 1
-    return workers
-
-
 def verify(cert: dict, instance: Instance) -> str:
     """Run the independent checker; return its summary or raise CertificateInvalid."""
     # imported here, not at module level: ``python -m exactrelu.certificates.checker`` then runs a
@@ -387,8 +237,8 @@ def verify(cert: dict, instance: Instance) -> str:
     from . import checker
 
     try:
-        workers = check_workers(instance)
-        data = checker_instance(instance)
+        workers = parallel.check_workers(_entries(instance))
+        data = checker_view.checker_instance(instance)
         return checker.check_parallel(cert, data, workers) if workers > 1 else checker.check(cert, data)
     except checker.CheckFailed as exc:
         raise CertificateInvalid(str(exc)) from None

@@ -78,7 +78,7 @@ def _upgrade(args) -> None:
     """Write ``args.upgrade``: the certificate with its DRUP cases rewritten as hinted cases (checked next)."""
     from ..certificates import checker
     from ..certificates.envelope import write_certificate
-    from ..decide.sat.upgrade import upgrade_certificate
+    from ..decide.search.sat.upgrade import upgrade_certificate
     from ..io.files import writable
 
     if args.instance is None:

@@ -323,7 +323,7 @@ def _streams(args) -> bool:
     if args.instance is None or not args.instance.endswith(".npz") or args.sparse_noise \
             or args.route not in ("auto", "rowspan"):
         return False
-    from ..certificates.envelope import STREAM_ENTRIES
+    from ..instances.checker_view import STREAM_ENTRIES
     from ..io.npz import map_npz_instance
 
     X, Y = map_npz_instance(args.instance)  # memory-mapped: no cost; a bad file is refused here

@@ -139,7 +139,7 @@ def _decode(args) -> int:
 
 
 def _decide(args) -> int:
-    from ..decide.pattern_search import decide
+    from ..decide.search.pattern_search import decide
 
     inst = read_instance(args.instance)
     model = bias_class(bias_of(args))

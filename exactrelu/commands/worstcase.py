@@ -81,7 +81,7 @@ def _show_progress(args):
 
 
 def cmd_patterns(args) -> int:
-    from ..decide.patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
+    from ..decide.enumeration.patterns import cover_count, extreme_rays, integer_basis, nonnegative_patterns, sign_patterns
 
     from ..deadline import Deadline
 
@@ -144,7 +144,7 @@ def cmd_solve(args) -> int:
     from ..exact.linalg import rank_mod_p
 
     solve_estimate(args, n=inst.n, d=inst.d, r=rank_mod_p(inst.labels.num))  # the rank mod p: enough for an estimate
-    from ..decide.worstcase import solve_decision  # after reading the input: a bad file is refused before SciPy loads
+    from ..decide.enumeration.worstcase import solve_decision  # after reading the input: a bad file is refused before SciPy loads
     t0 = time.perf_counter()
     backend = executor = None
     if args.workers is not None or args.scheduler is not None:

@@ -55,7 +55,7 @@ class Decision:
         worst-case solver, the rank, the route and every pattern examined (``"patterns"``).
     instance : the instance ``certificate`` is about when it is not the one asked about, else None: for
         ``solve_decision(..., bias=True)``, a refutation is about the inputs with a constant 1 column appended
-        (:mod:`exactrelu.decide.bias`); ``exactrelu check`` needs that instance.
+        (:mod:`exactrelu.decide.enumeration.bias`); ``exactrelu check`` needs that instance.
 
     >>> Decision("maybe", None, {}, "")
     Traceback (most recent call last):

@@ -80,7 +80,7 @@ class Equivalence:
 
 def _comparable(a: Network, b: Network) -> None:
     if not isinstance(a, Network) or not isinstance(b, Network):
-        raise InvalidInput("functionally_equal compares two Network objects (exactrelu.io.read_weights reads files)")
+        raise InvalidInput("functionally_equal compares two Network objects (exactrelu.io.weights.read_weights reads files)")
     if a.activation != b.activation:
         raise InvalidInput(f"the networks have different activations ({a.activation} and {b.activation}); "
                            "equivalence is decided within one activation")

@@ -274,7 +274,7 @@ def minimize(net: Network, *, check: bool = True, **prov) -> Minimized:
     (2, 2, True, 'equivalent')
     """
     if not isinstance(net, Network):
-        raise InvalidInput("minimize takes a Network (exactrelu.io.read_weights reads files)")
+        raise InvalidInput("minimize takes a Network (exactrelu.io.weights.read_weights reads files)")
     form = canonical_form(net)
     out, bound, sizes, best = _smallest(form, _merged_input(net))
     result = functionally_equal(net, out, check=check, **prov)

@@ -114,6 +114,25 @@ def _decide_trivial(S: LPSystem) -> LPResult | None:
 _propose: Callable[[LPSystem, bool], Proposal] = highs_propose
 
 
+def _proposed(S: LPSystem) -> LPResult | None:
+    """HiGHS proposes, FLINT confirms: the confirmed result, or None (the exact simplex decides then)."""
+    # without presolve first: 17 ms against 48 ms on pattern LPs at n = 1000 (benchmarks/bench_lp.py),
+    # and HiGHS' presolve was once seen to call a feasible system infeasible; presolve is the retry
+    for presolve, name in ((False, "highs"), (True, "highs-presolve")):
+        prop = _propose(S, presolve)
+        if prop.status == "feasible":
+            pt = confirm_point(S, prop.active_rows, prop.zero_cols)
+            if pt is None and prop.tight_rows:
+                pt = confirm_point(S, prop.tight_rows, [])
+            if pt is not None:
+                return _feasible_result(S, *pt, name)
+        elif prop.status == "infeasible":
+            y = confirm_ray(S, prop.ray)
+            if y is not None:
+                return _infeasible_result(S, y, name)
+    return None
+
+
 def feasible(A_eq=None, b_eq=None, A_ub=None, b_ub=None, *, nvars: int | None = None, method: str = "auto",
              time_limit: "float | Deadline | None" = None) -> LPResult:
     """Decide exactly whether ``{x : A_eq x = b_eq, A_ub x <= b_ub}`` has a point (x free).
@@ -159,20 +178,9 @@ def feasible(A_eq=None, b_eq=None, A_ub=None, b_ub=None, *, nvars: int | None = 
     if res is not None:
         return res
     if method == "auto":
-        # without presolve first: 17 ms against 48 ms on pattern LPs at n = 1000 (benchmarks/bench_lp.py),
-        # and HiGHS' presolve was once seen to call a feasible system infeasible; presolve is the retry
-        for presolve, name in ((False, "highs"), (True, "highs-presolve")):
-            prop = _propose(S, presolve)
-            if prop.status == "feasible":
-                pt = confirm_point(S, prop.active_rows, prop.zero_cols)
-                if pt is None and prop.tight_rows:
-                    pt = confirm_point(S, prop.tight_rows, [])
-                if pt is not None:
-                    return _feasible_result(S, *pt, name)
-            elif prop.status == "infeasible":
-                y = confirm_ray(S, prop.ray)
-                if y is not None:
-                    return _infeasible_result(S, y, name)
+        res = _proposed(S)
+        if res is not None:
+            return res
     status, w = exact_simplex(S, S.deadline)
     if status == "feasible" and check_point(S, *w):
         return _feasible_result(S, *w, "exact-simplex")

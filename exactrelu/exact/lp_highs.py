@@ -22,7 +22,8 @@ from .linalg import PRIMES, independent_rows
 from .lp_simplex import exact_simplex
 from .lp_system import LPSystem, check_farkas, check_point, point_from_fmpq, primitive
 
-__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "new_highs", "feasibility_lp"]
+__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "scale_rows", "new_highs",
+           "feasibility_lp"]
 
 @dataclass
 class Proposal:
@@ -31,6 +32,15 @@ class Proposal:
     zero_cols: list[int] = field(default_factory=list)  # nonbasic columns (free, held at 0)
     tight_rows: list[int] = field(default_factory=list)  # rows with a tiny float slack
     ray: np.ndarray | None = None
+
+
+def scale_rows(A: np.ndarray, b: np.ndarray) -> None:
+    """Divide each row of ``A x <= b`` (or ``= b``) by its largest magnitude, ``b`` included, in place: the float
+    system HiGHS is given (a zero row stays as it is)."""
+    scale = np.maximum(np.abs(A).max(axis=1), np.abs(b))
+    scale[scale == 0] = 1.0
+    A /= scale[:, None]
+    b /= scale
 
 
 def float_rows(S: LPSystem) -> tuple[np.ndarray, np.ndarray] | None:
@@ -44,10 +54,7 @@ def float_rows(S: LPSystem) -> tuple[np.ndarray, np.ndarray] | None:
             b = np.array([int(x) for x in S.rz.entries()], dtype=np.float64)
     except OverflowError:
         return None
-    scale = np.maximum(np.abs(A).max(axis=1), np.abs(b))
-    scale[scale == 0] = 1.0
-    A /= scale[:, None]
-    b /= scale
+    scale_rows(A, b)
     if not (np.isfinite(A).all() and np.isfinite(b).all()):
         return None
     return A, b

@@ -33,13 +33,14 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..limits import limit, over
-from .float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf, float_row_texts,
-                      float_strings, fmpz_mat_from_int64, fmpz_mat_from_scaled, int_times_dyadic, tensor_array)
-from .int_text import dyadic_row_texts
+from .codecs.float64 import (as_float_array, convert_scaled, dyadic_scale, exact_float64, float_or_inf,
+                             float_row_texts, float_strings, fmpz_mat_from_int64, fmpz_mat_from_scaled,
+                             int_times_dyadic, tensor_array)
+from .codecs.int_text import dyadic_row_texts
+from .codecs.text import parse_rational_strings
 from .rationals import RationalLike, format_rational, to_fraction
-from .text import parse_rational_strings
 
-# the float64 conversions live in exact/float64.py and are re-exported here (their old home)
+# the float64 conversions live in exact/codecs/float64.py and are re-exported here (their old home)
 __all__ = ["QMatrix", "as_float_array", "float_strings", "fmpz_mat_from_scaled", "int_times_dyadic", "dyadic_scale"]
 
 
@@ -112,7 +113,7 @@ class QMatrix:
             if len(r) != ncols:
                 raise InvalidInput(f"{name}: row {i} has {len(r)} entries, row 0 has {ncols}")
         flat = list(itertools.chain.from_iterable(rows))
-        fast = parse_rational_strings(flat, len(rows), ncols)  # canonical "p/q" strings in bulk (exact/text.py)
+        fast = parse_rational_strings(flat, len(rows), ncols)  # canonical "p/q" strings in bulk (exact/codecs/text.py)
         if isinstance(fast, np.ndarray):
             return cls.from_numpy(fast, lazy=True)  # every entry a float64: kept as such, as for an .npz
         if fast is not None:
@@ -188,7 +189,7 @@ class QMatrix:
         if self._float is not None:
             return float_strings(self._float)
         d = int(self.den)
-        if d & (d - 1) == 0:  # an integer or dyadic matrix: NumPy writes the text (exact/int_text.py)
+        if d & (d - 1) == 0:  # an integer or dyadic matrix: NumPy writes the text (exact/codecs/int_text.py)
             return _split(dyadic_row_texts(list(map(int, self.num.entries())), self.shape, d.bit_length() - 1),
                           self.shape[1])
         gcd = math.gcd

@@ -213,7 +213,7 @@ class NetworkOracle(Oracle):
 
     def __init__(self, net: Network, **kw):
         if not isinstance(net, Network):
-            raise InvalidInput("NetworkOracle needs a Network (exactrelu.io.read_weights reads files)")
+            raise InvalidInput("NetworkOracle needs a Network (exactrelu.io.weights.read_weights reads files)")
         if net.activation != RELU:
             raise InvalidInput(f"extraction is for ReLU networks; this one has {net.activation}")
         super().__init__(net.d, net.m, **kw)

@@ -9,7 +9,7 @@ one clause NAE(C + [z]) per clause C of F (z = x_{N+1}), written with three lite
 - r >= 4 literals L0..L(r-1) (three or more in C): NAE(L0, L1, w) and NAE(not w, L2, ..., L(r-1))
   with a fresh w, split again until three literals are left.
 
-Why (proofs/hardness_reduction.py checks it exhaustively on small clauses): NAE is invariant
+Why (tests/hardness/test_reduction.py checks it on every assignment of small formulas): NAE is invariant
 under complementing every variable, so an NAE solution can be taken with z false, and then
 "not all equal to z" is "some literal true". Splitting: if L0 = L1 take w = not L0; otherwise
 choose w so that not w differs from some later literal; conversely if all Li were equal, the

@@ -1,7 +1,7 @@
 """The lemmas behind the hardness reduction, proved by exact case analysis (run by proofs/).
 
 Each lemma is a statement about finitely many exact linear programs: a case tree over the
-activation patterns of a small instance (:func:`exactrelu.decide.tree.enumerate_leaves`),
+activation patterns of a small instance (:func:`exactrelu.decide.search.tree.enumerate_leaves`),
 in which every closed leaf carries a Farkas vector checked by the independent checker's leaf
 rule, and every open leaf (a feasible full pattern) has equations of full column rank, so that
 its exact point is the only solution of that case. The lemma then says what the set of those
@@ -32,13 +32,14 @@ import flint
 
 from ..certificates import checker
 from ..certificates.trusted.refutation import _refute_leaf
-from ..certificates.envelope import checker_instance, instance_sha256, verify
+from ..certificates.envelope import instance_sha256, verify
+from ..instances.checker_view import checker_instance
 from ..exact.linalg import exact_rank
 from ..instances import Instance
 from .cnf import CNF, NAEFormula
 from .cnf_to_nae import CnfToNae
-from ..decide.pattern_search import decide, sign_cases
-from ..decide.tree import case_system, enumerate_leaves
+from ..decide.search.pattern_search import decide, sign_cases
+from ..decide.search.tree import case_system, enumerate_leaves
 from .nae_to_relu import NaeToRelu
 from ..exact.rationals import format_rational
 

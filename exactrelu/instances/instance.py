@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import tensor_array
+from ..exact.codecs.float64 import tensor_array
 from ..exact.matrix import QMatrix
 from ..limits import check_entries
 from ..network import Activation, Network

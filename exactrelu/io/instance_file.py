@@ -130,7 +130,7 @@ def _instance_parts(path: Path, obj) -> InstanceParts:
 
 def _bulk(rows: list) -> QMatrix | None:
     """The matrix of ``rows`` (a non-empty list of non-empty lists) when every entry is a canonical rational string,
-    read in bulk (exactrelu/exact/text.py) without a flat list or a type check of its own (the join refuses any
+    read in bulk (exactrelu/exact/codecs/text.py) without a flat list or a type check of its own (the join refuses any
     entry that is not a string); else None, and the caller checks and reads the rows entry by entry."""
     ncols = len(rows[0])
     if set(map(len, rows)) != {ncols}:
@@ -139,7 +139,7 @@ def _bulk(rows: list) -> QMatrix | None:
         data = ",".join(map(",".join, rows)).encode("ascii")
     except (TypeError, UnicodeEncodeError):
         return None
-    from ..exact.text import parse_rational_bytes
+    from ..exact.codecs.text import parse_rational_bytes
 
     parsed = parse_rational_bytes(data, len(rows), ncols)
     if parsed is None:

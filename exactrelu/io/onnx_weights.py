@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 from ..exact.matrix import QMatrix
 from ..network import RELU, Activation, Network
 

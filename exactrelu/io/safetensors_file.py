@@ -5,7 +5,7 @@ header ``{"NAME": {"dtype": "F32", "shape": [...], "data_offsets": [start, end]}
 {...}}``; then the tensors' bytes, little-endian, each at its offsets. The safetensors package's NumPy API
 refuses bfloat16 (NumPy has no such dtype) and every reader before this one widened integers to float64,
 which rounds 2**53 + 1 to 2**53. Here every tensor comes back with exactly its values
-(:func:`exactrelu.exact.float64.exact_values`): floats as float64 (F16, BF16 and F32 widen exactly),
+(:func:`exactrelu.exact.codecs.float64.exact_values`): floats as float64 (F16, BF16 and F32 widen exactly),
 integers as int64 or Python ints (U64 beyond int64). FP8 and boolean tensors are refused.
 
 >>> import numpy as np, json, struct, tempfile, os
@@ -25,7 +25,7 @@ import struct
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 from ..limits import limit, over
 from .files import read_bytes, read_json
 

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import exact_values
+from ..exact.codecs.float64 import exact_values
 
 __all__ = ["state_dict_weights", "state_dict_arrays", "load_float_weights", "safetensors_state"]
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import tensor_array
+from ..exact.codecs.float64 import tensor_array
 from ..network import RELU, Network
 from ..propose import PROPOSERS, make_proposer, proposal_array
 from .request import RecoveryRequest

@@ -19,7 +19,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
-from ..exact.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
+from ..exact.codecs.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation

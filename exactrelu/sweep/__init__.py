@@ -14,10 +14,11 @@ certificate checked independently), :mod:`~exactrelu.sweep.executors` (where it 
 3
 """
 
-from .registry import REQUIRED, TASKS, Outcome, Same, Task, get_task, task
+from .registry import REQUIRED, TASKS, Outcome, Same, Task, task
 from .results import read_rows
 from .runner import SweepSummary, run_sweep, write_results_table
 from .spec import Spec, SweepTask, load_spec, parse_spec
+from .tasks import get_task
 
 __all__ = ["parse_spec", "load_spec", "Spec", "SweepTask", "run_sweep", "SweepSummary", "write_results_table",
            "read_rows", "task", "Task", "Outcome", "TASKS", "REQUIRED", "Same", "get_task"]

@@ -30,6 +30,7 @@ def check_in_ranges(cert_path: str, instance_path: str, *, pieces: int, workers:
     """The checker's verdict on a certificate, its samples checked in ``pieces`` ranges by the sweep's executor
     (``workers`` local processes, or the Dask scheduler at ``scheduler``); CertificateInvalid when it does not hold."""
     from ..certificates import checker
+    from ..certificates.trusted.instance import instance_shape
 
     if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
         raise InvalidInput(f"pieces must be a positive integer, got {pieces!r}")
@@ -38,7 +39,7 @@ def check_in_ranges(cert_path: str, instance_path: str, *, pieces: int, workers:
         if not isinstance(cert, dict) or cert.get("claim") not in checker.RANGE_CLAIMS:
             return checker.check_files(cert_path, instance_path)
         instance = checker.load_instance(instance_path, parse=False)
-        n = checker.instance_shape(instance["inputs"], instance["labels"], instance_path)[0]
+        n = instance_shape(instance["inputs"], instance["labels"], instance_path)[0]
         del instance  # each task reads the files itself
         backend = Backend(workers=workers, scheduler=scheduler)
         ex = backend.make()

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 
 from ..errors import InvalidInput
+from ..parallel import usable_cores
 from .worker import init_worker
 
 __all__ = ["Backend", "SerialExecutor", "default_workers"]
@@ -29,18 +30,15 @@ WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 #: Imported once by the fork server, so that each worker starts with them loaded (the tasks import
 #: SciPy and HiGHS lazily: 0.4 s in each new worker otherwise).
-PRELOAD = ["exactrelu.sweep.tasks", "exactrelu.recover.front_door", "exactrelu.decide.worstcase", "exactrelu.decide.pattern_search",
+PRELOAD = ["exactrelu.sweep.tasks", "exactrelu.recover.front_door", "exactrelu.decide.enumeration.worstcase", "exactrelu.decide.search.pattern_search",
            "exactrelu.certificates.checker", "scipy.optimize", "scipy.linalg", "highspy"]
 #: How long to try to reach a Dask scheduler.
 CONNECT_TIMEOUT = "20s"
 
 
 def default_workers() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """The cores this process may use (:func:`exactrelu.parallel.usable_cores`)."""
+    return usable_cores()
 
 
 class SerialExecutor(cf.Executor):

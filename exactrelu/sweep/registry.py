@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..errors import InvalidInput
 from .params import PARAMS, Param
 
-__all__ = ["Task", "Outcome", "TASKS", "REQUIRED", "Same", "task", "get_task"]
+__all__ = ["Task", "Outcome", "TASKS", "REQUIRED", "Same", "task"]
 
 
 class _Required:
@@ -142,15 +142,3 @@ def task(name: str, *, params: dict[str, Any], options: dict[str, Any], size: st
                            check, error, checks)
         return fn
     return register
-
-
-def get_task(name: str, module: str | None = None) -> Task:
-    """The registered task ``name`` (importing the built-in tasks, or ``module``, first)."""
-    import importlib
-
-    importlib.import_module("exactrelu.sweep.tasks")
-    if module is not None:
-        importlib.import_module(module)
-    if name not in TASKS:
-        raise InvalidInput(f"unknown task {name!r}; choose from {', '.join(sorted(TASKS))}")
-    return TASKS[name]

@@ -65,7 +65,7 @@ class SweepSummary:
 
 
 def _payload(t: SweepTask, keep: bool) -> dict:
-    from .registry import get_task
+    from .tasks import get_task
 
     return {"id": t.id, "task": t.task, "module": get_task(t.task).module, "params": t.params, "seed": t.seed,
             "keep_certificate": keep}

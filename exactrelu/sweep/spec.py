@@ -40,7 +40,8 @@ from typing import Any
 
 from ..errors import InvalidInput
 from .params import MAX_TASKS, boolean, check_point
-from .registry import Task, get_task
+from .registry import Task
+from .tasks import get_task
 
 __all__ = ["Spec", "SweepTask", "parse_spec", "load_spec", "task_id"]
 

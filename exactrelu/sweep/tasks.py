@@ -17,9 +17,9 @@ import time
 
 from ..errors import InvalidInput, NotRealizable
 from .params import Param
-from .registry import REQUIRED, Outcome, Same, task
+from .registry import REQUIRED, TASKS, Outcome, Same, Task, task
 
-__all__ = ["planted_instance"]
+__all__ = ["planted_instance", "get_task"]
 
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
@@ -123,9 +123,9 @@ def fit_task(p: dict, seed: int) -> Outcome:
 
 
 @task("solve", params={**PLANTED, "inputs": "integer"}, options={"try_recovery": True},
-      doc="the worst-case solver (exactrelu.decide.worstcase.solve) on a planted instance")
+      doc="the worst-case solver (exactrelu.decide.enumeration.worstcase.solve) on a planted instance")
 def solve_task(p: dict, seed: int) -> Outcome:
-    from ..decide.worstcase import solve_decision
+    from ..decide.enumeration.worstcase import solve_decision
 
     inst, t_gen = _generated(p, seed)
     t0 = time.perf_counter()
@@ -145,7 +145,7 @@ _DECIDE = {"engine": "auto", "method": "auto", "time_limit": None, "max_nodes": 
 
 
 def _decide(inst, U, k, p, t_gen) -> Outcome:
-    from ..decide.pattern_search import decide
+    from ..decide.search.pattern_search import decide
 
     t0 = time.perf_counter()
     res = decide(inst, U=U, k=k, method=p["method"], engine=p["engine"], max_nodes=p.get("max_nodes"),
@@ -167,7 +167,7 @@ def _one_output(p: dict, where: str) -> None:
 
 @task("decide", params={**PLANTED, "m": 1, "inputs": "integer"}, options={"output_weights": "unknown", **_DECIDE},
       rate="realizable", check=_one_output,
-      doc="the exact decision procedure (exactrelu.decide.pattern_search) on a planted instance")
+      doc="the exact decision procedure (exactrelu.decide.search.pattern_search) on a planted instance")
 def decide_task(p: dict, seed: int) -> Outcome:
     inst, t_gen = _generated(p, seed)
     U = inst.planted.U.to_strings() if p["output_weights"] == "given" else None
@@ -198,3 +198,15 @@ def hardness_random_task(p: dict, seed: int) -> Outcome:
     if res.network is not None:  # a realising network decodes to a satisfying assignment: check it exactly
         out.metrics["decoded_satisfies"] = bool(formula.satisfied_by(chain.invert(res.network, data)))
     return out
+
+
+def get_task(name: str, module: str | None = None) -> Task:
+    """The registered task ``name``: a built-in one of this module (registered when it is imported), or one that
+    ``module`` registers when it is imported (a user's own tasks)."""
+    if module is not None:
+        import importlib
+
+        importlib.import_module(module)
+    if name not in TASKS:
+        raise InvalidInput(f"unknown task {name!r}; choose from {', '.join(sorted(TASKS))}")
+    return TASKS[name]

@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from ..errors import CertificateInvalid, ExactReluError
-from .registry import get_task
+from .tasks import get_task
 
 __all__ = ["run_task", "init_worker", "STATUSES"]
 

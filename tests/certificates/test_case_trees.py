@@ -11,7 +11,7 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
-from exactrelu.decide.pattern_search import decide
+from exactrelu.decide.search.pattern_search import decide
 from exactrelu.errors import CertificateInvalid
 from exactrelu.hardness import NAEFormula, NaeToRelu
 from exactrelu.instances import Instance

@@ -8,9 +8,10 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate
-from exactrelu.certificates.envelope import checker_instance
 from exactrelu.certificates.trusted import realizes as trusted_realizes
+from exactrelu.certificates.trusted import schedule
 from exactrelu.instances import planted
+from exactrelu.instances.checker_view import checker_instance
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def test_the_collector_is_paused_during_a_check_and_left_as_it_was(monkeypatch, 
         return real(*args, **kwargs)
 
     monkeypatch.setattr(trusted_realizes, "part_of_rows", spy)
-    monkeypatch.setattr(checker, "part_of_rows", spy)
+    monkeypatch.setattr(schedule, "part_of_rows", spy)
     (gc.enable if enabled else gc.disable)()
     verdict = checker.check_parallel(cert, checker_instance(inst), workers) if workers > 1 else \
         checker.check(cert, checker_instance(inst))

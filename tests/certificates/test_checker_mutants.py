@@ -12,17 +12,18 @@ import pytest
 from pysat.solvers import Solver
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, instance_sha256
+from exactrelu.certificates.claims.lp import lp_certificate
 from exactrelu.certificates.claims.realizes import realizes_certificate
+from exactrelu.certificates.envelope import instance_sha256
 from exactrelu.certificates.trusted.lrat import check_hinted
-from exactrelu.decide.sat.upgrade import lrat_from_drup
+from exactrelu.decide.search.sat.upgrade import lrat_from_drup
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact.lp import feasible
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.exact.rationals import format_rational
 from exactrelu.instances import Instance, planted
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.network import Network
-from exactrelu.certificates.claims.lp import lp_certificate
 
 
 def _check(cert, inst):
@@ -433,7 +434,8 @@ def test_an_npy_header_that_is_not_a_literal_is_malformed(tmp_path):
 def test_a_negative_sign_multiplier_cannot_forge_a_case_tree():
     """relu(x) on x = 1, 2 is realisable (v = 1). With v active on sample 0, the rows v = 1 and -v <= 0 are
     consistent; multiplying the inequality by -1 'refutes' them. The correct checker refuses that row."""
-    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+    from exactrelu.certificates.envelope import instance_sha256
+    from exactrelu.instances.checker_view import checker_instance
 
     inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[1], [2]]))
     forged_leaf = {"farkas": [["eq", 0, 0, "-1"], ["sign", 0, 0, "-1"]]}
@@ -502,7 +504,8 @@ def test_pairs_are_pairs_of_integers():
 
 
 def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
-    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+    from exactrelu.certificates.envelope import instance_sha256
+    from exactrelu.instances.checker_view import checker_instance
 
     inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[1], [3]]))  # not relu(v x): 1, 3 on x = 1, 2
     cert = {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
@@ -521,7 +524,8 @@ def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
 def test_unknown_output_weights_need_every_sign_case():
     """-relu(x) on x = 1, 2 is realisable with u = -1. Three refutations of u = +1 are not the cases
     u in {1, 0, -1}: the checker must insist on exactly those (a mutant that only counted them accepted this)."""
-    from exactrelu.certificates.envelope import checker_instance, instance_sha256
+    from exactrelu.certificates.envelope import instance_sha256
+    from exactrelu.instances.checker_view import checker_instance
 
     inst = Instance(QMatrix.from_rows([[1], [2]]), QMatrix.from_rows([[-1], [-2]]))
     tree_u_plus = [{"split": [0, 0]}, {"farkas": [["eq", 0, 0, "1"], ["sign", 0, 0, "1"]]}, {"farkas": [["eq", 0, 0, "1"]]}]

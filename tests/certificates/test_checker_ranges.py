@@ -11,11 +11,14 @@ from fractions import Fraction
 
 import pytest
 
+from exactrelu import parallel
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate, realizes_except_certificate, residual_certificate
-from exactrelu.certificates.envelope import checker_instance, write_certificate
+from exactrelu.certificates.envelope import write_certificate
+from exactrelu.certificates.trusted import schedule
 from exactrelu.errors import CertificateInvalid
-from exactrelu.instances import planted
+from exactrelu.instances import checker_view, planted
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.instances.files import write_instance
 
 
@@ -48,7 +51,7 @@ def _whole(cert, data):
 
 def _ways(cert, data, monkeypatch):
     """The same check by workers, by streaming blocks of 5 rows, and by ranges combined."""
-    monkeypatch.setattr(checker, "BLOCK", 5)
+    monkeypatch.setattr(schedule, "BLOCK", 5)
     out = {}
     for name, run in {
         "workers": lambda: checker.check_parallel(cert, dict(data), 3),
@@ -127,7 +130,7 @@ def test_a_malformed_row_is_unreadable_in_every_way(inst, monkeypatch):
     data = checker_instance(inst)
     data["inputs"] = [list(row) for row in data["inputs"]]
     data["inputs"][33][2] = "1/0"
-    monkeypatch.setattr(checker, "BLOCK", 5)
+    monkeypatch.setattr(schedule, "BLOCK", 5)
     for run in (lambda: checker.check_parallel(cert, dict(data), 2), lambda: checker.check(cert, dict(data))):
         with pytest.raises(checker.UnreadableInput, match="1/0"):
             run()
@@ -194,12 +197,12 @@ def test_large_instances_are_hashed_and_checked_from_blocks_of_text(monkeypatch)
 
     small = planted(d=3, k=2, m=2, n=300, seed=4)
     cert = realizes_certificate(small, small.planted)
-    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
+    monkeypatch.setattr(checker_view, "STREAM_ENTRIES", 10)
     for inst in (planted(d=3, k=2, m=2, n=300, seed=4), Instance.from_arrays(small.float_inputs(), small.labels)):
-        assert envelope._streamed(inst)
+        assert checker_view.streamed(inst)
         # float64 inputs reach the checker as floats (it makes their text itself, as from an .npz)
-        assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.FloatRows)
-        assert isinstance(envelope.checker_instance(inst)["labels"], envelope.StringRows)
+        assert isinstance(checker_view.checker_instance(inst)["inputs"], checker_view.FloatRows)
+        assert isinstance(checker_view.checker_instance(inst)["labels"], checker_view.StringRows)
         assert envelope.instance_sha256(inst) == cert["instance_sha256"]
         assert envelope.verify(cert, inst) == checker.check(cert, checker_instance(small))
     wrong = dict(cert, U=[[str(Fraction(u) * 2) for u in row] for row in cert["U"]])
@@ -217,9 +220,9 @@ def test_streamed_rational_inputs_reach_the_checker_as_text(monkeypatch):
     small = planted(d=3, k=2, m=2, n=40, seed=4)
     cert = realizes_certificate(Instance.from_arrays(X, small.planted.evaluate_exact(X)), small.planted)
     inst = Instance.from_arrays(X, small.planted.evaluate_exact(X))  # no text cached yet
-    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
-    assert envelope._streamed(inst) and inst.inputs.float_source is None
-    assert isinstance(envelope.checker_instance(inst)["inputs"], envelope.StringRows)
+    monkeypatch.setattr(checker_view, "STREAM_ENTRIES", 10)
+    assert checker_view.streamed(inst) and inst.inputs.float_source is None
+    assert isinstance(checker_view.checker_instance(inst)["inputs"], checker_view.StringRows)
     assert envelope.verify(cert, inst).startswith("realizes: 40 samples")
     wrong = dict(cert, V=[[str(Fraction(v) + 1) for v in row] for row in cert["V"]])
     with pytest.raises(Invalid):
@@ -229,17 +232,16 @@ def test_streamed_rational_inputs_reach_the_checker_as_text(monkeypatch):
 def test_float_rows_give_the_checker_the_text_and_hash_of_the_strings():
     import numpy as np
 
-    from exactrelu.certificates import envelope
     from exactrelu.certificates.trusted.instance import instance_sha256 as trusted_sha
     from exactrelu.exact import QMatrix
 
     A = np.array([[0.0, -0.0, 5e-324, -2.0**-1022], [1e308, -3.0, 0.1, 2.0**60]])
     Y = [["1"], ["-1/2"]]
-    floats = envelope.FloatRows(A)
+    floats = checker_view.FloatRows(A)
     assert floats[0:2] == A.tolist() and floats[-1] == A[1].tolist()
     with pytest.raises(ValueError):
         floats[::2]
-    assert trusted_sha(floats, Y) == trusted_sha(envelope.StringRows(QMatrix.from_numpy(A)), Y)
+    assert trusted_sha(floats, Y) == trusted_sha(checker_view.StringRows(QMatrix.from_numpy(A)), Y)
 
 
 def test_rows_combined_out_of_order_are_refused(inst):
@@ -263,10 +265,10 @@ def test_streamed_float_labels_reach_the_checker_as_floats(monkeypatch):
     Y[0, 0], Y[1, 1], Y[2, 0] = 0.0, -0.0, 2.0**-1074  # a zero, a negative zero, a subnormal label
     cert = residual_certificate(Instance.from_arrays(X, Y), small.planted)
     expected = checker.check(cert, checker_instance(Instance.from_arrays(X, Y)))  # text, cached
-    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 10)
+    monkeypatch.setattr(checker_view, "STREAM_ENTRIES", 10)
     inst = Instance.from_arrays(X, Y)
-    data = envelope.checker_instance(inst)
-    assert isinstance(data["inputs"], envelope.FloatRows) and isinstance(data["labels"], envelope.FloatRows)
+    data = checker_view.checker_instance(inst)
+    assert isinstance(data["inputs"], checker_view.FloatRows) and isinstance(data["labels"], checker_view.FloatRows)
     assert envelope.verify(cert, inst) == expected
     Y[3, 1] += 2.0**-40  # one label moved: the stated residual no longer holds
     with pytest.raises(CertificateInvalid):
@@ -276,11 +278,11 @@ def test_streamed_float_labels_reach_the_checker_as_floats(monkeypatch):
 def test_an_instance_checked_on_workers_gets_its_rows_made_there_its_floats_as_floats_even_with_text_cached(monkeypatch):
     from exactrelu.certificates import envelope
 
-    monkeypatch.setattr(envelope, "PARALLEL_CHECK_ENTRIES", 10)  # "large": checked on workers, text not kept
+    monkeypatch.setattr(parallel, "PARALLEL_CHECK_ENTRIES", 10)  # "large": checked on workers, text not kept
     inst = planted(d=3, k=2, m=2, n=60, seed=4)
-    data = envelope.checker_instance(inst)  # no hash made yet (say, made ahead in a child): rows made lazily
-    assert isinstance(data["inputs"], envelope.FloatRows) and isinstance(data["labels"], envelope.StringRows)
+    data = checker_view.checker_instance(inst)  # no hash made yet (say, made ahead in a child): rows made lazily
+    assert isinstance(data["inputs"], checker_view.FloatRows) and isinstance(data["labels"], checker_view.StringRows)
     cert = realizes_certificate(inst, inst.planted)  # hashes here: the text is cached now; reused for exact rows,
-    data = envelope.checker_instance(inst)  # while float64 rows are read faster as floats than as text
-    assert isinstance(data["inputs"], envelope.FloatRows) and data["labels"] is inst.label_strings()
+    data = checker_view.checker_instance(inst)  # while float64 rows are read faster as floats than as text
+    assert isinstance(data["inputs"], checker_view.FloatRows) and data["labels"] is inst.label_strings()
     assert envelope.verify(cert, planted(d=3, k=2, m=2, n=60, seed=4)) == checker.check(cert, data)

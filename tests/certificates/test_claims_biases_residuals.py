@@ -9,13 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, verify
 from exactrelu.certificates.claims.realizes import realizes_certificate, realizes_except_certificate, residual_certificate
+from exactrelu.certificates.claims.residual import exact_residual
+from exactrelu.certificates.envelope import verify
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance, planted
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.network import Activation, Network
-from exactrelu.certificates.claims.residual import exact_residual
 from exactrelu.testing import planted_instances
 
 

@@ -15,15 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.certificates.trusted.refutation import case_clauses, read_claim
 from exactrelu.cli import main
-from exactrelu.decide.pattern_search import decide
-from exactrelu.decide.sat.upgrade import lrat_from_drup, upgrade_certificate
+from exactrelu.decide.search.pattern_search import decide
+from exactrelu.decide.search.sat.upgrade import lrat_from_drup, upgrade_certificate
 from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.hardness import NAEFormula, NaeToRelu
 from exactrelu.instances import write_instance
+from exactrelu.instances.checker_view import checker_instance
 
 
 def _drup(clauses):

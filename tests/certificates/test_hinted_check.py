@@ -12,7 +12,7 @@ import pytest
 from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.trusted.common import CheckFailed
 from exactrelu.certificates.trusted.lrat import check_hinted
-from exactrelu.decide.pattern_search import decide
+from exactrelu.decide.search.pattern_search import decide
 from exactrelu.errors import CertificateInvalid
 from exactrelu.hardness import NAEFormula, NaeToRelu
 

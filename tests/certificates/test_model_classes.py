@@ -15,12 +15,13 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.span import not_realizable_certificate
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.trusted.model import constant_column
 from exactrelu.decide import decide, solve
 from exactrelu.errors import CertificateInvalid, NotRealizable
 from exactrelu.exact.linalg import nonsingular_minor
 from exactrelu.instances import Instance
+from exactrelu.instances.checker_view import checker_instance
 
 GRID = [(x, y) for x in range(-4, 4) for y in range(-2, 3)]  # 40 samples, kinks on grid points
 

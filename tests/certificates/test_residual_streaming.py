@@ -1,7 +1,7 @@
 """The exact residual streamed by chunks of samples equals the in-memory computation, exactly.
 
 The reference is the FLINT computation over the whole instance at once (``method="flint"``, one chunk), which is
-the computation exact_residual made before it streamed; the limb route (exact/limbs.py) and the FLINT route by
+the computation exact_residual made before it streamed; the limb route (exact/codecs/limbs.py) and the FLINT route by
 chunks must give the same Residual (sums, largest error and where, the failing entries) for every chunk size.
 """
 

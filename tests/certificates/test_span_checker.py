@@ -9,11 +9,12 @@ import copy
 import pytest
 
 from exactrelu.certificates import checker
-from exactrelu.certificates.envelope import checker_instance, instance_sha256, verify
+from exactrelu.certificates.envelope import instance_sha256, verify
 from exactrelu.decide import solve
 from exactrelu.errors import CertificateInvalid, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted
+from exactrelu.instances.checker_view import checker_instance
 
 LINE = [[t, 1] for t in (-2, -1, 0, 1, 2, 3)]
 UNREALISABLE = Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])

@@ -6,31 +6,37 @@ import threading
 
 import pytest
 
+from exactrelu import parallel
 from exactrelu.certificates import checker, envelope
 from exactrelu.errors import CertificateInvalid, InvalidInput
 from exactrelu.instances import planted
+from exactrelu.instances.checker_view import checker_instance
 
 
 def _cert(inst):
     return {**envelope.network_fields(inst, inst.planted, "realizes"), "provenance": envelope.provenance()}
 
 
+def _entries(inst):
+    return inst.n * (inst.d + inst.m)
+
+
 @pytest.fixture
 def small_threshold(monkeypatch):
     monkeypatch.delenv("EXACTRELU_CHECK_WORKERS", raising=False)
-    monkeypatch.setattr(envelope, "PARALLEL_CHECK_ENTRIES", 100)
-    monkeypatch.setattr(envelope.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(parallel, "PARALLEL_CHECK_ENTRIES", 100)
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # threads other tests left behind do not count here
 
 
 def test_large_instances_are_checked_on_two_workers_with_the_same_verdict(small_threshold, monkeypatch):
     inst = planted(d=4, k=2, m=2, n=300, seed=3)
     cert = _cert(inst)
-    one = checker.check(cert, envelope.checker_instance(inst))
+    one = checker.check(cert, checker_instance(inst))
     calls = []
     real = checker.check_parallel
     monkeypatch.setattr(checker, "check_parallel", lambda c, i, w: calls.append(w) or real(c, i, w))
-    assert envelope.check_workers(inst) == 2
+    assert parallel.check_workers(_entries(inst)) == 2
     assert envelope.verify(cert, inst) == one
     assert calls == [2]
 
@@ -45,17 +51,17 @@ def test_a_false_claim_is_refused_on_workers_too(small_threshold):
 
 
 def test_small_instances_threads_and_the_environment_decide_one_process(small_threshold, monkeypatch):
-    assert envelope.check_workers(planted(d=3, k=2, m=2, n=10, seed=1)) == 1  # 50 entries: under the threshold
+    assert parallel.check_workers(10 * (3 + 2)) == 1  # 50 entries: under the threshold
     inst = planted(d=4, k=2, m=2, n=300, seed=3)
     monkeypatch.setattr(threading, "active_count", lambda: 2)
-    assert envelope.check_workers(inst) == 1  # another thread runs: no fork
+    assert parallel.check_workers(_entries(inst)) == 1  # another thread runs: no fork
     monkeypatch.setattr(threading, "active_count", lambda: 1)
-    assert envelope.check_workers(inst) == 2
+    assert parallel.check_workers(_entries(inst)) == 2
     monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "1")
-    assert envelope.check_workers(inst) == 1
+    assert parallel.check_workers(_entries(inst)) == 1
     monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "3")
-    assert envelope.check_workers(inst) == 3
+    assert parallel.check_workers(_entries(inst)) == 3
     for bad in ("0", "many", "-2", "65"):
         monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", bad)
         with pytest.raises(InvalidInput, match="EXACTRELU_CHECK_WORKERS"):
-            envelope.check_workers(inst)
+            parallel.check_workers(_entries(inst))

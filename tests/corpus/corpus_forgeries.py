@@ -13,9 +13,9 @@ from fractions import Fraction
 from pysat.solvers import Solver
 
 from exactrelu.certificates.claims.refutation import cases_certificate
-from exactrelu.certificates.envelope import checker_instance
 from exactrelu.certificates.trusted.refutation import case_clauses, read_claim
-from exactrelu.decide.rows import Rows, decide_rows
+from exactrelu.decide.search.rows import Rows, decide_rows
+from exactrelu.instances.checker_view import checker_instance
 
 
 def solver_drup(clauses) -> list:

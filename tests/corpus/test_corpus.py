@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from exactrelu.certificates import checker
-from exactrelu.decide.sat.upgrade import upgrade_certificate
+from exactrelu.decide.search.sat.upgrade import upgrade_certificate
 from exactrelu.errors import CertificateInvalid
 
 HERE = Path(__file__).resolve().parent

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.certificates.envelope import verify
-from exactrelu.decide.elimination import eliminate
-from exactrelu.decide.pattern_search import decide, sign_cases
+from exactrelu.decide.search.elimination import eliminate
+from exactrelu.decide.search.pattern_search import decide, sign_cases
 from exactrelu.errors import CertificateInvalid
 from exactrelu.exact.lp import feasible
 from exactrelu.instances import Instance, planted
@@ -198,8 +198,8 @@ def test_mixed_output_weights_give_half_lemmas_and_their_certificates_check():
 # -- the float hint: the case tried first and the solver's phases; never the answer ----------------------
 
 def test_a_float_hint_finds_a_planted_network_in_one_round_and_wrong_phases_change_nothing(monkeypatch):
-    from exactrelu.decide import pattern_search
-    from exactrelu.decide.lazy import solve_case
+    from exactrelu.decide.search import pattern_search
+    from exactrelu.decide.search.lazy import SearchRequest, solve_case
 
     inst = planted(d=3, k=2, m=1, n=25, seed=5)
     # the fit is asked as soon as the brief first tries leave a case open (no clock decides what is tested)
@@ -211,7 +211,7 @@ def test_a_float_hint_finds_a_planted_network_in_one_round_and_wrong_phases_chan
     X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
     Y[3][0] += 1
     U = [[Fraction(1), Fraction(-1)]]
-    plain = solve_case(X, Y, U)
+    plain = solve_case(SearchRequest(X, Y), U)
     for flip in (False, True):  # phases that say every unit is active, or none: the same answer
         phases = {(j, i): not flip for j in range(len(X)) for i in range(2)}
-        assert solve_case(X, Y, U, phases=phases).status == plain.status
+        assert solve_case(SearchRequest(X, Y), U, phases=phases).status == plain.status

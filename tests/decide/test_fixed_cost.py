@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from exactrelu.certificates.envelope import dump_layout, verify, write_certificate
 from exactrelu.certificates.trusted.common import CheckFailed
 from exactrelu.certificates.trusted.refutation import _refute_leaf
-from exactrelu.decide import lemma_cache
-from exactrelu.decide.clusters import ClusterRefutation, clusters, compile_cluster
-from exactrelu.decide.lazy import CaseSearch, solve_case
-from exactrelu.decide.pattern_search import decide
-from exactrelu.decide.rows import Rows
-from exactrelu.decide.sat import proof
+from exactrelu.decide.search import lemma_cache
+from exactrelu.decide.search.clusters import ClusterRefutation, clusters, compile_cluster
+from exactrelu.decide.search.lazy import CaseSearch, solve_case
+from exactrelu.decide.search.request import SearchRequest
+from exactrelu.decide.search.pattern_search import decide
+from exactrelu.decide.search.rows import Rows
+from exactrelu.decide.search.sat import proof
 from exactrelu.hardness import NaeToRelu, random_nae3
 
 
@@ -167,8 +168,8 @@ def test_a_case_search_paused_and_resumed_decides_as_one_run():
     inst = _unsat(14, 5)
     X, Y = inst.inputs.to_fractions(), inst.labels.to_fractions()
     U = [[Fraction(1), Fraction(1)]]
-    whole = solve_case(X, Y, U)
-    s = CaseSearch(X, Y, U)
+    whole = solve_case(SearchRequest(X, Y), U)
+    s = CaseSearch(SearchRequest(X, Y), U)
     try:
         calls, res = 0, None
         while res is None:
@@ -180,14 +181,14 @@ def test_a_case_search_paused_and_resumed_decides_as_one_run():
         s.close()
     cert = {"U": [["1", "1"]], **res.case}
     assert cert["lrat"][-1][0] == 0  # it ends in the empty clause
-    s = CaseSearch(X, Y, U)
+    s = CaseSearch(SearchRequest(X, Y), U)
     s.reset()  # a fresh solver on the same clauses decides the same
     assert s.run().status == "not-realizable"
     s.close()
 
 
 def test_unknown_u_asks_the_float_fit_only_for_cases_left_open_past_the_rent(monkeypatch):
-    from exactrelu.decide import pattern_search
+    from exactrelu.decide.search import pattern_search
     from exactrelu.instances import planted
 
     monkeypatch.setattr(pattern_search, "HINT_AFTER", 0.0)  # the fit is bought as soon as a case stays open
@@ -252,3 +253,12 @@ def test_a_written_refutation_reads_back_equal(tmp_path):
     path = write_certificate(res.certificate, tmp_path / "c.json")
     text = path.read_text()
     assert json.loads(text) == res.certificate and text.count("\n") > len(res.certificate["cases"][0]["lrat"])
+
+
+def test_the_compiler_version_hashes_files_that_exist():
+    """Every source the cache key hashes is a file of the package (a moved module would silently drop out)."""
+    from pathlib import Path
+
+    root = Path(lemma_cache.__file__).resolve().parents[2]
+    assert root.name == "exactrelu"
+    assert [name for name in lemma_cache._SOURCES if not (root / name).is_file()] == []

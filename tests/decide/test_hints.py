@@ -12,11 +12,11 @@ from exactrelu.certificates.trusted.common import CheckFailed
 from exactrelu.certificates.trusted.lrat import check_hinted
 from exactrelu.errors import InvalidInput
 from exactrelu.hardness import NaeToRelu, pigeonhole, random_nae3, reduction_for
-from exactrelu.decide.pattern_search import decide
-from exactrelu.decide.tree import _Search
-from exactrelu.decide.sat.proof import ProofFormatError, drup_refute, lrat_core, numbered, refute
-from exactrelu.decide.rows import Rows
-from exactrelu.decide.sat.trim import drup_core, parse_binary_drup
+from exactrelu.decide.search.pattern_search import decide
+from exactrelu.decide.search.tree import _Search
+from exactrelu.decide.search.sat.proof import ProofFormatError, drup_refute, lrat_core, numbered, refute
+from exactrelu.decide.search.rows import Rows
+from exactrelu.decide.search.sat.trim import drup_core, parse_binary_drup
 from exactrelu.instances import planted
 
 FOUR = [[1, 2], [-1, 2], [1, -2], [-1, -2]]  # unsatisfiable; clauses 1..4

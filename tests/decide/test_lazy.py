@@ -14,8 +14,8 @@ from exactrelu.certificates.envelope import verify
 from exactrelu.errors import TimeLimitExceeded
 from exactrelu.exact.lp import feasible
 from exactrelu.hardness import CNF, NaeToRelu, pigeonhole, random_nae3, reduction_for
-from exactrelu.decide.pattern_search import SearchLimit, decide
-from exactrelu.decide.lazy import decide_rows
+from exactrelu.decide.search.pattern_search import SearchLimit, decide
+from exactrelu.decide.search.lazy import decide_rows
 from exactrelu.instances import Instance, planted
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from exactrelu.certificates.claims.model import BOTH_BIASES, HIDDEN_BIASES, NO_BIASES, phrase
 from exactrelu.certificates.envelope import verify
 from exactrelu.decide import decide, solve_decision
-from exactrelu.decide.refusal import biased_diagnosis
+from exactrelu.decide.enumeration.refusal import biased_diagnosis
 from exactrelu.exact.linalg import exact_rank
 from exactrelu.errors import CertificateInvalid, NotRealizable
 from exactrelu.instances import Instance

@@ -10,7 +10,7 @@ from exactrelu.certificates.envelope import verify
 from exactrelu.errors import InvalidInput, TimeLimitExceeded
 from exactrelu.hardness import CNF, NAEFormula, NaeToRelu, pigeonhole, random_nae3, reduction_for
 from exactrelu.decide import Decision
-from exactrelu.decide.pattern_search import SearchLimit, decide, sign_cases
+from exactrelu.decide.search.pattern_search import SearchLimit, decide, sign_cases
 from exactrelu.instances import Instance, planted
 from exactrelu.network import Activation
 

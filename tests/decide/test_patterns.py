@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from exactrelu.errors import InvalidInput
 from exactrelu.exact.lp import feasible
 from exactrelu.instances import planted
-from exactrelu.decide.patterns import (count_sign_patterns, cover_count, extreme_rays, integer_basis,
+from exactrelu.decide.enumeration.patterns import (count_sign_patterns, cover_count, extreme_rays, integer_basis,
                                 nonnegative_patterns, sign_patterns)
 
 

@@ -44,7 +44,7 @@ def test_realisations_detects_a_wrong_lemma():
 
 
 def test_realisations_rejects_a_tampered_tree(monkeypatch):
-    from exactrelu.decide import tree
+    from exactrelu.decide.search import tree
     real = tree.enumerate_leaves
 
     def tampered(*a, **k):

@@ -14,7 +14,7 @@ from exactrelu.certificates.envelope import verify
 from exactrelu.errors import AssumptionViolated, CertificateInvalid, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted
-from exactrelu.decide.span_refutation import Realisable, span_refutation
+from exactrelu.decide.enumeration.span_refutation import Realisable, span_refutation
 from exactrelu.certificates.claims.span import not_realizable_certificate
 from exactrelu.exact.linalg import nonsingular_minor
 from exactrelu.decide import solve

@@ -1,4 +1,4 @@
-"""The float64-BLAS limb product (exactrelu.exact.dyadic_product) against FLINT on adversarial inputs."""
+"""The float64-BLAS limb product (exactrelu.exact.codecs.dyadic_product) against FLINT on adversarial inputs."""
 
 import flint
 import numpy as np
@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from exactrelu.exact.dyadic_product import int_times_dyadic, rectified_int_times_dyadic
-from exactrelu.exact.float64 import dyadic_scale
+from exactrelu.exact.codecs.dyadic_product import int_times_dyadic, rectified_int_times_dyadic
+from exactrelu.exact.codecs.float64 import dyadic_scale
 from exactrelu.exact.matrix import QMatrix
 
 # adversarial values: zeros (both signs), duplicates, subnormals, extremes, values on 2**w boundaries

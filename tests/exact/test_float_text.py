@@ -1,4 +1,4 @@
-"""float_strings / float_row_texts (exact/float_text.py) are byte for byte str(Fraction(x)), on adversarial floats;
+"""float_strings / float_row_texts (exact/codecs/float_text.py) are byte for byte str(Fraction(x)), on adversarial floats;
 the instance hash made from row texts is the hash of the plain text."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from exactrelu.certificates import envelope
-from exactrelu.exact import QMatrix, float_text, int_text
-from exactrelu.exact.float64 import float_row_texts, float_strings
-from exactrelu.instances import Instance, planted
+from exactrelu.exact import QMatrix
+from exactrelu.exact.codecs import float_text, int_text
+from exactrelu.exact.codecs.float64 import float_row_texts, float_strings
+from exactrelu.instances import Instance, checker_view, planted
 
 EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.0**-1074 * 3, 2.0**-1022, -(2.0**-1022), 2.0**-1022 - 2.0**-1074, 1.0, -1.0,
          0.5, 3.0, 6.0, -1536.0, 2.0**52, 2.0**53, 2.0**53 + 2, -(2.0**60), 2.0**62, 2.0**63 - 1024, 2.0**63, -(2.0**63),
@@ -77,8 +78,8 @@ def test_streamed_hash_is_the_hash_of_the_plain_text(monkeypatch, labels_as_floa
     inst = Instance.from_arrays(X, Y)
     text = f"exactrelu.instance.v1\n{inst.n} {inst.d} {inst.m}\n" + "".join(
         f"{' '.join(x)} | {' '.join(y)}\n" for x, y in zip(plain(X), inst.labels.to_strings()))
-    monkeypatch.setattr(envelope, "STREAM_ENTRIES", 0)
-    assert envelope._streamed(inst)
+    monkeypatch.setattr(checker_view, "STREAM_ENTRIES", 0)
+    assert checker_view.streamed(inst)
     assert envelope.instance_sha256(inst) == hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -1,4 +1,4 @@
-"""exact/limbs.py: every operation on int64 limb arrays equals the same operation on Python integers.
+"""exact/codecs/limbs.py: every operation on int64 limb arrays equals the same operation on Python integers.
 
 Adversarial values: zero, negative, maximal digits (2**(24 t) - 1, -2**(24 t - 1)), integers of hundreds of bits,
 sums over more positions than one int64 block (MAX_TERMS), products at the int64 bound.
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactrelu.errors import InvalidInput
-from exactrelu.exact import limbs
+from exactrelu.exact.codecs import limbs
 
 W = limbs.W
 edges = st.sampled_from([0, 1, -1, 2**23, -(2**23), 2**24 - 1, -(2**24), 2**48 - 1, -(2**47), 2**62, -(2**63),

@@ -1,4 +1,4 @@
-"""The bulk reader of rational strings (exact/text.py) agrees with the entry-by-entry reader, or declines.
+"""The bulk reader of rational strings (exact/codecs/text.py) agrees with the entry-by-entry reader, or declines.
 
 Theorem: for every list of strings, ``parse_rational_strings`` returns None or the matrix that ``to_fraction``
 entry by entry gives; it never accepts an entry ``to_fraction`` refuses.
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from exactrelu.errors import InvalidInput
 from exactrelu.exact.rationals import to_fraction
 from exactrelu.exact.matrix import QMatrix
-from exactrelu.exact.text import parse_rational_strings as _parse
+from exactrelu.exact.codecs.text import parse_rational_strings as _parse
 from exactrelu.limits import DEFAULTS, set_limit
 
 canonical = st.fractions(max_denominator=2**70).map(

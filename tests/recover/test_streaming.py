@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.envelope import instance_sha256
+from exactrelu.certificates.trusted import schedule
 from exactrelu.cli import main
 from exactrelu.errors import InvalidInput, NotRealizable
 from exactrelu.instances import Instance, planted, write_instance
@@ -91,7 +92,7 @@ def planted_network():
 @pytest.mark.parametrize("block", [1, 7, 2048])
 def test_streaming_check_of_an_npz_gives_the_plain_verdicts(small, monkeypatch, tmp_path, block):
     inst, path, cert = small
-    monkeypatch.setattr(checker, "BLOCK", block)
+    monkeypatch.setattr(schedule, "BLOCK", block)
     plain = checker.check(cert, checker.load_instance(path))
     assert checker.check(cert, checker.load_instance(path, parse=False)) == plain
     bad = dict(cert, U=[["2", *row[1:]] for row in cert["U"]])
@@ -149,7 +150,7 @@ def test_recover_streaming_adds_disagreeing_samples(tmp_path):
 
 def test_streaming_memory_does_not_grow_with_n(tmp_path, monkeypatch):
     """tracemalloc peak of the checker's streaming check and of verify_blocks at n and 4 n: the same blocks."""
-    monkeypatch.setattr(checker, "BLOCK", 256)
+    monkeypatch.setattr(schedule, "BLOCK", 256)
     peaks = []
     for n in (2000, 8000):
         X, Y = _arrays(n)

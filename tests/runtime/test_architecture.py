@@ -24,6 +24,31 @@ def test_the_import_contracts_of_pyproject_hold():
     assert "BROKEN" not in out.stdout and out.stdout.count("KEPT") >= 4
 
 
+def test_the_allow_list_contract_refuses_what_is_not_on_its_list():
+    """The contract type of tests/runtime/import_contracts.py on a graph of four modules: a module of the source
+    package imports the standard library (allowed), its sibling (allowed), then sympy and exactrelu.errors."""
+    grimp = pytest.importorskip("grimp")
+    pytest.importorskip("importlinter")
+    sys.path.insert(0, str(ROOT))
+    try:
+        from tests.runtime.import_contracts import AllowListContract
+    finally:
+        sys.path.remove(str(ROOT))
+
+    graph = grimp.ImportGraph()
+    for name in ("pkg", "pkg.trusted", "pkg.trusted.lp", "pkg.trusted.common", "pkg.errors", "json", "sympy"):
+        graph.add_module(name, is_squashed=name in ("json", "sympy"))
+    graph.add_import(importer="pkg.trusted.lp", imported="json", line_number=1, line_contents="import json")
+    graph.add_import(importer="pkg.trusted.lp", imported="pkg.trusted.common", line_number=2, line_contents="from . import common")
+    contract = AllowListContract("trusted", {}, {"source_modules": ["pkg.trusted"], "allowed_modules": ["json"]})
+    assert contract.check(graph, verbose=False).kept
+    graph.add_import(importer="pkg.trusted.lp", imported="sympy", line_number=3, line_contents="import sympy")
+    graph.add_import(importer="pkg.trusted.common", imported="pkg.errors", line_number=7, line_contents="from .. import errors")
+    check = contract.check(graph, verbose=False)
+    assert not check.kept
+    assert check.metadata["broken"] == [("pkg.trusted.common", "pkg.errors", [7]), ("pkg.trusted.lp", "sympy", [3])]
+
+
 def test_the_top_level_of_the_package_is_small():
     files = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(files) <= 11, files  # the runtime floor, the model and the command: docs/design.md, "Layout"
@@ -59,3 +84,24 @@ def test_old_module_paths_still_import_with_a_warning():
         with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
             mod = importlib.import_module(old)
         assert mod is importlib.import_module(new)
+
+
+#: the modules that keep old names of moved or renamed definitions (exactrelu._moved.moved_names)
+MODULES_WITH_OLD_NAMES = ["exactrelu.certificates.envelope"]
+
+
+@pytest.mark.parametrize("module", MODULES_WITH_OLD_NAMES)
+def test_old_names_still_import_with_a_warning(module):
+    import importlib
+
+    from exactrelu._moved import MOVED_NAMES
+
+    mod = importlib.import_module(module)
+    assert MOVED_NAMES[module]
+    for old, place in MOVED_NAMES[module].items():
+        where, _, new = place.partition(":")
+        with pytest.warns(DeprecationWarning, match=f"{module}.{old} moved to {where}.{new or old}"):
+            value = getattr(mod, old)
+        assert value is getattr(importlib.import_module(where), new or old)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        mod.nothing  # noqa: B018

@@ -17,10 +17,10 @@ from exactrelu.errors import InvalidInput, TimeLimitExceeded
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.fit import fit
 from exactrelu.instances import Instance, planted, write_instance
-from exactrelu.decide.patterns import extreme_rays, nonnegative_patterns, sign_patterns
+from exactrelu.decide.enumeration.patterns import extreme_rays, nonnegative_patterns, sign_patterns
 from exactrelu.recover import recover
 from exactrelu.exact.linalg import nonsingular_minor
-from exactrelu.decide.span_refutation import span_refutation
+from exactrelu.decide.enumeration.span_refutation import span_refutation
 from exactrelu.recover.given_weights import certify_weights
 from exactrelu.decide import solve, solve_decision
 

@@ -49,10 +49,10 @@ def test_every_public_exception_and_warning_is_defined_in_errors_py():
 
 
 @pytest.mark.parametrize("path, name, cls", [
-    ("exactrelu.decide.tree", "SearchLimit", SearchLimit),
-    ("exactrelu.decide.pattern_search", "SearchLimit", SearchLimit),
-    ("exactrelu.decide.lazy", "RoundLimit", SearchLimit),
-    ("exactrelu.decide.sat.proof", "ProofFormatError", ProofFormatError),
+    ("exactrelu.decide.search.tree", "SearchLimit", SearchLimit),
+    ("exactrelu.decide.search.pattern_search", "SearchLimit", SearchLimit),
+    ("exactrelu.decide.search.lazy", "RoundLimit", SearchLimit),
+    ("exactrelu.decide.search.sat.proof", "ProofFormatError", ProofFormatError),
     ("exactrelu.exact.linalg", "InconsistentSystem", InconsistentSystem),
     ("exactrelu.exact", "InconsistentSystem", InconsistentSystem),
     ("exactrelu.propose.hermite.estimators", "GaussianityWarning", errors.GaussianityWarning),

@@ -29,8 +29,8 @@ def _planted_floats(n, d=10, k=4, seed=1, bias=6.0):
 
 
 def test_face_decision_checks_the_deadline_before_every_lp():
-    from exactrelu.decide.pattern_lps import face_decision
-    from exactrelu.decide.patterns import Ray
+    from exactrelu.decide.enumeration.pattern_lps import face_decision
+    from exactrelu.decide.enumeration.patterns import Ray
     from exactrelu.exact.matrix import QMatrix
 
     X = QMatrix.from_rows([[1, 0], [0, 1], [-1, -1]])
@@ -41,8 +41,8 @@ def test_face_decision_checks_the_deadline_before_every_lp():
 
 
 def test_the_worker_chunks_take_the_time_left():
-    from exactrelu.decide.worstcase_parallel import decide_faces
-    from exactrelu.decide.patterns import Ray
+    from exactrelu.decide.enumeration.worstcase_parallel import decide_faces
+    from exactrelu.decide.enumeration.patterns import Ray
 
     rays = [Ray(c=(1, 0), w=(1, 0, 0), support=(0,)), Ray(c=(0, 1), w=(0, 1, 0), support=(1,))]
     rows = [[1, 0], [0, 1], [-1, -1]]

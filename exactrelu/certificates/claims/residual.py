@@ -23,7 +23,7 @@ import numpy as np
 import flint
 
 from ...errors import InvalidInput
-from ...exact import limbs
+from ...exact.codecs import limbs
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import Network
@@ -90,7 +90,7 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
 
     The samples are taken ``chunk`` at a time (default: :data:`CHUNK_ENTRIES` over the row width), so that
     only one chunk's exact integers are held at once. A ReLU network on numbers of at most :data:`MAX_LIMBS`
-    limbs goes by :mod:`exactrelu.exact.limbs` (int64 limb arrays, exact by the bounds there; every input
+    limbs goes by :mod:`exactrelu.exact.codecs.limbs` (int64 limb arrays, exact by the bounds there; every input
     float64 array read without converting it to FLINT); anything else (powers, huge entries) by FLINT products
     per chunk. Both give every difference as an integer over a known denominator, so the sums are exact
     integer sums per denominator; ``max_listed`` caps the list of failing entries kept (``max_listed=None``
@@ -169,7 +169,7 @@ class _Sums:
 
 
 class _LimbRoute:
-    """The residual of a ReLU network by int64 limb arrays (:mod:`exactrelu.exact.limbs`), chunk by chunk.
+    """The residual of a ReLU network by int64 limb arrays (:mod:`exactrelu.exact.codecs.limbs`), chunk by chunk.
 
     Over common denominators (V = NV / DV, b = Nb / Db, U = NU / DU, c = Nc / Dc, inputs NX / Dx, labels
     NY / DY), with ``Dt = DV Db Dx`` and ``K = DU Dt Dc``: the pre-activations are

@@ -3,7 +3,7 @@ rank(labels) = k a span refutation (docs/certificates.md, "not-realizable from t
 
 Read by the trusted :mod:`exactrelu.certificates.trusted.span`. The witness rows and columns come from
 :func:`exactrelu.exact.linalg.nonsingular_minor`; the span refutation's case trees from
-:func:`exactrelu.decide.span_refutation.span_refutation`.
+:func:`exactrelu.decide.enumeration.span_refutation.span_refutation`.
 
 >>> from exactrelu.instances import Instance
 >>> from exactrelu.exact.linalg import nonsingular_minor

@@ -93,6 +93,16 @@ def check_power(c: int, bits: int, what: str) -> None:
         raise over("intermediate", f"{what} (an integer of {digits_of(bits)} digits to the power {c})")
 
 
+def read_certificate(cert_path: str) -> dict:
+    """A certificate file's JSON object (UnreadableInput when it cannot be read)."""
+    try:
+        with open(cert_path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read {cert_path}: {exc}") from None
+    return read_json(raw, cert_path)
+
+
 def read_json(raw: bytes, path: str, *, digits: int | None = None):
     """A JSON document; unreadable (exit 2) when it is not valid UTF-8 JSON, too deep, has too long numbers or
     repeats a key in one object. ``digits`` (default: the checker's limit) bounds the digits of one integer; the
