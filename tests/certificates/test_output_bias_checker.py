@@ -136,3 +136,17 @@ def test_half_rows_carry_c_with_their_sign():
     lone = _leaf([("eq+", 0, 0, 1)])  # -c <= -2 alone: c is left over
     with pytest.raises(Exception, match="not 0 <= negative"):
         _refute_leaf(lone, {(0, 0): False}, X, [[Fraction(2)]], U, 2, offset=True)
+
+
+def test_equations_and_half_rows_carry_c_with_opposite_signs_where_they_meet():
+    """c = 1 (no unit active at sample 0) and -c <= -2 (eq+ at sample 1, its positive unit inactive): refuted only
+    when the equation's +c and the half row's -c cancel; the same rows with c's sign wrong in either are refused."""
+    X = [[(0, Fraction(1))], [(0, Fraction(1))]]
+    U = [[Fraction(1), Fraction(-1)]]
+    Y = [[Fraction(1)], [Fraction(2)]]
+    dec = {(0, 0): False, (0, 1): False, (1, 0): False}
+    _refute_leaf(_leaf([("eq", 0, 0, 1), ("eq+", 1, 0, 1)]), dec, X, Y, U, 2, offset=True)  # c = 1 and c >= 2
+    with pytest.raises(Exception, match="not 0 <= negative"):  # the same with c >= 2 read as c <= 2: no refutation
+        _refute_leaf(_leaf([("eq", 0, 0, -1), ("eq-", 1, 0, 1)]), {**dec, (1, 1): False}, X, Y, U, 2, offset=True)
+    Y2 = [[Fraction(3)], [Fraction(2)]]  # c = 3 and c + negative part <= 2 with the negative unit inactive: c <= 2
+    _refute_leaf(_leaf([("eq", 0, 0, -1), ("eq-", 1, 0, 1)]), {**dec, (1, 1): False}, X, Y2, U, 2, offset=True)
