@@ -1,7 +1,7 @@
 """The certificate phase of recover at scale (issue 25): the instance hash made ahead in a forked child, and the
 canonical strings of float64 inputs and dyadic labels. Ratios from one process, before/after side by side.
 
-    EXACTRELU_MAX_ENTRIES=100000000 python benchmarks/bench_certificate_phase.py 200 20 20 20000 [REPEATS=2]
+    python benchmarks/bench_certificate_phase.py 200 20 20 20000 [REPEATS=2]
 
 1. recover(check=False) with and without the hash ahead (twice each, alternating): the 'certificate' timing and the
    whole call (wall, this process's CPU, the forked child's CPU apart);

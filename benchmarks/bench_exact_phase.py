@@ -5,8 +5,8 @@
 Runs ``recover(inst.float_inputs(), inst.labels, k=k, init="auto", check=False)`` on
 ``planted(d, k, m, n, seed=1)`` and prints the phases "conversion", "rank", "units", "hidden", "output" with
 wall (``time.perf_counter``) and CPU (``time.process_time``) seconds. To compare two versions in one session,
-run it once per checkout with ``PYTHONPATH=<checkout>`` (one process each, back to back); set
-``EXACTRELU_MAX_ENTRIES=100000000`` for n = 10^5.
+run it once per checkout with ``PYTHONPATH=<checkout>`` (one process each, back to back); a checkout from before
+issue 34 needs ``EXACTRELU_MAX_ENTRIES=100000000`` for n = 10^5 (since then honest sizes need no variable).
 """
 
 from __future__ import annotations

@@ -517,6 +517,27 @@ def _(F):
     return EXE + ["hardness", "from-cnf", str(p), "-o", str(F.path("o.json"))]
 
 
+# -- issue 34: weights and data files that lie about what they hold, or would run code ------------------
+
+def _issue34(builder):
+    def make(F):
+        return EXE + builder(F.tmp).argv
+    return make
+
+
+def _register_issue34():
+    from exactrelu.testing import hostile_files
+
+    for b in hostile_files.BUILDERS:
+        probe = b(Path(tempfile.mkdtemp(prefix="hostile-probe-")))
+        if probe is not None:
+            doc = b.__doc__.strip().split("\n")[0].rstrip(".")
+            case(f"34/{probe.name}", f"{doc} (before: {probe.before})", probe.expect)(_issue34(b))
+
+
+_register_issue34()
+
+
 # -- running -----------------------------------------------------------------------------------------
 
 def run(argv, timeout: float, mem_gb: float, cwd: Path) -> dict:

@@ -43,6 +43,7 @@ print(json.dumps({"wall": wall, "cpu": cpu, "chosen": est.chosen_, "screened": i
 
 
 def run(path: Path, size) -> dict:
+    # checkouts from before issue 34 refused n = 10^5 by a count; later ones ignore the variable
     env = dict(os.environ, PYTHONPATH=str(path), EXACTRELU_MAX_ENTRIES="100000000")
     out = subprocess.run([sys.executable, "-c", CHILD, *map(str, size)], env=env, cwd="/", capture_output=True,
                          text=True, check=True).stdout

@@ -38,9 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from exactrelu.recover import rowspan as rowspan_mod  # noqa: E402
 from exactrelu.errors import ExactReluError, ProposalFailed  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.limits import set_limit  # noqa: E402
-
-set_limit("entries", 10**7)  # the largest torch size, n = 50,000 x (50 + 30), is 4 million numbers (default 2.5 million)
 from exactrelu.propose.floats import angular_errors  # noqa: E402
 from exactrelu.propose.gradient import GradientProposer  # noqa: E402
 from exactrelu.propose.search import SearchProposer  # noqa: E402

@@ -100,9 +100,6 @@ def main() -> int:
     ap.add_argument("--output", help="also write the table (with the run's load) to this markdown file")
     ap.add_argument("--previous", metavar="TEXT_PY", help="an earlier exactrelu/exact/codecs/text.py: its reader as a column")
     args = ap.parse_args()
-    from exactrelu.limits import set_limit
-
-    set_limit("entries", 10**7)  # 100000 x (40 + 3) is over the default (about 1 GB; docs/limits.md)
     sizes = [(5000, 20, 3, 20)] if args.quick else [(50000, 20, 3, 20), (50000, 20, 3, None), (100000, 40, 3, 20)]
     previous = previous_reader(args.previous) if args.previous else None
     lines = ["| n x d, m | inputs | JSON MB | json.loads | orjson.loads | msgspec | .npz | JSON reader | "

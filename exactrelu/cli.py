@@ -60,21 +60,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: argument names that hold a file the command will write: checked before the command runs
+#: argument names that hold a file the command will write: checked before the command runs (a command adds its own
+#: with ``set_defaults(output_args=(...))``, and names those that are directories with ``directory_outputs``)
 OUTPUT_ARGS = ("output", "evidence", "formula_out", "instance_out", "certificate_out")
 
 
-def _check_outputs(args) -> None:
-    """Refuse an output path that cannot be written *before* the work (not after minutes of it).
+def _output_names(args) -> tuple[str, ...]:
+    return OUTPUT_ARGS + tuple(getattr(args, "output_args", ()))
 
-    Some commands write a directory (``sweep -o DIR``): here only the place is checked; commands
-    that write one file check that it is not a directory themselves."""
+
+def _input_paths(args) -> list[str]:
+    """Every argument that is not an output, as a path: the existing files among them are the command's inputs,
+    which no output may replace (``io.files.protect_inputs``)."""
+    outputs = set(_output_names(args))
+    found = []
+    for name, value in vars(args).items():
+        if name in outputs:
+            continue
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, str) and v:
+                found.append(v)
+    return found
+
+
+def _check_outputs(args) -> None:
+    """Refuse an output path that cannot be written *before* the work (not after minutes of it): a missing
+    directory, a directory (but for a command that writes one), an input of the command (``-o inst.json`` onto the
+    instance), a block device or socket; a character device or FIFO is written directly, a link at its target
+    (``io.files.atomic_output``)."""
     from .io.files import writable
 
-    for name in OUTPUT_ARGS:
+    dirs = set(getattr(args, "directory_outputs", ()))
+    for name in _output_names(args):
         value = getattr(args, name, None)
         if isinstance(value, str) and value:
-            writable(value, directory_ok=True)
+            writable(value, directory_ok=name in dirs)
 
 
 def _check_units(args) -> None:
@@ -113,8 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         _check_units(args)
-        _check_outputs(args)
-        return int(args.func(args) or 0)
+        from .io.files import protect_inputs
+
+        with protect_inputs(_input_paths(args)):  # no output replaces an input, whichever writer writes it
+            _check_outputs(args)
+            return int(args.func(args) or 0)
     except InvalidInput as exc:
         _json_error(args, exc, 2, str(exc))
         print(f"exactrelu: error: {exc}", file=sys.stderr)

@@ -76,12 +76,20 @@ def json_command(parser, name: str, func: Callable) -> None:
 def emit(args, record: dict, lines: Iterable[str] | str, *, ok: bool = True, code: int | None = None) -> int:
     """Print ``lines`` (text mode) or ``record`` as JSON (``--json``); return the exit code (0 if ``ok``, else 1).
 
+    The lines of what was read from weights files (``args.read_lines``, :mod:`exactrelu.commands._weights`) follow
+    the first line (the verdict), and go under ``"read"`` in the record.
+
     A command that has given up at its time limit (:mod:`exactrelu.commands._limit`) prints nothing from the worker
     that finishes after it."""
     from ..io.files import OutputGuard
 
     if OutputGuard.abandoned_here():
         return 1
+    read = getattr(args, "read_lines", None)  # what was read from weights files (commands/_weights.py)
+    if read:
+        record = {"read": list(read), **record}
+        lines = [lines] if isinstance(lines, str) else list(lines)
+        lines = [*lines[:1], *read, *lines[1:]]  # the verdict stays the first line
     if getattr(args, "json", False):
         out = {"command": getattr(args, "command_name", None), "ok": ok, **record}
         print(json.dumps(out, default=jsonable))

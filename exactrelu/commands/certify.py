@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._data import add_data_arguments, read_data
 from ._report import emit, json_command
+from ._weights import add_layers_argument, read_net
 
 
 #: the claims certify can certify, strongest first (a stronger claim implies what --require asks for)
@@ -30,6 +31,7 @@ def register(sub) -> None:
     p.add_argument("--weights", required=True, help="weights file: exactrelu.weights JSON (or any JSON with rational "
                    "rows U, V, b, c, e.g. a certificate), .npz with U, V (b, c), .safetensors, .onnx, or a PyTorch "
                    "state dict (.pt: torch.save(model.state_dict(), path))")
+    add_layers_argument(p)
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--as-given", action="store_true", help="certify the weights exactly as given or fail; no recovery")
@@ -81,7 +83,6 @@ def _inputs(args) -> tuple:
     """(instance, activation asked for or None, the given network, the output path), all checked."""
     from ..errors import InvalidInput
     from ..io.files import writable
-    from ..io.weights import read_weights
     from ..network import Activation
 
     inst, name = read_data(args)
@@ -89,7 +90,7 @@ def _inputs(args) -> tuple:
     act = None if args.activation is None else Activation.parse(args.activation)
     if act is not None and inst.activation is not None and act != inst.activation:
         raise InvalidInput(f"--activation {act} differs from the instance's activation {inst.activation}")
-    given = read_weights(args.weights, activation=act or inst.activation)
+    given = read_net(args, args.weights, act or inst.activation, args.layers)
     if given.d == inst.d:
         given.check_exact_size(inst.inputs)  # before SciPy loads: a hostile power is refused at once
     return inst, act, given, out

@@ -16,6 +16,7 @@ def register_check(sub) -> None:
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
     p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
                    "with hints (untrusted), write the result to NEW, and check NEW")
+    p.set_defaults(output_args=("upgrade",))  # an output, checked before the work, never taken for an input
     p.add_argument("--workers", type=int, metavar="N", help="check the samples of realizes / realizes-except / residual "
                    "in N processes, verdicts combined into one")
     p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "

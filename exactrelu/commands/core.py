@@ -88,7 +88,8 @@ def _register_recover(sub) -> None:
                    help="exact route (default auto: chosen from rank(labels), m vs k and the flags; docs/recovery.md)")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
     p.add_argument("--stream", action="store_true", help="an .npz instance: the exact phase on a subset of samples, "
-                   "then every sample verified exactly in blocks (bounded memory; automatic above 4,000,000 entries)")
+                   "then every sample verified exactly in blocks (bounded memory; automatic above 4,000,000 entries; with "
+                   "--bias too)")
     p.add_argument("--subset", type=int, metavar="N", help="with --stream: samples of the exact phase (default 20000)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
@@ -314,7 +315,8 @@ def _diagnosed(args) -> bool:
 
 def _streams(args) -> bool:
     """``recover`` of a large ``.npz`` (more than STREAM_ENTRIES entries, or --stream) on the row-span route without
-    --bias / --sparse-noise: the exact phase on a subset, every sample verified in blocks (recover/streaming.py)."""
+    --sparse-noise (with or without --bias): the exact phase on a subset, every sample verified in blocks
+    (recover/streaming.py)."""
     if getattr(args, "stream", False):
         if args.instance is None or not args.instance.endswith(".npz") or args.sparse_noise \
                 or args.route not in ("auto", "rowspan"):

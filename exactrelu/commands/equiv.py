@@ -6,6 +6,7 @@ import json
 
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
+from ._weights import add_layers_argument, read_net
 
 WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b, c), .npz, .safetensors, a PyTorch "
                 "state dict (.pt) or an ONNX graph (.onnx); float weights are taken exactly")
@@ -21,6 +22,8 @@ def register(sub) -> None:
     p.add_argument("second", metavar="NET2", help="the other network (same kinds of file)")
     p.add_argument("-o", "--output", help="write the equivalent / not-equivalent certificate here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
+    add_layers_argument(p, of="NET1")
+    add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
     json_command(p, "equiv", limited(cmd_equiv))
 
@@ -33,15 +36,15 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="the minimized network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", help="write the equivalent certificate (input, output) here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
+    add_layers_argument(p)
     add_time_limit(p)
     json_command(p, "minimize", limited(cmd_minimize))
 
 
-def _read(path: str, activation):
-    from ..io.weights import read_weights
+def _read(args, path: str, layers: str | None):
     from ..network import Activation
 
-    return read_weights(path, activation=None if activation is None else Activation.parse(activation))
+    return read_net(args, path, None if args.activation is None else Activation.parse(args.activation), layers)
 
 
 def _write_json(obj: dict, path: str) -> None:
@@ -58,7 +61,7 @@ def _short(values, limit: int = 6) -> str:
 def cmd_equiv(args) -> int:
     from ..equiv import functionally_equal
 
-    a, b = _read(args.first, args.activation), _read(args.second, args.activation)
+    a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
     args.done = f"read both networks ({a.k} and {b.k} units)"
     res = functionally_equal(a, b)
     if args.output:
@@ -83,7 +86,7 @@ def cmd_minimize(args) -> int:
     from ..equiv.minimize import minimize
     from ..io.weights import weights_json
 
-    net = _read(args.network, args.activation)
+    net = _read(args, args.network, args.layers)
     args.done = f"read the network ({net.k} units)"
     res = minimize(net)
     _write_json(weights_json(res.network, minimized_from=str(args.network)), args.output)

@@ -21,7 +21,7 @@ def register(sub) -> None:
                                    "exact value is rounded to the nearest float of --dtype, and the output says "
                                    "whether that was exact or the largest rounding error, computed exactly.")
     p.add_argument("network", metavar="NET", help="weights file: exactrelu.weights JSON or a certificate with U, V "
-                   "(b, c), .npz, .safetensors, .pt or .onnx")
+                   "(b, c), or a binary weights file of any depth (.npz, .safetensors, .pt, .onnx)")
     p.add_argument("-o", "--output", required=True, help="the file to write: .pt, .safetensors or .onnx")
     p.add_argument("--dtype", choices=("float32", "float64"), default="float32",
                    help="the floats written (default float32, PyTorch's default; a float64 state dict loads into "
@@ -30,28 +30,38 @@ def register(sub) -> None:
 
 
 def cmd_export(args) -> int:
-    from pathlib import Path
-
     from ..errors import InvalidInput
-    from ..io.export import FORMATS, export_network
+    from ..io.export import FORMATS, affine_layers, export_network
     from ..io.files import writable
-    from ..io.weights import read_weights
 
-    out = writable(args.output)
-    if out.exists() and out.resolve() == Path(args.network).resolve():
-        raise InvalidInput(f"the output {args.output} is the network being exported: write another file")
+    out = writable(args.output)  # an output that is an input is refused there
     if out.suffix.lower() not in FORMATS:
         raise InvalidInput(f"cannot tell the format of {out.name}: use .pt (PyTorch), .safetensors or .onnx")
-    net = read_weights(args.network)
+    net = _read(args.network)
     rounding = export_network(net, out, dtype=args.dtype)
-    parts = (", hidden biases" if net.has_bias else "") + (", output bias" if net.has_output_bias else "")
+    layers = affine_layers(net)
+    widths = [len(layers[0][0][0]), *(len(W) for W, _ in layers)]
+    units = ", ".join(map(str, widths[1:-1]))
+    parts = "".join(f", {name}" for name, there in (("hidden biases", any(any(b) for _, b in layers[:-1])),
+                                                      ("output bias", any(layers[-1][1]))) if there)
     what = FORMATS[out.suffix.lower()]
-    layout = f"nn.Sequential(nn.Linear({net.d}, {net.k}), nn.ReLU(), nn.Linear({net.k}, {net.m}))"
+    layout = "nn.Sequential(" + ", nn.ReLU(), ".join(f"nn.Linear({a}, {b})" for a, b in zip(widths, widths[1:])) + ")"
     article = "an" if what[0] in "AEIOU" else "a"
-    lines = [f"exported {args.network} ({net.k} units{parts}) as {article} {what} of {layout} to {out}",
+    lines = [f"exported {args.network} ({units} units{parts}) as {article} {what} of {layout} to {out}",
              f"values: {rounding.text()}",
              f"load: {LOADERS[out.suffix.lower()].format(path=out)}"]
     record = {"network": str(args.network), "output": str(out), "format": what, "dtype": args.dtype,
               "layout": layout, "values": rounding.count, "rounded": rounding.rounded, "exact": rounding.exact,
               "largest_rounding_error": str(rounding.worst), "where": rounding.worst_where or None}
     return emit(args, record, lines)
+
+
+def _read(path: str):
+    """The network of ``path``: a JSON weights file or certificate (two layers), or the layer stack of a binary weights
+    file of any depth (read exactly by :mod:`exactrelu.io.binary_weights`)."""
+    from ..io.binary_weights import read_weights_stack, weights_kind
+    from ..io.weights import read_weights
+
+    if weights_kind(path) == "json":
+        return read_weights(path)
+    return read_weights_stack(path)

@@ -6,6 +6,7 @@ import json
 
 from ._limit import TIME_LIMIT_HELP, limited, time_limit_seconds
 from ._report import emit, json_command
+from ._weights import add_layers_argument, read_net
 
 
 def register(sub) -> None:
@@ -32,17 +33,18 @@ def register(sub) -> None:
     p.add_argument("--expect", metavar="NET", help="a network you believe the oracle is: compare it with the "
                    "extracted one (equivalent / not-equivalent, certificate with --expect-certificate)")
     p.add_argument("--expect-certificate", dest="evidence", metavar="FILE", help="where to write that certificate")
+    add_layers_argument(p, of="the --oracle file")
+    add_layers_argument(p, "--expect-layers", of="the --expect file")
     p.add_argument("-v", "--verbose", action="store_true", help="progress with the query count on stderr")
     json_command(p, "extract", limited(cmd_extract, backstop=True))
 
 
 def _oracle(args, deadline):
     from ..extract import CommandOracle, NetworkOracle
-    from ..io.weights import read_weights
 
     budget = {"max_queries": args.max_queries, "time_limit": deadline}
     if args.oracle:
-        return NetworkOracle(read_weights(args.oracle), **budget)
+        return NetworkOracle(read_net(args, args.oracle, layers=args.layers), **budget)
     return CommandOracle(args.oracle_cmd, force=args.force, **budget)
 
 
@@ -59,12 +61,13 @@ def cmd_extract(args) -> int:
     from ..certificates.envelope import write_certificate
     from ..errors import InvalidInput, NotRealizable
     from ..extract import extract
-    from ..io.weights import read_weights, weights_json
+    from ..io.weights import weights_json
     from ..progress import LineProgress
 
     if args.k is not None and args.k < 1:
         raise InvalidInput(f"-k must be a positive integer, got {args.k}")
-    expected = read_weights(args.expect) if args.expect else None  # a bad file is refused before any query
+    # a bad file is refused before any query
+    expected = read_net(args, args.expect, layers=args.expect_layers) if args.expect else None
     progress = LineProgress() if args.verbose else None
     oracle = _oracle(args, deadline)
     try:

@@ -28,6 +28,7 @@ def register(sub) -> None:
     p.add_argument("--no-refine", action="store_true", help="skip the refinement after the start method")
     p.add_argument("-o", "--output", required=True, help="weights file to write (exactrelu.weights JSON)")
     p.add_argument("--certificate", help="also write the residual certificate here")
+    p.set_defaults(output_args=("certificate",))  # checked before the work (cli._check_outputs)
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")

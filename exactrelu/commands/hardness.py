@@ -62,7 +62,7 @@ def _nae_size(formula) -> tuple[int, int]:
 
 
 def _estimate(args, num_vars: int, num_clauses: int, nae_vars: int, nae_clauses: int) -> None:
-    """The instance's size up front: over the entries limit refused at once, else its work announced."""
+    """The instance's size up front: over the memory there is refused at once, else its work announced."""
     from ..limits import check_entries
     from ._work import cnf_estimate
 

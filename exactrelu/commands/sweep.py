@@ -41,6 +41,7 @@ def register(sub) -> None:
     p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     add_time_limit(p)
+    p.set_defaults(directory_outputs=("output",))  # -o DIR: a directory (cli._check_outputs)
     json_command(p, "sweep", cmd_sweep)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import check_entries, limit, over
 
 __all__ = [
     "CNF",
@@ -176,21 +176,7 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
             continue
         if num_vars is None:
             raise InvalidInput(f"{where}: clause before the 'p cnf VARS CLAUSES' header")
-        for tok in s.split():
-            try:
-                lit = int(tok)
-            except ValueError:
-                raise InvalidInput(f"{where}: {tok!r} is not an integer literal") from None
-            if lit == 0:
-                fresh += max(0, len(current) - 3)
-                clauses.append(tuple(current))
-                current = []
-            elif abs(lit) > num_vars:
-                raise InvalidInput(f"{where}: literal {lit} exceeds the {num_vars} variables of the header")
-            else:
-                current.append(lit)
-                if len(current) % 1024 == 0:  # a long clause: refused before the rest of it is read
-                    check_reduction_size(num_vars, fresh + len(current) - 3, where)
+        current, fresh = _literals(s, where, num_vars, current, clauses, fresh)
     if num_vars is None:
         raise InvalidInput(f"{source}: no 'p cnf VARS CLAUSES' header")
     if current:
@@ -198,6 +184,31 @@ def parse_dimacs(text: str, *, source: str = "<string>") -> CNF:
     if len(clauses) != num_clauses:
         raise InvalidInput(f"{source}: the header announces {num_clauses} clauses, the file has {len(clauses)}")
     return CNF(num_vars, tuple(clauses), tuple(comments))
+
+
+#: variables a DIMACS header may announce whatever the file's size (beyond, its characters must hold them)
+ANNOUNCED = 1024
+
+
+def _literals(s: str, where: str, num_vars: int, current: list, clauses: list, fresh: int) -> tuple[list, int]:
+    """Read the literals of one line ``s``: each clause its 0 ends goes to ``clauses``; returns the clause still
+    open and ``fresh`` (at least this many fresh variables in the reduction's instance, from clauses over 3)."""
+    for tok in s.split():
+        try:
+            lit = int(tok)
+        except ValueError:
+            raise InvalidInput(f"{where}: {tok!r} is not an integer literal") from None
+        if lit == 0:
+            fresh += max(0, len(current) - 3)
+            clauses.append(tuple(current))
+            current = []
+        elif abs(lit) > num_vars:
+            raise InvalidInput(f"{where}: literal {lit} exceeds the {num_vars} variables of the header")
+        else:
+            current.append(lit)
+            if len(current) % 1024 == 0:  # a long clause: refused before the rest of it is read
+                check_reduction_size(num_vars, fresh + len(current) - 3, where)
+    return current, fresh
 
 
 def _header(s: str, where: str, size: int) -> tuple[int, int]:
@@ -213,11 +224,14 @@ def _header(s: str, where: str, size: int) -> tuple[int, int]:
         raise over("variables", f"{where}: a formula of {num_vars} variables")
     if num_clauses > size:  # each clause needs at least its terminating "0"
         raise InvalidInput(f"{where}: the header announces {num_clauses} clauses; the file is {size} characters")
+    if num_vars > max(size, ANNOUNCED):  # the reduction's cost grows with N^2 whether the variables are used or not
+        raise InvalidInput(f"{where}: the header announces {num_vars} variables; the file is {size} characters (over "
+                           f"{ANNOUNCED} variables, a formula holds at least one character per variable it announces)")
     return num_vars, num_clauses
 
 
 def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
-    """Refuse a formula whose ReLU instance (hardness/nae_to_relu.py) would be over the ``entries`` limit.
+    """Refuse a formula whose ReLU instance (hardness/nae_to_relu.py) would need more memory than the machine has.
 
     The instance has a column per variable of the NAE formula (``num_vars`` plus at least ``fresh`` from
     splitting clauses of more than three literals) and two gadget rows per column: at least
@@ -227,11 +241,10 @@ def check_reduction_size(num_vars: int, fresh: int, where: str) -> None:
     >>> check_reduction_size(10, 100_000, "f.cnf")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: f.cnf: its reduction (at least 200020 x (100010 + 1) entries) is over the limit entries=...
+    exactrelu.errors.InvalidInput: f.cnf: its reduction (200020 x (100010 + 1) = 20,004,200,220 entries) needs about ...
     """
     cols = num_vars + max(0, fresh)
-    if 2 * cols * (cols + 1) > limit("entries"):
-        raise over("entries", f"{where}: its reduction (at least {2 * cols} x ({cols} + 1) entries)")
+    check_entries(2 * cols, cols, 1, f"{where}: its reduction")
 
 
 def format_dimacs(formula: CNF | NAEFormula, *, comments: Iterable[str] = ()) -> str:

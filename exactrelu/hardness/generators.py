@@ -20,7 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import check_memory, limit, over
+
+#: (bytes, seconds) per random clause drawn (a tuple of small ints in a list; the draw's Python loop), measured
+CLAUSE_COST = (80, 2e-6)
 from .cnf import CNF, Assignment, NAEFormula, assignment_from_literals
 
 __all__ = ["random_kcnf", "random_nae3", "pigeonhole", "planted_assignment"]
@@ -40,8 +43,8 @@ def _check(num_vars, num_clauses, width):
         raise InvalidInput(f"clauses of {width} distinct variables need num_vars >= {width}, got {num_vars}")
     if num_vars > limit("variables"):
         raise over("variables", f"a formula of {num_vars} variables")
-    if num_clauses * width > limit("entries"):
-        raise over("entries", f"{num_clauses} clauses of {width} literals")
+    check_memory(num_clauses * CLAUSE_COST[0], f"{num_clauses:,} clauses of {width} literals",
+                 seconds=num_clauses * CLAUSE_COST[1], cost=f"{CLAUSE_COST[0]} bytes per clause")
 
 
 def _clauses(rng, num_vars, num_clauses, width, accept):

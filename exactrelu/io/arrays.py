@@ -3,8 +3,11 @@
 * ``.npy``: read by the strict reader of :mod:`exactrelu.io.npz` (no pickle; float64, float32, int64 or int32;
   bounded before any work); floats are the dyadic rationals they are.
 * ``.csv`` (or ``.txt``, ``.tsv``): one sample per row, separated by commas (tabs, semicolons or spaces are
-  recognised too); an optional first row of column names is skipped; every entry is read **exactly as
-  written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is 3/7 (a decimal is not rounded to a float).
+  recognised too); every entry is read **exactly as written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is
+  3/7 (a decimal is not rounded to a float). The first row is a header of column names, and skipped, exactly
+  when none of its entries is a number and each begins with a letter or ``_`` (``x1, x2, label``; ``nan`` and
+  ``inf`` are no names); any other first row is data, so a malformed number there (``1.2.3``) is refused by
+  name, never dropped as a header.
 
 :func:`read_data_arrays` returns the :class:`~exactrelu.io.instance_file.InstanceParts` of the pair
 (``exactrelu import`` writes them as an instance file, which the independent checker can read).
@@ -30,7 +33,7 @@ import numpy as np
 from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..exact.rationals import to_fraction
-from ..limits import limit, over
+from ..limits import COSTS, check_entries, check_memory
 from .files import read_bytes
 from .instance_file import InstanceParts
 from .npz import _array
@@ -45,8 +48,7 @@ def read_data_arrays(inputs: str | os.PathLike, labels: str | os.PathLike) -> In
     X, Y = read_array(inputs, "inputs"), read_array(labels, "labels")
     if X.shape[0] != Y.shape[0]:
         raise InvalidInput(f"{inputs} has {X.shape[0]} rows but {labels} has {Y.shape[0]}: one row per sample in both")
-    if X.shape[0] * (X.shape[1] + Y.shape[1]) > limit("entries"):
-        raise over("entries", f"{X.shape[0]} samples of {X.shape[1]} inputs and {Y.shape[1]} labels")
+    check_entries(X.shape[0], X.shape[1], Y.shape[1], f"{inputs} and {labels}")
     return InstanceParts(X, Y)
 
 
@@ -75,13 +77,13 @@ def _csv(path: Path, raw: bytes, what: str) -> QMatrix:
         "," if "," in sample else " "
     rows = [[x.strip() for x in r if x.strip()] for r in csv.reader(io.StringIO(text), delimiter=delimiter)]
     rows = [r for r in rows if r]
-    if rows and not _numeric(rows[0][0]):
-        rows = rows[1:]  # a header of column names
+    if rows and _is_header(rows[0], path, what):
+        rows = rows[1:]
     if not rows:
         raise InvalidInput(f"{path}: no rows of numbers in the {what} table")
     width = len(rows[0])
-    if len(rows) * width > limit("entries"):
-        raise over("entries", f"{path}: {len(rows)} x {width} entries")
+    check_memory(len(rows) * width * COSTS["instance"][0], f"{path}: {len(rows)} x {width} entries",
+                 cost=f"{COSTS['instance'][0]} bytes per entry")
     for i, r in enumerate(rows):
         if len(r) != width:
             raise InvalidInput(f"{path}: row {i + 1} has {len(r)} entries, the first has {width}")
@@ -89,6 +91,24 @@ def _csv(path: Path, raw: bytes, what: str) -> QMatrix:
         return QMatrix.from_fractions([to_fraction(x) for r in rows for x in r], len(rows), width)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc} (every entry must be a number: an integer, a decimal or p/q)") from None
+
+
+#: words that are no column name: a value (refused as a number later), not a header to drop
+_NOT_NAMES = {"nan", "inf", "infinity"}
+
+
+def _is_header(row: list[str], path: Path, what: str) -> bool:
+    """Whether the first row is a header of column names (the rule of the module doc): no entry is a number and
+    every entry begins with a letter or ``_`` and is not NaN or infinity. A row of numbers is data; any other row
+    (``1.2.3, 4``; ``x, 1``) is data too, and its entry that is not a number is refused where the table is read."""
+    if any(_numeric(x) for x in row):
+        return False
+    names = all((x[:1].isalpha() or x[:1] == "_") and x.lower().lstrip("+-") not in _NOT_NAMES for x in row)
+    if not names:
+        bad = next(x for x in row if not (x[:1].isalpha() or x[:1] == "_") or x.lower().lstrip("+-") in _NOT_NAMES)
+        raise InvalidInput(f"{path}: the first row of the {what} table is neither numbers nor column names: "
+                           f"{bad[:40]!r} is not a number (a header's names begin with a letter)")
+    return True
 
 
 def _numeric(text: str) -> bool:

@@ -19,6 +19,8 @@ exactrelu.errors.InvalidInput: cannot write .../missing/out.json: the directory 
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
 import threading
 from contextlib import contextmanager, suppress
@@ -30,14 +32,16 @@ from ..certificates.trusted.common import read_json as checker_read_json
 from ..errors import InvalidInput
 from ..limits import limit
 
-__all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output", "write_text_atomic", "write_bytes_atomic", "OutputGuard"]
+__all__ = ["read_json", "check_fields", "check_exact_entries", "writable", "read_bytes", "atomic_output",
+           "write_text_atomic", "write_bytes_atomic", "OutputGuard", "protect_inputs"]
 
 
-def read_bytes(path: str | os.PathLike, *, what: str = "file") -> bytes:
-    """The bytes of ``path``; InvalidInput if it is missing, a directory or unreadable."""
+def read_bytes(path: str | os.PathLike, *, what: str = "file", size: int = -1) -> bytes:
+    """The bytes of ``path`` (its first ``size`` bytes when ``size >= 0``); InvalidInput if it is missing, a directory
+    or unreadable."""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            return fh.read(size)
     except FileNotFoundError:
         raise InvalidInput(f"no such {what}: {path}") from None
     except IsADirectoryError:
@@ -97,18 +101,74 @@ def check_fields(obj: dict, allowed: set | frozenset, where: str) -> None:
 
 def writable(path: str | os.PathLike, *, directory_ok: bool = False) -> Path:
     """``path`` as a Path after checking that a file (or, with ``directory_ok``, a directory) can be
-    written there, before any long work."""
+    written there, before any long work: refused when it is a directory (unless ``directory_ok``), a block device
+    or a socket, an input of the running command (:func:`protect_inputs`), or in a directory that does not exist.
+    A symbolic link is checked at its target (which :func:`atomic_output` replaces); a character device or a FIFO
+    is written directly, never replaced."""
     path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir() and directory_ok:
-        parent = path
-    elif path.is_dir():
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir() and directory_ok:
+        parent = target
+    elif target.is_dir():
         raise InvalidInput(f"cannot write {path}: it is a directory")
+    elif target.exists() and _special(target) not in (None, "character device", "FIFO"):
+        raise InvalidInput(f"cannot write {path}: it is a {_special(target)}, not a file")
     if not parent.is_dir():
         raise InvalidInput(f"cannot write {path}: the directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    _refuse_an_input(path)
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise InvalidInput(f"cannot write {path}: permission denied")
     return path
+
+
+def _special(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file or a directory (None for those, or when it is absent)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, name in ((stat.S_ISCHR, "character device"), (stat.S_ISFIFO, "FIFO"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return None
+
+
+#: the files the running command reads (:func:`protect_inputs`): no output may replace one
+_INPUTS: list[str] = []
+
+
+@contextmanager
+def protect_inputs(paths) -> Iterator[None]:
+    """While the block runs, refuse any output (:func:`writable`, :func:`atomic_output`) that is one of ``paths``
+    (the same file, by ``os.path.samefile``: through a link or another spelling too). The command line puts every
+    existing file among a command's arguments here, so ``recover inst.json -o inst.json`` is refused before any
+    work instead of replacing the instance with its certificate.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "in.json")
+    >>> _ = open(path, "w").write("{}")
+    >>> with protect_inputs([path]):
+    ...     writable(path)
+    Traceback (most recent call last):
+    ...
+    exactrelu.errors.InvalidInput: cannot write .../in.json: it is an input of this command (write the output elsewhere)
+    """
+    added = [str(p) for p in paths if isinstance(p, (str, os.PathLike)) and str(p) and os.path.isfile(p)]
+    _INPUTS.extend(added)
+    try:
+        yield
+    finally:
+        for p in added:
+            _INPUTS.remove(p)
+
+
+def _refuse_an_input(path: Path) -> None:
+    for inp in _INPUTS:
+        with suppress(OSError):
+            if os.path.samefile(inp, path):
+                raise InvalidInput(f"cannot write {path}: it is an input of this command (write the output elsewhere)")
 
 
 #: the lock between a guarded writer's ``os.replace`` and :meth:`OutputGuard.abandon`
@@ -179,6 +239,12 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
     caller) removes the temporary file and leaves the old file untouched. OSError becomes one
     InvalidInput line.
 
+    Only a file is ever replaced: a symbolic link is followed and its target replaced (the link stays); a
+    character device (``/dev/null``) or a FIFO is written directly, never replaced by a file; a directory, a block
+    device, a socket and an input of the running command (:func:`protect_inputs`) are refused. The temporary file
+    is ``.NAME.PID.XXXXXXXX.tmp``: one left by a process that is gone (killed with SIGKILL) is removed the next time
+    ``NAME`` is written.
+
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
     >>> with atomic_output(path) as fh:
@@ -187,8 +253,15 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
     ('new', ['a.txt'])
     """
     path = Path(path)
+    target, kind = _writable_target(path, what)
+    if kind is not None:
+        with _direct(target, binary, what) as fh:  # a device or a FIFO: never replaced by a file
+            yield fh
+        return
+    _clean_orphans(target)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
+                                   prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp")
     except OSError as exc:
         raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
     guard = getattr(_THREAD, "guard", None)
@@ -196,19 +269,12 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
         with _GUARD_LOCK:
             guard.pending.add(tmp)
     try:
-        os.chmod(tmp, _mode_for(path))  # mkstemp makes 0600: keep the mode the file has, or would get from open()
+        os.chmod(tmp, _mode_for(target))  # mkstemp makes 0600: keep the mode the file has, or would get from open()
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        if guard is None:
-            os.replace(tmp, path)
-        else:
-            with _GUARD_LOCK:
-                if guard.abandoned:
-                    raise InvalidInput(f"not writing {what} {path}: the command gave up (its time limit passed)")
-                os.replace(tmp, path)
-                guard.pending.discard(tmp)
+        _put_in_place(tmp, target, guard, f"{what} {path}")
     except BaseException as exc:
         with suppress(OSError):
             os.unlink(tmp)
@@ -218,6 +284,71 @@ def atomic_output(path: str | os.PathLike, *, binary: bool = False, what: str = 
         if isinstance(exc, OSError):
             raise InvalidInput(f"cannot write {what} {path}: {exc.strerror or exc}") from None
         raise
+
+
+def _writable_target(path: Path, what: str) -> tuple[Path, str | None]:
+    """The file that writing ``path`` replaces (a symbolic link's target) and its kind (None: a file, or nothing yet);
+    InvalidInput when it is neither a file, a character device nor a FIFO, or is an input of the running command."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    kind = "directory" if target.is_dir() else _special(target)
+    if kind not in (None, "character device", "FIFO"):
+        raise InvalidInput(f"cannot write {what} {path}: it is a {kind}, not a file")
+    _refuse_an_input(target)
+    return target, kind
+
+
+def _put_in_place(tmp: str, target: Path, guard, named: str) -> None:
+    """``os.replace(tmp, target)``; under a command's guard only while the command has not given up."""
+    if guard is None:
+        os.replace(tmp, target)
+        return
+    with _GUARD_LOCK:
+        if guard.abandoned:
+            raise InvalidInput(f"not writing {named}: the command gave up (its time limit passed)")
+        os.replace(tmp, target)
+        guard.pending.discard(tmp)
+
+
+@contextmanager
+def _direct(target: Path, binary: bool, what: str) -> Iterator[IO]:
+    """``target`` (a character device or a FIFO) opened for writing as it is."""
+    try:
+        fh = open(target, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""}))
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {what} {target}: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            yield fh
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {what} {target}: {exc.strerror or exc}") from None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _clean_orphans(target: Path) -> None:
+    """Remove the temporary files ``.NAME.PID.XXXXXXXX.tmp`` of ``target`` whose process is gone (a SIGKILL leaves
+    them): ours only (this user's regular files, named exactly as :func:`atomic_output` names them)."""
+    pattern = re.compile(re.escape(f".{target.name}.") + r"([0-9]+)\.[a-z0-9_]{8}\.tmp")
+    try:
+        entries = list(os.scandir(target.parent if str(target.parent) else "."))
+    except OSError:
+        return
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None or int(match.group(1)) == os.getpid() or _alive(int(match.group(1))):
+            continue
+        with suppress(OSError):
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid():
+                os.unlink(entry.path)
 
 
 def _mode_for(path: Path) -> int:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
-from ..limits import check_entries
+from ..limits import COSTS, check_entries, check_memory
 from ..network import RELU, Activation, Network
 from .files import atomic_output, check_exact_entries, check_fields, read_bytes, read_json
 from .npz import read_npz_instance
@@ -93,6 +93,9 @@ def _no_gc():
 
 
 def _read_json(path: Path, raw: bytes) -> InstanceParts:
+    per_byte, per_second = COSTS["json"]
+    check_memory(len(raw) * per_byte, f"{path} ({len(raw):,} bytes of JSON)", seconds=len(raw) * per_second,
+                 cost=f"at least {per_byte} bytes per byte of JSON while it is parsed")
     with _no_gc():  # millions of small objects, none of them in a cycle: the collector only costs time (3x here)
         return _instance_parts(path, read_json(path, what="instance file", raw=raw))
 

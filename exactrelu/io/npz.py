@@ -8,8 +8,9 @@ no other member, no duplicate), each an ``.npy`` array of version 1.0 or 2.0 wit
 * ``descr`` one of float64, float32, int64, int32, little- or big-endian (``<f8``, ``>f4``, ...);
 * exactly ``rows * columns * itemsize`` bytes of data, with at least one row and one column.
 
-Declared member sizes are checked against ``limit("entries")`` before anything is decompressed,
-and the decompressed size must be the declared one. Floats are then taken exactly (a float32 or
+Before anything is decompressed, a deflated member may unpack to at most ``limit("inflation")`` times its compressed
+bytes (a deflate bomb is out of proportion to its file) and the arrays must fit the memory there is; the
+decompressed size must be the declared one, and the shape must be exactly what the stored bytes hold. Floats are then taken exactly (a float32 or
 float64 is a dyadic rational). ``numpy.load`` is not used: it reads a member ``labels`` as well as
 ``labels.npy``, and accepts what the checker does not, so the two could see different instances.
 The checker's reader is ``exactrelu/certificates/trusted/npz.py``; ``tests/io/test_npz.py``
@@ -34,7 +35,7 @@ import numpy as np
 from ..certificates.trusted.common import UnreadableInput
 from ..certificates.trusted.npz import NpzRows, npy_header
 from ..errors import InvalidInput
-from ..limits import limit, over
+from ..limits import check_inflation, check_memory, limit
 
 __all__ = ["read_npz_instance", "map_npz_instance", "read_npz_arrays", "MEMBERS", "DTYPES", "WEIGHT_DTYPES"]
 
@@ -92,6 +93,8 @@ def _mapped(rows, block: int) -> np.ndarray:
     native = np.float64 if dtype.kind == "f" else np.int64
     if rows.offset is not None and dtype == np.dtype(native):
         return np.memmap(rows.path, dtype=native, mode="r", offset=rows.offset + rows.start, shape=(rows.rows, rows.cols))
+    check_memory(rows.rows * rows.cols * 8, f"{rows.path}: member {rows.info.filename} read into memory "
+                 f"({rows.rows} x {rows.cols})", cost="8 bytes per entry; a stored float64 member is mapped instead")
     out = np.empty((rows.rows, rows.cols), dtype=native)
     step = rows.cols * rows.size
     for a in range(0, rows.rows, block):
@@ -103,11 +106,13 @@ def _mapped(rows, block: int) -> np.ndarray:
     return out
 
 
-def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional: tuple[str, ...] = (), *,
-                    what: str = "instance", dtypes: tuple[str, ...] = DTYPES) -> dict[str, np.ndarray]:
+def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...] | None, optional: tuple[str, ...] = (), *,
+                    what: str = "instance", dtypes: tuple[str, ...] = DTYPES,
+                    keep_shape: bool = False) -> dict[str, np.ndarray]:
     """The members of an ``.npz`` archive, read by the rules above: ``required`` members must all be
-    there, ``optional`` ones may be, nothing else may; each comes back 2-D (a 1-D array as one column), floats as
-    float64 and integers in their own width (native byte order), of one of ``dtypes``.
+    there, ``optional`` ones may be, nothing else may (``required=None``: any members, each an ``.npy``); each comes
+    back 2-D (a 1-D array as one column; ``keep_shape``: as stored), floats as float64 and integers in their own
+    width (native byte order), of one of ``dtypes``.
 
     >>> import numpy as np, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "w.npz")
@@ -115,26 +120,18 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
     >>> sorted(read_npz_arrays(path, ("U.npy", "V.npy"), ("b.npy",), what="weights"))
     ['U.npy', 'V.npy']
     """
-    allowed = set(required) | set(optional)
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
-            names = sorted(i.filename for i in infos)
-            if len(set(names)) != len(names) or not set(required) <= set(names) or not set(names) <= allowed:
-                want = " and ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
-                raise InvalidInput(f"{path}: an .npz {what} has exactly the members {want}, found {names[:10]}")
-            cap = 8 * limit("entries") + 12 + limit("header")
+            _check_members(path, sorted(i.filename for i in infos), required, optional, what)
+            _check_sizes(path, infos, what)
             arrays = {}
             for info in infos:
-                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                    raise InvalidInput(f"{path}: member {info.filename} is neither stored nor deflated")
-                if info.file_size > cap:
-                    raise over("entries", f"{path}: member {info.filename} of {info.file_size} bytes")
                 with z.open(info) as fh:
                     data = fh.read(info.file_size + 1)
                 if len(data) != info.file_size:
                     raise InvalidInput(f"{path}: member {info.filename} is not the size its header says")
-                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}", dtypes)
+                arrays[info.filename] = _array(data, f"{path}: {info.filename[:-4]}", dtypes, keep_shape=keep_shape)
     except FileNotFoundError:
         raise InvalidInput(f"no such {what} file: {path}") from None
     except IsADirectoryError:
@@ -142,6 +139,33 @@ def read_npz_arrays(path: str | os.PathLike, required: tuple[str, ...], optional
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, struct.error) as exc:
         raise InvalidInput(f"{path}: not a readable .npz {what} file ({exc})") from None
     return arrays
+
+
+def _check_sizes(path, infos, what: str) -> None:
+    """Before anything is decompressed: stored or deflated members only, none that unpacks out of proportion to its
+    compressed bytes (a deflate bomb: the limit ``inflation``), and their float64 copies within the memory there is
+    (the stored bytes hold the entries: an honest file is limited by memory only)."""
+    for info in infos:
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise InvalidInput(f"{path}: member {info.filename} is neither stored nor deflated")
+        if info.compress_type == zipfile.ZIP_DEFLATED:
+            check_inflation(info.compress_size, info.file_size, f"{path}: member {info.filename}")
+    total = sum(i.file_size for i in infos)
+    check_memory(2 * total, f"{path}: an .npz {what} of {total:,} bytes unpacked",
+                 cost="its bytes and their float64 copy")
+
+
+def _check_members(path, names: list[str], required: tuple[str, ...] | None, optional: tuple[str, ...],
+                   what: str) -> None:
+    """Refuse a duplicate member, and members other than those asked for (or, asked for none, not ``.npy``)."""
+    if required is None:
+        if len(set(names)) != len(names) or not names or not all(n.endswith(".npy") for n in names):
+            raise InvalidInput(f"{path}: an .npz {what} file holds distinct .npy arrays (numpy.savez), found "
+                               f"{names[:10]}")
+        return
+    if len(set(names)) != len(names) or not set(required) <= set(names) or not set(names) <= {*required, *optional}:
+        want = " and ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
+        raise InvalidInput(f"{path}: an .npz {what} has exactly the members {want}, found {names[:10]}")
 
 
 def _header(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> tuple[str, bool, tuple, int]:
@@ -176,18 +200,17 @@ def _weights_header(data: bytes, name: str, dtypes: tuple[str, ...]) -> tuple[st
     return dtype.str, fortran, shape, fh.tell()
 
 
-def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES) -> np.ndarray:
+def _array(data: bytes, name: str, dtypes: tuple[str, ...] = DTYPES, *, keep_shape: bool = False) -> np.ndarray:
+    """The array of an .npy file's bytes, 2-D (a 1-D array as one column) unless ``keep_shape``."""
     descr, fortran, shape, start = _header(data, name, dtypes)
     r, c = shape if len(shape) == 2 else (shape[0], 1)
     if r == 0 or c == 0:
         raise InvalidInput(f"{name}: shape {shape} has no entries (at least one sample and one column)")
-    if r * c > limit("entries"):
-        raise over("entries", f"{name}: {r} x {c} entries")
     size = int(descr[2:])
     if len(data) - start != r * c * size:
         raise InvalidInput(f"{name}: shape {shape} needs {r * c * size} data bytes, the file has {len(data) - start}")
     flat = np.frombuffer(data, dtype=np.dtype(descr), count=r * c, offset=start)
-    out = flat.reshape((r, c), order="F" if fortran else "C")
+    out = flat.reshape(shape if keep_shape else (r, c), order="F" if fortran else "C")
     if descr[1] == "f":
         return out.astype(np.float64)  # native order; float16 and float32 widen exactly
     return out.astype(np.uint64 if descr[1] == "u" and size == 8 else np.int64)  # uint64 beyond int64 stays exact

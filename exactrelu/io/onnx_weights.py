@@ -1,20 +1,24 @@
-"""ONNX graphs of one hidden ReLU layer, read exactly (extra ``onnx``: ``pip install exactrelu[onnx]``).
+"""ONNX graphs of ReLU networks of any depth, read exactly, by the standard-library protobuf reader of
+:mod:`exactrelu.io.onnx_wire` (no ``onnx`` package needed; nothing in the file is executed).
 
-Accepted graphs (what ``torch.onnx.export`` writes for ``Sequential(Linear(d, k), ReLU(), Linear(k, m))``, and
-the MatMul form other exporters write)::
+Accepted graphs: one chain from the one input to the one output of affine layers with one Relu between each
+two, as ``torch.onnx.export`` writes for ``Sequential(Linear, ReLU, Linear, ...)`` and other exporters in the
+MatMul form::
 
-    x -> Gemm(W1, B1) -> Relu -> Gemm(W2, B2) -> y
-    x -> MatMul(W1) -> Add(B1) -> Relu -> MatMul(W2) -> Add(B2) -> y      (either Add may be absent)
+    x -> Gemm(W1, B1) -> Relu -> Gemm(W2, B2) -> ... -> y
+    x -> MatMul(A1) -> Add(B1) -> Relu -> MatMul(A2) -> Add(B2) -> y        (any Add may be absent)
 
-one graph input, one output, weights as initializers or Constant nodes (float16, float32, float64 or integer;
-every value taken exactly: a float is the dyadic rational it is), Gemm with ``alpha = beta = 1`` and
-``transA = 0`` (``transB`` either way). Anything else, another operator, a second hidden layer, weights kept
-in external files, is refused with one line naming what was found. The file is parsed by the ``onnx`` package
-(protobuf); nothing in it is executed.
+with Flatten (axis 1) and Identity anywhere (no-ops on a batch of samples; a Flatten at the input flattens each
+sample) and weights as initializers or Constant nodes (float16, bfloat16, float32, float64 or integers; every
+value taken exactly: a float is the dyadic rational it is). A Gemm ``Y = alpha A' B' + beta C`` is read with its
+``alpha``, ``beta`` (exactly: the weight times alpha, the bias times beta), ``transB``, ``transA`` on the first
+layer (the input taken as columns), and C a vector or one number broadcast. Any other operator is refused by
+name, as are weights kept in external files and a tensor whose dims disagree with its stored data.
 
 >>> import numpy as np, tempfile, os
 >>> from onnx import helper, numpy_helper, TensorProto
->>> W1, B1, W2 = np.array([[1.0, -2.0], [0.5, 0.0]], np.float32), np.array([0.25, -1.0], np.float32), np.ones((1, 2), np.float32)
+>>> W1, B1 = np.array([[1.0, -2.0], [0.5, 0.0]], np.float32), np.array([0.25, -1.0], np.float32)
+>>> W2 = np.ones((1, 2), np.float32)
 >>> nodes = [helper.make_node("Gemm", ["x", "W1", "B1"], ["h"], transB=1), helper.make_node("Relu", ["h"], ["r"]),
 ...          helper.make_node("Gemm", ["r", "W2"], ["y"], transB=1)]
 >>> graph = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
@@ -23,139 +27,171 @@ in external files, is refused with one line naming what was found. The file is p
 >>> path = os.path.join(tempfile.mkdtemp(), "mlp.onnx")
 >>> with open(path, "wb") as fh:
 ...     _ = fh.write(helper.make_model(graph).SerializeToString())
->>> net = read_onnx(path)
->>> net.V.to_fractions(), net.b_fractions()
-([[Fraction(1, 1), Fraction(-2, 1)], [Fraction(1, 2), Fraction(0, 1)]], [Fraction(1, 4), Fraction(-1, 1)])
+>>> stack = onnx_stack(path)
+>>> stack.description
+'read .../mlp.onnx: W1 (2 x 2) + B1 -> W2 (1 x 2)'
+>>> stack.layers[0].W.tolist(), stack.layers[0].b.tolist()
+([[1.0, -2.0], [0.5, 0.0]], [0.25, -1.0])
 """
 
 from __future__ import annotations
 
+import math
 import os
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InvalidInput
 from ..exact.codecs.float64 import exact_values
-from ..exact.matrix import QMatrix
-from ..network import RELU, Activation, Network
+from ..network import RELU
+from .files import read_bytes
+from .layers import AffineLayer, LayerStack
+from .onnx_wire import Graph, Tensor, parse_model, tensor_array
 
-__all__ = ["read_onnx", "onnx_arrays"]
+__all__ = ["onnx_stack"]
 
-
-def _onnx():
-    try:
-        import onnx
-        from onnx import numpy_helper
-    except ImportError:
-        raise InvalidInput("reading .onnx files needs the onnx package: pip install 'exactrelu[onnx]'") from None
-    return onnx, numpy_helper
+_NO_OPS = ("Identity", "Flatten")
+_CHAIN = "Gemm, MatMul (+ Add), Relu, Flatten or Identity"
 
 
-def _constants(graph, onnx, numpy_helper, path) -> dict[str, np.ndarray]:
+def _constants(graph: Graph, path) -> dict[str, np.ndarray]:
     """Initializers and Constant nodes by name, with exactly their values (floats as float64: float16, bfloat16
     and float32 widen exactly; integers as integers)."""
+    if graph.sparse:
+        raise InvalidInput(f"{path}: sparse initializers are not read; export the weights dense")
     tensors = list(graph.initializer)
     for node in graph.node:
         if node.op_type == "Constant":
-            attrs = {a.name: a for a in node.attribute}
-            if set(attrs) != {"value"}:
-                raise InvalidInput(f"{path}: a Constant node with attributes {sorted(attrs)} (only 'value' is read)")
-            t = onnx.helper.get_attribute_value(attrs["value"])
-            t.name = node.output[0]
-            tensors.append(t)
+            if set(node.attrs) != {"value"} or not isinstance(node.attrs["value"], Tensor):
+                raise InvalidInput(f"{path}: a Constant node with attributes {sorted(node.attrs)} (only a tensor "
+                                   "'value' is read)")
+            node.attrs["value"].name = node.output[0] if node.output else ""
+            tensors.append(node.attrs["value"])
     out = {}
     for t in tensors:
-        if onnx.external_data_helper.uses_external_data(t):
+        if t.external:
             raise InvalidInput(f"{path}: tensor {t.name!r} is kept in an external file; save the model with its "
                                "weights inside (onnx.save(model, path, save_as_external_data=False))")
-        a = numpy_helper.to_array(t)
-        if a.dtype.kind not in "fiu" and a.dtype.name != "bfloat16":
-            raise InvalidInput(f"{path}: tensor {t.name!r} has dtype {a.dtype}; expected floats or integers")
-        out[t.name] = exact_values(a, name=t.name)  # integers stay integers: never rounded through float64
+        out[t.name] = exact_values(tensor_array(t, path), name=t.name)  # integers stay integers
     return out
 
 
-def _gemm(node, consts, path):
-    """(weight as k x d, bias or None) of a Gemm node."""
-    onnx, _ = _onnx()
-    attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-    get = attrs.get
-    if get("alpha", 1.0) != 1.0 or get("beta", 1.0) != 1.0 or get("transA", 0) != 0:
-        raise InvalidInput(f"{path}: Gemm node {node.name!r} with alpha, beta != 1 or transA = 1 (not read)")
-    W = _weight(node.input[1], consts, path)
-    W = W if get("transB", 0) else W.T
-    return W, (_bias(node.input[2], consts, path) if len(node.input) > 2 and node.input[2] else None)
+def _scaled(a: np.ndarray, factor: float) -> np.ndarray:
+    """``factor * a`` exactly (an object array of Fractions unless factor is 1)."""
+    if factor == 1.0:
+        return a
+    f = Fraction(factor)
+    return np.array([f * Fraction(x) for x in a.reshape(-1).tolist()], dtype=object).reshape(a.shape)
 
 
-def _weight(name, consts, path) -> np.ndarray:
+def _weight(name, consts, path, node) -> np.ndarray:
     if name not in consts or consts[name].ndim != 2:
-        raise InvalidInput(f"{path}: the weight {name!r} must be a constant 2-D tensor")
+        raise InvalidInput(f"{path}: the weight {name!r} of {node.op_type} node {node.name!r} must be a constant "
+                           f"2-D tensor (the data comes first: x -> {node.op_type}(x, W))")
     return consts[name]
 
 
-def _bias(name, consts, path) -> np.ndarray:
+def _bias(name, consts, path, out: int) -> np.ndarray:
     if name not in consts:
         raise InvalidInput(f"{path}: the bias {name!r} must be a constant tensor")
     a = consts[name]
-    if a.ndim > 2 or (a.ndim == 2 and a.shape[0] != 1):
-        raise InvalidInput(f"{path}: the bias {name!r} has shape {a.shape}; expected a vector")
+    if a.size == 1:
+        return np.repeat(a.reshape(1), out)  # one number, broadcast to every output
+    if a.ndim > 2 or (a.ndim == 2 and a.shape[0] != 1) or a.size != out:
+        raise InvalidInput(f"{path}: the bias {name!r} has shape {a.shape}; expected a vector of {out} entries")
     return a.reshape(-1)
 
 
-def _layer(nodes: list, i: int, consts, path):
-    """One affine layer at nodes[i:]: (weight k x d, bias or None, index after it)."""
+def _gemm(node, consts, path, first: bool) -> tuple[AffineLayer, str]:
+    """The layer of a Gemm node ``Y = alpha A' B' + beta C`` whose A is the data, and a note."""
+    attrs = node.attrs
+    unknown = set(attrs) - {"alpha", "beta", "transA", "transB"}
+    if unknown:
+        raise InvalidInput(f"{path}: Gemm node {node.name!r} has attributes {sorted(unknown)} (not read)")
+    alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))
+    if attrs.get("transA", 0) and not first:
+        raise InvalidInput(f"{path}: Gemm node {node.name!r} has transA = 1 after the first layer, which mixes "
+                           "samples: not a network applied to each sample")
+    W = _weight(node.input[1], consts, path, node)
+    W = _scaled(W if attrs.get("transB", 0) else W.T, alpha)
+    has_c = len(node.input) > 2 and node.input[2]
+    b = _scaled(_bias(node.input[2], consts, path, W.shape[0]), beta) if has_c else None
+    label = node.input[1] + (f" x {attrs['alpha']}" if alpha != 1.0 else "")
+    note = "the input taken as columns (transA = 1)" if attrs.get("transA", 0) else ""
+    return AffineLayer(node.input[1], W, b, label, (node.input[2] if has_c else "") + (
+        f" x {attrs['beta']}" if has_c and beta != 1.0 else "")), note
+
+
+def _matmul(nodes, i, consts, path) -> tuple[AffineLayer, int]:
+    """The layer of a MatMul node (and of the Add after it, if any); the index after it."""
     node = nodes[i]
-    if node.op_type == "Gemm":
-        W, b = _gemm(node, consts, path)
-        return W, b, i + 1
-    if node.op_type != "MatMul":
-        raise InvalidInput(f"{path}: expected Gemm or MatMul, found the operator {node.op_type!r} ({node.name!r}); "
-                           "only x -> Gemm|MatMul(+Add) -> Relu -> Gemm|MatMul(+Add) is read")
-    W = _weight(node.input[1], consts, path).T
-    if i + 1 < len(nodes) and nodes[i + 1].op_type == "Add":
+    W = _weight(node.input[1], consts, path, node).T
+    if i + 1 < len(nodes) and nodes[i + 1].op_type == "Add" and node.output[0] in nodes[i + 1].input:
         add = nodes[i + 1]
         other = [n for n in add.input if n != node.output[0]]
         if len(other) != 1:
             raise InvalidInput(f"{path}: the Add node {add.name!r} does not add a bias to the MatMul's output")
-        return W, _bias(other[0], consts, path), i + 2
-    return W, None, i + 1
+        return AffineLayer(node.input[1], W, _bias(other[0], consts, path, W.shape[0]), node.input[1], other[0]), i + 2
+    return AffineLayer(node.input[1], W, None, node.input[1]), i + 1
 
 
-def onnx_arrays(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """(U, V, b, c) as float64 arrays (exact copies) from an ONNX graph of one hidden ReLU layer."""
-    onnx, numpy_helper = _onnx()
+def _chain(nodes, start: str, consts, path) -> tuple[list[AffineLayer], str, list[str]]:
+    """Walk the chain from the graph input: (layers, the name of the last output, notes)."""
+    layers: list[AffineLayer] = []
+    current, i, relu, notes = start, 0, False, []
+    while i < len(nodes):
+        node = nodes[i]
+        if node.input and node.input[0] != current and current in node.input:
+            raise InvalidInput(f"{path}: {node.op_type} node {node.name!r} reads the data as its input "
+                               f"{list(node.input).index(current) + 1}; read are x -> {node.op_type}(x, W), the data "
+                               "first")
+        if not node.input or node.input[0] != current:
+            raise InvalidInput(f"{path}: the operators do not form one chain from the input to the output "
+                               f"({node.op_type} node {node.name!r} does not read {current!r})")
+        if node.op_type in _NO_OPS:
+            axis = node.attrs.get("axis", 1)
+            if node.op_type == "Flatten" and axis != 1:
+                raise InvalidInput(f"{path}: Flatten node {node.name!r} with axis {axis} (only axis 1 is read)")
+            current, i = node.output[0], i + 1
+            continue
+        if node.op_type == "Relu":
+            if not layers or relu:
+                raise InvalidInput(f"{path}: a Relu {'before any layer' if not layers else 'after a Relu'} "
+                                   f"(node {node.name!r}): expected layer, Relu, layer, ...")
+            current, i, relu = node.output[0], i + 1, True
+            continue
+        if node.op_type not in ("Gemm", "MatMul"):
+            raise InvalidInput(f"{path}: the operator {node.op_type!r} (node {node.name!r}) is not read; a ReLU "
+                               f"network is a chain of {_CHAIN}")
+        if layers and not relu:
+            raise InvalidInput(f"{path}: two affine layers without a Relu between them (node {node.name!r})")
+        if node.op_type == "Gemm":
+            layer, note = _gemm(node, consts, path, first=not layers)
+            notes += [note] if note else []
+            i += 1
+        else:
+            layer, i = _matmul(nodes, i, consts, path)
+        layers.append(layer)
+        current, relu = nodes[i - 1].output[0], False
+    if relu:
+        raise InvalidInput(f"{path}: the graph ends with a Relu; the network's last layer is affine")
+    return layers, current, notes
+
+
+def onnx_stack(path: str | os.PathLike) -> LayerStack:
+    """The :class:`~exactrelu.io.layers.LayerStack` of an ONNX graph of a ReLU network (module doc), exactly."""
     path = Path(path)
-    try:
-        model = onnx.load(str(path), load_external_data=False)
-    except Exception as exc:  # protobuf's DecodeError and friends: not an ONNX file
-        raise InvalidInput(f"{path}: not an ONNX model ({type(exc).__name__}: {str(exc)[:80]})") from None
-    graph = model.graph
-    consts = _constants(graph, onnx, numpy_helper, path)
+    graph = parse_model(read_bytes(path, what="ONNX file"), str(path))
+    consts = _constants(graph, path)
     nodes = [n for n in graph.node if n.op_type != "Constant"]
-    inputs = [v.name for v in graph.input if v.name not in consts]
+    inputs = [name for name in graph.input if name not in consts]
     if len(inputs) != 1 or len(graph.output) != 1 or not nodes:
         raise InvalidInput(f"{path}: expected one input and one output, found {len(inputs)} and {len(graph.output)}")
-    V, b, i = _layer(nodes, 0, consts, path)
-    if i >= len(nodes) or nodes[i].op_type != "Relu":
-        found = nodes[i].op_type if i < len(nodes) else "nothing"
-        raise InvalidInput(f"{path}: expected Relu after the first layer, found {found!r} (only ReLU networks are read)")
-    U, c, j = _layer(nodes, i + 1, consts, path)
-    if j != len(nodes):
-        raise InvalidInput(f"{path}: {len(nodes) - j} more operators after the second layer ({nodes[j].op_type!r}, ...): "
-                           "only one hidden layer is read")
-    chain = [inputs[0]] + [n.output[0] for n in nodes]  # each operator reads the one before it
-    if chain[-1] != graph.output[0].name or any(chain[t] not in nodes[t].input for t in range(len(nodes))):
+    layers, last, notes = _chain(nodes, inputs[0], consts, path)
+    if last != graph.output[0]:
         raise InvalidInput(f"{path}: the operators do not form one chain from the input to the output")
-    if V.shape[0] != U.shape[1] or (b is not None and b.size != V.shape[0]) or (c is not None and c.size != U.shape[0]):
-        raise InvalidInput(f"{path}: layer shapes do not fit: V {V.shape}, U {U.shape}")
-    return U, V, b, c
-
-
-def read_onnx(path: str | os.PathLike, activation: Activation | None = None) -> Network:
-    """The network of an ONNX graph ``x -> Linear -> Relu -> Linear`` (module docstring), exactly."""
-    if activation is not None and activation != RELU:
-        raise InvalidInput(f"{path}: an ONNX graph with Relu is a ReLU network, not {activation}")
-    U, V, b, c = onnx_arrays(path)
-    col = lambda a, name: None if a is None or not a.any() else QMatrix.from_numpy(a.reshape(-1, 1), name=name)  # noqa: E731
-    return Network(QMatrix.from_numpy(U, name="U"), QMatrix.from_numpy(V, name="V"), RELU, col(b, "b"), col(c, "c"))
+    if not layers:
+        raise InvalidInput(f"{path}: no Gemm or MatMul layer in the graph")
+    return LayerStack(tuple(layers), str(path), RELU, "; ".join(notes))

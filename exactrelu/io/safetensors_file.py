@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..exact.codecs.float64 import exact_values
-from ..limits import limit, over
+from ..limits import check_memory
 from .files import read_bytes, read_json
 
 __all__ = ["read_safetensors", "DTYPES"]
@@ -64,12 +64,11 @@ def _tensor(path, name: str, spec, data: memoryview) -> np.ndarray:
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)):
         raise InvalidInput(f"{where}: data_offsets must be two integers")
     count = math.prod(shape)
-    if count > limit("entries"):
-        raise over("entries", f"{where}: {count} entries")
     start, end = offsets
     size = np.dtype(DTYPES[dtype]).itemsize
     if not 0 <= start <= end <= len(data) or end - start != count * size:
         raise InvalidInput(f"{where}: data_offsets {offsets} do not hold {count} entries of {dtype}")
+    check_memory(count * 8, f"{where} ({count:,} entries as float64)")  # the bytes hold them; the copy is 8 each
     a = np.frombuffer(data[start:end], dtype=DTYPES[dtype]).reshape(shape)
     if dtype == "BF16":  # the upper 16 bits of a float32: shift them into place, exactly
         a = (a.astype("<u4") << 16).view("<f4")

@@ -7,11 +7,13 @@ The format (docs/design.md, "Weights files")::
      "provenance": {...} (optional, not interpreted)}
 
 Entries are rational strings or JSON integers (decimal strings such as "0.25" are read exactly).
-:func:`read_weights` also takes any JSON object with ``U`` and ``V`` (and ``b``), such as a
-certificate; an ``.npz`` with arrays ``U``, ``V`` and optionally ``b``, ``c`` (every value taken exactly); a
-``.safetensors`` file; an ONNX graph; and a PyTorch state dict ``Linear(d, k) -> f -> Linear(k, m)`` (the
-first layer's bias is the hidden bias b, the second's the output bias c; needs the ``torch`` extra).
-:func:`as_network` also takes an ``nn.Module`` or a state dict in memory.
+:func:`read_weights` also takes any JSON object with ``U`` and ``V`` (and ``b``, ``c``), such as a
+certificate, and the binary files of :mod:`exactrelu.io.binary_weights` (``.npz``, ``.safetensors``, PyTorch
+state dicts, ONNX graphs), each read into a :class:`~exactrelu.io.layers.LayerStack` (the layers in an order
+read from the file, never guessed: :mod:`exactrelu.io.state_dict`) and taken as ``Linear(d, k) -> f ->
+Linear(k, m)``: the first layer's bias is the hidden bias b, the second's the output bias c.
+:func:`read_network` also returns the line that says which layers were read, which every verdict about a file
+prints. :func:`as_network` also takes an ``nn.Module`` or a state dict in memory.
 
 >>> import os, tempfile
 >>> from exactrelu.network import Network
@@ -26,14 +28,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from .._version import __version__
 from ..errors import InvalidInput
 from ..exact.matrix import QMatrix
 from ..network import RELU, Activation, Network
+from .layers import LayerStack
 
-__all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "weights_json", "as_network"]
+__all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "read_network", "network_of", "weights_json",
+           "as_network"]
 
 WEIGHTS_FORMAT = "exactrelu.weights"
 _FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "provenance"}
@@ -57,26 +62,56 @@ def write_weights(network: Network, path: str | os.PathLike, **provenance) -> Pa
     return path
 
 
-def read_weights(path: str | os.PathLike, activation: Activation | None = None) -> Network:
-    """Read weights exactly from a weights file, a certificate, an ``.npz`` or a PyTorch state dict.
+def read_weights(path: str | os.PathLike, activation: Activation | None = None,
+                 layers: Sequence[str] | None = None) -> Network:
+    """Read weights exactly from a weights file, a certificate, an ``.npz``, a ``.safetensors`` file, a PyTorch
+    state dict or an ONNX graph (:func:`read_network`, without the description)."""
+    return read_network(path, activation, layers)[0]
 
-    ``activation`` is used when the file names none (JSON without ``"activation"``, ``.npz``,
-    state dicts); when the file names one that differs, InvalidInput is raised.
+
+def read_network(path: str | os.PathLike, activation: Activation | None = None,
+                 layers: Sequence[str] | None = None) -> tuple[Network, str]:
+    """The two-layer network of a weights file and the one line that says what was read from it.
+
+    The kind of file is read from its bytes (:func:`exactrelu.io.binary_weights.weights_kind`); the layers of a
+    state dict come in the order their numbered names give, or ``layers`` names them in order
+    (:mod:`exactrelu.io.state_dict`); a network of another depth is refused with its widths. ``activation`` is used
+    when the file names none (JSON without ``"activation"``, ``.npz``, state dicts); when the file names one that
+    differs, InvalidInput is raised.
+
+    >>> import numpy as np, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "m.npz")
+    >>> np.savez(path, **{"2.weight": np.ones((1, 3)), "0.weight": np.ones((3, 2)), "0.bias": np.zeros(3)})
+    >>> net, line = read_network(path)
+    >>> net.k, line.split(": ", 1)[1]
+    (3, '0.weight (3 x 2) + 0.bias -> 2.weight (1 x 3)')
     """
+    from .binary_weights import read_weights_stack, weights_kind
+
     path = Path(path)
-    if not path.is_file():
-        raise InvalidInput(f"no such weights file: {path}" if not path.exists() else f"{path} is not a file")
-    with open(path, "rb") as fh:
-        head = fh.read(64).lstrip()
-    if path.suffix.lower() == ".json" or head.startswith(b"{") or head.startswith(b"["):
-        return _from_json_file(path, activation)
-    if path.suffix.lower() == ".onnx":
-        from .onnx_weights import read_onnx
+    kind = weights_kind(path)
+    if kind == "json":
+        if layers is not None:
+            raise InvalidInput(f"{path}: JSON weights name their layers (V, then U); --layers is for state dicts")
+        net = _from_json_file(path, activation)
+        return net, _json_description(path, net)
+    stack = read_weights_stack(path, layers, kind=kind)
+    return network_of(stack, activation), stack.description
 
-        return read_onnx(path, activation)
-    from .torch_weights import load_float_weights  # .npz, .safetensors and state dicts
 
-    return _network(*load_float_weights(path), activation)
+def network_of(stack: LayerStack, activation: Activation | None = None) -> Network:
+    """The two-layer :class:`Network` of a depth-2 :class:`~exactrelu.io.layers.LayerStack` (another depth is
+    refused with its widths); ``activation`` applies when the stack names none, and must agree when it does."""
+    if activation is not None and stack.activation is not None and activation != stack.activation:
+        raise InvalidInput(f"{stack.source}: the file's activation {stack.activation} differs from the one asked for, "
+                           f"{activation}")
+    return _network(*stack.two_layer(), stack.activation or activation)
+
+
+def _json_description(path: Path, net: Network) -> str:
+    bias = " + b" if net.has_bias else ""
+    out = " + c" if net.has_output_bias else ""
+    return f"read {path}: V ({net.k} x {net.d}){bias} -> U ({net.m} x {net.k}){out}"
 
 
 def _network(U, V, b, c, activation: Activation | None) -> Network:
@@ -86,10 +121,11 @@ def _network(U, V, b, c, activation: Activation | None) -> Network:
                    col(b, "b"), col(c, "c"))
 
 
-def as_network(weights, activation: Activation | None = None) -> Network:
+def as_network(weights, activation: Activation | None = None, layers: Sequence[str] | None = None) -> Network:
     """Weights given any way the library accepts them, as a :class:`Network`: a Network (returned as is), the
     path of a weights file (:func:`read_weights`), a PyTorch ``nn.Module`` of Linear -> ReLU -> Linear or its
-    state dict (torch tensors on any device, or arrays), every value taken exactly.
+    state dict (torch tensors on any device, or arrays), every value taken exactly; ``layers`` names the layers of
+    a state dict in order where their names do not show it.
 
     >>> import numpy as np
     >>> net = as_network({"0.weight": np.eye(2), "0.bias": np.zeros(2), "2.weight": np.ones((1, 2)), "2.bias": [0.5]})
@@ -99,10 +135,10 @@ def as_network(weights, activation: Activation | None = None) -> Network:
     if isinstance(weights, Network):
         return weights
     if isinstance(weights, (str, os.PathLike)):
-        return read_weights(weights, activation)
-    from .torch_weights import state_dict_arrays
+        return read_weights(weights, activation, layers)
+    from .torch_weights import state_dict_stack
 
-    return _network(*state_dict_arrays(weights), activation)
+    return network_of(state_dict_stack(weights, layers), activation)
 
 
 def _from_json_file(path: Path, activation: Activation | None) -> Network:

@@ -73,9 +73,9 @@ class StreamedRecovery:
 def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation | None = None, init="auto",
                       random_state=0, check: bool = True, subset: int = SUBSET, block: int = BLOCK, rounds: int = 3,
                       add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
-    """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module).
-
-    ``bias`` is the model class, as for :func:`~exactrelu.recover.recover` (``True``: hidden biases and an output bias).
+    """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module);
+    ``bias`` is :func:`~exactrelu.recover.recover`'s (the model class of the subset's recovery, and so of the
+    certificate: every sample is then verified with the biases found; ``True``: hidden biases and an output bias).
 
     Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.

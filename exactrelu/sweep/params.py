@@ -11,7 +11,7 @@ canonical form (``"power:2"`` for ``"Power2"``) or raises :class:`InvalidInput` 
 >>> PARAMS["n"].check(0, "[grid] n")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: [grid] n: expected an integer between 1 and 10000000, got 0
+exactrelu.errors.InvalidInput: [grid] n: expected an integer between 1 and 1000000000, got 0
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import InvalidInput
+from ..limits import check_entries
 
-__all__ = ["Param", "PARAMS", "MAX_TASKS", "MAX_ENTRIES", "check_point", "boolean"]
+__all__ = ["Param", "PARAMS", "MAX_TASKS", "check_point", "boolean"]
 
 #: At most this many tasks in one spec (grid points x seeds).
 MAX_TASKS = 100_000
-#: At most this many exact input and label entries, n * (d + m), in one planted instance.
-MAX_ENTRIES = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ PARAMS: dict[str, Param] = {
     "d": Param(_integer(1, 10_000), "input dimension"),
     "k": Param(_integer(1, 1_000), "hidden units"),
     "m": Param(_integer(1, 10_000), "outputs (default: k)"),
-    "n": Param(_integer(1, 10_000_000), "samples"),
+    "n": Param(_integer(1, 10**9), "samples (the instance must fit the memory a worker has: an estimate)"),
     "activation": Param(_activation, "'relu' or 'power:C'"),
     "inputs": Param(_inputs, "input distribution (gaussian, uniform, laplace, rademacher-mixture, integer)"),
     "weights": Param(_choice("integer", "dyadic"), "planted weights: integers or quarters"),
@@ -150,6 +149,4 @@ def check_point(point: dict[str, Any], where: str) -> None:
     if ("noise" in point) != ("noise_scale" in point):
         raise InvalidInput(f"{where}: give both noise (the kind) and noise_scale, or neither")
     if {"n", "d"} <= set(point):
-        entries = point["n"] * (point["d"] + point.get("m", 1))
-        if entries > MAX_ENTRIES:
-            raise InvalidInput(f"{where}: n * (d + m) = {entries} exact entries exceeds the limit {MAX_ENTRIES}")
+        check_entries(point["n"], point["d"], point.get("m", 1), f"{where}: the task's instance")

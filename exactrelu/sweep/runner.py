@@ -67,8 +67,10 @@ class SweepSummary:
 def _payload(t: SweepTask, keep: bool) -> dict:
     from .tasks import get_task
 
+    from ..limits import explicit_limits
+
     return {"id": t.id, "task": t.task, "module": get_task(t.task).module, "params": t.params, "seed": t.seed,
-            "keep_certificate": keep}
+            "keep_certificate": keep, "limits": explicit_limits()}  # a worker elsewhere gets this process's limits
 
 
 def _prepare(spec: Spec, directory: Path, resume: bool, force: bool = False) -> list[dict]:

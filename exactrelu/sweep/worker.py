@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import CertificateInvalid, ExactReluError
 from .tasks import get_task
 
-__all__ = ["run_task", "init_worker", "STATUSES"]
+__all__ = ["run_task", "init_worker", "apply_limits", "STATUSES"]
 
 #: The status of a row.
 STATUSES = ("certified", "refused", "failed")
@@ -66,6 +66,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def apply_limits(env: dict[str, str]) -> None:
+    """Take the limits of the sweep's process (``EXACTRELU_MAX_*``, :func:`exactrelu.limits.explicit_limits`) in this
+    worker, for the library and the checker alike: a Dask worker on another machine, or a process-pool worker that
+    did not inherit a ``set_limit`` of the parent, then refuses and accepts exactly what the parent would."""
+    from .. import limits
+    from ..certificates.trusted import common
+
+    for var, value in env.items():
+        if not (var.startswith("EXACTRELU_MAX_") and isinstance(value, str)) or os.environ.get(var) == value:
+            continue
+        os.environ[var] = value
+        name = var[len("EXACTRELU_MAX_"):].lower()
+        limits._limits.pop(name, None)  # read again from the environment, by both
+        common._limits.pop(name, None)
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or "(no message)"
     text = f"{type(exc).__name__}: {text}"
@@ -75,6 +91,7 @@ def _one_line(exc: BaseException) -> str:
 def run_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one task and return its row: ``payload`` has ``id``, ``task``, ``module``, ``params``, ``seed``,
     and optionally ``keep_certificate`` (the certificate then travels back in ``row["certificate"]``)."""
+    apply_limits(payload.get("limits") or {})
     t0, c0 = time.perf_counter(), time.thread_time()
     row: dict[str, Any] = {"id": payload["id"], "task": payload["task"], "seed": payload["seed"],
                            "params": payload["params"], "status": "failed", "outcome": "", "method": "", "reason": "",

@@ -187,7 +187,7 @@ def test_other_limits_leave_pythons_digit_limit_alone(monkeypatch):
     sys.set_int_max_str_digits(4300)  # Python's default, whatever earlier tests left
     try:
         monkeypatch.setattr(common, "_limits", {})
-        for name in ("entries", "literals", "degree", "header"):
+        for name in ("inflation", "memory", "literals", "degree", "header"):
             common.limit(name)
         assert sys.get_int_max_str_digits() == 4300
     finally:
@@ -400,10 +400,10 @@ def test_the_checker_bounds_and_names_json_instances(tmp_path, monkeypatch):
     obj = {"format": "exactrelu.instance", "version": 1, "inputs": [["1", "2"]] * 20, "labels": [["3"]] * 20}
     path.write_text(json.dumps(obj))
     assert len(checker.load_instance(str(path))["parsed"][0]) == 20
-    monkeypatch.setitem(common._limits, "entries", 59)  # 20 x (2 + 1) = 60 entries
-    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+    monkeypatch.setattr(common, "memory_budget", lambda: 60 * common.HELD - 1)  # 20 x (2 + 1) = 60 entries
+    with pytest.raises(checker.UnreadableInput, match="needs about 0.0 GB to check"):
         checker.load_instance(str(path))
-    monkeypatch.setitem(common._limits, "entries", 60)
+    monkeypatch.setattr(common, "memory_budget", lambda: 60 * common.HELD)
     checker.load_instance(str(path))
     for bad in (dict(obj, format="exactrelu.certificate"), dict(obj, version=2), [obj]):
         path.write_text(json.dumps(bad))

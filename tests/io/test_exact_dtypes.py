@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from exactrelu.errors import InvalidInput
-from exactrelu.io.torch_weights import _natural_key, state_dict_arrays
+from exactrelu.io.state_dict import numbered_order
+from exactrelu.io.torch_weights import state_dict_arrays
 from exactrelu.io.weights import as_network, read_weights
 
 #: dtype name -> one value of that dtype that float64 (or a narrower float) could get wrong
@@ -174,11 +175,13 @@ def test_certify_as_given_does_not_certify_a_weight_the_file_does_not_hold(tmp_p
     assert main(["certify", str(ip), "--weights", str(path), "--as-given", "-o", str(tmp_path / "d.json")]) == 1
 
 
-def test_the_natural_sort_key_takes_only_decimal_digits():
-    """'²'.isdigit() is True but int('²') fails: the tensor name '².weight' must sort, not raise."""
-    assert _natural_key("layer10") > _natural_key("layer2")
-    assert sorted(["².weight", "1.weight"], key=_natural_key)  # no ValueError
-    U, V, b, c = state_dict_arrays({"².weight": np.ones((2, 3)), "³.weight": np.ones((1, 2))})
+def test_layer_numbers_are_only_ascii_decimal_digits():
+    """'²'.isdigit() is True but int('²') fails: the names '².weight', '³.weight' show no order, and are asked for."""
+    assert numbered_order(["layer10", "layer2"]) == ["layer2", "layer10"]
+    assert numbered_order(["²", "1"]) is None
+    with pytest.raises(InvalidInput, match="cannot be read from their names"):
+        state_dict_arrays({"².weight": np.ones((2, 3)), "³.weight": np.ones((1, 2))})
+    U, V, b, c = state_dict_arrays({"².weight": np.ones((2, 3)), "³.weight": np.ones((1, 2))}, layers=["²", "³"])
     assert V.shape == (2, 3) and U.shape == (1, 2)
 
 

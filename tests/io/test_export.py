@@ -119,6 +119,10 @@ def test_deeper_networks_use_the_same_writers(tmp_path):
     keys = json.loads((tmp_path / "deep.safetensors").read_bytes()[8:].split(b"}}")[0] + b"}}")
     assert [k for k in keys if k != "__metadata__"] == ["0.weight", "0.bias", "2.weight", "2.bias", "4.weight",
                                                           "4.bias"]
+    # the command reads a binary file of any depth (its layer stack) and writes it again, here as ONNX
+    assert main(["export", str(tmp_path / "deep.safetensors"), "-o", str(tmp_path / "again.onnx")]) == 0
+    again = ReferenceEvaluator(str(tmp_path / "again.onnx")).run(None, {"x": X})[0]
+    assert np.array_equal(again, out)
 
 
 def _without(monkeypatch, *names):
@@ -160,7 +164,7 @@ def test_cli_export(tmp_path, capsys):
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] and rec["rounded"] == 4 and not rec["exact"] and rec["largest_rounding_error"].count("/") == 1
     assert main(["export", str(src), "-o", str(src)]) == 2
-    assert "is the network being exported" in capsys.readouterr().err
+    assert "it is an input of this command" in capsys.readouterr().err
     assert main(["export", str(src), "-o", str(tmp_path / "net.h5")]) == 2
     assert "cannot tell the format" in capsys.readouterr().err
 

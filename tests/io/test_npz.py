@@ -127,18 +127,16 @@ def test_other_compression_methods_are_refused(tmp_path):
 def test_a_deflate_bomb_is_refused_before_decompressing(tmp_path, monkeypatch):
     import tracemalloc
 
-    rows = 2**22  # 32 MB of zeros, about 32 KB deflated; the limits are lowered to 10^6 entries
+    rows = 2**22  # 32 MB of zeros, about 32 KB deflated: out of proportion to its bytes (the limit inflation)
     path = tmp_path / "bomb.npz"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("inputs.npy", _npy(header=_hdr(shape=f"({rows}, 1)")) + bytes(8 * rows))
         z.writestr("labels.npy", _npy(header=_hdr(), body=ONE))
     assert path.stat().st_size < 200_000
-    monkeypatch.setitem(common._limits, "entries", 10**6)
-    monkeypatch.setitem(limits._limits, "entries", 10**6)
     tracemalloc.start()
-    with pytest.raises(InvalidInput, match="limit entries"):
+    with pytest.raises(InvalidInput, match="limit inflation"):
         read_instance(path)
-    with pytest.raises(checker.UnreadableInput, match="limit entries"):
+    with pytest.raises(checker.UnreadableInput, match="limit inflation"):
         checker.load_instance(str(path))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -190,18 +188,18 @@ def test_a_header_over_the_limit_is_refused_by_both_sides(tmp_path):
         checker.load_instance(str(path))
 
 
-def test_the_checker_bounds_entries_and_truncation_inside_a_member(tmp_path, monkeypatch):
-    """A 4 x 4 member is small enough for the zip-size cap but over an entries limit of 10; a 9-byte member
-    is a truncated header, not a crash."""
+def test_the_checker_bounds_memory_and_truncation_inside_a_member(tmp_path, monkeypatch):
+    """An instance parsed whole is refused when its entries need more memory than there is (a budget of 1 MB here:
+    3,000 x (1 + 1) entries at 400 bytes each); streamed, it is read; a 9-byte member is a truncated header, not a
+    crash."""
     from exactrelu.certificates.trusted import common
 
     path = tmp_path / "e.npz"
-    np.savez(path, inputs=np.ones((4, 4)), labels=np.ones(4))
-    monkeypatch.setitem(common._limits, "entries", 10)
-    with pytest.raises(checker.UnreadableInput, match="limit entries") as refused:
+    np.savez(path, inputs=np.ones((3000, 1)), labels=np.ones(3000))
+    monkeypatch.setitem(common._limits, "memory", 1)
+    with pytest.raises(checker.UnreadableInput, match="3000 x \\(1 \\+ 1\\) entries, parsed whole\\) needs about"):
         checker.load_instance(str(path))
-    assert "inputs: 4 x 4 entries" in str(refused.value)  # the member and its shape, in that order
-    monkeypatch.setitem(common._limits, "entries", 10**6)
+    assert checker.load_instance(str(path), parse=False)["inputs"].rows == 3000  # a block at a time: no refusal
     short = tmp_path / "t.npz"
     _zip(short, [("inputs.npy", b"\x93NUMPY\x01\x00\x10"), ("labels.npy", _npy(header=_hdr(), body=ONE))])
     with pytest.raises(checker.UnreadableInput, match="truncated .npy header"):
@@ -225,23 +223,27 @@ def test_npz_refusals_say_why(tmp_path, name, message):
         read_instance(path)
 
 
-def test_a_member_exactly_at_the_zip_size_cap_is_read(tmp_path, monkeypatch):
-    """The checker refuses a member larger than 8 entries + 12 + header bytes before reading it (no member of an
-    instance within the limits is larger): a version 2.0 .npy with a header of exactly the limit and exactly the
-    limit's entries of float64 is that size, and is read."""
+def test_inflation_is_bounded_exactly_by_both_readers(tmp_path, monkeypatch):
+    """A deflated member may unpack to ``inflation`` times its compressed bytes plus 1 MiB, not one byte more, in
+    the library and the checker alike (the bound is checked from the zip directory, before decompressing)."""
     from exactrelu.certificates.trusted import common
 
-    entries, header = 4, 128
-    monkeypatch.setitem(common._limits, "entries", entries)
-    monkeypatch.setitem(common._limits, "header", header)
-    text = _hdr(shape=f"({entries}, 1)")
-    text = text + " " * (header - len(text) - 1) + "\n"
-    body = struct.pack(f"<{entries}d", 0.5, -2.0, 3.0, 2.0**-30)
-    member = b"\x93NUMPY\x02\x00" + struct.pack("<I", len(text)) + text.encode("latin1") + body
-    assert len(member) == 8 * entries + 12 + header
-    path = _zip(tmp_path / "cap.npz", [("inputs.npy", member), ("labels.npy", _npy(header=_hdr(), body=ONE))])
-    read = checker.load_instance(str(path), parse=False)
-    assert read["inputs"][:] == [[0.5], [-2.0], [3.0], [2.0**-30]]
-    over = _zip(tmp_path / "over.npz", [("inputs.npy", member + ONE), ("labels.npy", _npy(header=_hdr(), body=ONE))])
-    with pytest.raises(checker.UnreadableInput, match="limit entries"):
-        checker.load_instance(str(over), parse=False)
+    for check, error in ((limits.check_inflation, InvalidInput), (common.check_inflation, checker.UnreadableInput)):
+        check(1000, 200 * 1000 + 2**20, "m")
+        with pytest.raises(error, match="limit inflation"):
+            check(1000, 200 * 1000 + 2**20 + 1, "m")
+    rows = 2**18  # 2 MB of zeros, deflated to about 2 KB; an honest (random) member of the same size is read
+    path = tmp_path / "zeros.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("inputs.npy", _npy(header=_hdr(shape=f"({rows}, 1)")) + bytes(8 * rows))
+        z.writestr("labels.npy", _npy(header=_hdr(), body=ONE))
+    with pytest.raises(checker.UnreadableInput, match="limit inflation"):
+        checker.load_instance(str(path), parse=False)
+    monkeypatch.setitem(common._limits, "inflation", 2000)  # raised: the same file is read
+    assert checker.load_instance(str(path), parse=False)["inputs"].rows == rows
+    honest = tmp_path / "honest.npz"
+    rng = np.random.default_rng(0)
+    np.savez_compressed(honest, inputs=rng.standard_normal((rows, 1)), labels=rng.integers(-3, 4, rows) * 1.0)
+    monkeypatch.setitem(common._limits, "inflation", 200)
+    assert checker.load_instance(str(honest), parse=False)["inputs"].rows == rows
+    assert read_instance(honest).n == rows

@@ -12,7 +12,8 @@ from exactrelu.exact.matrix import QMatrix
 from exactrelu.errors import InvalidInput, NotRealizable
 from exactrelu.instances import Instance, planted, write_instance
 from exactrelu.network import Network
-from exactrelu.io.torch_weights import load_float_weights, state_dict_weights
+from exactrelu.io.binary_weights import load_float_weights
+from exactrelu.io.torch_weights import state_dict_weights
 from exactrelu.recover.given_weights import certify_weights, weights_distance
 from exactrelu.io.weights import read_weights
 
@@ -59,12 +60,14 @@ def test_state_dict_rules():
     assert U.shape == (2, 3) and V.shape == (3, 4)
     with pytest.raises(InvalidInput, match="bias"):
         state_dict_weights({"0.weight": np.ones((3, 4)), "0.bias": np.ones(3), "2.weight": np.ones((2, 3))})
-    with pytest.raises(InvalidInput, match="exactly two"):
+    with pytest.raises(InvalidInput, match="'a' is not the weight or bias of a Linear layer"):
         state_dict_weights({"a": np.ones((3, 4)), "b": np.ones((3, 3)), "c": np.ones((2, 3))})
-    with pytest.raises(InvalidInput, match="2-D"):
-        state_dict_weights({"a": np.ones((3, 4, 1))})
-    with pytest.raises(InvalidInput, match="k columns"):
-        state_dict_weights({"a": np.ones((3, 4)), "b": np.ones((2, 2))})
+    with pytest.raises(InvalidInput, match="depth 3"):
+        state_dict_weights({"0.weight": np.ones((3, 4)), "1.weight": np.ones((3, 3)), "2.weight": np.ones((2, 3))})
+    with pytest.raises(InvalidInput, match=r"0.weight has shape \(3, 4, 1\); a Linear layer's weight is an out x in"):
+        state_dict_weights({"0.weight": np.ones((3, 4, 1))})
+    with pytest.raises(InvalidInput, match="do not chain: the second takes 2 inputs, the first gives 3"):
+        state_dict_weights({"0.weight": np.ones((3, 4)), "2.weight": np.ones((2, 2))})
     with pytest.raises(InvalidInput, match="state dict"):
         state_dict_weights([np.ones((3, 4))])
 
@@ -219,7 +222,9 @@ def test_optional_dependencies_missing_are_named(monkeypatch, tmp_path):
     with pytest.raises(InvalidInput, match="scikit-learn"):
         ICAProposer(2).fit(X, X[:, :2])
     monkeypatch.setitem(sys.modules, "torch", None)
-    (tmp_path / "m.pt").write_bytes(b"whatever")
+    import pickle
+
+    (tmp_path / "m.pt").write_bytes(pickle.dumps({"0.weight": [[1.0]]}, protocol=2))  # a pickle naming no code
     with pytest.raises(InvalidInput, match="needs torch"):
         load_weights(tmp_path / "m.pt")
 
@@ -267,10 +272,12 @@ def test_safetensors_weights_read_with_the_numpy_api(capsys, tmp_path, inst):
     assert U2.shape == (3, 3) and V2.shape == (3, 5) and b2.tolist() == [0.0, 1.0, 2.0] and c2 is None
     assert read_weights(path).b_fractions() == [0, 1, 2]
     st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(3)}, str(path))
-    assert read_weights(path).c_fractions() == [1, 1, 1]  # the second layer's bias is the output bias c
+    with pytest.raises(InvalidInput, match="cannot be read from their names"):  # a < b is no order: asked for
+        read_weights(path)
+    assert read_weights(path, layers=["a", "b"]).c_fractions() == [1, 1, 1]  # the second layer's bias is c
     st.save_file({"a.weight": V, "b.weight": U, "b.bias": np.ones(4)}, str(path))
-    with pytest.raises(InvalidInput, match="'b.bias' of shape \\(4,\\) is not a bias of either layer"):
-        load_float_weights(path)
+    with pytest.raises(InvalidInput, match=r"b.bias has shape \(4,\); b.weight has 3 rows"):
+        load_float_weights(path, ["a", "b"])
     path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json}......")
     with pytest.raises(InvalidInput, match="not valid JSON"):
         load_float_weights(path)

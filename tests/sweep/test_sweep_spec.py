@@ -93,7 +93,8 @@ BAD = [
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nactivation = 3\n", "[grid] activation: expected 'relu' or 'power:C'"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nactivation = 'power:40'\n", "[grid] activation: expected a degree of at most 16"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\ninputs = 'cauchy'\n", "[grid] inputs: expected one of"),
-    (HEAD + "[grid]\nd = 10000\nk = 2\nn = 10000\n", "n * (d + m) = 100020000 exact entries exceeds the limit"),
+    (HEAD + "[grid]\nd = 10000\nk = 2\nm = 10000\nn = 100000000\n",  # 2 x 10^12 entries: more than any machine has
+     "the task's instance (100000000 x (10000 + 10000) = 2,000,000,000,000 entries) needs about"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = " + str(list(range(1, 301))) + "\ninit = ['auto', 'search', 'gradient', 'tensor', 'ica']\n"
      "weight_bound = " + str(list(range(1, 101))) + "\n", f"more than the limit {MAX_TASKS}"),
     ('[sweep]\ntask = "hardness-random"\nseeds = 1\n[grid]\nvars = 6\n', "give one of clauses or density"),

@@ -18,14 +18,16 @@ class UnreadableInput(Exception):
     """An instance or certificate file cannot be read at all, or is over a size limit (exit 2)."""
 
 
-#: The checker's size limits (docs/limits.md). Each bounds work *before* it is done, so that a small
-#: hostile file is refused at once; each can be raised with the environment variable
-#: ``EXACTRELU_MAX_<NAME>`` (read once, on first use). The library has the same names and defaults
-#: in ``exactrelu/limits.py`` (kept separate: the checker imports nothing from exactrelu).
+#: The checker's limits (docs/limits.md). Each bounds, *before* it is done, work out of proportion to a file's
+#: bytes, so that a small hostile file is refused at once; honest sizes are limited only by the memory they need
+#: (``memory``, MB: 0 is the machine's available memory). Each can be set with the environment variable
+#: ``EXACTRELU_MAX_<NAME>`` (read once, on first use). The library has the same names and defaults in
+#: ``exactrelu/limits.py`` (kept separate: the checker imports nothing from exactrelu).
 DEFAULTS = {
     "digits": 4300,            # decimal digits of one integer (Python's own int/str limit); decimals: digits + |exponent|
     "degree": 100,             # degree c of the rectified power t^c
-    "entries": 2_500_000,      # numbers in an instance, n * (d + m): about 400 bytes each here at worst (docs/limits.md)
+    "inflation": 200,          # bytes a deflated .npz member may unpack to per compressed byte (plus 1 MiB)
+    "memory": 0,               # MB a check may hold: 0 = the machine's available memory (MemAvailable)
     "literals": 10_000_000,    # activation literals n * k of a hinted refutation
     "header": 10_000,          # bytes of an .npy header (numpy's own max_header_size)
     "intermediate": 100_000,   # decimal digits of the largest integer a check computes (powers, common denominators)
@@ -50,6 +52,38 @@ def limit(name: str) -> int:
             sys.set_int_max_str_digits(value)  # let int() and json read what the raised limit allows
         _limits[name] = value
     return _limits[name]
+
+
+#: bytes the checker holds per instance entry of a whole parsed instance (at worst, d = m = 1; docs/limits.md), and
+#: per byte of JSON while it is parsed (at least)
+HELD, JSON_BYTE = 400, 3
+
+
+def memory_budget() -> int:
+    """Bytes a check may hold: the limit ``memory`` (MB) when set, else ``MemAvailable`` (else 4 GiB)."""
+    if limit("memory"):
+        return limit("memory") << 20
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            return next(int(ln.split()[1]) * 1024 for ln in fh if ln.startswith(b"MemAvailable:"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return 4 << 30
+
+
+def check_memory(need: int, what: str) -> None:
+    """Refuse, before the work, what needs more memory (bytes, estimated) than there is."""
+    if need > memory_budget():
+        raise UnreadableInput(f"{what} needs about {need / 2**30:.1f} GB to check, and this machine has "
+                              f"{memory_budget() / 2**30:.1f} GB available (set another budget in MB with "
+                              "EXACTRELU_MAX_MEMORY; docs/limits.md)")
+
+
+def check_inflation(compressed: int, size: int, what: str) -> None:
+    """Refuse a deflated member that unpacks out of proportion to its compressed bytes (a deflate bomb)."""
+    if size > limit("inflation") * compressed + (1 << 20):
+        raise UnreadableInput(f"{what} (deflated: {compressed:,} bytes that unpack to {size:,}) is over the checker's "
+                              f"limit inflation={limit('inflation')}: a deflate bomb, refused before decompressing "
+                              "(save such data uncompressed, numpy.savez, or raise EXACTRELU_MAX_INFLATION)")
 
 
 def over(name: str, what: str) -> UnreadableInput:

@@ -20,7 +20,8 @@ from fractions import Fraction
 from itertools import repeat
 from operator import and_
 
-from .common import CheckFailed, UnreadableInput, activation_degree, canonical, limit, over, parse_rational, read_json
+from .common import (HELD, JSON_BYTE, CheckFailed, UnreadableInput, activation_degree, canonical, check_memory, limit,
+                     parse_rational, read_json)
 from .npz import NpzRows, read_npz
 
 #: The fields an instance file may have (``provenance`` is free-form and not read).
@@ -86,6 +87,7 @@ def load_instance(path: str, parse: bool = True) -> dict:
     if raw == b"PK":
         instance = read_npz(path)
     else:
+        check_memory(len(raw) * JSON_BYTE, f"{path} ({len(raw):,} bytes of JSON)")
         obj = read_json(raw, path)
         if not isinstance(obj, dict) or obj.get("format") != "exactrelu.instance" or type(obj.get("version")) is not int \
                 or obj["version"] != 1:
@@ -103,6 +105,8 @@ def load_instance(path: str, parse: bool = True) -> dict:
             except CheckFailed as exc:
                 raise UnreadableInput(f"{path}: {exc}") from None
     if parse:
+        n, d, m = instance_shape(instance["inputs"], instance["labels"], path)
+        check_memory(n * (d + m) * HELD, f"{path} ({n} x ({d} + {m}) entries, parsed whole)")
         for name in ("inputs", "labels"):  # everything is held anyway: rows as lists
             if isinstance(instance[name], NpzRows):
                 instance[name] = instance[name][:]
@@ -208,15 +212,13 @@ def _parsed_row(row: list, digits: int) -> tuple:
 
 
 def instance_shape(inputs, labels, where: str = "the instance") -> tuple:
-    """(n, d, m) of an instance's rows, refused (UnreadableInput) when empty or over the limit "entries"."""
+    """(n, d, m) of an instance's rows, refused (UnreadableInput) when empty."""
     n = len(inputs)
     if n == 0 or len(labels) != n:
         raise UnreadableInput(f"{where}: an instance has n >= 1 samples and as many label rows")
     d, m = len(inputs[0]), len(labels[0])
     if d == 0 or m == 0:
         raise UnreadableInput(f"{where}: inputs and labels need at least one column each")
-    if n * (d + m) > limit("entries"):
-        raise over("entries", f"{where}: {n} x ({d} + {m}) entries")
     return n, d, m
 
 

@@ -14,7 +14,7 @@ import ast
 import struct
 import zipfile
 
-from .common import UnreadableInput, limit, over
+from .common import HELD, UnreadableInput, check_inflation, check_memory, limit, over
 
 NPZ_MEMBERS = ("inputs.npy", "labels.npy")
 _DTYPES = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}
@@ -52,8 +52,8 @@ def npy_header(data: bytes, name: str) -> tuple[str, bool, tuple, int]:
 
 def _npy_layout(head: bytes, name: str, size_on_disk: int) -> tuple:
     """(struct format such as '<d', item size, rows, columns, fortran order, data offset) of an .npy member whose
-    first bytes are ``head`` and whose size is ``size_on_disk``: at least one row and one column, within the limit
-    "entries", exactly the data bytes the shape announces."""
+    first bytes are ``head`` and whose size is ``size_on_disk``: at least one row and one column, exactly the data
+    bytes the shape announces (the bytes hold the entries: a shape they do not hold is refused, no count is)."""
     descr, fortran, shape, start = npy_header(head, name)
     fmt, size = descr[0] + _DTYPES[descr[1:]], int(descr[2])
     if len(shape) == 1:
@@ -61,8 +61,6 @@ def _npy_layout(head: bytes, name: str, size_on_disk: int) -> tuple:
     r, c = shape
     if r == 0 or c == 0:
         raise UnreadableInput(f"{name}: shape {shape} has no entries (at least one sample and one column)")
-    if r * c > limit("entries"):
-        raise over("entries", f"{name}: {r} x {c} entries")
     if size_on_disk - start != r * c * size:
         raise UnreadableInput(f"{name}: shape {shape} needs {r * c * size} data bytes, the file has {size_on_disk - start}")
     return fmt, size, r, c, fortran, start
@@ -157,25 +155,25 @@ def _stored_offset(fh, info) -> int:
 
 def read_npz(path: str) -> dict:
     """The members of an .npz instance as rows: C-order members as :class:`NpzRows` (read a block at a time),
-    Fortran-order ones read whole (within the limit "entries")."""
+    Fortran-order ones read whole (within the memory there is)."""
     try:
         with zipfile.ZipFile(path) as z, open(path, "rb") as raw:
             infos = z.infolist()
             if sorted(i.filename for i in infos) != list(NPZ_MEMBERS):
                 raise UnreadableInput(f"{path}: an .npz instance has exactly the members inputs.npy and labels.npy, "
                                       f"found {sorted(i.filename for i in infos)[:10]}")
-            cap = 8 * limit("entries") + 12 + limit("header")  # no member of an instance within the limits is larger
             arrays = {}
             for info in infos:
                 if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                     raise UnreadableInput(f"{path}: member {info.filename} is neither stored nor deflated")
-                if info.file_size > cap:
-                    raise over("entries", f"{path}: member {info.filename} of {info.file_size} bytes")
+                if info.compress_type == zipfile.ZIP_DEFLATED:  # before decompressing: no deflate bomb
+                    check_inflation(info.compress_size, info.file_size, f"{path}: member {info.filename}")
                 with z.open(info) as fh:
                     head = fh.read(12 + limit("header"))
                 name = info.filename[:-4]
                 fmt, size, r, c, fortran, start = _npy_layout(head, name, info.file_size)
-                if fortran:
+                if fortran:  # read whole: held as rows
+                    check_memory(r * c * HELD, f"{path}: member {info.filename} ({r} x {c}, Fortran order)")
                     with z.open(info) as fh:
                         data = fh.read(info.file_size + 1)
                     if len(data) != info.file_size:
