@@ -37,53 +37,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from exactrelu.errors import ExactReluError  # noqa: E402
 from exactrelu.instances import planted  # noqa: E402
-from exactrelu.limits import set_limit  # noqa: E402
 from exactrelu.recover import recover  # noqa: E402
 
-set_limit("entries", 10**7)
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZES = [(10, 3, 1, 20000), (20, 5, 5, 5000), (50, 10, 10, 20000)]
 
 
 def torch_default(X, Y, k, seed, target=1e-12, cap=120.0):
-    """PyTorch's default two-layer model in float64: Adam to 1e-3, then L-BFGS to ``target``; (seconds, error, ok)."""
-    import torch
+    """PyTorch's default two-layer model in float64 (bench_proposers.torch_train with both biases): (seconds, error,
+    reached ``target``)."""
+    from bench_proposers import torch_train
 
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    Xt, Yt = torch.from_numpy(X), torch.from_numpy(Y)
-    d, m = X.shape[1], Y.shape[1]
-    model = torch.nn.Sequential(torch.nn.Linear(d, k), torch.nn.ReLU(), torch.nn.Linear(k, m)).double()
-    ynorm = torch.linalg.norm(Yt)
-
-    def rel():
-        with torch.no_grad():
-            return float(torch.linalg.norm(model(Xt) - Yt) / ynorm)
-
-    t0 = time.perf_counter()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    for step in range(5000):
-        opt.zero_grad()
-        ((model(Xt) - Yt) ** 2).mean().backward()
-        opt.step()
-        if step % 50 == 0 and (rel() < 1e-3 or time.perf_counter() - t0 > cap):
-            break
-
-    def closure():
-        opt.zero_grad()
-        loss = ((model(Xt) - Yt) ** 2).sum() / ynorm**2
-        loss.backward()
-        return loss
-
-    err, stalls = rel(), 0
-    while err > target and time.perf_counter() - t0 < cap and stalls < 3:
-        opt = torch.optim.LBFGS(model.parameters(), lr=1, max_iter=100, history_size=50, tolerance_grad=0,
-                                tolerance_change=0, line_search_fn="strong_wolfe")
-        before = err
-        opt.step(closure)
-        err = rel()
-        stalls = stalls + 1 if not err < before * 0.5 else 0
-    return time.perf_counter() - t0, err, err <= target
+    return torch_train(X, Y, k, seed, target, cap, bias=True, output_bias=True)
 
 
 def ours(inst, k, bias, seed):

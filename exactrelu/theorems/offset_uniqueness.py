@@ -38,6 +38,8 @@ import numpy as np
 from ..exact.linalg import independent_rows, primitive_kernel, solve_consistent
 from ..instances import planted
 from ..network import Activation
+from .uniqueness_lemma import _proportional, _row
+from .uniqueness_lemma import _sub_columns as _cols
 
 CLAIM = ("Uniqueness lemma with an output bias: rank([A; 1]) <= k + 1; for U of full column rank, rowspan([A; 1]) = "
          "rowspan([W; 1]) and, for Z inactive for unit i, {y : y_Z = 0} = span(W_i) iff rank [W_{-i,Z}; 1_Z] = k")
@@ -47,22 +49,11 @@ ACTIVATIONS = (Activation.relu(), Activation.power(2), Activation.power(3))
 
 
 def _rows(M: flint.fmpz_mat, rows: list[int]) -> flint.fmpz_mat:
-    return flint.fmpz_mat([[int(M[r, j]) for j in range(M.ncols())] for r in rows])
-
-
-def _cols(M: flint.fmpz_mat, cols: list[int]) -> flint.fmpz_mat:
-    return flint.fmpz_mat(M.nrows(), len(cols), [M[r, j] for r in range(M.nrows()) for j in cols])
+    return flint.fmpz_mat([_row(M, r) for r in rows])
 
 
 def _with_ones(M: flint.fmpz_mat, value: int) -> flint.fmpz_mat:
     return flint.fmpz_mat(M.tolist() + [[value] * M.ncols()])
-
-
-def _proportional(y: list[int], w: list[int]) -> bool:
-    if not any(y) or not any(w):
-        return False
-    j = next(j for j, v in enumerate(w) if v != 0)
-    return all(y[t] * w[j] == w[t] * y[j] for t in range(len(w)))
 
 
 def check_instance(inst, rng: np.random.Generator, subsets: int = 5) -> tuple[list[str], int]:
