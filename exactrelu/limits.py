@@ -51,6 +51,7 @@ DEFAULTS = {
     "propagations": 50_000_000,  # literal visits of a hinted (LRAT) replay (the checker's; same name, same default)
     "inflation": 200,         # bytes a deflated .npz member may unpack to per compressed byte (deflate's limit: 1032)
     "memory": 0,              # MB an input may make the library hold: 0 = the machine's available memory
+    "terms": 50_000_000,  # coefficient operations of a deep equivalence (the checker's; same name, same default)
 }
 #: What honest data cost, measured (docs/limits.md, "What honest data cost"): (bytes, seconds) per instance entry.
 #: ``instance``: an instance held and worked on by the library (recover at (100,50,50,1e5): 3.0 GB for 10^7

@@ -47,7 +47,8 @@ Claims known (every other claim is rejected):
     (a Farkas vector: the system has no solution). LP claims carry their data and need no instance.
 ``equivalent`` / ``not-equivalent``
     two inline networks are the same function on all of R^d (both canonical forms recomputed and equal to
-    the stated one), or differ at the stated witness (both evaluated exactly); no instance needed.
+    the stated one), or differ at the stated witness (both evaluated exactly); no instance needed. With a
+    ``domain``, networks of any depth: a case tree over the neuron phases of their reduced difference.
 ``transcript``
     an oracle's answers at its queries (blocks: points on a line, the d points around a point along the axes, or
     points as written): an inline ReLU network gives every answer exactly, and/or disjoint windows of a line with
@@ -82,7 +83,7 @@ FORMAT = "exactrelu.certificate"
 TRUSTED_FILES = ("checker.py", "trusted/common.py", "trusted/instance.py", "trusted/npz.py", "trusted/realizes.py",
                  "trusted/lrat.py", "trusted/refutation.py", "trusted/span.py", "trusted/lp.py", "trusted/tree.py",
                  "trusted/model.py", "trusted/equivalence.py", "trusted/packed.py", "trusted/schedule.py",
-                 "trusted/transcript.py")
+                 "trusted/deep.py", "trusted/phases.py", "trusted/transcript.py")
 
 
 def _not_realizable(cert: dict, instance) -> str:

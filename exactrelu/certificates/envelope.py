@@ -131,16 +131,19 @@ def provenance(**extra) -> dict:
 
 def network_fields(instance: Instance, network: Network, claim: str, sha256: str | None = None) -> dict:
     """The envelope and the network of a claim about one network on one instance (docs/design.md); ``"b"`` and
-    ``"c"`` are written only when some hidden, output bias is non-zero (absent means zero)."""
+    ``"c"`` are written only when some hidden, output bias is non-zero (absent means zero). A network of another
+    depth than two is written as ``"layers"`` instead of U, V, b, c."""
     cert = {
         "format": FORMAT,
         "version": 1,
         "claim": claim,
         "instance_sha256": sha256 or instance_sha256(instance),
         "activation": (network.activation or RELU).to_json(),
-        "U": network.U.to_strings(),
-        "V": network.V.to_strings(),
     }
+    if network.depth != 2:
+        cert["layers"] = network.to_json()["layers"]
+        return cert
+    cert["U"], cert["V"] = network.U.to_strings(), network.V.to_strings()
     if network.has_bias:
         cert["b"] = [r[0] for r in network.b.to_strings()]
     if network.has_output_bias:

@@ -98,12 +98,13 @@ def _inputs(args) -> tuple:
 
 def _record(args, res, out) -> dict:
     """The ``--json`` record of a certification."""
-    r, k = res.given_residual, res.network.k
+    r, k = res.given_residual, (res.network.k if res.network.depth == 2 else None)
     certified = {"as given": "given weights", "recovered from the labels": "weights recovered from the labels",
                  "residual of the given weights": "residual of the given weights"}[res.how]
     return {"certified": certified, "about": "given" if res.how != "recovered from the labels" else "recovered",
             "stronger_claim_failed": res.stronger_failed, "required": args.require,
             "weights": str(args.weights), "claim": res.certificate["claim"], "certificate": str(out), "k": k,
+            "widths": list(res.network.widths),
             "given_residual": {"n_failing": r.n_failing, "n_entries": r.n_entries,
                                "squared_error": str(r.squared_error), "max_abs_error": str(r.max_abs_error),
                                "relative_error": r.relative(), "worst": r.worst},
@@ -122,10 +123,14 @@ def _not_exact(args, res) -> str:
 
 
 def _as_given_lines(args, res) -> list[str]:
-    bias = ", hidden biases included" if res.given.has_bias else ""
-    bias += ", output bias included" if res.given.has_output_bias else ""
+    if res.given.depth != 2:
+        shape = f"depth {res.given.depth}, widths {'-'.join(map(str, res.given.widths))}"
+    else:
+        bias = ", hidden biases included" if res.given.has_bias else ""
+        bias += ", output bias included" if res.given.has_output_bias else ""
+        shape = f"{res.network.k} units{bias}"
     return [f"certified: realizes, about the given weights (certified as given): the weights in {args.weights} "
-            f"reproduce all {res.given_residual.n_entries} label entries exactly ({res.network.k} units{bias})"]
+            f"reproduce all {res.given_residual.n_entries} label entries exactly ({shape})"]
 
 
 def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
@@ -134,12 +139,14 @@ def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
     from ..recover.given_weights import weights_class
 
     r = res.given_residual
+    also = ("and for weights recovered from the labels" if given.depth == 2 else
+            "(recovery from the labels is for two-layer networks)")
     lines = [f"certified: residual only (the residual certificate of the given weights: their exact squared and "
              f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them "
-             f"({r.n_failing} of {r.n_entries} label entries differ) and for weights recovered from the labels",
+             f"({r.n_failing} of {r.n_entries} label entries differ) {also}",
              _not_exact(args, res), f"why no exact certificate: {res.stronger_failed}"]
-    record["diagnosis"] = explain_failure(inst, given.k, act or given.activation, bias=weights_class(given),
-                                          random_state=args.seed)
+    record["diagnosis"] = (explain_failure(inst, given.k, act or given.activation, bias=weights_class(given),
+                                           random_state=args.seed) if given.depth == 2 else None)
     if record["diagnosis"]:
         lines.append(f"Diagnosis: {record['diagnosis']}")
     return lines

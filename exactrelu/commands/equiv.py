@@ -14,18 +14,24 @@ WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b,
 
 def register(sub) -> None:
     p = sub.add_parser("equiv", help="decide exactly whether two networks are the same function on all of R^d",
-                       description="Compare the canonical forms of two networks exactly (docs/equivalence.md). "
-                                   "Exit 0: the same function on all of R^d; 1: different, with an exact input "
-                                   "where they differ; 2: bad input. With -o, both answers write a certificate "
-                                   "that 'exactrelu check CERT' verifies without any other file.")
+                       description="Two-layer networks: compare their canonical forms exactly. Networks of any other "
+                                   "depth (ReLU): reduce their difference, search for a witness, then split on "
+                                   "neuron phases with exact LP proofs (docs/equivalence.md). Exit 0: the same "
+                                   "function on all of R^d; 1: different, with an exact input where they differ; "
+                                   "2: bad input; 3: unknown (the --time-limit or --max-nodes budget ran out; "
+                                   "nothing is claimed). With -o, both answers write a certificate that "
+                                   "'exactrelu check CERT' verifies without any other file.")
     p.add_argument("first", metavar="NET1", help=WEIGHTS_HELP)
     p.add_argument("second", metavar="NET2", help="the other network (same kinds of file)")
     p.add_argument("-o", "--output", help="write the equivalent / not-equivalent certificate here")
     p.add_argument("--activation", help="relu or power:C for files that name none (default relu)")
+    p.add_argument("--max-nodes", type=_positive, metavar="N",
+                   help="visit at most N case-tree nodes (networks deeper than two layers); then answer unknown "
+                        "(exit 3)")
     add_layers_argument(p, of="NET1")
     add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
-    json_command(p, "equiv", limited(cmd_equiv))
+    json_command(p, "equiv", _unknown_on_time_out(limited(cmd_equiv, backstop=True)))
 
     p = sub.add_parser("minimize", help="the smallest network of the same form computing the same function",
                        description="Drop dead and zero units, merge parallel ones, fold opposite pairs, write the "
@@ -41,6 +47,28 @@ def register(sub) -> None:
     json_command(p, "minimize", limited(cmd_minimize))
 
 
+def _positive(text: str) -> int:
+    import argparse
+
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def _unknown_on_time_out(func):
+    """A time limit that passes before the answer is the answer "unknown": exit 3, nothing claimed."""
+    from ..errors import TimeLimitExceeded
+
+    def run(args) -> int:
+        try:
+            return func(args)
+        except TimeLimitExceeded as exc:
+            return emit(args, {"status": "unknown", "equivalent": None, "reason": str(exc)},
+                        [f"UNKNOWN: {exc}"], ok=False, code=3)
+
+    return run
+
+
 def _read(args, path: str, layers: str | None):
     from ..network import Activation
 
@@ -54,28 +82,50 @@ def _write_json(obj: dict, path: str) -> None:
 
 
 def _short(values, limit: int = 6) -> str:
-    text = ", ".join(str(v) for v in values[:limit])
+    """Numbers for reading, as floats (to six digits, any size): the exact values are in the certificate."""
+    from ..certificates.trusted.common import approx
+
+    text = ", ".join(approx(v) for v in values[:limit])
     return f"({text}{', ...' if len(values) > limit else ''})"
 
 
+def _shape(net) -> str:
+    return f"{net.k} units" if net.depth == 2 else "widths " + "-".join(map(str, net.widths))
+
+
 def cmd_equiv(args) -> int:
+    import sys
+
     from ..equiv import functionally_equal
+    from ..progress import LineProgress
 
     a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
-    args.done = f"read both networks ({a.k} and {b.k} units)"
-    res = functionally_equal(a, b)
+    args.done = f"read both networks ({_shape(a)} and {_shape(b)})"
+    progress = LineProgress() if sys.stderr.isatty() and not getattr(args, "json", False) else None
+    res = functionally_equal(a, b, time_limit=args.time_limit, max_nodes=args.max_nodes, progress=progress)
+    record = {"equivalent": res.equal if res.status != "unknown" else None, "status": res.status,
+              "summary": res.summary, "certificate": args.output if res.status != "unknown" else None}
+    two = "hyperplanes" in res.evidence
+    record.update({"hyperplanes": res.evidence["hyperplanes"]} if two else {k: res.evidence.get(k) for k in (
+        "depths", "reduced_neurons", "nodes", "leaves", "splits", "fixes", "closed_share")})
+    if res.status == "unknown":
+        return emit(args, record, [f"UNKNOWN: {res.summary}",
+                                   "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
     if args.output:
         _write_json(res.certificate, args.output)
-    record = {"equivalent": res.equal, "status": res.status, "summary": res.summary,
-              "hyperplanes": res.evidence["hyperplanes"], "certificate": args.output}
     if res.equal:
-        lines = [f"EQUIVALENT: {args.first} and {args.second} are the same function on all of R^{a.d} "
-                 f"({res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units)"]
+        how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
+               f"{_shape(a)} and {_shape(b).replace('widths ', '')}; {res.evidence['reduced_neurons']} neurons in "
+               f"their reduced difference, {res.evidence.get('leaves', 1):,} leaves in the case tree")
+        lines = [f"EQUIVALENT: {args.first} and {args.second} are the same function on all of R^{a.d} ({how})"]
     else:
-        record.update(witness=res.witness, values=list(res.values), differs_in=res.evidence["differs_in"])
-        lines = [f"NOT EQUIVALENT: the networks differ at x = {_short(res.witness)} "
-                 f"(their canonical forms differ in the {res.evidence['differs_in']})",
-                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}"]
+        why = f" (their canonical forms differ in the {res.evidence['differs_in']})" if two else ""
+        record.update(witness=[str(x) for x in res.witness], values=[[str(v) for v in r] for r in res.values])
+        if two:
+            record["differs_in"] = res.evidence["differs_in"]
+        lines = [f"NOT EQUIVALENT: the networks differ at x = {_short(res.witness)}{why}",
+                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
+                 "  (floats for reading; the exact rationals are in the certificate)"]
     lines.append(f"checked: {res.summary}")
     if args.output:
         lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
@@ -87,17 +137,26 @@ def cmd_minimize(args) -> int:
     from ..io.weights import weights_json
 
     net = _read(args, args.network, args.layers)
-    args.done = f"read the network ({net.k} units)"
+    args.done = f"read the network ({_shape(net)})"
     res = minimize(net)
     _write_json(weights_json(res.network, minimized_from=str(args.network)), args.output)
     if args.certificate_out:
         _write_json(res.certificate, args.certificate_out)
-    proved = "proved smallest" if res.optimal else f"not proved smallest (at least {res.lower_bound} units are needed)"
-    lines = [f"minimized {args.network}: {net.k} -> {res.network.k} units ({res.removed} removed), {proved}",
+    if net.depth != 2:
+        before, after = "-".join(map(str, net.widths)), "-".join(map(str, res.network.widths))
+        head = (f"minimized {args.network}: widths {before} -> {after} ({res.removed} hidden units removed: dead, "
+                "constant, duplicate and silent ones; not claimed smallest)")
+    else:
+        proved = ("proved smallest" if res.optimal else
+                  f"not proved smallest (at least {res.lower_bound} units are needed)")
+        head = f"minimized {args.network}: {net.k} -> {res.network.k} units ({res.removed} removed), {proved}"
+    lines = [head,
              f"wrote {args.output}", f"checked: {res.equivalence.summary}"]
     if args.certificate_out:
         lines.append(f"certificate: {args.certificate_out} (exactrelu check {args.certificate_out})")
-    record = {"units_before": net.k, "units": res.network.k, "removed": res.removed, "lower_bound": res.lower_bound,
-              "optimal": res.optimal, "output": args.output, "certificate": args.certificate_out,
-              "summary": res.equivalence.summary, "candidates": res.evidence["candidates"]}
+    units = (lambda n: n.k) if net.depth == 2 else (lambda n: sum(n.widths[1:-1]))  # noqa: E731
+    record = {"units_before": units(net), "units": units(res.network), "removed": res.removed,
+              "lower_bound": res.lower_bound, "optimal": res.optimal, "output": args.output,
+              "certificate": args.certificate_out, "summary": res.equivalence.summary,
+              "candidates": res.evidence.get("candidates"), "widths": res.evidence.get("widths")}
     return emit(args, record, lines)

@@ -6,6 +6,10 @@ f1(x) != f2(x) (:mod:`exactrelu.equiv.witness`), both values, and a ``not-equiva
 certificate is checked by the independent checker before the record is returned (``check=False`` skips it,
 for timing the decision alone; the summary then says so).
 
+Networks of other depths (ReLU only) go to :func:`exactrelu.equiv.deep.deep_equivalence`: the reduced
+difference, a float search for a witness checked exactly, then the exact case-split search, whose tree is the
+``equivalent`` certificate; with a budget (``time_limit``, ``max_nodes``) the record may say ``unknown``.
+
 This is equality of *functions*. :meth:`exactrelu.network.Network.equivalent` answers a narrower question,
 equality of *parameters* up to permutation and positive rescaling of units: ``relu(z) - relu(-z)`` and
 ``relu(z) - relu(-z) + relu(2z) - 2 relu(z)`` are the same function but not the same parameters.
@@ -28,7 +32,8 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..certificates.claims.equivalence import equivalent_certificate, not_equivalent_certificate, verify_equivalence
+from ..certificates.claims.equivalence import (deep_equivalent_certificate, deep_not_equivalent_certificate,
+                                               equivalent_certificate, not_equivalent_certificate, verify_equivalence)
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import Network
 from .canonical import CanonicalForm, canonical_form
@@ -36,7 +41,7 @@ from .witness import candidate_points, difference, evaluate_at
 
 __all__ = ["Equivalence", "functionally_equal", "STATUSES"]
 
-STATUSES = ("equivalent", "not-equivalent")
+STATUSES = ("equivalent", "not-equivalent", "unknown")
 
 
 @dataclass
@@ -45,11 +50,12 @@ class Equivalence:
 
     Attributes
     ----------
-    status : ``"equivalent"`` or ``"not-equivalent"``.
+    status : ``"equivalent"``, ``"not-equivalent"`` or ``"unknown"`` (networks deeper than two layers, when the
+        budget ran out: no certificate, ``evidence`` says how far the search got).
     canonical : the canonical form of the common function (``equivalent``), else None.
     witness : d rationals where the networks differ (``not-equivalent``), else None.
     values : the two networks' outputs at the witness (m rationals each), else None.
-    certificate : the ``equivalent`` or ``not-equivalent`` certificate (both networks inline).
+    certificate : the ``equivalent`` or ``not-equivalent`` certificate (both networks inline); {} when unknown.
     summary : the independent checker's verdict on ``certificate`` (or, with ``check=False``, what is claimed).
     evidence : how the answer was found: which part of the canonical forms differs, the number of
         hyperplanes on each side, seconds spent in each step.
@@ -57,7 +63,7 @@ class Equivalence:
     >>> Equivalence("same", None, None, None, {}, "")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: an Equivalence's status is 'equivalent' or 'not-equivalent', got 'same'
+    exactrelu.errors.InvalidInput: an Equivalence's status is 'equivalent', 'not-equivalent' or 'unknown', got 'same'
     """
 
     status: str
@@ -70,7 +76,8 @@ class Equivalence:
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
-            raise InvalidInput(f"an Equivalence's status is 'equivalent' or 'not-equivalent', got {self.status!r}")
+            raise InvalidInput("an Equivalence's status is 'equivalent', 'not-equivalent' or 'unknown', "
+                               f"got {self.status!r}")
 
     @property
     def equal(self) -> bool:
@@ -116,7 +123,25 @@ def _undecided(a: Network, hyper_equal: bool, powers: dict) -> AssumptionViolate
         suggestion="compare the networks on data (exactrelu certify) or ask for the ReLU")
 
 
-def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed: int = 0, **prov) -> Equivalence:
+def _deep(net1: Network, net2: Network, check: bool, seed: int, time_limit, max_nodes, progress, prov) -> Equivalence:
+    from .deep import deep_equivalence
+
+    ans = deep_equivalence(net1, net2, time_limit=time_limit, max_nodes=max_nodes, progress=progress, seed=seed)
+    evidence = {"depths": [net1.depth, net2.depth], **ans.stats}
+    if ans.status == "unknown":
+        summary = (f"unknown: {ans.reason} after {ans.stats.get('nodes', 0):,} case-tree nodes "
+                   f"({ans.stats.get('closed_share', 0):.1%} of the tree closed); nothing is claimed")
+        return Equivalence("unknown", None, None, None, {}, summary, {**evidence, "reason": ans.reason})
+    if ans.status == "equivalent":
+        cert = deep_equivalent_certificate(net1, net2, ans.tree, lemmas=ans.lemmas, **prov)
+    else:
+        cert = deep_not_equivalent_certificate(net1, net2, ans.witness, ans.values, **prov)
+    summary = verify_equivalence(cert) if check else f"{ans.status} (not checked: check=False)"
+    return Equivalence(ans.status, None, ans.witness, ans.values, cert, summary, evidence)
+
+
+def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed: int = 0, time_limit=None,
+                       max_nodes: int | None = None, progress=None, **prov) -> Equivalence:
     """Decide exactly whether ``net1`` and ``net2`` are the same function on all of R^d; certify the answer.
 
     Parameters
@@ -124,17 +149,20 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
     net1, net2 : networks with the same activation, d and m (any numbers of units, biases, output biases).
     check : run the independent checker on the certificate before returning (default True).
     seed : seed of the random points the witness search uses (the answer does not depend on it).
+    time_limit, max_nodes, progress : the budget (seconds, case-tree nodes) and a progress line of the case-split
+        search for networks deeper than two layers; when it runs out the status is ``"unknown"``.
     **prov : extra provenance recorded in the certificate.
 
     Returns
     -------
     Equivalence
-        ``equivalent`` with the canonical form, or ``not-equivalent`` with an exact witness and both values.
+        ``equivalent`` with the canonical form (two layers) or the case tree in the certificate (deeper), or
+        ``not-equivalent`` with an exact witness and both values, or ``unknown`` (deeper, budget spent).
 
     Raises
     ------
     InvalidInput
-        Different activations or shapes.
+        Different activations or shapes; a network deeper than two layers with a rectified power.
     AssumptionViolated
         Rectified powers t^c (c >= 2) whose hyperplane parts agree but whose power terms are grouped
         differently and agree at every point tried: not decided (docs/equivalence.md). Never for the ReLU.
@@ -148,6 +176,8 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
     True
     """
     _comparable(net1, net2)
+    if net1.depth != 2 or net2.depth != 2:
+        return _deep(net1, net2, check, seed, time_limit, max_nodes, progress, prov)
     t0 = time.perf_counter()
     fa, fb = canonical_form(net1), canonical_form(net2)
     evidence = {"hyperplanes": [fa.units, fb.units], "seconds_canonical": time.perf_counter() - t0}
@@ -166,10 +196,14 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
         values = (ya, yb)
         cert = not_equivalent_certificate(net1, net2, witness, values, **prov)
         status, canonical = "not-equivalent", None
-    if check:
-        t2 = time.perf_counter()
-        summary = verify_equivalence(cert)
-        evidence["seconds_check"] = time.perf_counter() - t2
-    else:
-        summary = f"{status} (not checked: check=False)"
-    return Equivalence(status, canonical, witness, values, cert, summary, evidence)
+    return Equivalence(status, canonical, witness, values, cert, _summary(cert, status, check, evidence), evidence)
+
+
+def _summary(cert: dict, status: str, check: bool, evidence: dict) -> str:
+    """The independent checker's verdict line (its time in ``evidence``), or what was asked instead of a check."""
+    if not check:
+        return f"{status} (not checked: check=False)"
+    t = time.perf_counter()
+    summary = verify_equivalence(cert)
+    evidence["seconds_check"] = time.perf_counter() - t
+    return summary

@@ -59,15 +59,16 @@ class Minimized:
     ----------
     network : the minimized network (same activation, d, m).
     removed : units of the input minus units of the output (never negative).
-    lower_bound : K, the number of hyperplanes: no network computing the function has fewer units.
-    optimal : ``network.k == lower_bound`` (proved smallest).
+    lower_bound : K, the number of hyperplanes: no network computing the function has fewer units (two layers;
+        None for other depths, where no bound is claimed).
+    optimal : ``network.k == lower_bound`` (proved smallest; False for other depths).
     equivalence : :func:`functionally_equal` of the input and the output (``equivalent``, with its certificate).
     evidence : hyperplanes, rank of the affine part, units of each candidate.
     """
 
     network: Network
     removed: int
-    lower_bound: int
+    lower_bound: int | None
     optimal: bool
     equivalence: Equivalence
     evidence: dict = field(default_factory=dict)
@@ -254,6 +255,9 @@ def _size(units: list[Unit]) -> int:
 def minimize(net: Network, *, check: bool = True, **prov) -> Minimized:
     """The smallest network of the same form (units ``U f(V x + b) + c``) found that computes the same function.
 
+    A network of another depth loses its dead, constant, duplicate and silent neurons
+    (:func:`exactrelu.equiv.deep.minimize.reduced_network`), with no claim of being smallest.
+
     Parameters
     ----------
     net : the network to shrink.
@@ -275,6 +279,13 @@ def minimize(net: Network, *, check: bool = True, **prov) -> Minimized:
     """
     if not isinstance(net, Network):
         raise InvalidInput("minimize takes a Network (exactrelu.io.weights.read_weights reads files)")
+    if net.depth != 2:  # the cheap reductions of any depth (exactrelu.equiv.deep.minimize), proved equivalent
+        from .deep.minimize import reduced_network
+
+        out = reduced_network(net)
+        units = sum(net.widths[1:-1]) - sum(out.widths[1:-1])
+        return Minimized(out, units, None, False, functionally_equal(net, out, check=check, **prov),
+                         {"widths": [list(net.widths), list(out.widths)]})
     form = canonical_form(net)
     out, bound, sizes, best = _smallest(form, _merged_input(net))
     result = functionally_equal(net, out, check=check, **prov)

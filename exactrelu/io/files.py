@@ -70,7 +70,7 @@ def read_json(path: str | os.PathLike, *, what: str = "file", raw: bytes | None 
 
 
 def check_exact_entries(obj: dict, keys, where: str) -> None:
-    """Refuse a JSON float or boolean among the numbers of ``obj[key]`` (nested lists) for each present key.
+    """Refuse a JSON float or boolean among the numbers of ``obj[key]`` (nested lists and objects) for each present key.
 
     A JSON float is already rounded by the time it is read (``0.1`` is not 1/10) and ``true`` is not a
     number: exact files write rationals as strings (``"0.1"``, ``"1/10"``) or JSON integers.
@@ -86,6 +86,8 @@ def check_exact_entries(obj: dict, keys, where: str) -> None:
             x = stack.pop()
             if isinstance(x, list):
                 stack.extend(x)
+            elif isinstance(x, dict):  # the layers of a deep network: {"W": rows, "b": entries}
+                stack.extend(x.values())
             elif isinstance(x, (bool, float)):
                 kind = "a boolean" if isinstance(x, bool) else "a JSON float"
                 raise InvalidInput(f"{where}: '{key}' holds {str(x).lower() if isinstance(x, bool) else x}, {kind}; write "

@@ -3,8 +3,11 @@
 The format (docs/design.md, "Weights files")::
 
     {"format": "exactrelu.weights", "version": 1, "activation": {"name": "relu"},
-     "U": [["p/q", ...], ...], "V": [[...], ...], "b": ["p/q", ...] (optional),
+     "U": [["p/q", ...], ...], "V": [[...], ...], "b": ["p/q", ...] (optional), "c": [...] (optional),
      "provenance": {...} (optional, not interpreted)}
+
+or, for any depth, ``"layers": [{"W": [[...], ...], "b": [...] (optional)}, ...]`` instead of U, V, b, c (the
+two-layer network is ``[{"W": V, "b": b}, {"W": U, "b": c}]``; :func:`write_weights` writes U, V for depth 2).
 
 Entries are rational strings or JSON integers (decimal strings such as "0.25" are read exactly).
 :func:`read_weights` also takes any JSON object with ``U`` and ``V`` (and ``b``, ``c``), such as a
@@ -41,7 +44,7 @@ __all__ = ["WEIGHTS_FORMAT", "write_weights", "read_weights", "read_network", "n
            "as_network"]
 
 WEIGHTS_FORMAT = "exactrelu.weights"
-_FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "provenance"}
+_FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "layers", "provenance"}
 
 
 def weights_json(network: Network, **provenance) -> dict:
@@ -109,6 +112,8 @@ def network_of(stack: LayerStack, activation: Activation | None = None) -> Netwo
 
 
 def _json_description(path: Path, net: Network) -> str:
+    if net.depth != 2:
+        return f"read {path}: {net.depth} layers, widths {'-'.join(map(str, net.widths))}"
     bias = " + b" if net.has_bias else ""
     out = " + c" if net.has_output_bias else ""
     return f"read {path}: V ({net.k} x {net.d}){bias} -> U ({net.m} x {net.k}){out}"
@@ -153,13 +158,14 @@ def _from_json_file(path: Path, activation: Activation | None) -> Network:
         unknown = set(obj) - _FIELDS
         if unknown:
             raise InvalidInput(f"{path}: unknown fields {sorted(unknown)} in an {WEIGHTS_FORMAT} file")
-    if "U" not in obj or "V" not in obj:
-        raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals")
-    check_exact_entries(obj, ("U", "V", "b", "c"), str(path))  # a JSON float is no exact weight
+    if "layers" not in obj and ("U" not in obj or "V" not in obj):
+        raise InvalidInput(f"{path}: JSON weights need 'U' (m x k) and 'V' (k x d) rows of rationals, or 'layers'")
+    check_exact_entries(obj, ("U", "V", "b", "c", "layers"), str(path))  # a JSON float is no exact weight
     named = Activation.from_json(obj["activation"]) if "activation" in obj else None
     if named is not None and activation is not None and named != activation:
         raise InvalidInput(f"{path}: the file's activation {named} differs from the one asked for, {activation}")
     try:
-        return Network.from_json({k: obj[k] for k in ("U", "V", "b", "c") if k in obj}, named or activation or RELU)
+        fields = {k: obj[k] for k in ("U", "V", "b", "c", "layers") if k in obj}
+        return Network.from_json(fields, named or activation or RELU)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc}") from None

@@ -155,13 +155,13 @@ def _as_network(weights, V, b, activation: Activation) -> Network:
     if isinstance(weights, Network):
         if V is not None or b is not None:
             raise InvalidInput("pass a Network, or U and V (and b), not both")
-        return weights if weights.activation == activation else Network(weights.U, weights.V, activation, weights.b, weights.c)
+        return weights if weights.activation == activation else weights.with_activation(activation)
     if V is None:
         if isinstance(weights, (str, os.PathLike, Mapping)) or callable(getattr(weights, "state_dict", None)):
             from ..io.weights import as_network  # a weights file, an nn.Module or its state dict
 
             net = as_network(weights, activation)
-            return net if net.activation == activation else Network(net.U, net.V, activation, net.b, net.c)
+            return net if net.activation == activation else net.with_activation(activation)
         raise InvalidInput("certify_weights needs a Network, a weights file, an nn.Module or state dict, or the "
                            "arrays U and V")
 
@@ -217,24 +217,28 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     """
     act = activation or (weights.activation if isinstance(weights, Network) else None) or instance.activation or RELU
     given = _as_network(weights, V, b, act)
+    first, last = ("V", "U") if given.depth == 2 else ("the first layer's W", "the last layer's W")
     if given.d != instance.d:
-        raise InvalidInput(f"V is {given.k} x {given.d} but the inputs have d = {instance.d} columns")
+        raise InvalidInput(f"{first} is {given.widths[1]} x {given.d} but the inputs have d = {instance.d} columns")
     if given.m != instance.m:
-        raise InvalidInput(f"U is {given.m} x {given.k} but the labels have m = {instance.m} columns")
+        raise InvalidInput(f"{last} is {given.m} x {given.widths[-2]} but the labels have m = {instance.m} columns")
     res = exact_residual(given, instance)
     if res.exact:
         cert = realizes_certificate(instance, given, sha256=instance_sha256(instance), proposer="given weights")
         summary = verify(cert, instance) if check else None
-        return WeightsCertificate("as given", given, cert, given, res, given.k, None, summary)
+        return WeightsCertificate("as given", given, cert, given, res, given.k if given.depth == 2 else None, None,
+                                  summary)
     where = (f"{res.n_failing} of {res.n_entries} label entries differ; exact squared error {_short(res.squared_error)} "
              f"(relative {res.relative():.3g}), largest difference {approx(res.max_abs_error)} at sample "
              f"{res.worst[0]}, output {res.worst[1]}")
     evidence = {"n_failing": res.n_failing, "n_entries": res.n_entries, "squared_error": rational_text(res.squared_error),
                 "max_abs_error": rational_text(res.max_abs_error), "worst": res.worst, "first": res.first}
-    if as_given:
+    if as_given or given.depth != 2:  # recovery from the labels is for two-layer networks
         if residual_fallback:
             return _residual_outcome(instance, given, res, f"not exact: {where}", check)
-        raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}", evidence=evidence)
+        why = "" if given.depth == 2 else " (recovery from the labels is for two-layer networks; this one has depth " \
+            f"{given.depth})"
+        raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}{why}", evidence=evidence)
     try:
         rec = recover(instance, k=given.k, activation=act, init=given, bias=weights_class(given),
                       random_state=random_state, check=check, time_limit=time_limit)

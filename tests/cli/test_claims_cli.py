@@ -105,16 +105,19 @@ def test_recover_rank_refusal_states_its_class(capsys, tmp_path):
 
 #: what each claim kind's VALID line must state: the class (or the networks) and the extent
 SCOPE = {
-    "realizes": r"realizes: \d+ samples x \d+ outputs equal exactly \(k=\d+, d=\d+, activation degree \d+",
+    "realizes": r"realizes: \d+ samples x \d+ outputs equal exactly \((k=\d+, d=\d+|layers [\d-]+), "
+                r"activation degree \d+",
     "realizes-except": r"realizes-except: all [\d,]+ entries \([\d,]+ samples x \d+ outputs\) except [\d,]+ \([\d.]+%",
-    "residual": r"residual: \d+ samples x \d+ outputs, squared error .* \(k=\d+, d=\d+, activation degree \d+",
+    "residual": r"residual: \d+ samples x \d+ outputs, squared error .* \((k=\d+, d=\d+|layers [\d-]+), "
+                r"activation degree \d+",
     "lp-feasible": r"lp-feasible: \d+ equations, \d+ inequalities in \d+ variables",
     "lp-infeasible": r"lp-infeasible: \d+ equations, \d+ inequalities in \d+ variables",
     "not-realizable": r"not-realizable: no \d+-unit ReLU network (with|without) hidden biases and (with|without) "
                       r"output bias reproduces the labels \([\d,]+ samples, (any|the given) output weights\)",
-    "equivalent": r"equivalent: the two networks \(k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+\) are the same "
-                  r"function on all of R\^d",
-    "not-equivalent": r"not-equivalent: the two networks \(k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+\) differ",
+    "equivalent": r"equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|"
+                  r"widths [\d-]+ and [\d-]+, relu)\) are the same function on all of R\^d",
+    "not-equivalent": r"not-equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|widths "
+                      r"[\d-]+ and [\d-]+)\) differ",
     "transcript": r"transcript: [\d,]+ answers at the queries \([\d,]+ lines?, [\d,]+ axis batch(es)?, [\d,]+ point "
                   r"blocks?; d = \d+, m = \d+\)(; the network \(k = \d+\) gives every one exactly)?(; every ReLU network "
                   r"U relu\(V x \+ b\) \+ c giving them has at least [\d,]+ units?)?",

@@ -343,6 +343,79 @@ def _equivalence_claims(c: Corpus) -> None:
               None, "the two values at the witness are equal", "a witness where the two networks agree (values stated truly)")
 
 
+def _deep_network_claims(c: Corpus) -> None:
+    """realizes and residual about a network of depth 3 ("layers"), on an instance it made."""
+    from exactrelu.exact.matrix import QMatrix
+    from exactrelu.instances import Instance
+
+    net = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                               ([[3, -2]], ["1/2"])])
+    X = QMatrix.from_rows([[i - 3, (5 * i) % 7 - 2] for i in range(10)] + [["1/3", "-1/2"], ["5/2", "7/4"]])
+    inst = Instance(X, net.evaluate_exact(X))
+    ideep = c.instance("deep", inst)
+    r = realizes_certificate(inst, net)
+    c.valid("realizes-deep", r, ideep, "VALID: realizes: 12 samples x 1 outputs equal exactly (layers 2-3-2-1",
+            "a network of depth 3 written as layers")
+    c.invalid("realizes-deep-weight-changed", tampered(r, lambda x: x["layers"][1]["W"][1].__setitem__(0, "3")), ideep,
+              "differs from the label", "a weight of the second layer changed")
+    c.invalid("realizes-deep-layer-dropped", tampered(r, lambda x: x["layers"].pop(1)), ideep, "INVALID",
+              "the middle layer dropped (the widths no longer chain)")
+    other = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                                 ([[3, -2]], ["1/3"])])
+    res = residual_certificate(inst, other)
+    c.valid("residual-deep", res, ideep, "VALID: residual: 12 samples x 1 outputs, squared error 0.333333",
+            "the output bias off by 1/6 at every sample: squared error 12/36")
+
+
+def _deep_equivalence_claims(c: Corpus) -> None:
+    """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
+    base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
+                                ([[3, -2]], ["1/2"])])
+    # the same function: hidden layers permuted and scaled, a neuron split in two, a dead one added
+    same = Network.from_layers([([[0, 6], [2, -2], [2, 1], [2, 1], [0, 0]], [-2, 0, 1, 1, -1]),
+                                ([[1, 2, 0, 0, 0], ["-1/2", "1/2", "1/2", "1/2", 9]], [0, -1]),
+                                ([[-1, 3]], ["1/2"])])
+    sym = functionally_equal(base, same).certificate
+    c.valid("deep-equivalent-symmetric", sym, None, "VALID: equivalent",
+            "3 layers; permuted, rescaled, split and dead neurons: the reduced difference is zero (one leaf)")
+    first = ([[1, 0], [1, 0], [0, 1]], [0, 1, 0])  # relu(x1), relu(x1 + 1), relu(x2)
+    a = Network.from_layers([first, ([[0, 1, 0], [1, 0, 0], [0, 0, 1]], None), ([[3, -3, 1]], [0])])
+    b = Network.from_layers([first, ([[-1, 1, 0], [0, 0, 1]], None), ([[3, 1]], [0])])
+    tree = functionally_equal(a, b).certificate
+    c.valid("deep-equivalent-case-tree", tree, None, "VALID: equivalent",
+            "relu(relu(x + 1) - relu(x)) = relu(x + 1) - relu(x): splits, a fix, a Farkas leaf and equal leaves")
+    moved = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 1]),
+                                 ([[3, -2]], ["1/2"])])
+    witness = functionally_equal(base, moved).certificate
+    c.valid("deep-not-equivalent-bias", witness, None, "VALID: not-equivalent", "one hidden bias of layer 2 changed")
+    c.invalid("deep-equivalent-weight-changed", tampered(sym, lambda x: x["networks"][1]["layers"][2]["W"][0]
+                                                         .__setitem__(0, "-3")), None, "do not sum",
+              "an output weight of network 2 changed: its one equal leaf no longer sums to the difference")
+    fix = next(i for i, node in enumerate(tree["tree"]) if "fix" in node)
+    c.invalid("deep-equivalent-fix-flipped", tampered(tree, lambda x: x["tree"][fix]["fix"].__setitem__(1, True)), None,
+              "does not prove neuron", "a fixed neuron's phase flipped")
+    farkas = next(i for i, node in enumerate(tree["tree"]) if "farkas" in node)
+    c.invalid("deep-equivalent-farkas-negative", tampered(tree, lambda x: x["tree"][farkas]["farkas"]["phase"][0]
+                                                          .__setitem__(1, "-1")), None, "negative multiplier",
+              "a Farkas multiplier of an inequality made negative")
+    c.invalid("deep-equivalent-leaf-dropped", tampered(tree, lambda x: x["tree"].pop()), None, "incomplete",
+              "the last leaf of the case tree dropped")
+    c.invalid("deep-equivalent-box-domain", tampered(tree, lambda x: x.__setitem__(
+        "domain", {"kind": "box", "lower": ["0", "0"], "upper": ["1", "1"]})), None, "knows the domain",
+              "a box domain, which this checker does not know yet")
+    sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
+    from bench_deep_equiv import gadgets
+
+    lem = functionally_equal(*gadgets((3, 4, 4, 1), 2, seed=1)).certificate
+    c.valid("deep-equivalent-lemmas", lem, None, "VALID: equivalent",
+            "two independent parts of the difference, each proved by a lemma; the main tree adds them")
+    c.invalid("deep-equivalent-lemma-form-changed", tampered(lem, lambda x: x["lemmas"][0]["forms"][0]["terms"][0]
+                                                            .__setitem__(1, "7")), None, "INVALID",
+              "a lemma's stated form changed: its tree no longer proves it")
+    c.invalid("deep-equivalent-lemma-dropped", tampered(lem, lambda x: x["lemmas"].pop()), None, "0 <= index < 1",
+              "a lemma dropped while the main tree still cites it")
+    c.invalid("deep-not-equivalent-value-off-by-2-60", tampered(witness, lambda x: x["values"][1].__setitem__(
+        0, _bump_tiny(x["values"][1][0]))), None, "network 2 at the witness is", "the second value off by 2^-60")
 _HIDDEN = Network.from_rows(U=[[2, -1]], V=[[1, 1], [1, -2]], b=["1/2", 0], c=[3])
 
 
@@ -466,6 +539,8 @@ def build(root: Path) -> Corpus:
     _rank_claims(c, insts)
     _output_bias_claims(c, insts)
     _equivalence_claims(c)
+    _deep_equivalence_claims(c)
+    _deep_network_claims(c)
     _transcript_claims(c)
     _unreadable(c, insts)
     c.finish()

@@ -67,7 +67,7 @@ def test_importing_the_package_loads_only_the_standard_library():
 def test_public_names_load_on_first_use():
     import exactrelu
 
-    assert exactrelu.Network.__module__ == "exactrelu.network"
+    assert exactrelu.Network.__module__ == "exactrelu.network.model"  # the package exactrelu.network (issue 37)
     assert exactrelu.recover_exact.__module__ == "exactrelu.recover.front_door"
     assert "planted" in dir(exactrelu)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):

@@ -7,7 +7,11 @@ Read by the trusted :mod:`exactrelu.certificates.trusted.equivalence` (docs/cert
 * ``not-equivalent``: the networks, ``"witness"`` (d rationals) and ``"values"`` (the two outputs there, m
   rationals each, different); the checker evaluates both networks at the witness.
 
-Each NET is :meth:`exactrelu.network.Network.to_json` (U, V, activation, and b, c when non-zero).
+Each NET is :meth:`exactrelu.network.Network.to_json` (U, V, activation, and b, c when non-zero). Networks of
+other depths (:func:`deep_equivalent_certificate`, :func:`deep_not_equivalent_certificate`) are written with
+``"layers"`` and the claim names its ``"domain"`` (``{"kind": "R^d"}``) and ``"property"`` (``{"kind":
+"equal"}``); ``equivalent`` then carries ``"tree"``, the case tree over the neuron phases of the networks' reduced
+difference (docs/certificates.md).
 
 >>> from exactrelu.network import Network
 >>> a = Network.from_rows(U=[[1]], V=[[1]])
@@ -28,7 +32,11 @@ from ...network import Network
 from .. import checker
 from ..envelope import envelope, provenance
 
-__all__ = ["equivalent_certificate", "not_equivalent_certificate", "verify_equivalence"]
+__all__ = ["equivalent_certificate", "not_equivalent_certificate", "verify_equivalence", "deep_equivalent_certificate",
+           "deep_not_equivalent_certificate", "DOMAIN", "PROPERTY"]
+
+#: the domain and the property of the deep claims written here
+DOMAIN, PROPERTY = {"kind": "R^d"}, {"kind": "equal"}
 
 
 def equivalent_certificate(net1: Network, net2: Network, canonical: dict, **prov) -> dict:
@@ -42,6 +50,30 @@ def not_equivalent_certificate(net1: Network, net2: Network, witness, values, **
     """``not-equivalent``: at ``witness`` (d rationals) the networks output ``values[0]`` and ``values[1]``."""
     return {**envelope("not-equivalent", networks=[net1.to_json(), net2.to_json()],
                        witness=[format_rational(x) for x in witness],
+                       values=[[format_rational(x) for x in v] for v in values]),
+            "provenance": provenance(**prov)}
+
+
+def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lemmas: list | None = None,
+                                **prov) -> dict:
+    """``equivalent`` on R^d for networks of any depth, proved by ``tree`` and ``lemmas`` (not verified here).
+
+    >>> net = Network.from_layers([([[1]], None), ([[1]], None), ([[2]], None)])
+    >>> cert = deep_equivalent_certificate(net, net, [{"equal": [{}]}])
+    >>> verify_equivalence(cert)
+    'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neurons; case tree of 1 leaves checked)'
+    """
+    cert = envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
+                    domain=dict(DOMAIN), property=dict(PROPERTY))
+    if lemmas:
+        cert["lemmas"] = lemmas
+    return {**cert, "tree": tree, "provenance": provenance(**prov)}
+
+
+def deep_not_equivalent_certificate(net1: Network, net2: Network, witness, values, **prov) -> dict:
+    """``not-equivalent`` on R^d for networks of any depth: at ``witness`` they output ``values[0]``, ``values[1]``."""
+    return {**envelope("not-equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
+                       domain=dict(DOMAIN), property=dict(PROPERTY), witness=[format_rational(x) for x in witness],
                        values=[[format_rational(x) for x in v] for v in values]),
             "provenance": provenance(**prov)}
 

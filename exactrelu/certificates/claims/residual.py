@@ -107,7 +107,7 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
         raise InvalidInput(f"the network has d={network.d}, m={network.m}; the instance has d={instance.d}, m={instance.m}")
     n, m = instance.n, instance.m
     if chunk is None:
-        chunk = max(1, CHUNK_ENTRIES // (8 * (instance.d + network.k + 2 * m + 2)))
+        chunk = max(1, CHUNK_ENTRIES // (8 * (sum(network.widths) + m + 2)))
     elif isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
         raise InvalidInput(f"chunk must be a positive number of samples, got {chunk!r}")
     if method not in ("auto", "flint"):
@@ -184,8 +184,9 @@ class _LimbRoute:
 
     @classmethod
     def build(cls, network: Network, instance: Instance) -> "_LimbRoute | None":
-        """The route, or None when it does not apply (a power activation, an operand of over MAX_LIMBS limbs)."""
-        if network.activation.degree != 1:
+        """The route, or None when it does not apply (a power activation, another depth than two, an operand of over
+        MAX_LIMBS limbs)."""
+        if network.activation.degree != 1 or network.depth != 2:
             return None
         X, Y = _Source(instance.inputs), _Source(instance.labels)
         if max(X.bits, Y.bits) > limbs.W * MAX_LIMBS:

@@ -33,6 +33,7 @@ DEFAULTS = {
     "intermediate": 100_000,   # decimal digits of the largest integer a check computes (powers, common denominators)
     "units": 10_000,           # hidden units k of a certificate
     "propagations": 50_000_000,  # literal visits of a hinted (LRAT) replay, counted from the hints before replaying
+    "terms": 50_000_000,       # coefficient operations of a deep equivalence: the reduction and the case tree's rows
 }
 _limits: dict = {}
 

@@ -20,6 +20,11 @@ A network is ``{"activation", "U" (m x k), "V" (k x d), "b" (k, optional), "c" (
 
 Both claims need no instance. The stated canonical form must be written as this module writes it
 (canonical rational strings, normals as integer strings), so that it is compared as text.
+
+With a ``"domain"`` (``{"kind": "R^d"}``) and a ``"property"`` (``{"kind": "equal"}``) the networks may have any
+depth (``"layers"``, :mod:`.deep`): ``not-equivalent`` evaluates both at the witness as above; ``equivalent``
+(ReLU) carries ``"tree"``, a case tree over the neuron phases of the reduced difference of the two networks,
+which this checker recomputes (:mod:`.deep`) and walks (:mod:`.phases`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from operator import mul
 
 from .common import (CheckFailed, activation_degree, canonical, cap_bits, check_power, lcm_within, limit, only_fields,
                      parse_rational)
+from .deep import evaluate, read_network, reduced_difference
+from .phases import check_phase_tree
 
 _NET_FIELDS = {"activation", "U", "V", "b", "c"}
 
@@ -189,8 +196,41 @@ def _describe(a, b) -> str:
     return f"(k = {len(a[1])} and {len(b[1])} units, d = {a[4]}, m = {a[5]}, {act})"
 
 
+def _deep_pair(cert: dict, extra: set):
+    """Two networks of any depth with the same activation, d and m, on the domain R^d, the property equal."""
+    only_fields(cert, {"format", "version", "claim", "networks", "domain", "property", "provenance"} | extra)
+    nets = cert.get("networks")
+    if not isinstance(nets, list) or len(nets) != 2:
+        raise CheckFailed("networks must be a list of two networks")
+    a, b = read_network(nets[0], 1), read_network(nets[1], 2)
+    if a[0] != b[0] or len(a[1][0][0][0]) != len(b[1][0][0][0]) or len(a[1][-1][0]) != len(b[1][-1][0]):
+        raise CheckFailed("the two networks differ in activation, input dimension d or output dimension m")
+    if cert.get("domain") != {"kind": "R^d"} or cert.get("property") != {"kind": "equal"}:
+        raise CheckFailed('this checker knows the domain {"kind": "R^d"} with the property {"kind": "equal"}')
+    return a, b
+
+
+def _widths(net) -> str:
+    return "-".join(map(str, [len(net[1][0][0][0])] + [len(W) for W, _ in net[1]]))
+
+
+def _check_deep_equivalent(cert: dict) -> str:
+    a, b = _deep_pair(cert, {"tree", "lemmas"})
+    if a[0] != 1:
+        raise CheckFailed("an equivalent claim with a case tree is about ReLU networks")
+    red = reduced_difference(a, b)
+    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []))
+    proof = (f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves" if cert.get("lemmas") else
+             f"case tree of {leaves} leaves")
+    return (f"equivalent: the two networks (widths {_widths(a)} and {_widths(b)}, relu) are the same function on all "
+            f"of R^d (reduced difference: {len(red.forms)} neurons; {proof} checked)")
+
+
 def check_equivalent(cert: dict, instance=None) -> str:
-    """Verify ``equivalent``: both networks' canonical forms, recomputed here, equal the stated one."""
+    """Verify ``equivalent``: both networks' canonical forms, recomputed here, equal the stated one; or, with a
+    domain, the case tree over the phases of their reduced difference."""
+    if "domain" in cert:
+        return _check_deep_equivalent(cert)
     a, b = _pair(cert, {"canonical"})
     stated = cert.get("canonical")
     for which, net in ((1, a), (2, b)):
@@ -203,18 +243,21 @@ def check_equivalent(cert: dict, instance=None) -> str:
 
 def check_not_equivalent(cert: dict, instance=None) -> str:
     """Verify ``not-equivalent``: both networks evaluated at the witness give the stated, different values."""
-    a, b = _pair(cert, {"witness", "values"})
-    x = _fractions(_rows([cert.get("witness")], 1, a[4], "witness")[0])
-    values = [_fractions(r) for r in _rows(cert.get("values"), 2, a[5], "values")]
+    deep = "domain" in cert
+    a, b = (_deep_pair if deep else _pair)(cert, {"witness", "values"})
+    d, m = (len(a[1][0][0][0]), len(a[1][-1][0])) if deep else (a[4], a[5])
+    x = _fractions(_rows([cert.get("witness")], 1, d, "witness")[0])
+    values = [_fractions(r) for r in _rows(cert.get("values"), 2, m, "values")]
     for which, net, stated in ((1, a, values[0]), (2, b, values[1])):
-        got = _evaluate(net, x)
+        got = evaluate(net, x) if deep else _evaluate(net, x)
         for r, (v, s) in enumerate(zip(got, stated)):
             if v != s:
                 raise CheckFailed(f"network {which} at the witness is {canonical(v)}, not the stated {canonical(s)}"
                                   + (f" (output {r})" if len(got) > 1 else ""))
     if values[0] == values[1]:
         raise CheckFailed("the two values at the witness are equal")
-    return f"not-equivalent: the two networks {_describe(a, b)} differ at the witness (both evaluated exactly)"
+    shape = f"(widths {_widths(a)} and {_widths(b)})" if deep else _describe(a, b)
+    return f"not-equivalent: the two networks {shape} differ at the witness (both evaluated exactly)"
 
 
 #: the readers the ``transcript`` claim shares (trusted modules import each other's public names only)

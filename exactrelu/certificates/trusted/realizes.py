@@ -32,19 +32,24 @@ from operator import add, floordiv, mod, mul, sub
 
 from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, cap_bits, digits_of, display,
                      is_pair, lcm_within, only_fields, over, parse_rational, read_matrix, read_vector)
+from .deep import hidden_rows, read_network
 from .instance import bound_instance
 from .packed import Packed
 
-_NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "provenance"}
+_NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "layers",
+                   "provenance"}
 
 
 def _network(cert: dict, X: list, Y: list, activation, extra: set):
     """Parse the network of a certificate about the parsed rows X, Y (of an instance with this activation):
-    (U, V, b, offset, c) with ``offset`` the output bias (m entries) and c the activation degree."""
+    (U, V, b, offset, c, X, shape) with ``offset`` the output bias (m entries), c the activation degree, and X the
+    rows that enter V (the instance's, or for ``"layers"`` the activations below the last two layers)."""
     only_fields(cert, _NETWORK_FIELDS | extra)
     c = activation_degree(cert.get("activation"))
     if activation is not None and activation_degree(activation) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
+    if "layers" in cert:
+        return _deep_network(cert, X, Y, c)
     d, m = len(X[0][0]), len(Y[0][0])
     Vraw = cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
@@ -55,7 +60,23 @@ def _network(cert: dict, X: list, Y: list, activation, extra: set):
     b = read_vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
     offset = read_vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
     bound_integers(X, Y, U, V, b, offset, c)  # before any sample (of these rows) is evaluated
-    return U, V, b, offset, c
+    return U, V, b, offset, c, X, _shape(X, Y, U, b, offset, c)
+
+
+def _deep_network(cert: dict, X: list, Y: list, c: int):
+    """:func:`_network` for ``"layers"``: the rows through all but the last two layers (:func:`.deep.hidden_rows`),
+    which are then checked as V, b and U, c."""
+    if {"U", "V", "b", "c"} & set(cert):
+        raise CheckFailed("a network has 'layers' or U, V, b, c, not both")
+    layers = read_network({"activation": cert["activation"], "layers": cert["layers"]}, 1)[1]
+    widths = [len(layers[0][0][0])] + [len(W) for W, _ in layers]
+    if len(layers) < 2 or widths[0] != len(X[0][0]) or widths[-1] != len(Y[0][0]):
+        raise CheckFailed(f"the layers (widths {widths}) must be two or more, from the instance's d = {len(X[0][0])} "
+                          f"inputs to its m = {len(Y[0][0])} outputs")
+    H = hidden_rows(layers[:-2], c, X, _sample_bits(X, Y, cap_bits())[0])
+    (V, b), (U, offset) = layers[-2], layers[-1]
+    bound_integers(H, Y, U, V, b, offset, c)
+    return U, V, b, offset, c, H, f"(layers {'-'.join(map(str, widths))}, activation degree {c})"
 
 
 def bound_integers(X, Y, U, V, b, offset, c) -> None:
@@ -206,11 +227,11 @@ def part_of_rows(cert: dict, X: list, Y: list, activation, start: int, n: int) -
     claim = cert.get("claim")
     if claim not in RANGE_CLAIMS:
         raise CheckFailed(f"claim {claim!r} is not checked by ranges of samples")
-    U, V, b, offset, c = _network(cert, X, Y, activation, RANGE_CLAIMS[claim])
+    U, V, b, offset, c, H, shape = _network(cert, X, Y, activation, RANGE_CLAIMS[claim])
     m = len(Y[0][0])
-    rows = _differences(X, Y, U, V, b, offset, c, start)
+    rows = _differences(H, Y, U, V, b, offset, c, start)
     verdict = {"claim": claim, "certificate_sha256": certificate_sha256(cert), "instance_sha256": cert["instance_sha256"],
-               "n": n, "m": m, "samples": [start, start + len(X)], "shape": _shape(X, Y, U, b, offset, c)}
+               "n": n, "m": m, "samples": [start, start + len(X)], "shape": shape}
     if claim == "realizes":
         for j, ps, _ in rows:
             if any(ps):

@@ -2,10 +2,11 @@
 
 A case tree is a list of nodes in preorder. A node ``{"split": s}`` is followed by its two
 subtrees, first the branch where the split's decision is *active* (True), then the one where it is
-*inactive* (False); every other node is a leaf. The claim-specific parts are two callbacks:
+*inactive* (False); with a ``fix`` callback, a node ``{"fix": ...}`` decides one phase, proved on the node, and is
+followed by one subtree; every other node is a leaf. The claim-specific parts are two callbacks:
 ``split_key(s, dec)`` validates a split (it must not be decided on the branch yet) and returns its
 hashable key, and ``refute(node, dec)`` checks a leaf under the decisions of its branch, raising
-CheckFailed when it does not refute it.
+CheckFailed when it does not refute it; ``fix(node, dec)`` checks a fix node and returns (key, active).
 
 Invariants, checked as the nodes are read (so a tree with missing or extra nodes is refused):
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from .common import CheckFailed
 
 
-def walk_tree(tree, dec0: dict, split_key, refute) -> int:
+def walk_tree(tree, dec0: dict, split_key, refute, fix=None) -> int:
     """Read a preorder case tree starting from the decisions ``dec0``; return the number of leaves.
 
     >>> seen = []
@@ -49,6 +50,10 @@ def walk_tree(tree, dec0: dict, split_key, refute) -> int:
         if isinstance(node, dict) and set(node) == {"split"}:
             key = split_key(node["split"], dec)
             todo += [(len(trail), key, False), (len(trail), key, True)]  # active child first
+            continue
+        if fix is not None and isinstance(node, dict) and "fix" in node:
+            key, active = fix(node, dec)
+            todo.append((len(trail), key, active))
             continue
         refute(node, dec)
         leaves += 1

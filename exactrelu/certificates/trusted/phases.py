@@ -1,0 +1,170 @@
+"""The case tree over the neuron phases of a reduced difference (:mod:`.deep`): is it zero? Standard library only.
+
+Variables are the inputs x (0 .. d-1) and the outputs y_u of the reduced neurons (d + u); neuron u's
+pre-activation is the form z_u. A path decides some neurons: u *active* (z_u >= 0, y_u = z_u) or *inactive*
+(z_u <= 0, y_u = 0). Every x follows a path consistent with its own phases (both at a kink), and with
+y_u = relu(z_u(x)) the point (x, y) satisfies every row below; so a leaf that shows the output forms zero on
+the rows' polyhedron Q shows A(x) = B(x) for every x of its path. The rows, each ``g <= 0`` or ``g = 0``:
+
+``["phase", u]`` (decided u) ``-z_u <= 0`` if active, ``z_u <= 0`` if inactive;
+``["post", u]`` (decided u) ``y_u - z_u = 0`` if active, ``y_u = 0`` if inactive;
+``["relu", u]`` ``z_u - y_u <= 0``; ``["pos", u]`` ``-y_u <= 0`` (any u).
+
+A *combination* ``{"phase": [[u, m], ...], "post": [...], ...}`` sums m times each row (m >= 0 for an
+inequality) into ``a . v + k``; on Q it is <= 0, and = 0 with equations only. So a target ``t . v + tau`` with
+``t = a`` is ``<= tau - k`` on Q. Nodes, in preorder (:func:`.tree.walk_tree`):
+
+``{"split": u}``: two subtrees, u active then inactive;
+``{"fix": [u, active], "bound": C}``: C proves ``z_u <= 0`` (inactive) or ``-z_u <= 0`` (active) on Q: one subtree;
+``{"farkas": C}``: a = 0 and k > 0, so Q is empty (0 >= k > 0);
+``{"equal": [C_0, ..., C_{m-1}]}``: equations only, each summing to output r's form exactly: zero on Q;
+``{"bounds": [[U_0, L_0], ...]}``: U_r proves ``O_r <= 0``, L_r proves ``-O_r <= 0`` on Q.
+
+**Lemmas.** ``"lemmas": [{"forms": [F, ...], "tree": [...]}, ...]``, each F ``{"terms": [[variable, q], ...],
+"constant": q}``: lemma t claims every F_i(x, y) = 0 for every x (y_u = relu(z_u(x))), proved by its own tree
+whose leaves have one entry per form of the lemma (instead of per output). The forms of all lemmas are numbered
+in order, and a later lemma's tree or the main tree may use ``["lemma", s]`` rows ``F_s = 0`` (equations) of
+the forms proved before it. Independent parts of a difference are so proved once each instead of in one tree
+that multiplies their cases.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .common import CheckFailed, cap_bits, lcm_within, limit, over, parse_rational
+from .tree import walk_tree
+
+_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False}
+_EQUATIONS = {"post", "lemma"}
+
+
+def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
+    if kind == "lemma":
+        return red.proved[u]
+    f, k = red.forms[u]
+    y = red.d + u
+    if kind == "relu":
+        return {**f, y: Fraction(-1)}, k
+    if kind == "pos":
+        return {y: Fraction(-1)}, Fraction(0)
+    if u not in dec:
+        raise CheckFailed(f"a {kind} row of neuron {u}, which the path does not decide")
+    if kind == "phase":
+        return ({v: -a for v, a in f.items()}, -k) if dec[u] else (f, k)
+    return ({**{v: -a for v, a in f.items()}, y: Fraction(1)}, -k) if dec[u] else ({y: Fraction(1)}, Fraction(0))
+
+
+def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dict, Fraction]:
+    """``(a, k)``: the sum of the rows of ``cert`` with their multipliers (module docstring)."""
+    if not isinstance(cert, dict) or set(cert) - (_EQUATIONS if equations_only else set(_INEQUALITY)):
+        raise CheckFailed("a combination is an object of rows " + ("('post', 'lemma' only)" if equations_only else
+                                                                   "('phase', 'post', 'relu', 'pos', 'lemma')"))
+    rows, dens = [], []
+    for kind, entries in cert.items():
+        if not isinstance(entries, list):
+            raise CheckFailed(f"the {kind} rows of a combination must be a list of [neuron, multiplier]")
+        top = len(red.proved) if kind == "lemma" else len(red.forms)
+        for e in entries:
+            if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top):
+                raise CheckFailed(f"a {kind} row must be [index, multiplier] with 0 <= index < {top}")
+            m = parse_rational(e[1])
+            if m < 0 and _INEQUALITY[kind]:
+                raise CheckFailed(f"the {kind} row of neuron {e[0]} has a negative multiplier")
+            f, k = _row(red, kind, e[0], dec)
+            red.terms += len(f) + 1
+            rows.append((m, f, k))
+            dens += [m.denominator, k.denominator, *(a.denominator for a in f.values())]
+    if red.terms > limit("terms"):
+        raise over("terms", "the rows of the case tree's leaves")
+    lcm_within(dens, cap_bits(), "a combination of rows")  # the sum's denominator divides this lcm
+    acc: dict = {}
+    const = Fraction(0)
+    for m, f, k in rows:
+        for v, a in f.items():
+            acc[v] = acc.get(v, 0) + m * a
+        const += m * k
+    return {v: a for v, a in acc.items() if a}, const
+
+
+def _bound(red, cert, dec, target: tuple[dict, Fraction], what: str) -> None:
+    """``cert`` proves ``target <= 0`` on the path's polyhedron."""
+    a, k = combination(red, cert, dec)
+    if a != target[0] or target[1] - k > 0:
+        raise CheckFailed(f"the combination does not prove {what}")
+
+
+def _neg(form):
+    return {v: -a for v, a in form[0].items()}, -form[1]
+
+
+def _leaf(red, node, dec) -> None:
+    if not isinstance(node, dict) or len(node) != 1 or next(iter(node)) not in ("farkas", "equal", "bounds"):
+        raise CheckFailed("a leaf is {'farkas': ...}, {'equal': [...]} or {'bounds': [...]}")
+    kind, body = next(iter(node.items()))
+    if kind == "farkas":
+        a, k = combination(red, body, dec)
+        if a or k <= 0:
+            raise CheckFailed("a Farkas leaf does not sum to 0 <= negative")
+        return
+    if not isinstance(body, list) or len(body) != len(red.targets):
+        raise CheckFailed(f"an {kind} leaf has one entry per target ({len(red.targets)})")
+    for r, (entry, out) in enumerate(zip(body, red.targets)):
+        if kind == "equal":
+            if combination(red, entry, dec, equations_only=True) != out:
+                raise CheckFailed(f"an equal leaf's equations do not sum to output {r}'s difference")
+            continue
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise CheckFailed("a bounds leaf has [upper, lower] for each output")
+        _bound(red, entry[0], dec, out, f"output {r}'s difference <= 0")
+        _bound(red, entry[1], dec, _neg(out), f"output {r}'s difference >= 0")
+
+
+def _neuron(red, u, dec) -> int:
+    if type(u) is not int or not 0 <= u < len(red.forms) or u in dec:
+        raise CheckFailed(f"a split or fix must name a neuron 0 <= u < {len(red.forms)} not decided on its path")
+    return u
+
+
+def _fix(red, node, dec) -> tuple[int, bool]:
+    if set(node) != {"fix", "bound"} or not isinstance(node["fix"], list) or len(node["fix"]) != 2 \
+            or type(node["fix"][1]) is not bool:
+        raise CheckFailed("a fix node is {'fix': [neuron, active], 'bound': combination}")
+    u, active = _neuron(red, node["fix"][0], dec), node["fix"][1]
+    z = red.forms[u]
+    _bound(red, node["bound"], dec, _neg(z) if active else z, f"neuron {u} {'active' if active else 'inactive'}")
+    return u, active
+
+
+def _form(red, obj) -> tuple[dict, Fraction]:
+    if not isinstance(obj, dict) or set(obj) != {"terms", "constant"} or not isinstance(obj["terms"], list):
+        raise CheckFailed("a lemma's form is {'terms': [[variable, q], ...], 'constant': q}")
+    f: dict = {}
+    for e in obj["terms"]:
+        top = red.d + len(red.forms)
+        if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top and e[0] not in f):
+            raise CheckFailed(f"a lemma's term must be [variable, q], each variable 0 <= v < {top} once")
+        f[e[0]] = parse_rational(e[1])
+    return {v: a for v, a in f.items() if a}, parse_rational(obj["constant"])
+
+
+def _walk(red, tree, targets) -> int:
+    red.targets = targets
+    return walk_tree(tree, {}, lambda u, dec: _neuron(red, u, dec), lambda node, dec: _leaf(red, node, dec),
+                     fix=lambda node, dec: _fix(red, node, dec))
+
+
+def check_phase_tree(red, tree, lemmas=()) -> int:
+    """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons; the number of leaves, or
+    CheckFailed."""
+    if not isinstance(lemmas, list):
+        raise CheckFailed("lemmas must be a list of {'forms': [...], 'tree': [...]}")
+    red.proved, leaves = [], 0
+    for lemma in lemmas:
+        if not isinstance(lemma, dict) or set(lemma) != {"forms", "tree"} or not isinstance(lemma["forms"], list) \
+                or not lemma["forms"]:
+            raise CheckFailed("a lemma is {'forms': [one or more forms], 'tree': [...]}")
+        forms = [_form(red, f) for f in lemma["forms"]]
+        leaves += _walk(red, lemma["tree"], forms)
+        red.proved += forms
+    return leaves + _walk(red, tree, red.outputs)

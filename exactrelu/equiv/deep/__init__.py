@@ -1,0 +1,209 @@
+"""Exact equivalence on all of R^d of ReLU networks of any depth (docs/equivalence.md, "Networks of any depth").
+
+:func:`deep_equivalence` runs, in order: the *reduced difference* of the two networks (neurons merged when they
+compute the same function up to a positive factor, dead and always-active neurons folded, ``relu(-z)`` written
+as ``relu(z) - z`` when ``relu(z)`` exists: :mod:`.forms`), which is zero for networks equal up to permutations,
+positive scalings, split, duplicated, dead and pruned-never-active neurons; then a float search for an input
+where the outputs differ, checked exactly; then the exact case-split search (:mod:`.search`) with its budget.
+The float search for a witness goes first (it costs a few float evaluations and ends most different pairs).
+The answer is one :class:`DeepAnswer` either way, or "unknown" with how far the search got.
+
+>>> from exactrelu.network import Network
+>>> a = Network.from_layers([([[1, -1], [2, 1]], [0, 1]), ([[1, 1]], [-1]), ([[3]], None)])
+>>> b = Network.from_layers([([[4, 2], [3, -3]], [2, 0]), ([["1/2", "1/3"]], [-1]), ([[3]], None)])
+>>> deep_equivalence(a, b).status
+'equivalent'
+>>> c = Network.from_layers([([[1, -1], [2, 1]], [0, 1]), ([[1, 1]], [-2]), ([[3]], None)])
+>>> res = deep_equivalence(a, c)
+>>> res.status, a.evaluate_exact([res.witness]) != c.evaluate_exact([res.witness])
+('not-equivalent', True)
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ...deadline import Deadline
+from ...errors import InvalidInput
+from ...exact.matrix import QMatrix
+from ...network import Network
+from .forms import reduced_difference
+from .search import Search, Stats, _Found, _Spent, _Stuck
+
+__all__ = ["DeepAnswer", "deep_equivalence"]
+
+
+@dataclass
+class DeepAnswer:
+    """``status``: "equivalent" (``tree``: the case tree of the certificate), "not-equivalent" (``witness``, the
+    two exact outputs in ``values``) or "unknown" (the budget ran out; ``reason`` and ``stats`` say how far)."""
+
+    status: str
+    tree: list | None = None
+    witness: list[Fraction] | None = None
+    values: tuple | None = None
+    reason: str | None = None
+    stats: dict = field(default_factory=dict)
+    lemmas: list | None = None
+
+
+def _exact_values(net: Network, x: list[Fraction]) -> list[Fraction]:
+    return net.evaluate_exact(QMatrix.from_fractions(list(x), 1, len(x))).to_fractions()[0]
+
+
+def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 256) -> list[Fraction] | None:
+    """An input where the networks differ, found by floats and confirmed exactly, or None.
+
+    Gaussian points at scales 1, 10, 100 and 1000 and the origin; the float outputs rank them, and the few
+    largest differences are evaluated exactly (float64 points are dyadic rationals).
+    """
+    rng = np.random.default_rng(seed)
+    pts = np.vstack([np.zeros((1, a.d))] + [s * rng.standard_normal((per_scale, a.d)) for s in (1, 10, 100, 1000)])
+    with np.errstate(all="ignore"):
+        gap = np.abs(a.predict(pts) - b.predict(pts)).max(axis=1)
+        scale = 1 + np.abs(a.predict(pts)).max(axis=1)
+    order = np.argsort(-np.nan_to_num(gap / scale, nan=np.inf))[:8]
+    for i in order:
+        x = [Fraction(float(v)) for v in pts[i]]
+        if _exact_values(a, x) != _exact_values(b, x):
+            return x
+    return None
+
+
+def independent_parts(red) -> list[list[tuple[dict, Fraction]]] | None:
+    """The output forms split by the connected parts of the neurons they read (two neurons are connected when one
+    reads the other), one form per output for each part; None when there is one part, or the outputs have an
+    input or constant term."""
+    d, parent = red.d, {}
+
+    def find(u: int) -> int:
+        while parent.setdefault(u, u) != u:
+            parent[u] = parent[parent[u]]
+            u = parent[u]
+        return u
+
+    todo = [v - d for f, k in red.outputs for v in f if v >= d]
+    if any(k or min(f, default=d) < d for f, k in red.outputs) or not todo:
+        return None
+    seen: set = set()
+    while todo:
+        u = todo.pop()
+        if u in seen:
+            continue
+        seen.add(u)
+        for v in red.forms[u][0]:
+            if v >= d:
+                parent[find(v - d)] = find(u)
+                todo.append(v - d)
+    roots = sorted({find(v - d) for f, _ in red.outputs for v in f})
+    if len(roots) < 2:
+        return None
+    return [[({v: a for v, a in f.items() if find(v - d) == root}, Fraction(0)) for f, _ in red.outputs]
+            for root in roots]
+
+
+def _form_json(form) -> dict:
+    from ...exact.rationals import format_rational
+
+    return {"terms": [[v, format_rational(a)] for v, a in sorted(form[0].items())],
+            "constant": format_rational(form[1])}
+
+
+def _lemmas(red, differ, parts, budget: dict, stats: Stats) -> tuple[list, list]:
+    """Each part proved zero by its own tree (lemmas), and the main tree: one leaf summing them per output."""
+    lemmas = []
+    for part in parts:
+        lemmas.append({"forms": [_form_json(f) for f in part],
+                       "tree": Search(red, differ, targets=part, stats=stats, **budget).subtree()})
+    m = len(red.outputs)
+    leaf = {"equal": [{"lemma": [[t * m + r, "1"] for t in range(len(parts))]} for r in range(m)]}
+    return lemmas, [leaf]
+
+
+def _check_pair(a: Network, b: Network) -> None:
+    if not isinstance(a, Network) or not isinstance(b, Network):
+        raise InvalidInput("deep_equivalence compares two Network objects (exactrelu.io.weights.read_weights reads files)")
+    if a.activation.degree != 1 or b.activation.degree != 1:
+        raise InvalidInput("equivalence of networks deeper than two layers is decided for the ReLU only "
+                           f"(got {a.activation} and {b.activation})")
+    if a.d != b.d or a.m != b.m:
+        raise InvalidInput(f"the networks map R^{a.d} -> R^{a.m} and R^{b.d} -> R^{b.m}: not comparable")
+
+
+def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int | None = None, progress=None,
+                     seed: int = 0) -> DeepAnswer:
+    """Decide whether two ReLU networks (any depths) are the same function on all of R^d, exactly.
+
+    Parameters
+    ----------
+    a, b : ReLU networks with the same d and m.
+    time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) for the case-split search.
+    max_nodes : the most case-tree nodes to visit.
+    progress : a callable taking one line of text (``LineProgress``), or None.
+    seed : seed of the float search for a witness (the answer does not depend on it).
+
+    Returns
+    -------
+    DeepAnswer
+        "equivalent" with the case tree, "not-equivalent" with an exact witness, or "unknown" when the budget ran out.
+
+    Examples
+    --------
+    >>> from exactrelu.network import Network
+    >>> net = Network.from_layers([([[1], [-1]], None), ([[1, -1]], None), ([[1]], None)])
+    >>> deep_equivalence(net, Network.from_layers([([[1], [-1]], None), ([[1, -1], [1, 1]], None),
+    ...                                             ([[1, 0]], None)])).tree
+    [{'equal': [{}]}]
+    """
+    _check_pair(a, b)
+    deadline = Deadline.coerce(time_limit)
+    x = sampled_witness(a, b, seed=seed)  # a few float evaluations: most different pairs end here
+    stats: dict = {}
+    if x is None:
+        red = reduced_difference(a, b)
+        stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
+        if all(not f and k == 0 for f, k in red.outputs):
+            return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
+        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress})
+        if isinstance(found, DeepAnswer):
+            return found
+        x = found
+    return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+
+
+def _searched(a: Network, b: Network, red, stats: dict, budget: dict):
+    """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
+    "unknown" when the budget ran out), or the exact witness it found."""
+    def differ(p):
+        return _exact_values(a, p) != _exact_values(b, p)
+
+    search = Search(red, differ, **budget)
+    depth = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
+    try:
+        parts = independent_parts(red)
+        if parts is not None:
+            try:
+                lemmas, tree = _lemmas(red, differ, parts, budget, search.stats)
+                return DeepAnswer("equivalent", tree, lemmas=lemmas,
+                                  stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
+            except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
+                pass
+        tree = search.subtree()
+    except _Found as found:
+        x = found.x
+    except _Spent as spent:
+        return DeepAnswer("unknown", reason=str(spent), stats={**stats, **search.stats.to_json()})
+    else:
+        return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})
+    finally:
+        sys.setrecursionlimit(depth)
+        progress = budget["progress"]
+        if progress is not None and hasattr(progress, "close"):
+            progress.close()
+    stats.update(search.stats.to_json())
+    return x

@@ -1,0 +1,116 @@
+"""Bounds of affine forms over a polyhedron ``{v : g_i(v) <= 0}``: floats screen, exact LPs prove.
+
+:func:`screen` asks HiGHS (SciPy's ``linprog``) for the range of a form: a proposal that only chooses what to
+prove. :func:`prove_at_most` proves ``T(v) <= 0`` on the polyhedron with multipliers ``mu >= 0`` such that
+``sum mu_i a_i = t`` and ``tau - sum mu_i alpha_i <= 0`` (for ``g_i = a_i . v + alpha_i``, ``T = t . v + tau``),
+found as the Farkas vector of the homogenized system ``{a_i . v + alpha_i s <= 0, s >= 0, t . v + tau s >= 1}``
+(it has a solution exactly when T > 0 somewhere on a non-empty polyhedron, or the polyhedron is unbounded along
+T) by :func:`exactrelu.exact.lp.feasible`, exactly. :func:`prove_empty` gives a Farkas vector of the polyhedron.
+
+>>> rows = [("a", ({0: Fraction(-1)}, Fraction(0))), ("b", ({0: Fraction(1)}, Fraction(-2)))]   # 0 <= x <= 2
+>>> prove_at_most(rows, ({0: Fraction(1)}, Fraction(-3)))                                     # x - 3 <= 0
+{'b': Fraction(1, 1)}
+>>> prove_at_most(rows, ({0: Fraction(1)}, Fraction(-1)))                                     # x - 1 <= 0?
+('point', [Fraction(2, 1)])
+>>> screen(rows, ({0: Fraction(1)}, Fraction(0)))
+(0.0, 2.0)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ...exact.lp import feasible
+from ...exact.lp_highs import feasibility_lp, new_highs
+
+__all__ = ["screen", "prove_at_most", "prove_empty", "variables_of"]
+
+Row = tuple[object, tuple[dict, Fraction]]
+
+
+def variables_of(rows: list[Row], *forms) -> list[int]:
+    """The variables that appear in the rows and the forms, sorted."""
+    seen: set = set()
+    for _, (f, _) in rows:
+        seen.update(f)
+    for f, _ in forms:
+        seen.update(f)
+    return sorted(seen)
+
+
+def _matrix(rows: list[Row], index: dict, extra: int = 0) -> list[list[Fraction]]:
+    out = []
+    for _, (f, k) in rows:
+        r = [Fraction(0)] * (len(index) + extra)
+        for v, a in f.items():
+            r[index[v]] = a
+        if extra:
+            r[-1] = k
+        out.append(r)
+    return out
+
+
+def screen(rows: list[Row], form: tuple[dict, Fraction]) -> tuple[float, float] | None:
+    """(min, max) of the form over the polyhedron in floating point (+-inf when unbounded), or None when HiGHS
+    calls it empty. A proposal only: nothing here decides a claim."""
+    import highspy
+
+    index = {v: i for i, v in enumerate(variables_of(rows, form))}
+    if not index:
+        return (float(form[1]),) * 2
+    A = np.array([[float(x) for x in r] for r in _matrix(rows, index)]) if rows else np.zeros((0, len(index)))
+    b = np.array([-float(k) for _, (_, k) in rows])
+    c = np.zeros(len(index))
+    for v, a in form[0].items():
+        c[index[v]] = float(a)
+    h = new_highs()
+    h.passModel(feasibility_lp(A, np.full(len(rows), -highspy.kHighsInf), b))
+    out = []
+    for sense in (highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize):
+        h.changeObjectiveSense(sense)
+        h.changeColsCost(len(c), np.arange(len(c), dtype=np.int32), c)
+        h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return None
+        if status == highspy.HighsModelStatus.kOptimal:
+            out.append(h.getInfo().objective_function_value + float(form[1]))
+        else:  # unbounded (or undecided: then no sign is claimed either way)
+            out.append(-np.inf if sense == highspy.ObjSense.kMinimize else np.inf)
+    return out[0], out[1]
+
+
+def prove_at_most(rows: list[Row], target: tuple[dict, Fraction]) -> dict | tuple[str, list[Fraction]]:
+    """Multipliers {label: mu > 0} proving ``target <= 0`` on the polyhedron; else ``("point", p)``, a point of it
+    where target > 0, or ``("ray", r)``, a direction of it along which target grows (``a_i . r <= 0``,
+    ``t . r >= 1``): p and r list the variables in the order of :func:`variables_of`."""
+    names = variables_of(rows, target)
+    index = {v: i for i, v in enumerate(names)}
+    A = _matrix(rows, index, extra=1)
+    n = len(names) + 1
+    A.append([Fraction(0)] * (n - 1) + [Fraction(-1)])  # s >= 0
+    top = [Fraction(0)] * n
+    for v, a in target[0].items():
+        top[index[v]] = -a
+    top[-1] = -target[1]
+    A.append(top)  # -(t . v + tau s) <= -1
+    res = feasible(A_ub=A, b_ub=[0] * (len(A) - 1) + [-1], nvars=n)
+    if res.status == "infeasible":
+        y = res.farkas[1]
+        scale = y[-1]
+        return {label: m / scale for (label, _), m in zip(rows, y) if m}
+    s = res.point[-1]
+    return ("point", [x / s for x in res.point[:-1]]) if s > 0 else ("ray", res.point[:-1])
+
+
+def prove_empty(rows: list[Row]) -> dict | tuple[str, list[Fraction]]:
+    """Multipliers {label: mu > 0} with ``sum mu_i a_i = 0`` and ``sum mu_i alpha_i > 0`` (the polyhedron is
+    empty), or ``("point", p)``, a point of it (the variables of :func:`variables_of`)."""
+    index = {v: i for i, v in enumerate(variables_of(rows))}
+    A = _matrix(rows, index)
+    res = feasible(A_ub=A, b_ub=[-k for _, (_, k) in rows], nvars=len(index))
+    if res.status == "feasible":
+        return "point", res.point
+    return {label: m for (label, _), m in zip(rows, res.farkas[1]) if m}

@@ -1,0 +1,265 @@
+"""The case-split search over the neuron phases of a reduced difference, and the tree it certifies.
+
+A node is the set of neurons decided on its path (:mod:`exactrelu.certificates.trusted.phases` defines the
+rows and the nodes). Substituting each decided neuron's output (``z_u`` if active, 0 if inactive) into the
+output forms either leaves them zero (an ``equal`` leaf), or leaves undecided neurons in them (the *frontier*:
+the deepest is decided next), or leaves forms in the inputs alone, whose bounds on the node's polyhedron are
+proved by exact LPs (a ``bounds`` leaf) or fail at a point, where both networks are then evaluated exactly: a
+difference there is a witness. Before a neuron is split, HiGHS screens its range: a sign it cannot leave on the
+node is proved exactly and the neuron is *fixed* (one child); an empty node is a ``farkas`` leaf. Floats choose,
+exact LPs prove, and the checker verifies the tree.
+
+Search and certificate are kept apart: :meth:`Search.subtree` searches below any set of decisions and returns
+the subtree's nodes, so that subtrees can be searched independently and put together into the same tree.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ...deadline import Deadline
+from ...exact.rationals import format_rational
+from .bounds import prove_at_most, prove_empty, screen, variables_of
+from .forms import Form, add_to, is_zero, scaled
+
+__all__ = ["Search", "Stats"]
+
+
+class _Found(Exception):
+    """A point where the two networks differ (exactly), found during the search."""
+
+    def __init__(self, x: list[Fraction]):
+        self.x = x
+        super().__init__("witness found")
+
+
+class _Spent(Exception):
+    """The node or time budget ran out before the search finished."""
+
+
+class _Stuck(Exception):
+    """A target of a lemma search is not zero at a point where the two networks agree: the lemma is false."""
+
+
+@dataclass
+class Stats:
+    nodes: int = 0
+    leaves: int = 0
+    splits: int = 0
+    fixes: int = 0
+    farkas: int = 0
+    lps: int = 0
+    closed: float = 0.0  # the share of the tree closed: each leaf 2^-(splits above it)
+    deepest: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def to_json(self) -> dict:
+        return {"nodes": self.nodes, "leaves": self.leaves, "splits": self.splits, "fixes": self.fixes,
+                "farkas_leaves": self.farkas, "exact_lps": self.lps, "closed_share": self.closed,
+                "deepest_path": self.deepest, "seconds": time.monotonic() - self.started}
+
+
+class Search:
+    """Depth-first search over the phases of ``red``'s neurons (``red``: a reduced difference).
+
+    ``differ(x)`` evaluates both networks exactly at x and returns True when they differ there.
+    """
+
+    def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
+                 progress=None, targets=None, stats: Stats | None = None):
+        self.red, self.d, self.differ = red, red.d, differ
+        self.targets = red.outputs if targets is None else targets
+        self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
+        self.dec: dict[int, bool] = {}
+        self.stats = Stats() if stats is None else stats
+        self._shown = 0.0
+        self.level = []
+        for f, _ in red.forms:  # 1 + the deepest neuron it reads
+            self.level.append(1 + max((self.level[v - self.d] for v in f if v >= self.d), default=0))
+
+    # -- forms under the path's decisions --------------------------------------------------------------
+    def _z(self, u: int, memo: dict) -> Form:
+        if u not in memo:
+            memo[u] = self._subst(self.red.forms[u], memo)
+        return memo[u]
+
+    def _subst(self, form: Form, memo: dict) -> Form:
+        """The form with every decided neuron's output replaced (z_u if active, 0 if inactive)."""
+        acc: dict = {}
+        const = form[1]
+        for v, a in form[0].items():
+            u = v - self.d
+            if u < 0 or u not in self.dec:
+                add_to(acc, {v: a}, Fraction(1))
+            elif self.dec[u]:
+                g, k = self._z(u, memo)
+                add_to(acc, g, a)
+                const += a * k
+        return acc, const
+
+    def _undecided(self, forms) -> set[int]:
+        return {v - self.d for f, _ in forms for v in f if v >= self.d}
+
+    def _rows(self, memo: dict, forms) -> list:
+        """The node's rows, substituted: the decided neurons' phases, and the relaxation (y >= z, y >= 0) of every
+        undecided neuron they or ``forms`` read, closed under the neurons those read."""
+        rows = []
+        for u, active in self.dec.items():
+            z = self._z(u, memo)
+            rows.append((("phase", u), scaled(z, Fraction(-1)) if active else z))
+        todo = self._undecided([f for _, f in rows] + list(forms))
+        seen: set = set()
+        while todo:
+            u = todo.pop()
+            if u in seen:
+                continue
+            seen.add(u)
+            z = self._z(u, memo)
+            rows.append((("relu", u), ({**z[0], self.d + u: Fraction(-1)}, z[1])))
+            rows.append((("pos", u), ({self.d + u: Fraction(-1)}, Fraction(0))))
+            todo |= self._undecided([z]) - seen
+        return rows
+
+    # -- certificates in the checker's rows --------------------------------------------------------------
+    def _original(self, kind: str, u: int) -> Form:
+        f, k = self.red.forms[u]
+        y = self.d + u
+        if kind == "relu":
+            return {**f, y: Fraction(-1)}, k
+        if kind == "pos":
+            return {y: Fraction(-1)}, Fraction(0)
+        if kind == "phase":
+            return scaled((f, k), Fraction(-1)) if self.dec[u] else (f, k)
+        if not self.dec[u]:
+            return {y: Fraction(1)}, Fraction(0)
+        return {**{v: -a for v, a in f.items()}, y: Fraction(1)}, -k
+
+    def combination(self, multipliers: dict, target: Form | None) -> dict:
+        """The certificate's combination: ``multipliers`` on substituted rows ({(kind, u): m}), completed by the
+        decided neurons' equations so that its coefficients are exactly ``target``'s (zero when None)."""
+        entries: dict[str, list] = {}
+        rest = dict(target[0]) if target is not None else {}
+        for (kind, u), m in sorted(multipliers.items()):
+            entries.setdefault(kind, []).append([u, m])
+            add_to(rest, self._original(kind, u)[0], -m)
+        for u in sorted(self.dec, reverse=True):  # a neuron's form reads only lower neurons
+            m = rest.get(self.d + u)
+            if m:
+                entries.setdefault("post", []).append([u, m])
+                add_to(rest, self._original("post", u)[0], -m)
+        if rest:
+            raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
+        return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
+
+    # -- the search ---------------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        s = self.stats
+        s.nodes += 1
+        s.deepest = max(s.deepest, len(self.dec))
+        if self.max_nodes is not None and s.nodes > self.max_nodes:
+            raise _Spent(f"the node budget of {self.max_nodes:,} ran out")
+        if self.deadline is not None and self.deadline.expired():
+            raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed")
+        now = time.monotonic()
+        if self.progress is not None and now - self._shown > 0.5:
+            self._shown = now
+            self.progress(f"equiv: {s.nodes:,} nodes, {s.leaves:,} leaves, {s.closed:.1%} of the tree closed, "
+                          f"path of {len(self.dec)} phases")
+
+    def _leaf(self, node: dict, splits: int) -> list:
+        self.stats.leaves += 1
+        self.stats.closed += 2.0 ** -splits
+        return [node]
+
+    def subtree(self, splits: int = 0) -> list:
+        """The nodes (preorder) of a tree proving the outputs zero below the current decisions (``self.dec``).
+
+        Raises :class:`_Found` with a witness, or :class:`_Spent` when the budget runs out (private signals of
+        this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
+        """
+        self._tick()
+        memo: dict = {}
+        outs = [self._subst(o, memo) for o in self.targets]
+        if all(is_zero(o) for o in outs):
+            return self._leaf({"equal": [self.combination({}, o) for o in self.targets]}, splits)
+        rows = self._rows(memo, outs)
+        frontier = self._undecided(outs)
+        if not frontier:
+            done = self._bounds_leaf(rows, outs, splits)
+            if done is not None:
+                return done
+            frontier = self._undecided([f for _, f in rows])
+            if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
+                raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
+        u = max(frontier, key=lambda v: (self.level[v], -v))
+        z = self._z(u, memo)
+        span = screen(rows, z)
+        if span is None:
+            empty = self._empty(rows, splits)
+            if empty is not None:
+                return empty
+            span = (-float("inf"), float("inf"))
+        for active, ok in ((False, span[1] <= 0), (True, span[0] >= 0)):
+            if ok:
+                self.stats.lps += 1
+                proof = prove_at_most(rows, scaled(z, Fraction(-1)) if active else z)
+                if isinstance(proof, dict):
+                    target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
+                    node = {"fix": [u, active], "bound": self.combination(proof, target)}
+                    self.stats.fixes += 1
+                    return [node] + self._decide(u, active, splits)
+        self.stats.splits += 1
+        return [{"split": u}] + self._decide(u, True, splits + 1) + self._decide(u, False, splits + 1)
+
+    def _decide(self, u: int, active: bool, splits: int) -> list:
+        self.dec[u] = active
+        try:
+            return self.subtree(splits)
+        finally:
+            del self.dec[u]
+
+    def _empty(self, rows, splits: int) -> list | None:
+        self.stats.lps += 1
+        proof = prove_empty(rows)
+        if not isinstance(proof, dict):
+            return None
+        self.stats.farkas += 1
+        return self._leaf({"farkas": self.combination(proof, None)}, splits)
+
+    def _bounds_leaf(self, rows, outs, splits: int) -> list | None:
+        """Outputs that read the inputs only: prove each zero on the node, or find where it is not."""
+        empty = self._empty(rows, splits)
+        if empty is not None:
+            return empty
+        proofs = []
+        for o, orig in zip(outs, self.targets):
+            pair = []
+            for sign in (Fraction(1), Fraction(-1)):
+                self.stats.lps += 1
+                proof = prove_at_most(rows, scaled(o, sign)) if not is_zero(o) else {}
+                if not isinstance(proof, dict):
+                    self._try_witness(rows, proof, scaled(o, sign))
+                    return None
+                pair.append(self.combination(proof, scaled(orig, sign)))
+            proofs.append(pair)
+        return self._leaf({"bounds": proofs}, splits)
+
+    def _try_witness(self, rows, found, form: Form) -> None:
+        """The inputs of a point (or far along a ray) of the node where ``form`` > 0: a witness if the networks
+        differ there (evaluated exactly); otherwise the relaxation was loose and the search splits on."""
+        kind, vec = found
+        names = variables_of(rows, form)
+        if kind == "ray":
+            base = prove_empty(rows)[1]  # the node is not empty (checked before)
+            point = dict(zip(variables_of(rows), base))
+            ray = dict(zip(names, vec))
+            value = form[1] + sum(a * point.get(v, 0) for v, a in form[0].items())
+            step = max(Fraction(1), 1 - value)
+            point = {v: point.get(v, 0) + step * ray.get(v, 0) for v in set(point) | set(ray)}
+        else:
+            point = dict(zip(names, vec))
+        x = [point.get(t, Fraction(0)) for t in range(self.d)]
+        if self.differ(x):
+            raise _Found(x)
