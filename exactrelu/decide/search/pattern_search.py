@@ -39,6 +39,7 @@ from ...certificates.claims.realizes import realizes_certificate
 from ...certificates.claims.refutation import cases_certificate
 from ...certificates.envelope import verify
 from ...errors import InvalidInput, SearchLimit, TimeLimitExceeded
+from ...validation import check_flag, check_k
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import RELU, Network
@@ -149,9 +150,7 @@ def _checked_arguments(instance: Instance, engine: str, proof: str, output_bias:
         raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
-    if not isinstance(output_bias, bool):
-        raise InvalidInput(f"output_bias must be True or False, got {output_bias!r}")
-    if output_bias and engine == "tree":
+    if check_flag(output_bias, "output_bias") and engine == "tree":
         raise InvalidInput("the tree engine decides networks without output bias; with output_bias=True use "
                            "engine='lazy'")
     return engine
@@ -180,8 +179,7 @@ def _search(req: SearchRequest, cases: list, k: int, given: bool):
 def _cases(instance: Instance, U, k):
     """The output-weight cases to refute: (list of m x k Fraction matrices, U given?, k)."""
     if U is None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        k = check_k(k)
         if instance.m != 1:
             raise InvalidInput(f"unknown output weights are supported for m = 1 only (the instance has m = {instance.m}); give U")
         return [[[Fraction(x) for x in u]] for u in sign_cases(k)], False, k
