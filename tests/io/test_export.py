@@ -125,6 +125,22 @@ def test_deeper_networks_use_the_same_writers(tmp_path):
     assert np.array_equal(again, out)
 
 
+
+def test_a_deep_json_network_goes_out_and_back_exactly(tmp_path, capsys):
+    """A depth-3 exactrelu network (``Network.from_layers``, weights JSON ``"layers"``): exported as float64
+    safetensors (dyadic values: exact, said so) and read back by the project's reader as the same network."""
+    from exactrelu.io.weights import read_network
+
+    deep = Network.from_layers([([[1, -2], ["1/2", 3]], [1, "-1/4"]), ([[1, 1]], ["3/8"]), ([[2], [-1]], [3, 0])])
+    src, out = tmp_path / "deep.json", tmp_path / "deep.safetensors"
+    src.write_text(json.dumps(deep.to_json()), encoding="utf-8")
+    assert main(["export", str(src), "-o", str(out), "--dtype", "float64"]) == 0
+    said = capsys.readouterr().out
+    assert "nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1), nn.ReLU(), nn.Linear(1, 2)" in said
+    assert "exact: all 13 values are float64 numbers (nothing rounded)" in said
+    back, _ = read_network(out)
+    assert back.depth == 3 and back.layers == deep.layers
+
 def _without(monkeypatch, *names):
     """Imports of these packages fail (as where they are not installed)."""
     import builtins
