@@ -35,7 +35,7 @@ def inst():
 
 def test_wrong_huge_weights_fail_on_the_spread_before_the_product_over_every_sample(inst, monkeypatch):
     step = _step(inst)
-    huge = [[3**4000 + 7 * i + j for j in range(inst.d + 1)] for i in range(2)]
+    huge = [[3**12000 + 7 * i + j for j in range(inst.d + 1)] for i in range(2)]
 
     def every_sample(self, W):
         raise AssertionError("the product over every sample was computed")
@@ -64,3 +64,16 @@ def test_float_rows_keeps_the_direction_of_rows_beyond_float_range():
     assert np.isfinite(r).all()
     assert np.allclose(r[0] / r[0, 0], [1.0, -0.6, 0.0]) and np.allclose(r[1] / abs(r[1, 0]), [-1.0, 0, 0])
     assert np.sign(r).tolist() == np.sign(np.array([[5, -3, 0], [-1, 1, 1]], dtype=float)).tolist()
+
+
+def test_a_residual_of_thousands_of_digits_is_reported_not_raised():
+    """str() of an integer over 4,300 digits raises ValueError: the candidate's rejection must not."""
+    import flint
+
+    from exactrelu.instances import Instance
+    from exactrelu.recover.output_layer import residual_error
+
+    inst = Instance.from_arrays([[0], [1]], [[1], [2]])
+    exc = residual_error(flint.fmpz_mat([[3**20000, 0]]), 7, inst)
+    assert "1 of 2 entries" in str(exc) and "e+9541" in str(exc)
+    assert "exact value not shown" in exc.evidence["max_residual"]
