@@ -68,8 +68,9 @@ class Search:
     """
 
     def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
-                 progress=None, targets=None, stats: Stats | None = None):
+                 progress=None, targets=None, stats: Stats | None = None, box=None, slack=Fraction(0)):
         self.red, self.d, self.differ = red, red.d, differ
+        self.box, self.slack = box, slack  # box: (lower, upper) lists of Fractions, or None for R^d
         self.targets = red.outputs if targets is None else targets
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
@@ -106,6 +107,8 @@ class Search:
         """The node's rows, substituted: the decided neurons' phases, and the relaxation (y >= z, y >= 0) of every
         undecided neuron they or ``forms`` read, closed under the neurons those read."""
         rows = []
+        for t in range(self.d if self.box is not None else 0):
+            rows += [(("lower", t), self._original("lower", t)), (("upper", t), self._original("upper", t))]
         for u, active in self.dec.items():
             z = self._z(u, memo)
             rows.append((("phase", u), scaled(z, Fraction(-1)) if active else z))
@@ -124,6 +127,8 @@ class Search:
 
     # -- certificates in the checker's rows --------------------------------------------------------------
     def _original(self, kind: str, u: int) -> Form:
+        if kind in ("lower", "upper"):  # the box's rows l_t - x_t <= 0, x_t - u_t <= 0
+            return ({u: Fraction(-1)}, self.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -self.box[1][u])
         f, k = self.red.forms[u]
         y = self.d + u
         if kind == "relu":
@@ -152,6 +157,25 @@ class Search:
         if rest:
             raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
         return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
+
+    def interval(self, form: Form) -> dict | None:
+        """Multipliers of the box's rows proving ``form <= 0`` when it reads the inputs only and its largest value on
+        the box (exact interval arithmetic) is <= 0; else None."""
+        if self.box is None or any(v >= self.d for v in form[0]):
+            return None
+        lower, upper = self.box
+        top = form[1] + sum(a * (upper[t] if a > 0 else lower[t]) for t, a in form[0].items())
+        if top > 0:
+            return None
+        return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
+
+    def _pick(self, rows, memo: dict, frontier: set) -> int:
+        """The neuron to decide next: on R^d the deepest of the frontier; on a box the lowest undecided neuron the
+        node reads (its form reads the inputs only, so its range on the box is an exact interval)."""
+        if self.box is None:
+            return max(frontier, key=lambda v: (self.level[v], -v))
+        low = [u for (kind, u), _ in rows if kind == "relu" and not self._undecided([self._z(u, memo)])]
+        return min(low, key=lambda v: (self.level[v], v))
 
     # -- the search ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -193,8 +217,12 @@ class Search:
             frontier = self._undecided([f for _, f in rows])
             if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
                 raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
-        u = max(frontier, key=lambda v: (self.level[v], -v))
+        u = self._pick(rows, memo, frontier)
         z = self._z(u, memo)
+        for active in (False, True):
+            quick = self.interval(scaled(z, Fraction(-1)) if active else z)
+            if quick is not None:
+                return self._fixed(u, active, quick, splits)
         span = screen(rows, z)
         if span is None:
             empty = self._empty(rows, splits)
@@ -206,12 +234,14 @@ class Search:
                 self.stats.lps += 1
                 proof = prove_at_most(rows, scaled(z, Fraction(-1)) if active else z)
                 if isinstance(proof, dict):
-                    target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
-                    node = {"fix": [u, active], "bound": self.combination(proof, target)}
-                    self.stats.fixes += 1
-                    return [node] + self._decide(u, active, splits)
+                    return self._fixed(u, active, proof, splits)
         self.stats.splits += 1
         return [{"split": u}] + self._decide(u, True, splits + 1) + self._decide(u, False, splits + 1)
+
+    def _fixed(self, u: int, active: bool, proof: dict, splits: int) -> list:
+        target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
+        self.stats.fixes += 1
+        return [{"fix": [u, active], "bound": self.combination(proof, target)}] + self._decide(u, active, splits)
 
     def _decide(self, u: int, active: bool, splits: int) -> list:
         self.dec[u] = active
@@ -237,10 +267,14 @@ class Search:
         for o, orig in zip(outs, self.targets):
             pair = []
             for sign in (Fraction(1), Fraction(-1)):
-                self.stats.lps += 1
-                proof = prove_at_most(rows, scaled(o, sign)) if not is_zero(o) else {}
+                form = scaled(o, sign)
+                form = (form[0], form[1] - self.slack)  # |O| <= slack (0: O = 0) on the node
+                proof = {} if is_zero(o) else self.interval(form)
+                if proof is None:
+                    self.stats.lps += 1
+                    proof = prove_at_most(rows, form)
                 if not isinstance(proof, dict):
-                    self._try_witness(rows, proof, scaled(o, sign))
+                    self._try_witness(rows, proof, form)
                     return None
                 pair.append(self.combination(proof, scaled(orig, sign)))
             proofs.append(pair)
