@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from ...deadline import Deadline
 from ...exact.rationals import format_rational
-from .bounds import prove_at_most, prove_empty, screen, variables_of
+from .bounds import box_farkas, box_proof, prove_at_most, prove_empty, screen, variables_of
 from .forms import Form, add_to, is_zero, scaled
 
 __all__ = ["Search", "Stats"]
@@ -223,7 +223,8 @@ class Search:
             quick = self.interval(scaled(z, Fraction(-1)) if active else z)
             if quick is not None:
                 return self._fixed(u, active, quick, splits)
-        span = screen(rows, z)
+        found: dict = {}
+        span = screen(rows, z, found)
         if span is None:
             empty = self._empty(rows, splits)
             if empty is not None:
@@ -231,8 +232,11 @@ class Search:
             span = (-float("inf"), float("inf"))
         for active, ok in ((False, span[1] <= 0), (True, span[0] >= 0)):
             if ok:
-                self.stats.lps += 1
-                proof = prove_at_most(rows, scaled(z, Fraction(-1)) if active else z)
+                target = scaled(z, Fraction(-1)) if active else z
+                proof = self._from_duals(rows, target, found.get("min" if active else "max"))
+                if proof is None and self.box is None:  # on a box, splitting is cheaper than an exact LP
+                    self.stats.lps += 1
+                    proof = prove_at_most(rows, target)
                 if isinstance(proof, dict):
                     return self._fixed(u, active, proof, splits)
         self.stats.splits += 1
@@ -252,15 +256,24 @@ class Search:
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1
-        proof = prove_empty(rows)
+        proof = box_farkas(rows, self.d, self.box) if self.box is not None else None  # floats first on a box
+        proof = prove_empty(rows) if proof is None else proof
         if not isinstance(proof, dict):
             return None
         self.stats.farkas += 1
         return self._leaf({"farkas": self.combination(proof, None)}, splits)
 
+    def _from_duals(self, rows, target: Form, solved) -> dict | None:
+        """On a box: exact multipliers proving ``target <= 0``, made from HiGHS's duals (:func:`.bounds.box_proof`)."""
+        if self.box is None or solved is None or any(v >= self.d for v in target[0]):
+            return None
+        return box_proof(rows, target, solved[0], self.d, self.box)
+
     def _bounds_leaf(self, rows, outs, splits: int) -> list | None:
-        """Outputs that read the inputs only: prove each zero on the node, or find where it is not."""
-        empty = self._empty(rows, splits)
+        """Outputs that read the inputs only: prove each zero (within the slack) on the node, or find where it is
+        not. On a box the floats go first: HiGHS's duals are made exact proofs, its maximizers tried as witnesses;
+        only what they leave open goes to exact LPs."""
+        empty = self._empty(rows, splits) if self.box is None else None
         if empty is not None:
             return empty
         proofs = []
@@ -270,6 +283,10 @@ class Search:
                 form = scaled(o, sign)
                 form = (form[0], form[1] - self.slack)  # |O| <= slack (0: O = 0) on the node
                 proof = {} if is_zero(o) else self.interval(form)
+                if proof is None and self.box is not None:
+                    proof = self._float_first(rows, form, splits)
+                    if isinstance(proof, list):
+                        return proof  # the node is empty: a Farkas leaf
                 if proof is None:
                     self.stats.lps += 1
                     proof = prove_at_most(rows, form)
@@ -279,6 +296,23 @@ class Search:
                 pair.append(self.combination(proof, scaled(orig, sign)))
             proofs.append(pair)
         return self._leaf({"bounds": proofs}, splits)
+
+    def _float_first(self, rows, form: Form, splits: int):
+        """On a box: a proof of ``form <= 0`` from HiGHS's duals, a Farkas leaf if the node is empty, or None; raises
+        :class:`_Found` when HiGHS's maximizer, made exact and put into the box, is a witness."""
+        found: dict = {}
+        span = screen(rows, form, found)
+        if span is None:
+            return self._empty(rows, splits)
+        if "max" not in found:
+            return None
+        if span[1] <= 0:
+            return self._from_duals(rows, form, found["max"])
+        point = found["max"][1]
+        x = [min(max(Fraction(float(point.get(t, 0))), lo), hi) for t, lo, hi in zip(range(self.d), *self.box)]
+        if self.differ(x):
+            raise _Found(x)
+        return None
 
     def _try_witness(self, rows, found, form: Form) -> None:
         """The inputs of a point (or far along a ray) of the node where ``form`` > 0: a witness if the networks
