@@ -39,6 +39,7 @@ import numpy as np
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
+from ..validation import check_positive_integer
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
@@ -82,8 +83,8 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
     """
     from . import recover
 
-    if not (subset >= 1 and block >= 1 and rounds >= 1):
-        raise InvalidInput("subset, block and rounds must be positive")
+    for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
+        check_positive_integer(value, name)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)
