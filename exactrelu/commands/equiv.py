@@ -120,6 +120,18 @@ def _domain(args) -> tuple[list | None, list | None, str]:
     return lower, upper, f"the box --lower/--upper ({len(lower)} intervals)"
 
 
+def _search_budget(seconds: float | None) -> float | None:
+    """The case split's share of ``--time-limit``: what is left of it since the program started, less a margin, so
+    that the search answers "unknown" (exit 3, with how far it got) before the program's own limit stops it."""
+    import time
+
+    from ._watch import process_start
+
+    if seconds is None:
+        return None
+    return max(0.05, 0.97 * seconds - (time.monotonic() - process_start()) - 0.25)
+
+
 def cmd_equiv(args) -> int:
     import sys
 
@@ -131,8 +143,8 @@ def cmd_equiv(args) -> int:
     where = where or f"all of R^{a.d}"
     args.done = f"read both networks ({_shape(a)} and {_shape(b)})"
     progress = LineProgress() if sys.stderr.isatty() and not getattr(args, "json", False) else None
-    res = functionally_equal(a, b, time_limit=args.time_limit, max_nodes=args.max_nodes, progress=progress,
-                             lower=lower, upper=upper, epsilon=args.epsilon)
+    res = functionally_equal(a, b, time_limit=_search_budget(args.time_limit), max_nodes=args.max_nodes,
+                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon)
     record = {"equivalent": res.equal if res.status != "unknown" else None, "status": res.status,
               "summary": res.summary, "certificate": args.output if res.status != "unknown" else None}
     record["domain"] = where

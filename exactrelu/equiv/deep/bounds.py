@@ -149,7 +149,7 @@ def box_farkas(rows: list[Row], d: int, box: tuple[list, list]) -> dict | None:
     return box_proof(inner, ({}, Fraction(0)), list(h.getSolution().row_dual), d, box, strict=True)
 
 
-def prove_at_most(rows: list[Row], target: tuple[dict, Fraction]) -> dict | tuple[str, list[Fraction]]:
+def prove_at_most(rows: list[Row], target: tuple[dict, Fraction], deadline=None) -> dict | tuple[str, list[Fraction]]:
     """Multipliers {label: mu > 0} proving ``target <= 0`` on the polyhedron; else ``("point", p)``, a point of it
     where target > 0, or ``("ray", r)``, a direction of it along which target grows (``a_i . r <= 0``,
     ``t . r >= 1``): p and r list the variables in the order of :func:`variables_of`."""
@@ -163,7 +163,7 @@ def prove_at_most(rows: list[Row], target: tuple[dict, Fraction]) -> dict | tupl
         top[index[v]] = -a
     top[-1] = -target[1]
     A.append(top)  # -(t . v + tau s) <= -1
-    res = feasible(A_ub=A, b_ub=[0] * (len(A) - 1) + [-1], nvars=n)
+    res = feasible(A_ub=A, b_ub=[0] * (len(A) - 1) + [-1], nvars=n, time_limit=deadline)
     if res.status == "infeasible":
         y = res.farkas[1]
         scale = y[-1]
@@ -172,12 +172,12 @@ def prove_at_most(rows: list[Row], target: tuple[dict, Fraction]) -> dict | tupl
     return ("point", [x / s for x in res.point[:-1]]) if s > 0 else ("ray", res.point[:-1])
 
 
-def prove_empty(rows: list[Row]) -> dict | tuple[str, list[Fraction]]:
+def prove_empty(rows: list[Row], deadline=None) -> dict | tuple[str, list[Fraction]]:
     """Multipliers {label: mu > 0} with ``sum mu_i a_i = 0`` and ``sum mu_i alpha_i > 0`` (the polyhedron is
     empty), or ``("point", p)``, a point of it (the variables of :func:`variables_of`)."""
     index = {v: i for i, v in enumerate(variables_of(rows))}
     A = _matrix(rows, index)
-    res = feasible(A_ub=A, b_ub=[-k for _, (_, k) in rows], nvars=len(index))
+    res = feasible(A_ub=A, b_ub=[-k for _, (_, k) in rows], nvars=len(index), time_limit=deadline)
     if res.status == "feasible":
         return "point", res.point
     return {label: m for (label, _), m in zip(rows, res.farkas[1]) if m}

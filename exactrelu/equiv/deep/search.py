@@ -74,6 +74,7 @@ class Search:
         self.targets = red.outputs if targets is None else targets
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
+        self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons (and the one being decided)
         self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
@@ -112,7 +113,7 @@ class Search:
         for u, active in self.dec.items():
             z = self._z(u, memo)
             rows.append((("phase", u), scaled(z, Fraction(-1)) if active else z))
-        todo = self._undecided([f for _, f in rows] + list(forms))
+        todo = self._undecided([f for _, f in rows] + list(forms)) if self.box is None else set()  # box: bottom-up
         seen: set = set()
         while todo:
             u = todo.pop()
@@ -170,12 +171,23 @@ class Search:
         return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
 
     def _pick(self, rows, memo: dict, frontier: set) -> int:
-        """The neuron to decide next: on R^d the deepest of the frontier; on a box the lowest undecided neuron the
-        node reads (its form reads the inputs only, so its range on the box is an exact interval)."""
+        """The neuron to decide next: on R^d the deepest of the frontier; on a box the lowest undecided neuron that
+        the frontier reads through undecided neurons and that reads decided ones only (decided bottom-up, their
+        forms read the inputs only: so does its own, and its range on the box is an exact interval)."""
         if self.box is None:
             return max(frontier, key=lambda v: (self.level[v], -v))
-        low = [u for (kind, u), _ in rows if kind == "relu" and not self._undecided([self._z(u, memo)])]
-        return min(low, key=lambda v: (self.level[v], v))
+        d, forms, ready = self.d, self.red.forms, []
+        todo, seen = list(frontier), set(frontier)
+        while todo:
+            u = todo.pop()
+            below = [v - d for v in forms[u][0] if v >= d and v - d not in self.dec]
+            if not below:
+                ready.append(u)
+            for v in below:
+                if v not in seen:
+                    seen.add(v)
+                    todo.append(v)
+        return min(ready, key=lambda v: (self.level[v], v))
 
     # -- the search ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -204,7 +216,7 @@ class Search:
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
-        memo: dict = {}
+        memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
         outs = [self._subst(o, memo) for o in self.targets]
         if all(is_zero(o) for o in outs):
             return self._leaf({"equal": [self.combination({}, o) for o in self.targets]}, splits)
@@ -236,11 +248,20 @@ class Search:
                 proof = self._from_duals(rows, target, found.get("min" if active else "max"))
                 if proof is None and self.box is None:  # on a box, splitting is cheaper than an exact LP
                     self.stats.lps += 1
-                    proof = prove_at_most(rows, target)
+                    proof = self._exact(prove_at_most, rows, target)
                 if isinstance(proof, dict):
                     return self._fixed(u, active, proof, splits)
         self.stats.splits += 1
         return [{"split": u}] + self._decide(u, True, splits + 1) + self._decide(u, False, splits + 1)
+
+    def _exact(self, lp, *rows_and_target):
+        """An exact LP of :mod:`.bounds` within the search's time limit (its exact simplex checks it per pivot)."""
+        from ...errors import TimeLimitExceeded
+
+        try:
+            return lp(*rows_and_target, deadline=self.deadline)
+        except TimeLimitExceeded:
+            raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed") from None
 
     def _fixed(self, u: int, active: bool, proof: dict, splits: int) -> list:
         target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
@@ -253,11 +274,12 @@ class Search:
             return self.subtree(splits)
         finally:
             del self.dec[u]
+            self.zmemo.pop(u, None)
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1
         proof = box_farkas(rows, self.d, self.box) if self.box is not None else None  # floats first on a box
-        proof = prove_empty(rows) if proof is None else proof
+        proof = self._exact(prove_empty, rows) if proof is None else proof
         if not isinstance(proof, dict):
             return None
         self.stats.farkas += 1
@@ -289,7 +311,7 @@ class Search:
                         return proof  # the node is empty: a Farkas leaf
                 if proof is None:
                     self.stats.lps += 1
-                    proof = prove_at_most(rows, form)
+                    proof = self._exact(prove_at_most, rows, form)
                 if not isinstance(proof, dict):
                     self._try_witness(rows, proof, form)
                     return None
@@ -320,7 +342,7 @@ class Search:
         kind, vec = found
         names = variables_of(rows, form)
         if kind == "ray":
-            base = prove_empty(rows)[1]  # the node is not empty (checked before)
+            base = self._exact(prove_empty, rows)[1]  # the node is not empty (checked before)
             point = dict(zip(variables_of(rows), base))
             ray = dict(zip(names, vec))
             value = form[1] + sum(a * point.get(v, 0) for v, a in form[0].items())
