@@ -121,14 +121,15 @@ def _domain(args) -> tuple[list | None, list | None, str]:
 
 
 def _search_budget(seconds: float | None) -> float | None:
-    """The case split's share of ``--time-limit``: what is left of it since the program started, less a margin, so
-    that the search answers "unknown" (exit 3, with how far it got) before the program's own limit stops it."""
+    """The case split's share of ``--time-limit``: in the program's watched child (:mod:`._watch`), what is left of it
+    since the program started, less a margin, so that the search answers "unknown" (exit 3, with how far it got)
+    before the program's own limit stops it; called in-process, the limit itself."""
     import time
 
-    from ._watch import process_start
+    from ._watch import in_child, process_start
 
-    if seconds is None:
-        return None
+    if seconds is None or not in_child():
+        return seconds
     return max(0.05, 0.97 * seconds - (time.monotonic() - process_start()) - 0.25)
 
 
