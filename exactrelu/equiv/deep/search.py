@@ -74,7 +74,7 @@ class Search:
         self.targets = red.outputs if targets is None else targets
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
-        self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons (and the one being decided)
+        self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
         self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
@@ -230,7 +230,7 @@ class Search:
             if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
                 raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
         u = self._pick(rows, memo, frontier)
-        z = self._z(u, memo)
+        z = self._z(u, memo) if self.box is None else self._subst(self.red.forms[u], memo)  # cached once decided
         for active in (False, True):
             quick = self.interval(scaled(z, Fraction(-1)) if active else z)
             if quick is not None:
@@ -269,6 +269,8 @@ class Search:
         return [{"fix": [u, active], "bound": self.combination(proof, target)}] + self._decide(u, active, splits)
 
     def _decide(self, u: int, active: bool, splits: int) -> list:
+        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
+            self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
         self.dec[u] = active
         try:
             return self.subtree(splits)
