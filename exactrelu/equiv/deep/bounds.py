@@ -101,6 +101,8 @@ def box_proof(rows: list[Row], target: tuple[dict, Fraction], duals: list[float]
     {('phase', 0): Fraction(1, 1)}
     >>> box_proof(rows, ({0: Fraction(1)}, Fraction(-1)), [0.0], 2, ([0, 0], [2, 2])) is None     # x0 <= 1? no
     True
+    >>> box_proof([], ({0: Fraction(-1)}, Fraction(1)), [], 1, ([1], [2]))                       # 1 - x0 <= 0
+    {('lower', 0): Fraction(1, 1)}
     """
     mult: dict = {}
     acc: dict = {}
@@ -117,7 +119,7 @@ def box_proof(rows: list[Row], target: tuple[dict, Fraction], duals: list[float]
         r = target[0].get(t, 0) - acc.get(t, 0)
         if r:
             mult[("upper" if r > 0 else "lower", t)] = abs(r)
-            const += -r * box[1][t] if r > 0 else r * box[0][t]  # r (x_t - u_t) or -r (l_t - x_t)
+            const += -r * (box[1][t] if r > 0 else box[0][t])  # r (x_t - u_t), or -r (l_t - x_t) when r < 0
     return mult if (target[1] - const < 0 if strict else target[1] - const <= 0) else None
 
 

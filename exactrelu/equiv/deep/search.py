@@ -78,6 +78,7 @@ class Search:
         self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
+        self.reads = [[v - self.d for v in f if v >= self.d] for f, _ in red.forms]  # the neurons each form reads
         for f, _ in red.forms:  # 1 + the deepest neuron it reads
             self.level.append(1 + max((self.level[v - self.d] for v in f if v >= self.d), default=0))
 
@@ -170,24 +171,24 @@ class Search:
             return None
         return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
 
-    def _pick(self, rows, memo: dict, frontier: set) -> int:
-        """The neuron to decide next: on R^d the deepest of the frontier; on a box the lowest undecided neuron that
-        the frontier reads through undecided neurons and that reads decided ones only (decided bottom-up, their
-        forms read the inputs only: so does its own, and its range on the box is an exact interval)."""
-        if self.box is None:
-            return max(frontier, key=lambda v: (self.level[v], -v))
-        d, forms, ready = self.d, self.red.forms, []
-        todo, seen = list(frontier), set(frontier)
+    def _next_on_box(self) -> int | None:
+        """On a box: the lowest undecided neuron that the targets read (through undecided and active neurons) and
+        that reads decided neurons only, or None when the targets read no undecided neuron. Decided bottom-up, every
+        decided neuron's form reads the inputs only: so does this one's, and its range on the box is an interval."""
+        d, dec, reads, ready = self.d, self.dec, self.reads, []
+        todo = [v - d for f, _ in self.targets for v in f if v >= d]
+        seen = set(todo)
         while todo:
             u = todo.pop()
-            below = [v - d for v in forms[u][0] if v >= d and v - d not in self.dec]
-            if not below:
+            if dec.get(u) is False:
+                continue
+            if u not in dec and all(v in dec for v in reads[u]):
                 ready.append(u)
-            for v in below:
+            for v in reads[u]:
                 if v not in seen:
                     seen.add(v)
                     todo.append(v)
-        return min(ready, key=lambda v: (self.level[v], v))
+        return min(ready, key=lambda v: (self.level[v], v)) if ready else None
 
     # -- the search ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -216,6 +217,10 @@ class Search:
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
+        if self.box is not None:  # bottom-up: the outputs are substituted only once they read decided neurons only
+            u = self._next_on_box()
+            if u is not None:
+                return self._branch(u, self._rows(self.zmemo, []), self.zmemo, splits)
         memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
         outs = [self._subst(o, memo) for o in self.targets]
         if all(is_zero(o) for o in outs):
@@ -229,7 +234,10 @@ class Search:
             frontier = self._undecided([f for _, f in rows])
             if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
                 raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
-        u = self._pick(rows, memo, frontier)
+        return self._branch(max(frontier, key=lambda v: (self.level[v], -v)), rows, memo, splits)
+
+    def _branch(self, u: int, rows, memo: dict, splits: int) -> list:
+        """Decide neuron u on the node: fixed when a proof keeps it on one side, else split."""
         z = self._z(u, memo) if self.box is None else self._subst(self.red.forms[u], memo)  # cached once decided
         for active in (False, True):
             quick = self.interval(scaled(z, Fraction(-1)) if active else z)
