@@ -75,10 +75,18 @@ class Search:
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
         self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
+        self.prow: dict = {}  # ... and their phase rows
         self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
         self.reads = [[v - self.d for v in f if v >= self.d] for f, _ in red.forms]  # the neurons each form reads
+        self.readers: list[list[int]] = [[] for _ in red.forms]
+        for u, below in enumerate(self.reads):
+            for v in below:
+                self.readers[v].append(u)
+        self.pending = [len(below) for below in self.reads]  # undecided reads (on a box: kept by _decided)
+        self.ready = {u for u, n in enumerate(self.pending) if not n}
+        self.read_by_targets = {v - self.d for f, _ in self.targets for v in f if v >= self.d}
         for f, _ in red.forms:  # 1 + the deepest neuron it reads
             self.level.append(1 + max((self.level[v - self.d] for v in f if v >= self.d), default=0))
 
@@ -112,6 +120,9 @@ class Search:
         for t in range(self.d if self.box is not None else 0):
             rows += [(("lower", t), self._original("lower", t)), (("upper", t), self._original("upper", t))]
         for u, active in self.dec.items():
+            if u in self.prow:  # on a box: kept while u is decided
+                rows.append(self.prow[u])
+                continue
             z = self._z(u, memo)
             rows.append((("phase", u), scaled(z, Fraction(-1)) if active else z))
         todo = self._undecided([f for _, f in rows] + list(forms)) if self.box is None else set()  # box: bottom-up
@@ -172,23 +183,33 @@ class Search:
         return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
 
     def _next_on_box(self) -> int | None:
-        """On a box: the lowest undecided neuron that the targets read (through undecided and active neurons) and
-        that reads decided neurons only, or None when the targets read no undecided neuron. Decided bottom-up, every
-        decided neuron's form reads the inputs only: so does this one's, and its range on the box is an interval."""
-        d, dec, reads, ready = self.d, self.dec, self.reads, []
-        todo = [v - d for f, _ in self.targets for v in f if v >= d]
-        seen = set(todo)
-        while todo:
-            u = todo.pop()
-            if dec.get(u) is False:
-                continue
-            if u not in dec and all(v in dec for v in reads[u]):
-                ready.append(u)
-            for v in reads[u]:
-                if v not in seen:
-                    seen.add(v)
-                    todo.append(v)
-        return min(ready, key=lambda v: (self.level[v], v)) if ready else None
+        """On a box: the lowest undecided neuron whose reads are all decided (``self.ready``) and that the targets
+        read through undecided and active neurons, or None when the targets read no undecided neuron (then the
+        lowest such neuron is ready). Decided bottom-up, every decided neuron's form reads the inputs only: so does
+        this one's, and its range on the box is an exact interval."""
+        for u in sorted(self.ready, key=lambda v: (self.level[v], v)):
+            todo, seen = [u], {u}
+            while todo:  # up through the readers that pass u's value on, to a target
+                w = todo.pop()
+                if w in self.read_by_targets:
+                    return u
+                for r in self.readers[w]:
+                    if r not in seen and self.dec.get(r) is not False:
+                        seen.add(r)
+                        todo.append(r)
+        return None
+
+    def _decided(self, u: int, on: bool) -> None:
+        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone."""
+        (self.ready.discard if on else self.ready.add)(u)
+        for w in self.readers[u]:
+            if on:
+                self.pending[w] -= 1
+                if not self.pending[w]:
+                    self.ready.add(w)
+            else:
+                self.ready.discard(w)
+                self.pending[w] += 1
 
     # -- the search ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -278,13 +299,18 @@ class Search:
 
     def _decide(self, u: int, active: bool, splits: int) -> list:
         if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
-            self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
+            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
+            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
+            self._decided(u, True)
         self.dec[u] = active
         try:
             return self.subtree(splits)
         finally:
             del self.dec[u]
-            self.zmemo.pop(u, None)
+            if self.box is not None:
+                self.zmemo.pop(u)
+                self.prow.pop(u)
+                self._decided(u, False)
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1
