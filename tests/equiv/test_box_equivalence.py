@@ -115,3 +115,24 @@ def test_the_answer_holds_on_a_grid_of_the_box_and_the_witness_lies_in_it(pair):
     else:
         assert res.status == "not-equivalent"
         assert all(p <= v <= q for p, v, q in zip(lo, res.witness, hi)) and _gap(a, b, res.witness) > slack
+
+
+@st.composite
+def _deeper(draw):
+    a = _net(draw, 3, [3, 3, 2, 1])
+    b = _net(draw, 3, [draw(st.integers(2, 4)), 2, 1])
+    lo = draw(st.lists(st.integers(-2, 1), min_size=3, max_size=3))
+    return a, b, lo, [v + draw(st.integers(1, 3)) for v in lo], draw(st.sampled_from([None, 1, 10]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(_deeper())
+def test_deeper_pairs_on_a_box_are_decided_and_checked(pair):
+    """Three hidden layers against two: the bottom-up search (ready neurons, kept forms and rows) returns a checked
+    answer, and a witness lies in the box beyond epsilon."""
+    a, b, lo, hi, eps = pair
+    res = functionally_equal(a, b, lower=lo, upper=hi, epsilon=eps)
+    assert res.status in ("equivalent", "not-equivalent") and res.summary.split(":")[0] in (
+        "equivalent", "epsilon-equivalent", "not-equivalent", "not-epsilon-equivalent")
+    if res.status == "not-equivalent":
+        assert all(p <= v <= q for p, v, q in zip(lo, res.witness, hi)) and _gap(a, b, res.witness) > (eps or 0)
