@@ -44,12 +44,24 @@ PAIRS = [
 ]
 
 
-def run_pair(stem: str, prop: str, eps: str, seconds: float, folder: Path) -> dict:
+def region(prop: str, shrink: Fraction) -> list[str]:
+    """The options of the input region: the VNN-LIB file, or its box shrunk about its centre by ``shrink`` (exact)."""
+    if shrink == 1:
+        return ["--vnnlib", str(SPECS / f"prop_{prop}.vnnlib")]
+    from exactrelu.io.vnnlib import read_vnnlib
+
+    box = read_vnnlib(SPECS / f"prop_{prop}.vnnlib")
+    mid = [(lo + hi) / 2 for lo, hi in zip(box.lower, box.upper)]
+    half = [(hi - lo) / 2 * shrink for lo, hi in zip(box.lower, box.upper)]
+    return [f"--lower={','.join(str(c - h) for c, h in zip(mid, half))}",
+            f"--upper={','.join(str(c + h) for c, h in zip(mid, half))}"]
+
+
+def run_pair(stem: str, prop: str, eps: str, seconds: float, folder: Path, shrink: Fraction = Fraction(1)) -> dict:
     """One ``exactrelu equiv`` run (and ``exactrelu check`` of its certificate): what it answered, how long it took."""
     cert = folder / f"{stem}.cert.json"
     cmd = [EXACTRELU, "equiv", str(NNEQUIV / f"{stem}.onnx"), str(NNEQUIV / f"{stem}-mirror.onnx"),
-           "--vnnlib", str(SPECS / f"prop_{prop}.vnnlib"), "--epsilon", eps, "--time-limit", str(seconds),
-           "-o", str(cert), "--json"]
+           *region(prop, shrink), "--epsilon", eps, "--time-limit", str(seconds), "-o", str(cert), "--json"]
     t0 = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True)
     row = {"exit": done.returncode, "seconds": round(time.monotonic() - t0, 1)}
@@ -73,6 +85,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=100.0)
     ap.add_argument("--only", action="append", help="run only this pair (NNEquiv's name); may repeat")
+    ap.add_argument("--shrink", type=Fraction, default=Fraction(1),
+                    help="shrink each region about its centre by this factor (e.g. 1/100): where the method decides")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_nnequiv.json"))
     args = ap.parse_args()
     rows = []
@@ -84,10 +98,11 @@ def main() -> None:
             if eps == "top":
                 row.update(status="not run", summary="top-1 equivalence (--top1) is not built")
             else:
-                row.update(run_pair(stem, prop, eps, args.time_limit, Path(tmp)))
+                row.update(run_pair(stem, prop, eps, args.time_limit, Path(tmp), args.shrink))
             rows.append(row)
             print(json.dumps(row), flush=True)
-    Path(args.out).write_text(json.dumps({"time_limit": args.time_limit, "rows": rows}, indent=1) + "\n")
+    Path(args.out).write_text(json.dumps({"time_limit": args.time_limit, "shrink": str(args.shrink), "rows": rows},
+                                         indent=1) + "\n")
     print("\n| pair | region | question | exactrelu | time (s) | case tree | NNEquiv |\n|---|---|---|---|---|---|---|")
     for r in rows:
         q = "top-1" if r["question"] == "top" else f"max abs diff <= {r['question']}"
