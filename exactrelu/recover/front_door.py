@@ -40,6 +40,7 @@ from ..instances import Instance
 from ..network import RELU, Activation
 from .views import as_instance, check_k
 from .output_layer import rank_of
+from .proposals import read_init
 from .request import RecoveryRequest
 from .linearized import recover_linearized
 from .result import RecoveryResult, UnitRecord
@@ -108,6 +109,7 @@ def recover(
     """
     inst = as_instance(inputs, labels, activation)
     k = check_k(k)
+    init = read_init(init, k)  # a weights file is read here, at the door, not inside a route
     if route not in ROUTES:
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
     for name, flag in (("bias", bias), ("sparse_noise", sparse_noise)):

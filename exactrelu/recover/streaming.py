@@ -43,6 +43,8 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
 from ..network import Activation, Network
+from .proposals import read_init
+from .views import check_k
 
 __all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
 
@@ -84,6 +86,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
 
     if not (subset >= 1 and block >= 1 and rounds >= 1):
         raise InvalidInput("subset, block and rounds must be positive")
+    init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)
