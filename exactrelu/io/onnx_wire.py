@@ -1,6 +1,6 @@
 """The parts of an ONNX file a ReLU network needs, read from the protobuf wire format with the standard library.
 
-An ONNX file is a serialised ``ModelProto`` (onnx/onnx.proto). This reader decodes exactly the fields
+An ONNX file is a serialized ``ModelProto`` (onnx/onnx.proto). This reader decodes exactly the fields
 :mod:`exactrelu.io.onnx_weights` uses (the graph's nodes, initializers, inputs and outputs; a node's inputs,
 outputs, name, operator and attributes; a tensor's name, dims, data type and data) and skips every other field by
 its wire type, so that it needs no package (importing ``onnx`` takes seconds) and executes nothing. Every length is
@@ -238,7 +238,7 @@ def _value_name(data, where: str) -> str:
 
 
 def parse_model(data: bytes, where: str) -> Graph:
-    """The graph of a serialised ModelProto (module doc)."""
+    """The graph of a serialized ModelProto (module doc)."""
     r, graph = _Reader(data, where), None
     for number, wire, value in r.fields():
         if number == 7 and wire == 2:

@@ -138,7 +138,7 @@ def _right_hand_side(c: Candidate, pick: list[int], act: Activation) -> list:
         r = rational_root(Fraction(v) / y0, act.degree)
         if r is None:
             raise NotRealizable(
-                f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
+                f"labels not realizable with rational weights for t^{act.degree}: the ratio of a unit's values at "
                 f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
                 evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
         rhs.append(r)

@@ -4,7 +4,7 @@ Claim: for f = relu or the rectified power t^c, any positive diagonal D and perm
 (U D^-c P^T) f(P D V x) = U f(V x) for every x; both networks have the same canonical form
 (Network.canonical), which is idempotent and computes the same function. This includes dead
 units (a zero row of V or a zero column of U), which the canonical form zeroes entirely (an
-earlier canonical() left their output column unnormalised: this proof found it). Negative scales are
+earlier canonical() left their output column unnormalized: this proof found it). Negative scales are
 not in the class: flipping the sign of one row of V (with a non-zero output column) changes
 the function.
 

@@ -1,4 +1,4 @@
-"""The worst-case solver: non-Gaussian inputs, unrealisable labels, evidence, CLI."""
+"""The worst-case solver: non-Gaussian inputs, unrealizable labels, evidence, CLI."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_non_gaussian_inputs(kind):
 @settings(max_examples=12)
 @given(st.integers(0, 2**32))
 def test_random_labels_never_get_a_false_network(seed):
-    """Labels of rank k with no structure: mostly unrealisable; whatever is returned must verify."""
+    """Labels of rank k with no structure: mostly unrealizable; whatever is returned must verify."""
     rng = np.random.default_rng(seed)
     n, d, k = 9, 2, 2
     X = rng.integers(-3, 4, (n, d)).tolist()
@@ -113,7 +113,7 @@ def test_realisable_integer_instances_are_always_solved(seed):
 
 
 def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
-    # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realisable
+    # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realizable
     inst = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])
     res = solve_decision(inst, 2, try_recovery=False)
     kinds = [(p.kind, p.outcome) for p in res.evidence["patterns"]]
@@ -180,7 +180,7 @@ def test_zero_labels_and_invalid_arguments():
         solve_decision(inst, 1)
 
 
-@pytest.mark.parametrize("labels, k", [([[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]], 2),  # realisable
+@pytest.mark.parametrize("labels, k", [([[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]], 2),  # realizable
                                        ([[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]], 2),  # span refutation
                                        ([[1], [0], [1], [0], [1], [0]], 2),  # one output: the lazy engine
                                        ([[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [1, 2]], 1)])  # rank > k

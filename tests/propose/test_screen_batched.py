@@ -164,7 +164,7 @@ def test_cached_loss_and_gradient_equal_the_plain_step(d, kf, kv, m, seed, degre
     ref = reference_loss(theta.ravel(), X, Y, s, fixed, degree, 1e-12)
     A = np.maximum(X @ np.vstack([fixed, theta]).T, 0) ** degree
     natural = 2 * s * np.sum(Y * Y) * np.linalg.norm(X) / max(np.linalg.norm(A), 1e-300)  # the gradient's scale
-    tol = 1e-2 if dup_unit and kf else 1e-6  # a singular Gram matrix regularised by 1e-12 amplifies rounding 1e12 x
+    tol = 1e-2 if dup_unit and kf else 1e-6  # a singular Gram matrix regularized by 1e-12 amplifies rounding 1e12 x
     for cache in (None, FixedUnits(X, Y, fixed, degree)):
         loss, g = loss_and_gradient(theta.ravel(), X, Y, s, fixed, degree, 1e-12, cache)
         assert loss == pytest.approx(ref[0], rel=tol, abs=1e-9)

@@ -65,7 +65,7 @@ from .cone import EnumerationOptions, PatternReport, enumerate_units
 from .pattern_lps import Unit, annihilator
 from ...progress import LineProgress
 from .refusal import decided_no, refuted
-from .span_refutation import Realisable, span_refutation
+from .span_refutation import Realizable, span_refutation
 
 __all__ = ["solve_decision", "solve", "WorstCaseResult", "PatternReport"]
 
@@ -284,7 +284,7 @@ def _prove_span(instance, outputs, units, r, reports, progress, deadline):
         while len(units) < r:
             a = annihilator([u.c for u in units], r)[0]
             found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
-            if not isinstance(found, Realisable):
+            if not isinstance(found, Realizable):
                 return a, found
             cb = [x / den for x in found.c]
             lam = math.lcm(*(x.denominator for x in cb))

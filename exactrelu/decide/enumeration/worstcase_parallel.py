@@ -9,7 +9,7 @@ decisions *in the patterns' order*, so that the solver reads exactly what its se
 computed and stops at the same pattern: same reports, same certificates. Faces are decided
 speculatively with the units known when they were sent; when a face yields a new unit, the decisions
 after it (made against the old span) are dropped and sent again. Chunks still in flight when the
-solver stops are cancelled (or computed and dropped).
+solver stops are canceled (or computed and dropped).
 
 >>> from exactrelu.exact.matrix import QMatrix
 >>> from exactrelu.decide.enumeration.patterns import Ray
