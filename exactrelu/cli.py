@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
-from .errors import ExactReluError, InvalidInput
+from .errors import ExactReluError, ExactReluWarning, InvalidInput
 
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
@@ -35,15 +36,15 @@ _JSON = {"wanted": False}
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # usage errors: one line, exit 2 (and, with --json, the JSON record first)
+    def error(self, message):  # usage errors: one line on stderr, exit 2 (and, with --json, the JSON record first)
         if _JSON["wanted"]:
             import json
 
             command = self.prog.split(" ", 1)[1] if " " in self.prog else None
             print(json.dumps({"command": command, "ok": False, "error": "UsageError", "message": message,
                               "exit_code": 2}))
-        self.print_usage(sys.stderr)
-        print(f"exactrelu: error: {message}", file=sys.stderr)
+        # one line, like every other error (the usage is one --help away)
+        print(f"exactrelu: error: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -96,6 +97,23 @@ def _check_outputs(args) -> None:
             writable(value, directory_ok=name in dirs)
 
 
+def _chosen(parser: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The (sub-)sub-command parser that parsed ``args``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices:
+            return _chosen(action.choices[getattr(args, action.dest)], args)
+    return parser
+
+
+def _check_not_empty(parser: argparse.ArgumentParser, args) -> None:
+    """An empty value (``-o ''``, ``--scheduler ''``) means nothing for any option: a usage error, not "no value"."""
+    chosen = _chosen(parser, args)
+    for action in chosen._actions:
+        value = getattr(args, action.dest, None)
+        if value == "" or (isinstance(value, list) and "" in value):
+            chosen.error(f"argument {'/'.join(action.option_strings) or action.dest}: an empty value")
+
+
 def _check_units(args) -> None:
     """Refuse a ``-k`` that is not a positive integer within the ``units`` limit before any command allocates for it
     (``solve -k 1000000000`` allocated 3.8 GB before refusing)."""
@@ -120,16 +138,113 @@ def _json_error(args, exc: BaseException, code: int, message: str) -> None:
                       "exit_code": code}), flush=True)
 
 
+def _parser() -> argparse.ArgumentParser:
+    """The parser of this call (built anew: tests replace a command's function; the fuzz test keeps one)."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return its exit code.
+
+    Ctrl-C at any moment, from the parser's imports to the last line, is exit 130 with the one line
+    ``exactrelu: interrupted``; run as the program (``argv`` None), a second Ctrl-C while stopping is ignored, so that
+    the children and the interpreter's shutdown finish quietly.
+    """
+    if argv is None:  # the program: a time limit is a hard one, from its start (exactrelu/commands/_watch.py)
+        _note_interrupts()
+        try:
+            from .commands import _watch as watch
+
+            code = watch.watched(sys.argv[1:], watch.process_start())
+        except KeyboardInterrupt:
+            return _interrupted(argv)
+        if code is not None:
+            watch.leave(code)  # the watching parent: the child ran the command
+        if watch.in_child():
+            watch.leave(_main(argv))
+    return _main(argv)
+
+
+#: whether Ctrl-C was pressed in this program (set by the handler of :func:`_note_interrupts`)
+_SIGINT = {"seen": False}
+
+
+def _note_interrupts() -> None:
+    """The program's Ctrl-C handler: Python's own (KeyboardInterrupt), noting that it came. An extension module
+    being imported at that moment can turn the KeyboardInterrupt into another error (NumPy: "ImportError:
+    PyCapsule_Import could not import module datetime"); noted, it is still the interrupt it is."""
+    import signal
+
+    def on_sigint(signum, frame):
+        _SIGINT["seen"] = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+
+
+def _interrupted(argv) -> int:
+    if argv is None:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print("exactrelu: interrupted", file=sys.stderr)
+    return 130
+
+
+def _main(argv: list[str] | None) -> int:
+    try:
+        parser = _parser()
+        args = _parse(parser, argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return _run(args)
+    except KeyboardInterrupt:
+        return _interrupted(argv)
+    except BaseException:
+        if _SIGINT["seen"]:  # an interrupt that an extension module reported as another error
+            return _interrupted(argv)
+        raise
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """The library's warnings (a guarantee that may not apply, a learner no better than trivial) as one line each on
+    stderr, ``exactrelu: warning: ...``; other packages' warnings as Python prints them."""
+    if issubclass(category, ExactReluWarning):
+        print(f"exactrelu: warning: {message}", file=sys.stderr if file is None else file)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None):
+    """The parsed arguments; a usage error is one line and SystemExit(2) (with ``--json``, a JSON record first)."""
     _JSON["wanted"] = "--json" in (sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the sub-command that was given them (argparse names the top level)
+            _chosen(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+        _JSON["wanted"] = bool(getattr(args, "json", False))
+        if getattr(args, "func", None):
+            _check_not_empty(parser, args)
     finally:
         _JSON["wanted"] = False
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    return args
+
+
+def _failed(args, exc: BaseException, message: str) -> int:
+    """Bad input (exit 2): ``exactrelu: error: MESSAGE`` on stderr (and the JSON record with ``--json``)."""
+    _json_error(args, exc, 2, message)
+    print(f"exactrelu: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _run(args) -> int:
+    """The command, its errors as one line on stderr and an exit code (docs/design.md, "Errors and exit codes")."""
     try:
         _check_units(args)
         from .io.files import protect_inputs
@@ -138,33 +253,22 @@ def main(argv: list[str] | None = None) -> int:
             _check_outputs(args)
             return int(args.func(args) or 0)
     except InvalidInput as exc:
-        _json_error(args, exc, 2, str(exc))
-        print(f"exactrelu: error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(args, exc, str(exc))
     except ExactReluError as exc:
         _json_error(args, exc, 1, str(exc))
         print(f"exactrelu: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("exactrelu: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except MemoryError as exc:
-        _json_error(args, exc, 2, "out of memory: the input is too large for this machine (docs/limits.md)")
-        print("exactrelu: error: out of memory: the input is too large for this machine (docs/limits.md)", file=sys.stderr)
-        return 2
+        return _failed(args, exc, "out of memory: the input is too large for this machine (docs/limits.md)")
     except RecursionError as exc:
-        _json_error(args, exc, 2, "the input is nested too deeply")
-        print("exactrelu: error: the input is nested too deeply", file=sys.stderr)
-        return 2
+        return _failed(args, exc, "the input is nested too deeply")
     except OSError as exc:  # a file that vanished or a full disk while writing: one line, not a traceback
-        _json_error(args, exc, 2, f"{exc.filename or 'file'}: {exc.strerror or exc}")
-        print(f"exactrelu: error: {exc.filename or 'file'}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return _failed(args, exc, f"{exc.filename or 'file'}: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":

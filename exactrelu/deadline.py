@@ -22,14 +22,18 @@ exactrelu.errors.TimeLimitExceeded: the time limit of 0 s passed before the answ
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from typing import Callable
 
-from .errors import InvalidInput, TimeLimitExceeded
+from .errors import TimeLimitExceeded
+from .validation import check_number
 
 __all__ = ["Deadline", "TimeLimitExceeded", "with_deadline", "run_within"]
+
+
+#: seconds from which a time limit is no limit (about 32 years)
+FOREVER = 1e9
 
 
 class Deadline:
@@ -38,12 +42,11 @@ class Deadline:
     __slots__ = ("seconds", "start", "end", "what")
 
     def __init__(self, seconds: float | None, *, what: str = "the answer"):
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
-                raise InvalidInput(f"time limit must be a non-negative number of seconds or None, got {seconds!r}")
+        seconds = check_number(seconds, "time limit (seconds)", minimum=0, none_ok=True)
         self.seconds = None if seconds is None else float(seconds)
         self.start = time.monotonic()
-        self.end = None if seconds is None else self.start + float(seconds)
+        # a limit of 32 years or more never passes: no end (a wait of 1e50 s would overflow the platform's time_t)
+        self.end = None if seconds is None or seconds >= FOREVER else self.start + float(seconds)
         self.what = what
 
     @classmethod

@@ -33,6 +33,7 @@ __all__ = [
     "ExactReluWarning",
     "GaussianityWarning",
     "FitNotConverged",
+    "NoBetterThanConstant",
 ]
 
 
@@ -136,4 +137,14 @@ class FitNotConverged(ExactReluWarning):
     The weights are still returned with their exact residual (nothing exact is wrong), but they are
     probably not the fit the method can give; the message names the stage and the next thing to try.
     ``fit`` also lists it in ``FitResult.warnings``, the command line prints it and ``--json`` has it.
+    """
+
+
+class NoBetterThanConstant(FitNotConverged):
+    """A learner's result fits its own data no better than the best constant predictor (the labels' mean).
+
+    The figure is ``||prediction - labels||_F / ||labels - mean(labels)||_F`` on the learner's samples: at 1 or above
+    the weights explain nothing of the labels' variation (:mod:`exactrelu.propose.selfcheck`). The weights are still
+    returned; the message names the learner, the figure and what to try. A :class:`FitNotConverged`, so that code
+    that handles one handles both.
     """

@@ -33,6 +33,7 @@ import os
 import sys
 
 from .errors import InvalidInput
+from .validation import check_positive_integer
 
 __all__ = ["DEFAULTS", "COSTS", "limit", "set_limit", "over", "explicit_limits", "check_entries", "check_units",
            "check_digits", "check_memory", "check_inflation", "memory_budget", "machine_memory"]
@@ -103,8 +104,7 @@ def set_limit(name: str, value: int) -> None:
     """
     if name not in DEFAULTS:
         raise InvalidInput(_unknown(name))
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInput(f"limit {name} must be a positive integer, got {value!r}")
+    value = check_positive_integer(value, f"limit {name}")
     _store(name, value)
     _explicit[name] = value
 
@@ -214,8 +214,7 @@ def check_units(k: int, what: str = "the number of hidden units") -> None:
     ...
     exactrelu.errors.InvalidInput: -k 1000000000 is over the limit units=10000 (raise it with EXACTRELU_MAX_UNITS; docs/limits.md)
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidInput(f"{what} must be a positive integer, got {k!r}")
+    k = check_positive_integer(k, what)
     if k > limit("units"):
         raise over("units", f"{what} {k}")
 

@@ -30,7 +30,7 @@ import signal
 import time
 from typing import Any, Callable
 
-from .errors import InvalidInput
+from .validation import check_integer
 
 __all__ = ["usable_cores", "idle_core", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start", "NICE"]
 
@@ -60,9 +60,8 @@ def check_workers(entries: int) -> int:
 
     asked = os.environ.get("EXACTRELU_CHECK_WORKERS", "").strip()
     if asked:
-        if not asked.isdigit() or not 1 <= int(asked) <= 64:
-            raise InvalidInput(f"EXACTRELU_CHECK_WORKERS must be an integer from 1 to 64, not {asked[:20]!r}")
-        workers = int(asked)
+        workers = check_integer(int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 20 else asked,
+                                "EXACTRELU_CHECK_WORKERS", minimum=1, maximum=64)
     else:
         workers = 2 if entries >= PARALLEL_CHECK_ENTRIES and usable_cores() >= 2 else 1
     if workers > 1 and (multiprocessing.current_process().daemon or threading.active_count() > 1):

@@ -63,7 +63,7 @@ from fractions import Fraction
 
 from .trusted.common import CheckFailed, UnreadableInput, canonical, parse_rational, read_certificate, read_json
 from .trusted.equivalence import check_equivalent, check_not_equivalent
-from .trusted.instance import entry, instance_sha256, load_instance, parsed_instance
+from .trusted.instance import check_digest_field, entry, instance_sha256, load_instance, parsed_instance
 from .trusted.lp import check_lp_feasible, check_lp_infeasible
 from .trusted.realizes import RANGE_CLAIMS, check_realizes, check_realizes_except, check_residual, combine, part
 from .trusted.refutation import check_not_realizable
@@ -96,14 +96,20 @@ CLAIMS = {"realizes": check_realizes, "realizes-except": check_realizes_except, 
           "equivalent": check_equivalent, "not-equivalent": check_not_equivalent, "transcript": check_transcript}
 
 
+#: the claims about an instance: the certificate names it by its SHA-256 (the others carry their data inline)
+INSTANCE_CLAIMS = frozenset({"realizes", "realizes-except", "residual", "not-realizable"})
+
+
 def _claim(cert) -> str:
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise CheckFailed(f"not an {FORMAT}")
     if type(cert.get("version")) is not int or cert["version"] != 1:  # not true, not 1.0
         raise CheckFailed(f"unsupported certificate version {str(cert.get('version'))[:20]!r}")
     claim = cert.get("claim")
-    if claim not in CLAIMS:
-        raise CheckFailed(f"unknown claim {claim!r}; this checker knows {sorted(CLAIMS)}")
+    if not isinstance(claim, str) or claim not in CLAIMS:  # not a str: [] or {} are no claim (and unhashable)
+        raise CheckFailed(f"unknown claim {claim!r:.40}; this checker knows {sorted(CLAIMS)}")
+    if claim in INSTANCE_CLAIMS:
+        check_digest_field(cert)
     return claim
 
 

@@ -27,12 +27,13 @@ exactrelu.errors.TimeLimitExceeded: the time limit of 0.05 s passed before the a
 
 from __future__ import annotations
 
-import time
+import time  # noqa: F401 (the doctest above sleeps)
 from typing import Callable
 
 from ..deadline import Deadline, run_within
-from ..errors import InvalidInput, TimeLimitExceeded
+from ..errors import TimeLimitExceeded
 from ..io.files import OutputGuard
+from ..validation import seconds_arg
 
 __all__ = ["TIME_LIMIT_HELP", "add_time_limit", "limited", "time_limit_seconds"]
 
@@ -43,21 +44,12 @@ BACKSTOP = 0.1
 
 
 def time_limit_seconds(text: str) -> float:
-    """argparse type of ``--time-limit``: a finite number of seconds, zero or more.
+    """argparse type of ``--time-limit``: a finite number of seconds, zero or more (``validation.seconds_arg``).
 
     >>> time_limit_seconds("2.5")
     2.5
     """
-    import argparse
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a non-negative number of seconds, got {text!r}")
-    return value
+    return seconds_arg(text)
 
 
 def add_time_limit(p) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._data import add_data_arguments, read_data
 from ._report import emit, json_command
+from ..validation import seconds_arg, seed_arg
 from ._weights import add_layers_argument, read_net
 
 
@@ -38,9 +39,9 @@ def register(sub) -> None:
     p.add_argument("--require", choices=CLAIMS, metavar="CLAIM",
                    help="exit 0 when this claim or a stronger one is certified, about the given or recovered weights "
                         "(realizes > realizes-except > residual); else 1")
-    p.add_argument("--seed", type=int, default=0, help="seed of the search for units the weights miss")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     json_command(p, "certify", cmd_certify)
 
 

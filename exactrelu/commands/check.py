@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import CertificateInvalid, InvalidInput
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
+from ..validation import positive_int_arg, scheduler_arg
 
 
 def register_check(sub) -> None:
@@ -17,11 +18,14 @@ def register_check(sub) -> None:
     p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
                    "with hints (untrusted), write the result to NEW, and check NEW")
     p.set_defaults(output_args=("upgrade",))  # an output, checked before the work, never taken for an input
-    p.add_argument("--workers", type=int, metavar="N", help="check the samples of realizes / realizes-except / residual "
+    p.add_argument("--workers", type=positive_int_arg, metavar="N",
+                   help="check the samples of realizes / realizes-except / residual "
                    "in N processes, verdicts combined into one")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="check them range by range on this Dask scheduler "
+    p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
+                   help="check them range by range on this Dask scheduler "
                    "(pip install 'exactrelu[dask]')")
-    p.add_argument("--pieces", type=int, metavar="N", help="ranges of samples for --scheduler (default: 4 per worker)")
+    p.add_argument("--pieces", type=positive_int_arg, metavar="N",
+                   help="ranges of samples for --scheduler (default: 4 per worker)")
     add_time_limit(p)
     json_command(p, "check", limited(cmd_check, what="the verdict"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from ..validation import integer_arg, number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import AssumptionViolated, InvalidInput, NotRealizable
 from ._data import add_data_arguments, read_data, read_timings
@@ -26,13 +27,14 @@ def _register_demo(sub) -> None:
     p = sub.add_parser("demo", help="recover and certify a planted network (d=20, k=5, m=5, n=5000)",
                        description="Generate a planted instance, recover its weights exactly, check the certificate "
                                    "with the independent checker, and report times and errors.")
-    p.add_argument("--seed", type=int, default=0, help="seed of the planted instance (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the planted instance (default 0)")
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     for name, default in DEMO.items():
-        p.add_argument(f"-{name}", type=int, default=default, help=f"{DIMENSIONS[name]} (default {default})")
+        p.add_argument(f"-{name}", type=positive_int_arg, default=default,
+                       help=f"{DIMENSIONS[name]} (default {default})")
     p.add_argument("-o", "--output", help="also write the certificate here")
     p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr (default when stderr is a terminal)")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "demo", cmd_demo)
 
@@ -41,14 +43,15 @@ def _register_generate(sub) -> None:
     p = sub.add_parser("generate", help="write a planted instance (JSON exact, or .npz float64)",
                        description="Draw inputs, plant a network and write the instance with its exact labels.")
     for name, what in DIMENSIONS.items():
-        p.add_argument(f"-{name}", type=int, required=True, help=what)
+        p.add_argument(f"-{name}", type=positive_int_arg, required=True, help=what)
     p.add_argument("--activation", default="relu", help="relu (default) or power:C")
     p.add_argument("--inputs", default="gaussian", help="gaussian (default), uniform, laplace, rademacher-mixture, integer")
     p.add_argument("--weights", default="integer", help="integer (default) or dyadic")
-    p.add_argument("--weight-bound", type=int, default=3, metavar="B",
+    p.add_argument("--weight-bound", type=positive_int_arg, default=3, metavar="B",
                    help="planted weights drawn from [-B, B] (default 3)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the inputs and the planted weights (default 0)")
-    p.add_argument("--input-bits", type=int, help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the inputs and the planted weights (default 0)")
+    p.add_argument("--input-bits", type=integer_arg(0, 40),
+                   help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
     p.add_argument("--corrupt", type=_fraction_01, metavar="P",
@@ -68,12 +71,12 @@ def _register_recover(sub) -> None:
     p = sub.add_parser("recover", help="recover weights exactly and write a certificate (only if it holds)")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
-    p.add_argument("-k", type=int, required=True, help="number of hidden units")
+    p.add_argument("-k", type=positive_int_arg, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file to write (default: INSTANCE.cert.json)")
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
     p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, hermite, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the proposer")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the proposer")
     p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
     p.add_argument("--sparse-noise", action="store_true",
                    help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
@@ -87,25 +90,16 @@ def _register_recover(sub) -> None:
     p.add_argument("--stream", action="store_true", help="an .npz instance: the exact phase on a subset of samples, "
                    "then every sample verified exactly in blocks (bounded memory; automatic above 4,000,000 entries; with "
                    "--bias too)")
-    p.add_argument("--subset", type=int, metavar="N", help="with --stream: samples of the exact phase (default 20000)")
+    p.add_argument("--subset", type=positive_int_arg, metavar="N",
+                   help="with --stream: samples of the exact phase (default 20000)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "recover", cmd_recover)
 
 
-def _bias_scale(text: str) -> float:
-    """argparse type of --bias: a positive finite number."""
-    import argparse
-    import math
-
-    try:
-        s = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (math.isfinite(s) and s > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return s
+#: argparse type of --bias: a positive finite number (the scale of the drawn hidden biases)
+_bias_scale = number_arg(0, strict=True)
 
 
 def _fraction_text(text: str):
@@ -118,23 +112,14 @@ def _fraction_text(text: str):
     try:
         value = to_fraction(text)
     except Bad:
-        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a fraction from 0 to 1, got {text!r}") from None
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a fraction from 0 to 1, got {text!r}")
     return value
 
 
-def _fraction_01(text: str) -> float:
-    """argparse type of --corrupt: a number in [0, 1]."""
-    import argparse
-
-    try:
-        p = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0 <= p <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    return p
+#: argparse type of --corrupt: a number from 0 to 1
+_fraction_01 = number_arg(0, 1)
 
 
 def _frobenius(M) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..validation import positive_int_arg, seed_arg
 from ._limit import TIME_LIMIT_HELP, limited, time_limit_seconds
 from ._report import emit, json_command
 from ._weights import add_layers_argument, read_net
@@ -19,13 +20,15 @@ def register(sub) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--oracle", metavar="NET", help="a weights file, evaluated exactly, as the oracle")
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
-    p.add_argument("-k", type=int, help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
-    p.add_argument("--max-queries", type=int, metavar="N", help="stop (exit 1, nothing claimed) after N queries")
+    p.add_argument("-k", type=positive_int_arg,
+                   help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
+    p.add_argument("--max-queries", type=positive_int_arg, metavar="N",
+                   help="stop (exit 1, nothing claimed) after N queries")
     p.add_argument("--time-limit", type=time_limit_seconds, metavar="SECONDS", help=TIME_LIMIT_HELP + " (an oracle "
                    "command's every wait included)")
     p.add_argument("--force", action="store_true", help="ask an oracle command even when the up-front estimate of "
                    "its queries (about (d + 1) d numbers) is over a day")
-    p.add_argument("--seed", type=int, default=0, help="seed of the search line and the fresh queries (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the search line and the fresh queries (default 0)")
     p.add_argument("-o", "--output", required=True, help="the extracted network (exactrelu.weights JSON)")
     p.add_argument("--certificate", dest="certificate_out", metavar="CERT",
                    help="write the transcript certificate here: every query and answer, the network that gives them, "
@@ -59,14 +62,12 @@ def cmd_extract(args) -> int:
 
     deadline = Deadline(args.time_limit)  # from the start: reading files and starting the oracle count
     from ..certificates.envelope import write_certificate
-    from ..errors import InvalidInput, NotRealizable
+    from ..errors import NotRealizable
     from ..extract import extract
     from ..io.weights import weights_json
     from ..progress import LineProgress
 
-    if args.k is not None and args.k < 1:
-        raise InvalidInput(f"-k must be a positive integer, got {args.k}")
-    # a bad file is refused before any query
+    # a bad file is refused before any query (a -k below 1 is refused by its argparse type)
     expected = read_net(args, args.expect, layers=args.expect_layers) if args.expect else None
     progress = LineProgress() if args.verbose else None
     oracle = _oracle(args, deadline)

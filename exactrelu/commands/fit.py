@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from ..validation import number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import FitNotConverged
 from ._data import add_data_arguments, read_data, read_timings
@@ -22,7 +23,7 @@ def register(sub) -> None:
                     f"is, not that it is optimal. Methods: auto (tensor when k <= d, else gradient); {methods}.")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
-    p.add_argument("-k", type=int, required=True, help="number of hidden units")
+    p.add_argument("-k", type=positive_int_arg, required=True, help="number of hidden units")
     p.add_argument("--bias", action="store_true", help="also fit hidden biases b")
     p.add_argument("--method", default="auto", choices=method_names(), help="start method (default auto)")
     p.add_argument("--no-refine", action="store_true", help="skip the refinement after the start method")
@@ -30,13 +31,13 @@ def register(sub) -> None:
     p.add_argument("--certificate", help="also write the residual certificate here")
     p.set_defaults(output_args=("certificate",))  # checked before the work (cli._check_outputs)
     p.add_argument("--activation", help="relu or power:C (default: the instance's, else relu)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random choices (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the random choices (default 0)")
     p.add_argument("--no-check", action="store_true", help="skip the independent check of the certificate")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
-    p.add_argument("--noise", type=float, metavar="SIGMA",
+    p.add_argument("--noise", type=number_arg(0), metavar="SIGMA",
                    help="standard deviation of the label noise per entry, if known: each stage is compared with "
                         "this noise floor (default: the instance's planted noise, else the best affine map)")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate says it cannot finish")
     json_command(p, "fit", cmd_fit)
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from ..validation import nonnegative_int_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify, write_certificate
@@ -180,9 +181,9 @@ def register(sub) -> None:
     json_command(p, "hardness from-cnf", limited(_from_cnf))
 
     p = hs.add_parser("random", help="random NAE-3SAT (or 3-CNF) formula reduced to a ReLU instance")
-    p.add_argument("--vars", type=int, required=True, help="number of variables")
-    p.add_argument("--clauses", type=int, required=True, help="number of clauses")
-    p.add_argument("--seed", type=int, default=0, help="seed of the formula (default 0)")
+    p.add_argument("--vars", type=positive_int_arg, required=True, help="number of variables")
+    p.add_argument("--clauses", type=nonnegative_int_arg, required=True, help="number of clauses")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the formula (default 0)")
     p.add_argument("--kind", choices=("nae", "cnf"), default="nae", help="random NAE-3SAT (default) or random 3-CNF")
     p.add_argument("--planted", action="store_true", help="keep only clauses a hidden assignment satisfies (satisfiable)")
     p.add_argument("--formula-out", help="also write the formula (DIMACS)")
@@ -208,15 +209,17 @@ def register(sub) -> None:
     p = hs.add_parser("decide", help="decide a small instance exactly (k units); certify either answer")
     p.add_argument("instance", help="instance file (.json or .npz), m = 1 unless --U is given")
     p.add_argument("--U", help="given output weights, rows ';'-separated, entries ','-separated (default: unknown, m = 1)")
-    p.add_argument("-k", type=int, default=2, help="hidden units when U is unknown (default 2)")
+    p.add_argument("-k", type=positive_int_arg, default=2, help="hidden units when U is unknown (default 2)")
     p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
     p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
                    help="lazy: SAT solver + exact LP lemmas, hinted refutation (default); tree: case-tree search")
     p.add_argument("--proof", choices=("lrat", "drup"), default="lrat",
                    help="where the lazy engine's hints come from: the solver's LRAT trace (default) or its DRUP proof, "
                         "trimmed by exactrelu; the certificate is hinted either way")
-    p.add_argument("--max-nodes", type=int, default=None, help="budget: tree nodes, or solver rounds (lazy)")
-    p.add_argument("--time-limit", type=float, default=None, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--max-nodes", type=positive_int_arg, default=None,
+                   help="budget: tree nodes, or solver rounds (lazy)")
+    p.add_argument("--time-limit", type=seconds_arg, default=None,
+                   help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
     json_command(p, "hardness decide", _decide)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
+from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
 __all__ = ["register", "run"]
@@ -35,7 +36,8 @@ def register(sub) -> None:
     p.add_argument("--write", type=Path, metavar="DIR", help="write one JSON record per claim into DIR")
     p.add_argument("--proofs-dir", type=Path, metavar="DIR",
                    help="also load proof files from DIR (default: the checkout's proofs/ when present)")
-    json_command(p, "prove", run)
+    add_time_limit(p)
+    json_command(p, "prove", limited(run, what="the claims were all run"))
 
 
 def _short(text: str, width: int) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from ..validation import positive_int_arg, scheduler_arg
 
 from ..errors import InvalidInput
 from ._limit import add_time_limit
@@ -32,8 +33,10 @@ def register(sub) -> None:
     p.add_argument("spec", metavar="SPEC.toml", help="the sweep spec (or 'plot', then DIR)")
     p.add_argument("directory", nargs="?", metavar="DIR", help=argparse.SUPPRESS)
     p.add_argument("-o", "--output", metavar="DIR", help="directory for rows, certificates and the table")
-    p.add_argument("--workers", type=int, help="local worker processes (default: the cores available; 1: in this process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
+    p.add_argument("--workers", type=positive_int_arg,
+                   help="local worker processes (default: the cores available; 1: in this process)")
+    p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
+                   help="run on the Dask cluster at ADDRESS (tcp://host:8786); "
                    "needs pip install 'exactrelu[dask]'")
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
     p.add_argument("--force", action="store_true", help="with --resume: continue even when DIR was made by another "

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from dataclasses import asdict
+from ..validation import positive_int_arg, scheduler_arg, seconds_arg
 
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
@@ -35,20 +36,22 @@ def register(sub) -> None:
                                    "'exactrelu check' verifies either. Networks without hidden biases, unless --bias.")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
-    p.add_argument("-k", type=int, required=True, help="number of hidden units")
+    p.add_argument("-k", type=positive_int_arg, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
     p.add_argument("--bias", action="store_true",
                    help="networks with hidden biases: the same algorithm on the inputs with a constant 1 column "
                         "appended; a refutation is about that instance, written beside the certificate")
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
-    p.add_argument("--time-limit", type=float, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")
-    p.add_argument("--workers", type=int, help="decide the enumeration's LPs (extreme rays, faces) on N local "
+    p.add_argument("--workers", type=positive_int_arg,
+                   help="decide the enumeration's LPs (extreme rays, faces) on N local "
                    "worker processes; same answer and certificates")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="decide them on the Dask cluster at ADDRESS instead "
+    p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
+                   help="decide them on the Dask cluster at ADDRESS instead "
                    "(pip install 'exactrelu[dask]')")
     json_command(p, "solve", cmd_solve)
 

@@ -28,6 +28,8 @@ two values, never this argument.
 
 from __future__ import annotations
 
+from ..validation import as_generator
+
 from fractions import Fraction
 
 import flint
@@ -102,7 +104,7 @@ def candidate_points(a: CanonicalForm, b: CanonicalForm, *, seed: int = 0, count
 
     Returns [] when the forms are equal.
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     hyper, powers, linear, offset = difference(a, b)
     d = a.d
     if hyper:

@@ -19,6 +19,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import check_nonnegative_integer
 from .matrix import QMatrix
 from .rationals import to_fraction
 
@@ -140,9 +141,7 @@ def build_system(A_eq, b_eq, A_ub, b_ub, nvars) -> LPSystem:
     Au, bu = _block(A_ub, b_ub, "ub")
     widths = {X.shape[1] for X in (Ae, Au) if X is not None}
     if nvars is not None:
-        if isinstance(nvars, bool) or not isinstance(nvars, (int, np.integer)) or nvars < 0:
-            raise InvalidInput(f"nvars must be a non-negative integer, got {nvars!r}")
-        widths.add(int(nvars))
+        widths.add(check_nonnegative_integer(nvars, "nvars"))
     if not widths:
         raise InvalidInput("no constraints and no nvars: the number of variables is unknown")
     if len(widths) > 1:

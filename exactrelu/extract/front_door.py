@@ -34,6 +34,7 @@ from ..certificates.claims.transcript import transcript_certificate, verify_tran
 from ..equiv.canonical import CanonicalForm
 from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
+from ..validation import as_generator, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..network import Network
 from .line_search import Line, Piece, kinks
@@ -221,10 +222,10 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     if not isinstance(oracle, Oracle):
         raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
     for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
+        if value is not None:
+            check_positive_integer(value, name)
     t0, count = time.perf_counter(), fresh if fresh is not None else 64
-    line, found, form, net, lower, optimal, phases = _lines(oracle, np.random.default_rng(seed), k, progress, seed,
+    line, found, form, net, lower, optimal, phases = _lines(oracle, as_generator(seed), k, progress, seed,
                                                             check, count, lines)
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")

@@ -29,6 +29,7 @@ import flint
 
 from ..deadline import Deadline
 from ..errors import AssumptionViolated, InvalidInput
+from ..validation import check_positive_integer
 from ..exact.matrix import QMatrix
 from ..exact.rationals import to_fraction
 from ..network import RELU, Network
@@ -47,10 +48,8 @@ class Oracle:
     """
 
     def __init__(self, d: int, m: int | None = None, *, max_queries: int | None = None, time_limit=None):
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1:
-            raise InvalidInput(f"an oracle needs the input dimension d >= 1, got {d!r}")
-        if max_queries is not None and (isinstance(max_queries, bool) or not isinstance(max_queries, int) or max_queries < 1):
-            raise InvalidInput(f"max_queries must be a positive integer, got {max_queries!r}")
+        d = check_positive_integer(d, "the input dimension d of an oracle")
+        max_queries = check_positive_integer(max_queries, "max_queries", none_ok=True)
         self.d, self.m, self.max_queries = d, m, max_queries
         self.deadline = Deadline.coerce(time_limit)
         self.queries = 0

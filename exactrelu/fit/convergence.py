@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["affine_baseline", "stalled", "floor_from_sigma", "NEXT_STEP"]
+__all__ = ["affine_baseline", "stalled", "floor_from_sigma", "against_constant", "NEXT_STEP"]
 
 #: What to try when a stage of the method did not converge.
 NEXT_STEP = {
@@ -54,6 +54,19 @@ def affine_baseline(X: np.ndarray, Y: np.ndarray, *, max_rows: int = 50_000) -> 
     A = np.hstack([Xs, np.ones((Xs.shape[0], 1))])
     sol = np.linalg.lstsq(A, Ys, rcond=None)[0]
     return float(np.linalg.norm(A @ sol - Ys)) / ny
+
+
+def against_constant(relative: float, Y: np.ndarray) -> float:
+    """A relative residual ``||P - Y|| / ||Y||`` as the error against the best constant predictor,
+    ``||P - Y|| / ||Y - mean(Y)||`` (:func:`exactrelu.propose.selfcheck.error_against_constant`).
+
+    >>> against_constant(0.5, np.array([[1.0], [3.0]]))  # ||Y|| = sqrt(10), ||Y - 2|| = sqrt(2)
+    1.118...
+    """
+    ny, spread = float(np.linalg.norm(Y)), float(np.linalg.norm(Y - Y.mean(axis=0)))
+    if spread == 0:
+        return 0.0 if relative == 0 else float("inf")
+    return relative * ny / spread
 
 
 def floor_from_sigma(sigma: float, Y: np.ndarray) -> float:

@@ -28,14 +28,16 @@ import numpy as np
 
 from ..blas import small_problem_threads
 from ..deadline import Deadline, run_within, with_deadline
-from ..errors import AssumptionViolated, ExactReluError, FitNotConverged, InvalidInput, TimeLimitExceeded
+from ..errors import (AssumptionViolated, ExactReluError, FitNotConverged, InvalidInput, NoBetterThanConstant,
+                      TimeLimitExceeded)
+from ..validation import as_generator, check_k, check_number, check_seed
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
 from ..certificates.claims.residual import Residual, exact_residual
 from ..certificates.envelope import instance_hash_ahead
 from ._model import Start, relative_residual
-from .convergence import NEXT_STEP, affine_baseline, floor_from_sigma, stalled
+from .convergence import NEXT_STEP, affine_baseline, against_constant, floor_from_sigma, stalled
 from .methods import METHODS, method_names, start_function
 from .refine import refine as lm_refine
 
@@ -142,8 +144,7 @@ def _as_instance(data, labels) -> Instance:
 
 
 def _validate(inst: Instance, k, method: str, bias: bool, activation: Activation | None) -> Activation:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidInput(f"k (the number of hidden units) must be a positive integer, got {k!r}")
+    k = check_k(k)
     if k > 10_000:
         raise InvalidInput(f"k = {k} hidden units is beyond what fit handles (at most 10000)")
     if inst.n == 0 or inst.d == 0 or inst.m == 0:
@@ -240,6 +241,7 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
         progress = with_deadline(progress, deadline)
     inst = _as_instance(data, labels)
     act = _validate(inst, k, method, bias, activation)
+    random_state = check_seed(random_state, "random_state")
     req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress, deadline)
     # the instance hash of the certificate is made meanwhile, in a forked child when a core is idle (asked before
     # the first float step, whose BLAS threads still spin for a moment after it and look like a busy core)
@@ -248,8 +250,6 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
 
 
 def _fit(inst: Instance, req: FitRequest, noise) -> FitResult:
-    from ..propose.floats import as_generator
-
     k, method, bias = req.k, req.method, req.bias
     X, Y = _float_data(inst)
     floor = _noise_floor(inst, Y, noise)
@@ -275,9 +275,7 @@ def _fit(inst: Instance, req: FitRequest, noise) -> FitResult:
 def _noise_floor(inst: Instance, Y: np.ndarray, noise) -> float | None:
     """The relative noise floor: from ``noise`` (sigma per entry), else the instance's planted noise, else None."""
     if noise is not None:
-        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not np.isfinite(noise) or noise < 0:
-            raise InvalidInput(f"noise must be a standard deviation >= 0, got {noise!r}")
-        return floor_from_sigma(float(noise), Y)
+        return floor_from_sigma(check_number(noise, "noise (a standard deviation)", minimum=0), Y)
     if inst.clean_labels is not None:
         ny = float(np.linalg.norm(Y))
         return float(np.linalg.norm(inst.noise.to_float())) / ny if ny else None
@@ -289,7 +287,18 @@ def _zero_start(inst: Instance, k: int, bias: bool) -> Start:
 
 
 def _convergence(X, Y, floor: float | None, name: str, log: FitLog) -> None:
-    """Compare each stage with the floor; warn (FitNotConverged) when the last one stalled, naming every stalled one."""
+    """Compare each stage with the floor; warn (FitNotConverged) when the last one stalled, naming every stalled one;
+    warn NoBetterThanConstant instead when the result is no better than the labels' mean (``info["error_against_
+    constant"]``, :mod:`exactrelu.propose.selfcheck`)."""
+    from ..propose.selfcheck import TRIVIAL  # here: the command line reads its input before SciPy loads
+
+    error = log.info["error_against_constant"] = against_constant(log.stages[-1].relative, Y)
+    if not error < TRIVIAL:
+        text = (f"the {name} fit is no better than the best constant predictor: its relative error {error:.3g} "
+                f"against the labels' mean is at least {TRIVIAL:g}; try {NEXT_STEP.get(name, 'another --seed')}")
+        log.warnings.append(text)
+        warnings.warn(NoBetterThanConstant(text), stacklevel=4)
+        return
     if floor is None:
         baseline = log.info["affine_baseline"] = affine_baseline(X, Y)
     else:

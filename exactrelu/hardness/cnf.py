@@ -29,6 +29,7 @@ from typing import Iterable, Sequence
 
 from ..errors import InvalidInput
 from ..limits import check_entries, limit, over
+from ..validation import check_nonnegative_integer
 
 __all__ = [
     "CNF",
@@ -51,8 +52,7 @@ NAE_MARK = "exactrelu:nae-3sat"
 
 
 def _check_clauses(num_vars, clauses, *, width: int | None = None) -> tuple[tuple[int, ...], ...]:
-    if isinstance(num_vars, bool) or not isinstance(num_vars, int) or num_vars < 0:
-        raise InvalidInput(f"num_vars must be a non-negative integer, got {num_vars!r}")
+    num_vars = check_nonnegative_integer(num_vars, "num_vars")
     out = []
     for c, clause in enumerate(clauses):
         clause = tuple(clause)

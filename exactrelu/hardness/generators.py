@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..limits import check_memory, limit, over
+from ..validation import as_generator, check_nonnegative_integer, check_positive_integer
 
 #: (bytes, seconds) per random clause drawn (a tuple of small ints in a list; the draw's Python loop), measured
 CLAUSE_COST = (80, 2e-6)
@@ -32,13 +33,12 @@ _PLANTED = "planted "
 
 
 def _rng(seed) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return as_generator(seed)
 
 
 def _check(num_vars, num_clauses, width):
-    for name, v in (("num_vars", num_vars), ("num_clauses", num_clauses)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise InvalidInput(f"{name} must be a non-negative integer, got {v!r}")
+    check_nonnegative_integer(num_vars, "num_vars")
+    check_nonnegative_integer(num_clauses, "num_clauses")
     if num_vars < width:
         raise InvalidInput(f"clauses of {width} distinct variables need num_vars >= {width}, got {num_vars}")
     if num_vars > limit("variables"):
@@ -96,8 +96,7 @@ def pigeonhole(holes: int) -> CNF:
 
     Variable ``p * holes + h + 1`` says pigeon p sits in hole h.
     """
-    if isinstance(holes, bool) or not isinstance(holes, int) or holes < 1:
-        raise InvalidInput(f"holes must be a positive integer, got {holes!r}")
+    holes = check_positive_integer(holes, "holes")
     var = lambda p, h: p * holes + h + 1  # noqa: E731
     clauses = [tuple(var(p, h) for h in range(holes)) for p in range(holes + 1)]
     for h in range(holes):

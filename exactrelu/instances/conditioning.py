@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import check_number, check_seed
 from ..exact.linalg import rank_mod_p
 from ..exact.matrix import QMatrix
 from . import Instance, planted
@@ -33,12 +34,12 @@ def ill_conditioned(d: int, k: int, m: int, n: int, *, kappa: float, seed=0, bia
 
     Raises InvalidInput when k > d (V of full row rank is the setting of the lemma) or kappa < 1.
     """
-    if not (isinstance(kappa, (int, float)) and np.isfinite(kappa) and kappa >= 1):
-        raise InvalidInput(f"kappa must be a finite number >= 1, got {kappa!r}")
+    check_number(kappa, "kappa", minimum=1)
     if k > d:
         raise InvalidInput(f"an ill-conditioned V of full row rank needs k <= d, got k = {k} > d = {d}")
     base = planted(d, k, m, n, seed=seed, bias=bias, activation=activation)  # inputs, U, b as usual
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(None if seed is None else [int(seed), 7])
+    seed = check_seed(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(None if seed is None else [seed, 7])
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
     for _ in range(100):

@@ -25,6 +25,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import as_generator, check_number
 from ..exact.matrix import QMatrix
 from ..exact.rationals import to_fraction
 from . import Instance
@@ -51,10 +52,9 @@ def corrupt(instance: Instance, fraction: float = 0.0, *, seed=0, scale: float =
     InvalidInput : fraction outside [0, 1], entries out of range or repeated, a zero value.
     """
     n, m = instance.n, instance.m
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     if entries is None:
-        if not (isinstance(fraction, (int, float)) and 0 <= fraction <= 1):
-            raise InvalidInput(f"corruption fraction must be between 0 and 1, got {fraction!r}")
+        fraction = check_number(fraction, "corruption fraction", minimum=0, maximum=1)
         flat = rng.choice(n * m, size=int(round(fraction * n * m)), replace=False)
         entries = [divmod(int(i), m) for i in flat]
     entries = sorted((int(j), int(r)) for j, r in entries)

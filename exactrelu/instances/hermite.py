@@ -22,6 +22,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import as_generator
 from ..exact.matrix import QMatrix
 from . import Instance
 from ..network import RELU, Network
@@ -56,7 +57,7 @@ def planted_biased(d: int, k: int, n: int, *, seed: int = 0, bias: float = 1.5, 
     The first biases are ``special`` (exact; default 0, 1, -1), the others uniform in [-bias, bias]
     rounded to quarters; output weights are non-zero integers in [-a_bound, a_bound] (m x k).
     """
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     rows = rational_unit_rows(rng, k, d)
     sp = [Fraction(x) for x in special][:k]
     b = sp + [Fraction(int(round(4 * x)), 4) for x in rng.uniform(-bias, bias, k - len(sp))]

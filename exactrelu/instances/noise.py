@@ -31,6 +31,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import check_number
 from ..exact.matrix import QMatrix
 
 __all__ = ["NOISE_KINDS", "SUB_GAUSSIAN", "NoiseModel", "parse_noise", "add_exact", "subtract_exact"]
@@ -50,12 +51,7 @@ class NoiseModel:
     def __post_init__(self):
         if self.kind not in NOISE_KINDS:
             raise InvalidInput(f"unknown noise kind {self.kind!r}; choose from {', '.join(NOISE_KINDS)}")
-        s = self.scale
-        if isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)):
-            raise InvalidInput(f"noise scale must be a number, got {s!r}")
-        if not math.isfinite(float(s)) or not 0 <= float(s) <= _MAX_SCALE:
-            raise InvalidInput(f"noise scale must be finite, >= 0 and at most {_MAX_SCALE:g}, got {s!r}")
-        object.__setattr__(self, "scale", float(s))
+        object.__setattr__(self, "scale", check_number(self.scale, "noise scale", minimum=0, maximum=_MAX_SCALE))
 
     def draw(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         """A float64 noise matrix of ``shape`` (n x m) from ``rng``; every entry has variance scale**2."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import as_generator, check_integer, check_number, check_positive_integer
 from ..exact.linalg import rank_mod_p
 from ..exact.matrix import QMatrix, as_float_array
 from ..limits import check_entries, limit, over
@@ -25,11 +26,7 @@ __all__ = ["planted", "draw_inputs", "INPUT_DISTRIBUTIONS"]
 INPUT_DISTRIBUTIONS = ("gaussian", "uniform", "laplace", "rademacher-mixture", "integer")
 
 def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise InvalidInput(f"seed must be a non-negative integer, a numpy Generator or None, got {seed!r}")
-    return np.random.default_rng(seed)
+    return as_generator(seed)
 
 
 def draw_inputs(rng: np.random.Generator, n: int, d: int, distribution: str, covariance=None) -> np.ndarray:
@@ -78,9 +75,7 @@ def _draw_bias(rng, k: int, bias) -> QMatrix | None:
     if bias is None:
         return None
     if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
-        s = float(bias)
-        if not (np.isfinite(s) and 0 < s <= 1e6):
-            raise InvalidInput(f"bias scale must be a positive number (at most 1e6), got {bias!r}")
+        s = check_number(bias, "bias scale", minimum=0, maximum=1e6, strict=True)
         b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
         return QMatrix.from_numpy(b, name="bias")
     if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:
@@ -198,11 +193,8 @@ def planted(
     >>> [column.count("0") < len(column) for column in zip(*U)]  # no zero column of U, though m < k
     [True, True, True]
     """
-    for name, v in (("d", d), ("k", k), ("m", m), ("n", n)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InvalidInput(f"{name} must be a positive integer, got {v!r}")
-    if weight_bound < 1:
-        raise InvalidInput("weight_bound must be at least 1")
+    for name, v in (("d", d), ("k", k), ("m", m), ("n", n), ("weight_bound", weight_bound)):
+        check_positive_integer(v, name)
     check_entries(int(n), int(d), int(m), "the planted instance")
     if k > limit("units"):
         raise over("units", f"k = {k} hidden units")
@@ -210,8 +202,7 @@ def planted(
     rng = _rng(seed)
     X = draw_inputs(rng, n, d, inputs, covariance)
     if input_bits is not None:
-        if not 0 <= input_bits <= 40:
-            raise InvalidInput("input_bits must be between 0 and 40")
+        input_bits = check_integer(input_bits, "input_bits", minimum=0, maximum=40)
         X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
     given_b = bias is not None and not isinstance(bias, (int, float, np.integer, np.floating))  # chosen, not drawn
     V, Uq, b = _draw_network(rng, X, k, m, weights, weight_bound, bias, allow_degenerate or given_b)

@@ -8,8 +8,8 @@ MatMul form::
     x -> Gemm(W1, B1) -> Relu -> Gemm(W2, B2) -> ... -> y
     x -> MatMul(A1) -> Add(B1) -> Relu -> MatMul(A2) -> Add(B2) -> y        (any Add may be absent)
 
-with Flatten (axis 1) and Identity anywhere (no-ops on a batch of samples; a Flatten at the input flattens each
-sample) and weights as initializers or Constant nodes (float16, bfloat16, float32, float64 or integers; every
+with Flatten (axis 1), Identity, and Sub or Add of a constant of zeros anywhere (no-ops on a batch of samples; a
+Flatten at the input flattens each sample) and weights as initializers or Constant nodes (float16, bfloat16, float32, float64 or integers; every
 value taken exactly: a float is the dyadic rational it is). A Gemm ``Y = alpha A' B' + beta C`` is read with its
 ``alpha``, ``beta`` (exactly: the weight times alpha, the bias times beta), ``transB``, ``transA`` on the first
 layer (the input taken as columns), and C a vector or one number broadcast. Any other operator is refused by
@@ -137,6 +137,12 @@ def _matmul(nodes, i, consts, path) -> tuple[AffineLayer, int]:
     return AffineLayer(node.input[1], W, None, node.input[1]), i + 1
 
 
+def _zero_constant(name: str, consts) -> bool:
+    """True when ``name`` is a constant of zeros (``x - 0``: the input normalisation of ACAS Xu exports)."""
+    a = consts.get(name)
+    return a is not None and not np.asarray(a).any()
+
+
 def _chain(nodes, start: str, consts, path) -> tuple[list[AffineLayer], str, list[str]]:
     """Walk the chain from the graph input: (layers, the name of the last output, notes)."""
     layers: list[AffineLayer] = []
@@ -150,6 +156,10 @@ def _chain(nodes, start: str, consts, path) -> tuple[list[AffineLayer], str, lis
         if not node.input or node.input[0] != current:
             raise InvalidInput(f"{path}: the operators do not form one chain from the input to the output "
                                f"({node.op_type} node {node.name!r} does not read {current!r})")
+        if node.op_type in ("Sub", "Add") and len(node.input) == 2 and _zero_constant(node.input[1], consts):
+            notes.append(f"{node.op_type} of the zero constant {node.input[1]!r} read as a no-op")
+            current, i = node.output[0], i + 1
+            continue
         if node.op_type in _NO_OPS:
             axis = node.attrs.get("axis", 1)
             if node.op_type == "Flatten" and axis != 1:

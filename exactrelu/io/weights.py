@@ -74,11 +74,11 @@ def read_weights(path: str | os.PathLike, activation: Activation | None = None,
 
 def read_network(path: str | os.PathLike, activation: Activation | None = None,
                  layers: Sequence[str] | None = None) -> tuple[Network, str]:
-    """The two-layer network of a weights file and the one line that says what was read from it.
+    """The network (any depth) of a weights file and the one line that says what was read from it.
 
     The kind of file is read from its bytes (:func:`exactrelu.io.binary_weights.weights_kind`); the layers of a
     state dict come in the order their numbered names give, or ``layers`` names them in order
-    (:mod:`exactrelu.io.state_dict`); a network of another depth is refused with its widths. ``activation`` is used
+    (:mod:`exactrelu.io.state_dict`); any depth is read (:func:`network_of`). ``activation`` is used
     when the file names none (JSON without ``"activation"``, ``.npz``, state dicts); when the file names one that
     differs, InvalidInput is raised.
 
@@ -103,12 +103,28 @@ def read_network(path: str | os.PathLike, activation: Activation | None = None,
 
 
 def network_of(stack: LayerStack, activation: Activation | None = None) -> Network:
-    """The two-layer :class:`Network` of a depth-2 :class:`~exactrelu.io.layers.LayerStack` (another depth is
-    refused with its widths); ``activation`` applies when the stack names none, and must agree when it does."""
+    """The :class:`Network` of a :class:`~exactrelu.io.layers.LayerStack`, of any depth (depth 2 is ``U f(V x + b)
+    + c``; consumers of two-layer networks refuse other depths with their widths); ``activation`` applies when the
+    stack names none, and must agree when it does.
+
+    >>> import numpy as np
+    >>> from exactrelu.io.layers import AffineLayer, LayerStack
+    >>> stack = LayerStack(tuple(AffineLayer(str(i), np.ones((2, 2))) for i in range(3)), "m.npz")
+    >>> network_of(stack).widths
+    (2, 2, 2, 2)
+    """
     if activation is not None and stack.activation is not None and activation != stack.activation:
         raise InvalidInput(f"{stack.source}: the file's activation {stack.activation} differs from the one asked for, "
                            f"{activation}")
-    return _network(*stack.two_layer(), stack.activation or activation)
+    if stack.depth == 2:
+        return _network(*stack.two_layer(), stack.activation or activation)
+    return Network.from_layers([(_exact(layer.W, "W"), None if layer.b is None or not layer.b.any() else
+                                 _exact(layer.b.reshape(-1, 1), "b")) for layer in stack.layers],
+                               stack.activation or activation or RELU)
+
+
+def _exact(a, name: str) -> QMatrix:
+    return QMatrix.from_numpy(a, name=name)
 
 
 def _json_description(path: Path, net: Network) -> str:

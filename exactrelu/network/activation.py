@@ -15,6 +15,7 @@ import flint
 import numpy as np
 
 from ..errors import InvalidInput
+from ..validation import check_positive_integer
 from ..limits import limit, over
 
 __all__ = ["Activation", "RELU"]
@@ -36,8 +37,7 @@ class Activation:
     def __post_init__(self):
         if self.name not in ("relu", "power"):
             raise InvalidInput(f"unknown activation {self.name!r} (expected 'relu' or 'power')")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, (int, np.integer)) or int(self.degree) < 1:
-            raise InvalidInput(f"activation degree must be a positive integer, got {self.degree!r}")
+        check_positive_integer(self.degree, "activation degree")
         if self.name == "relu" and self.degree != 1:
             raise InvalidInput("the ReLU has degree 1; use Activation.power(c) for t^c")
         if int(self.degree) > limit("degree"):  # t^c costs c times the digits of t: bounded before any work

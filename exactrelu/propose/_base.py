@@ -29,7 +29,8 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..network import Activation
-from .floats import check_data, check_k
+from .floats import check_data
+from ..validation import check_k
 
 __all__ = ["Proposer"]
 

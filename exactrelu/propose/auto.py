@@ -27,7 +27,8 @@ import numpy as np
 from ..errors import ExactReluError
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_number, label_basis, normalised_rows, screen_units
+from .floats import check_activation, label_basis, screen_units
+from ..validation import as_generator, check_number, normalize_rows
 from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer
@@ -65,7 +66,7 @@ class AutoProposer(Proposer):
     def fit(self, X, y) -> "AutoProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         act = self.activation_ = check_activation(self.activation)
-        check_number("search_below", self.search_below, strict=False)
+        check_number(self.search_below, "search_below", minimum=0)
         k, X, Y = self._check_fit_data(X, y)
         n, d = X.shape
         self.failures_ = []
@@ -81,7 +82,7 @@ class AutoProposer(Proposer):
                     return self
                 # unscreened tensor rows are poor starts (measured at (50,30,30,50000): 7.4 s from them,
                 # 3.3 s from random rows); the screened ones stay fixed in the gradient run
-                rng = as_generator(self.random_state)
+                rng = as_generator(self.random_state, "random_state")
                 init = np.where(ok[:, None], init, rng.standard_normal(init.shape))
                 init = _hand_over(pool, screens, ok, init)
             except ExactReluError as exc:
@@ -101,7 +102,7 @@ class AutoProposer(Proposer):
         """(empty pool, screens, ok, rows): the tensor rows screened at once; rows that pass are re-fitted to their
         kernel vectors (near exact), two rows on one unit count once."""
         k, act = self.k, self.activation_
-        pool = UnitPool(label_basis(Y, k), X, k, GradientSettings.extra, act.degree, Xn=normalised_rows(X))
+        pool = UnitPool(label_basis(Y, k), X, k, GradientSettings.extra, act.degree, Xn=normalize_rows(X))
         screens = screen_units(pool.Q, pool.Xn, V, k, pool.extra, X=X, degree=act.degree)
         ok = np.array([sc.ok for sc in screens], dtype=bool)
         init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, V)])
@@ -113,7 +114,8 @@ class AutoProposer(Proposer):
     def _gradient(self, X, Y, init, pool) -> GradientProposal:
         """The gradient proposer with its default settings, from ``init`` and the ``pool`` of screened units."""
         settings = GradientSettings(self.activation_.degree)
-        return gradient_proposal(X, Y, self.k, as_generator(self.random_state), settings, init, self.progress, pool)
+        rng = as_generator(self.random_state, "random_state")
+        return gradient_proposal(X, Y, self.k, rng, settings, init, self.progress, pool)
 
     def _search(self, X, Y, label) -> "AutoProposer":
         S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state,

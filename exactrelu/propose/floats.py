@@ -12,9 +12,9 @@ as soon as the exact step can use their output.
 >>> X = rng.standard_normal((300, 4)); V = rng.standard_normal((2, 4)); U = rng.standard_normal((2, 2))
 >>> Y = np.maximum(X @ V.T, 0) @ U.T
 >>> Q = label_basis(Y, 2)
->>> screen_unit(Q, normalised_rows(X), V[0], 2).ok
+>>> screen_unit(Q, normalize_rows(X), V[0], 2).ok
 True
->>> screen_unit(Q, normalised_rows(X), -V[0], 2).ok
+>>> screen_unit(Q, normalize_rows(X), -V[0], 2).ok
 False
 >>> float(angular_errors(V, V[::-1] * 3.0).max()) < 1e-6
 True
@@ -31,6 +31,8 @@ from scipy.optimize import linear_sum_assignment
 from ..errors import InvalidInput
 from ..exact.matrix import as_float_array
 from ..network import Activation
+from ..validation import as_generator, check_integer, check_k, normalize_rows
+from ..validation import check_number as _check_number
 
 __all__ = [
     "check_data",
@@ -50,39 +52,14 @@ __all__ = [
 ]
 
 
-def as_generator(random_state) -> np.random.Generator:
-    """A ``numpy.random.Generator`` from None, an int seed or a Generator."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if random_state is None or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)):
-        return np.random.default_rng(random_state)
-    raise InvalidInput(f"random_state must be None, an int or a numpy Generator, got {random_state!r}")
-
-
-def check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
-        raise InvalidInput(f"k (the number of hidden units) must be a positive integer, got {k!r}")
-    return int(k)
-
-
 def check_int(name: str, value, minimum: int = 1, *, none_ok: bool = False) -> int | None:
-    """A parameter that must be an integer >= ``minimum`` (or None when ``none_ok``); InvalidInput otherwise."""
-    if value is None and none_ok:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < minimum:
-        raise InvalidInput(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    """Deprecated (one release): :func:`exactrelu.validation.check_integer` (``value`` first, then the name)."""
+    return check_integer(value, name, minimum=minimum, none_ok=none_ok)
 
 
 def check_number(name: str, value, *, minimum: float = 0.0, strict: bool = True) -> float:
-    """A parameter that must be a finite real number > ``minimum`` (>= with ``strict=False``)."""
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if ok:
-        v = float(value)
-        ok = np.isfinite(v) and (v > minimum if strict else v >= minimum)
-    if not ok:
-        raise InvalidInput(f"{name} must be a finite number {'>' if strict else '>='} {minimum}, got {value!r}")
-    return float(value)
+    """Deprecated (one release): :func:`exactrelu.validation.check_number` (``value`` first, then the name)."""
+    return _check_number(value, name, minimum=minimum, strict=strict)
 
 
 def check_activation(activation) -> Activation:
@@ -124,22 +101,8 @@ def label_basis(labels: np.ndarray, k: int | None = None, rtol: float = 1e-9) ->
     return Ub[:, :r]
 
 
-def normalised_rows(inputs: np.ndarray) -> np.ndarray:
-    """Rows divided by their norms (zero rows stay zero)."""
-    nrm = np.linalg.norm(inputs, axis=1, keepdims=True)
-    return inputs / np.where(nrm > 0, nrm, 1.0)
-
-
-def normalize_rows(A: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit norm (zero rows kept), without overflow or underflow for extreme magnitudes.
-
-    >>> normalize_rows(np.array([[3e300, 4e300], [0.0, 0.0]])).tolist()
-    [[0.6, 0.8], [0.0, 0.0]]
-    """
-    mx = np.abs(A).max(axis=1, keepdims=True)
-    B = A / np.where(mx > 0, mx, 1.0)
-    nb = np.linalg.norm(B, axis=1, keepdims=True)
-    return B / np.where(nb > 0, nb, 1.0)
+#: deprecated name (one release) of :func:`exactrelu.validation.normalize_rows`
+normalised_rows = normalize_rows
 
 
 def row_norms(A: np.ndarray) -> np.ndarray:
@@ -195,7 +158,7 @@ def screen_units(Q: np.ndarray, Xn: np.ndarray, V: np.ndarray, k: int, extra: in
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((300, 4)); V = rng.standard_normal((2, 4))
     >>> Q = label_basis(np.maximum(X @ V.T, 0) @ rng.standard_normal((2, 2)), 2)
-    >>> [s.ok for s in screen_units(Q, normalised_rows(X), np.vstack([V, -V[:1]]), 2, X=X)]
+    >>> [s.ok for s in screen_units(Q, normalize_rows(X), np.vstack([V, -V[:1]]), 2, X=X)]
     [True, True, False]
     """
     V = np.asarray(V, dtype=np.float64).reshape(-1, Xn.shape[1])
@@ -309,8 +272,8 @@ def angular_errors(V_hat: np.ndarray, V_true: np.ndarray) -> np.ndarray:
     Rows are matched by the assignment that maximises the total cosine (permutation and
     positive scale are unidentifiable, signs are not).
     """
-    A = normalised_rows(np.asarray(V_hat, dtype=np.float64))
-    B = normalised_rows(np.asarray(V_true, dtype=np.float64))
+    A = normalize_rows(np.asarray(V_hat, dtype=np.float64))
+    B = normalize_rows(np.asarray(V_true, dtype=np.float64))
     if A.shape != B.shape:
         raise InvalidInput(f"cannot compare weights of shapes {A.shape} and {B.shape}")
     C = np.clip(A @ B.T, -1.0, 1.0)

@@ -33,8 +33,9 @@ from scipy.optimize import minimize
 from ..errors import InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import (Screen, as_generator, check_activation, check_int, check_number, label_basis, normalised_rows,
-                     screen_units)
+from .selfcheck import error_against_constant, self_check
+from .floats import Screen, check_activation, label_basis, screen_units
+from ..validation import as_generator, check_integer, check_number, normalize_rows
 
 __all__ = ["GradientProposer", "propose_gradient", "gradient_proposal", "GradientSettings", "GradientProposal",
            "loss_and_gradient", "inner_output_weights", "FixedUnits", "UnitPool"]
@@ -63,6 +64,8 @@ class GradientProposer(Proposer):
     V_ : (k, d) proposal. U_ : (m, k) the least-squares output weights for V_.
     screened_ : (k,) bool, units that passed the float screen.
     loss_ : relative squared residual of (U_, V_). n_iter_ : L-BFGS iterations in total.
+    training_error_ : ``||prediction - labels|| / ||labels - mean||`` on the samples; at 1 or above a
+        :class:`~exactrelu.errors.NoBetterThanConstant` warning (:mod:`exactrelu.propose.selfcheck`).
     n_restarts_ : starts used. stopped_early_ : True when every unit passed the screen.
     """
 
@@ -85,15 +88,19 @@ class GradientProposer(Proposer):
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         self.activation_ = check_activation(self.activation)
         for name in ("n_restarts", "max_iter", "screen_every", "patience"):
-            check_int(name, getattr(self, name), 1)
-        check_int("extra", self.extra, 0)
-        check_number("ridge", self.ridge, strict=False)
+            check_integer(getattr(self, name), name, minimum=1)
+        check_integer(self.extra, "extra", minimum=0)
+        check_number(self.ridge, "ridge", minimum=0)
         k, X, Y = self._check_fit_data(X, y)
         settings = GradientSettings(self.activation_.degree, self.n_restarts, self.max_iter, self.screen_every,
                                     self.patience, self.extra, self.ridge)
-        out = gradient_proposal(X, Y, k, as_generator(self.random_state), settings, self.init, self.progress)
+        rng = as_generator(self.random_state, "random_state")
+        out = gradient_proposal(X, Y, k, rng, settings, self.init, self.progress)
         self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
         self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
+        pred = np.maximum(X @ self.V_.T, 0.0) ** self.activation_.degree @ self.U_.T
+        self.training_error_ = self_check("GradientProposer", error_against_constant(pred, Y),
+                                          "another random_state, more n_restarts or max_iter")
         return self
 
 
@@ -208,7 +215,7 @@ class UnitPool:
 
     def __init__(self, Q: np.ndarray, X: np.ndarray, k: int, extra: int, degree: int, Xn: np.ndarray | None = None):
         self.Q, self.X, self.k, self.extra, self.degree = Q, X, k, extra, degree
-        self.Xn = normalised_rows(X) if Xn is None else Xn
+        self.Xn = normalize_rows(X) if Xn is None else Xn
         self.v: list[np.ndarray] = []
         self.y: list[np.ndarray] = []
 

@@ -30,7 +30,8 @@ import numpy as np
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_int, check_number
+from .floats import check_activation
+from ..validation import as_generator, check_integer, check_number
 
 __all__ = ["ICAProposer", "propose_ica"]
 
@@ -70,14 +71,14 @@ class ICAProposer(Proposer):
     def fit(self, X, y) -> "ICAProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         self.activation_ = check_activation(self.activation)
-        check_int("max_iter", self.max_iter, 1)
-        check_number("tol", self.tol)
+        check_integer(self.max_iter, "max_iter", minimum=1)
+        check_number(self.tol, "tol", minimum=0, strict=True)
         k, X, Y = self._check_fit_data(X, y)
         if Y.shape[1] < k:
             raise AssumptionViolated(f"ICA of the labels needs m >= k outputs (m = {Y.shape[1]}, k = {k})",
                                      evidence={"m": Y.shape[1], "k": k}, suggestion="init='gradient'")
         FastICA = _fastica()
-        seed = int(as_generator(self.random_state).integers(2**31 - 1))
+        seed = int(as_generator(self.random_state, "random_state").integers(2**31 - 1))
         ica = FastICA(n_components=k, whiten="unit-variance", random_state=seed, max_iter=self.max_iter, tol=self.tol)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a non-converged ICA is still a proposal; the exact step decides

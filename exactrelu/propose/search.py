@@ -29,7 +29,8 @@ from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
 from ..progress import rate_eta
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_int, check_number, normalize_rows, row_norms
+from .floats import check_activation, row_norms
+from ..validation import as_generator, check_integer, check_number, normalize_rows
 
 # normalize_rows lives in propose.floats (the one float-utilities module) and is re-exported here for old imports
 __all__ = ["SearchProposer", "propose_search", "search_supports", "weights_on_supports", "SearchResult", "expected_tries",
@@ -74,8 +75,8 @@ class SearchProposer(Proposer):
     def fit(self, X, y) -> "SearchProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
         self.activation_ = check_activation(self.activation)
-        max_tries = check_int("max_tries", self.max_tries, 1, none_ok=True)
-        check_number("tol", self.tol)
+        max_tries = check_integer(self.max_tries, "max_tries", minimum=1, none_ok=True)
+        check_number(self.tol, "tol", minimum=0, strict=True)
         if self.progress is not None and not callable(self.progress):
             raise InvalidInput(f"progress must be None or a callable, got {self.progress!r}")
         k, X, Y = self._check_fit_data(X, y)
@@ -83,7 +84,7 @@ class SearchProposer(Proposer):
         exclude = [np.asarray(mask, dtype=bool) for mask in (self.exclude if self.exclude is not None else [])]
         if any(mask.shape != (n,) for mask in exclude):
             raise InvalidInput(f"exclude must be a list of boolean masks of length n = {n}")
-        rng = as_generator(self.random_state)
+        rng = as_generator(self.random_state, "random_state")
         max_tries = max_tries or max(2000, int(40 * expected_tries(k)))
         found = search_supports(Y, k, rng, max_tries, self.tol, exclude, self.progress)
         self.n_tries_ = found.tries

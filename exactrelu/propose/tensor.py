@@ -50,7 +50,8 @@ import numpy as np
 from ..errors import AssumptionViolated, InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import as_generator, check_activation, check_int, hermite_constants
+from .floats import check_activation, hermite_constants
+from ..validation import as_generator, check_flag, check_integer
 from .hermite.decompose import decompose
 from .hermite.estimators import he4_correction
 
@@ -134,11 +135,11 @@ class TensorProposer(Proposer):
         act = self.activation_ = check_activation(self.activation)
         if isinstance(self.order, bool) or self.order not in ("auto", 2, 4):
             raise InvalidInput(f"order must be 'auto', 2 or 4, got {self.order!r}")
-        if not isinstance(self.whiten, (bool, np.bool_)):
-            raise InvalidInput(f"whiten must be True or False, got {self.whiten!r}")
-        check_int("n_draws", self.n_draws, 1)
+        check_flag(self.whiten, "whiten")
+        check_integer(self.n_draws, "n_draws", minimum=1)
         k, X, Y = self._check_fit_data(X, y)
-        out = tensor_proposal(X, Y, k, as_generator(self.random_state), act, self.order, bool(self.whiten),
+        rng = as_generator(self.random_state, "random_state")
+        out = tensor_proposal(X, Y, k, rng, act, self.order, bool(self.whiten),
                               self.n_draws)
         self.V_, self.order_, self.span_, self.signs_ = out.V, out.order, out.span, out.signs
         self.sign_margin_, self.spectrum_ = out.sign_margin, out.spectrum

@@ -36,6 +36,7 @@ from ..blas import small_problem_threads
 from ..certificates.envelope import instance_hash_ahead
 from ..deadline import Deadline, with_deadline
 from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable
+from ..validation import check_flag, check_seed
 from ..instances import Instance
 from ..network import RELU, Activation
 from .views import as_instance, check_k
@@ -112,9 +113,8 @@ def recover(
     init = read_init(init, k)  # a weights file is read here, at the door, not inside a route
     if route not in ROUTES:
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
-    for name, flag in (("bias", bias), ("sparse_noise", sparse_noise)):
-        if not isinstance(flag, bool):
-            raise InvalidInput(f"{name} must be True or False, got {flag!r}")
+    bias, sparse_noise = check_flag(bias, "bias"), check_flag(sparse_noise, "sparse_noise")
+    random_state = check_seed(random_state, "random_state")
     if k > inst.n:
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
     if sparse_noise and route not in ("auto", "sparse-corruption"):

@@ -44,6 +44,7 @@ from ..instances import Instance
 from ..network import Activation, Network
 from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
+from ..propose.selfcheck import quiet
 from .views import InputProducts, RowView, augmented, float_view
 from .output_layer import certify, check_identifiable, solve_output, split_bias
 from .lift import Lift, refine
@@ -146,7 +147,8 @@ class _Search:
         for _ in range(3):
             t0 = self.T.start()
             g = GradientProposer(self.k, activation=self.act, random_state=seed, n_restarts=1, max_iter=20, init=V)
-            V = g.fit(self.Xf, self.Yf).V_
+            with quiet():  # a polish of twenty steps; the exact phase judges it
+                V = g.fit(self.Xf, self.Yf).V_
             self.T.add("proposal", t0)
             W = self.attempt(V, "gradient", quiet=True)
             if W is not None or self._screened:

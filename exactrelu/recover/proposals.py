@@ -37,6 +37,7 @@ from ..errors import InvalidInput
 from ..exact.codecs.float64 import tensor_array
 from ..network import RELU, Network
 from ..propose import PROPOSERS, make_proposer, proposal_array
+from ..propose.selfcheck import quiet
 from .request import RecoveryRequest
 
 __all__ = ["run_proposer", "proposal_rows", "read_init", "InitFile"]
@@ -115,7 +116,8 @@ def run_proposer(req: RecoveryRequest, act, Xf: np.ndarray, Yf: np.ndarray, D: i
         est.progress = progress
     if not hasattr(est, "V_"):
         X = Xf[:, :-1] if own or (bias and not isinstance(init, str)) else Xf
-        est.fit(X, Yf)
+        with quiet():  # the exact phase judges the proposal
+            est.fit(X, Yf)
     name = init if isinstance(init, str) else type(est).__name__
     if getattr(est, "chosen_", None):  # auto: say what it chose
         name = f"{name}:{est.chosen_}"

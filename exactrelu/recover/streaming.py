@@ -39,12 +39,12 @@ import numpy as np
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
+from ..validation import check_k, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
 from ..network import Activation, Network
 from .proposals import read_init
-from .views import check_k
 
 __all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
 
@@ -84,8 +84,8 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
     """
     from . import recover
 
-    if not (subset >= 1 and block >= 1 and rounds >= 1):
-        raise InvalidInput("subset, block and rounds must be positive")
+    for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
+        check_positive_integer(value, name)
     init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..exact.codecs.float64 import fmpz_mat_from_scaled, int_times_dyadic, rectified_int_times_dyadic
+from ..validation import check_k  # re-exported for one release: the one check of ``k`` lives there
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation
@@ -131,11 +132,6 @@ def as_instance(inputs, labels, activation: Activation | None) -> Instance:
     return Instance.from_arrays(inputs, labels, activation=activation)
 
 
-def check_k(k) -> int:
-    """``k`` as a positive int, or InvalidInput."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidInput(f"k must be a positive integer, got {k!r}")
-    return int(k)
 
 
 def float_view(inst: Instance, c: int) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ certificate's instance hash and combines their verdicts into one. The claims che
 from __future__ import annotations
 
 from ..errors import CertificateInvalid, InvalidInput
+from ..validation import check_positive_integer
 from .executors import Backend
 
 
@@ -32,8 +33,7 @@ def check_in_ranges(cert_path: str, instance_path: str, *, pieces: int, workers:
     from ..certificates import checker
     from ..certificates.trusted.instance import instance_shape
 
-    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
-        raise InvalidInput(f"pieces must be a positive integer, got {pieces!r}")
+    check_positive_integer(pieces, "pieces")
     try:
         cert = checker.read_certificate(cert_path)
         if not isinstance(cert, dict) or cert.get("claim") not in checker.RANGE_CLAIMS:

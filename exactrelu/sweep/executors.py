@@ -15,11 +15,16 @@ with plain values and collects rows, whichever it is. A Dask cluster is reached 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import os
+import signal
+import socket
+import threading
 
 from ..errors import InvalidInput
 from ..parallel import usable_cores
+from ..validation import check_positive_integer, scheduler_address
 from .worker import init_worker
 
 __all__ = ["Backend", "SerialExecutor", "default_workers"]
@@ -54,8 +59,7 @@ class Backend:
     """Makes (and remakes, after a worker died) the executor of a run; ``close`` releases it."""
 
     def __init__(self, *, workers: int | None = None, scheduler: str | None = None):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InvalidInput(f"--workers must be a positive integer, got {workers!r}")
+        check_positive_integer(workers, "--workers", none_ok=True)
         if scheduler is not None and workers is not None:
             raise InvalidInput("give --workers or --scheduler, not both (a Dask cluster has its own workers)")
         self.scheduler = scheduler
@@ -80,12 +84,18 @@ class Backend:
         saved = {k: os.environ.get(k) for k in WORKER_ENV}
         os.environ.update({k: v for k, v in WORKER_ENV.items() if saved[k] is None})
         try:
-            ex = cf.ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker, initargs=(os.getpid(),))
-            ex.submit(int).result()  # start the pool now, under this environment
+            _start_servers(ctx)
+            ex = _Pool(self.workers, mp_context=ctx, initializer=init_worker, initargs=(os.getpid(),))
+            started = ex.submit(int)  # start the pool now, under this environment
         finally:
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
+        try:
+            started.result()
+        except BaseException:
+            _terminate(ex)
+            raise
         return ex
 
     def _dask(self) -> cf.Executor:
@@ -94,6 +104,12 @@ class Backend:
         except ImportError:
             raise InvalidInput("--scheduler needs Dask: pip install 'exactrelu[dask]'") from None
         if self._client is None:
+            host, port = scheduler_address(self.scheduler)  # a malformed address or an unknown host: at once
+            try:
+                socket.getaddrinfo(host, port)
+            except OSError as exc:
+                raise InvalidInput(f"cannot reach the Dask scheduler at {self.scheduler}: "
+                                   f"{exc.strerror or exc}") from None
             try:
                 self._client = Client(self.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
             except (OSError, TimeoutError, ValueError) as exc:
@@ -115,6 +131,46 @@ class Backend:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+class _Pool(cf.ProcessPoolExecutor):
+    """A process pool whose ``submit`` (which may start a worker) finishes before a Ctrl-C is raised: a worker forked
+    while its parent gave up could not read its start-up data and printed a traceback."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        with _sigint_deferred():
+            return super().submit(fn, *args, **kwargs)
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """A Ctrl-C inside the block is raised as KeyboardInterrupt when the block ends (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught:
+            raise KeyboardInterrupt
+
+
+def _start_servers(ctx) -> None:
+    """Start the fork server and the resource tracker with Ctrl-C ignored, which they keep: the fork server preloads
+    SciPy for seconds before it ignores Ctrl-C itself (a Ctrl-C meanwhile printed its traceback), and the workers it
+    forks inherit it (the parent stops them). Only the spawning is shielded (milliseconds), not the wait for them."""
+    if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        return
+    from multiprocessing import forkserver
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _terminate(ex: cf.ProcessPoolExecutor) -> None:

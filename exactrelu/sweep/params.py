@@ -11,7 +11,7 @@ canonical form (``"power:2"`` for ``"Power2"``) or raises :class:`InvalidInput` 
 >>> PARAMS["n"].check(0, "[grid] n")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: [grid] n: expected an integer between 1 and 1000000000, got 0
+exactrelu.errors.InvalidInput: [grid] n must be an integer from 1 to 1000000000, got 0
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from ..errors import InvalidInput
 from ..limits import check_entries
+from ..validation import check_integer, check_number
 
 __all__ = ["Param", "PARAMS", "MAX_TASKS", "check_point", "boolean"]
 
@@ -38,16 +39,13 @@ class Param:
 
 def _integer(lo: int, hi: int) -> Callable[[Any, str], int]:
     def check(v, where):
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise InvalidInput(f"{where}: expected an integer between {lo} and {hi}, got {v!r}")
-        return v
+        return check_integer(v, where, minimum=lo, maximum=hi)
     return check
 
 
 def _number(lo: float, hi: float) -> Callable[[Any, str], float]:
     def check(v, where):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            raise InvalidInput(f"{where}: expected a number between {lo:g} and {hi:g}, got {v!r}")
+        check_number(v, where, minimum=lo, maximum=hi)
         return v
     return check
 

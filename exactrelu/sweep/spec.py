@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..validation import check_integer
 from .params import MAX_TASKS, boolean, check_point
 from .registry import Task
 from .tasks import get_task
@@ -173,15 +174,12 @@ def _seeds(value, where: str) -> list[int]:
         if not seeds or len(set(seeds)) != len(seeds):
             raise InvalidInput(f"{where}: expected distinct seeds, got {value!r}")
         return seeds
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TASKS:
-        raise InvalidInput(f"{where}: expected a count between 1 and {MAX_TASKS} or a list of seeds, got {value!r}")
-    return list(range(value))
+    return list(range(check_integer(value, f"{where} (a count of seeds, or a list of seeds)", minimum=1,
+                                    maximum=MAX_TASKS)))
 
 
 def _seed(v, where: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**63:
-        raise InvalidInput(f"{where}: expected non-negative integer seeds, got {v!r}")
-    return v
+    return check_integer(v, f"{where} (each seed)", minimum=0, maximum=2**63 - 1)
 
 
 def _options(table: dict, task: Task, source: str) -> dict:

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis.strategies import SearchStrategy
 
-from ..errors import InvalidInput
+from ..validation import check_integer
 
 
 def resolve(draw, value: Any) -> Any:
@@ -16,6 +16,4 @@ def resolve(draw, value: Any) -> Any:
 
 def positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     """Check a drawn size argument (InvalidInput names the argument)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidInput(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
+    return check_integer(value, name, minimum=minimum)

@@ -155,7 +155,7 @@ def test_checker_errors_on_unreadable_instances(tmp_path, solved):
             checker.check_files(str(cpath), str(p))
     with pytest.raises(checker.UnreadableInput):
         checker.check_files(str(cpath), str(tmp_path / "missing.json"))
-    with pytest.raises(checker.CheckFailed, match="needs its instance"):
+    with pytest.raises(checker.UnreadableInput, match="is about an instance: give the instance whose SHA-256"):
         checker.check_files(str(cpath), None)
 
 

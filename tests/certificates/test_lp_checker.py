@@ -112,9 +112,11 @@ def test_scaled_farkas_vector_still_verifies_and_zero_vector_does_not():
 
 
 def test_realizes_still_needs_an_instance():
-    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "realizes"}
-    with pytest.raises(checker.CheckFailed, match="needs its instance"):
+    cert = {"format": "exactrelu.certificate", "version": 1, "claim": "realizes", "instance_sha256": "ab" * 32}
+    with pytest.raises(checker.UnreadableInput, match="give the instance whose SHA-256 is abab"):  # usage: exit 2
         checker.check(cert, None)
+    with pytest.raises(checker.CheckFailed, match="has no instance_sha256"):  # no binding: the claim fails
+        checker.check({**cert, "instance_sha256": None}, None)
 
 
 

@@ -128,6 +128,14 @@ def _network_claims(c: Corpus, insts: dict) -> None:
               "a misspelt field")
     c.invalid("unknown-claim", tampered(r, lambda x: x.__setitem__("claim", "realises")), ip, "unknown claim",
               "a claim the checker does not know")
+    c.invalid("claim-list", tampered(r, lambda x: x.__setitem__("claim", [])), ip, "unknown claim [];",
+              "a claim that is a list, not a name (issue 34: a traceback)")
+    c.invalid("claim-object", tampered(r, lambda x: x.__setitem__("claim", {})), ip, "unknown claim {};",
+              "a claim that is an object (issue 34: a traceback)")
+    c.invalid("realizes-no-hash", tampered(r, lambda x: x.pop("instance_sha256")), ip, "has no instance_sha256",
+              "no instance_sha256 (issue 34: a KeyError)")
+    c.invalid("realizes-without-instance", r, None, "give the instance whose SHA-256 is",
+              "a claim about an instance, checked without it: a usage error", code=2)
     c.invalid("version-true", tampered(r, lambda x: x.__setitem__("version", True)), ip, "unsupported certificate version",
               "version true (a boolean is not the integer 1)")
     c.invalid("version-float", tampered(r, lambda x: x.__setitem__("version", 1.0)), ip, "unsupported certificate version",

@@ -49,8 +49,8 @@ def test_the_corpus_covers_every_claim_valid_and_invalid():
             claim = json.loads((HERE / row["certificate"]).read_bytes()).get("claim")
         except (ValueError, AttributeError):
             continue
-        claims[row["certificate"].split("/")[0]].add(claim)
-    assert claims["valid"] == claims["invalid"] - {"realises"} == set(checker.CLAIMS)
+        claims[row["certificate"].split("/")[0]].add(claim if isinstance(claim, str) else repr(claim))
+    assert claims["valid"] == claims["invalid"] - {"realises", "[]", "{}"} == set(checker.CLAIMS)
     kinds = {name: any(name in r["certificate"] for r in ROWS) for name in (
         "realizes-b", "realizes-bc", "realizes-except", "residual", "lp-feasible", "lp-infeasible", "tree-given",
         "tree-unknown", "lrat-given", "lrat-unknown", "span", "rank-k+1", "rank-k+2", "drup-retired", "drup-forged")}

@@ -222,7 +222,9 @@ def test_fit_command(capsys, tmp_path, noisy):
     exact = write_instance(planted(d=4, k=2, m=2, n=200, seed=0), tmp_path / "e.json")
     assert main(["fit", str(exact), "-k", "2", "-o", str(w), "--no-check"]) == 0
     assert "exactly realisable" in capsys.readouterr().out
-    assert main(["fit", str(path), "-k", "0", "-o", str(w)]) == 2
+    with pytest.raises(SystemExit) as exc:  # a usage error: the argparse type refuses it
+        main(["fit", str(path), "-k", "0", "-o", str(w)])
+    assert exc.value.code == 2
     assert main(["fit", str(path), "-k", "2", "--method", "paper", "--bias", "-o", str(w)]) == 2
     assert "without hidden biases" in capsys.readouterr().err
 

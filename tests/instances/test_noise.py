@@ -72,14 +72,14 @@ def test_instance_reader_is_strict_about_the_planted_record(tmp_path, planted_fi
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("gaussian:-0.1", "noise scale must be finite, >= 0"),
-    ("gaussian:nan", "noise scale must be finite"),
-    ("gaussian:inf", "noise scale must be finite"),
+    ("gaussian:-0.1", "noise scale must be a finite number >= 0 and <= "),
+    ("gaussian:nan", "noise scale must be a finite number"),
+    ("gaussian:inf", "noise scale must be a finite number"),
     ("gaussian", "KIND:SCALE"),
     ("cauchy:1", "unknown noise kind"),
     ("gaussian:abc", "must be a number"),
-    (("gaussian", None), "must be a number"),
-    (("gaussian", True), "must be a number"),
+    (("gaussian", None), "must be a finite number"),
+    (("gaussian", True), "must be a finite number"),
     (3, "a \\(kind, scale\\) pair"),
 ])
 def test_bad_noise_specs(spec, message):

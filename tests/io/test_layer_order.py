@@ -149,8 +149,11 @@ def test_npz_numbered_layers_any_depth(tmp_path):
     stack = read_weights_stack(path)
     assert stack.depth == 3 and stack.widths == (2, 2, 2, 1)
     assert stack.description == f"read {path}: W0 (2 x 2) + b0 -> W1 (2 x 2) -> W2 (1 x 2)"
-    with pytest.raises(InvalidInput, match=r"depth 3 \(widths 2 -> 2 -> 2 -> 1"):
-        read_weights(path)  # a two-layer consumer names the depth and the widths
+    deep = read_weights(path)  # any depth: the deep Network, every value exact
+    assert deep.widths == (2, 2, 2, 1) and deep.layers[0].b_fractions() == [1, 0]
+    assert np.allclose(deep.predict(np.eye(2)), np.maximum(np.maximum(np.eye(2) @ ENC.T + [1, 0], 0) @ DEC.T, 0) @ W2.T)
+    with pytest.raises(InvalidInput, match=r"depth 3 \(widths 2-2-2-1"):
+        deep.U  # a two-layer consumer names the depth and the widths
     np.savez(path, W1=ENC, W2=DEC, b2=np.zeros(2))
     assert read_weights(path).equivalent(TRUE)  # from W1: the numbers are the order
     for bad, match in [({"W0": ENC, "W2": DEC}, "without gaps"), ({"W0": ENC, "W1": DEC, "b3": np.ones(2)}, "b3"),

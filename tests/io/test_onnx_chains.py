@@ -89,8 +89,11 @@ def test_matmul_add_chains_of_any_depth_with_flatten_and_identity(tmp_path):
     stack = read_weights_stack(path)
     assert stack.depth == 3 and stack.widths == (3, 2, 1, 2)
     assert stack.description == f"read {path}: A1 (2 x 3) + B1 -> A2 (1 x 2) + C2 -> A3 (2 x 1)"
-    with pytest.raises(InvalidInput, match=r"depth 3 \(widths 3 -> 2 -> 1 -> 2"):
-        read_weights(path)
+    net = read_weights(path)  # any depth
+    assert net.widths == (3, 2, 1, 2)
+    assert net.layers[2].W.to_fractions() == [[Fraction(float(v)) for v in row] for row in W3]
+    with pytest.raises(InvalidInput, match=r"depth 3 \(widths 3-2-1-2"):
+        net.V
 
 
 @pytest.mark.parametrize("change, match", [

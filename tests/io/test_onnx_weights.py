@@ -78,7 +78,7 @@ def test_the_command_line_compares_onnx_with_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("change, match", [
     ("sigmoid", "the operator 'Sigmoid' .* is not read"),
-    ("two hidden layers", "holds a network of depth 3 \\(widths 3 -> 4 -> 2 -> 2"),
+    ("sub of a non-zero constant", "the operator 'Sub' .* is not read"),
     ("two inputs", "one input and one output"),
     ("not a chain", "one chain"),
     ("conv", "the operator 'Conv' .* is not read"),
@@ -89,10 +89,10 @@ def test_other_graphs_are_refused(tmp_path, change, match):
     act = helper.make_node("Sigmoid" if change == "sigmoid" else "Relu", ["h"], ["r"])
     last = helper.make_node("Gemm", ["x" if change == "not a chain" else "r", "W2", "B2"], ["y"], transB=1)
     nodes = [first, act, last]
-    if change == "two hidden layers":
-        inits["W3"] = np.ones((2, 2), np.float32)
-        nodes = [first, act, helper.make_node("Gemm", ["r", "W2", "B2"], ["z"], transB=1),
-                 helper.make_node("Relu", ["z"], ["s"]), helper.make_node("Gemm", ["s", "W3"], ["y"], transB=1)]
+    if change == "sub of a non-zero constant":
+        inits["M"] = np.ones(3, np.float32)
+        nodes = [helper.make_node("Sub", ["x", "M"], ["xs"]), helper.make_node("Gemm", ["xs", "W1", "B1"], ["h"],
+                                                                             transB=1), act, last]
     if change == "conv":
         nodes = [helper.make_node("Conv", ["x", "W1"], ["h"]), act, last]
     path = save(tmp_path, nodes, inits, inputs=("x", "x2") if change == "two inputs" else ("x",))
@@ -118,3 +118,19 @@ def test_external_data_is_refused(tmp_path):
     onnx.save(model, str(path))
     with pytest.raises(InvalidInput, match="external file"):
         read_weights(path)
+
+
+def test_two_hidden_layers_after_a_zero_sub_are_read_as_a_deep_network(tmp_path):
+    """ACAS Xu exports subtract a constant of zeros first (``input_Sub``): a no-op, said in the 'read' line."""
+    W3 = np.ones((2, 2), np.float32)
+    nodes = [helper.make_node("Sub", ["x", "Z"], ["xs"]), helper.make_node("Gemm", ["xs", "W1", "B1"], ["h"], transB=1),
+             helper.make_node("Relu", ["h"], ["r"]), helper.make_node("Gemm", ["r", "W2", "B2"], ["z"], transB=1),
+             helper.make_node("Relu", ["z"], ["s"]), helper.make_node("Gemm", ["s", "W3"], ["y"], transB=1)]
+    path = save(tmp_path, nodes, {"Z": np.zeros((1, 3), np.float32), "W1": W1, "B1": B1, "W2": W2, "B2": B2, "W3": W3})
+    net = read_weights(path)
+    assert net.widths == (3, 4, 2, 2) and net.layers[2].W.to_fractions() == [[1, 1], [1, 1]]
+    x = RNG.standard_normal((5, 3))
+    want = np.maximum(np.maximum(x @ W1.T + B1, 0) @ W2.T + B2, 0) @ W3.T
+    assert np.allclose(net.predict(x), want, atol=1e-5)
+    assert main(["equiv", str(path), str(path)]) == 0
+

@@ -77,16 +77,16 @@ def test_fit_learns_trailing_underscore_attributes_only_and_returns_self():
 def test_parameters_are_validated_in_fit_not_in_init():
     X, Y = np.random.default_rng(0).standard_normal((40, 3)), np.ones((40, 1))
     cases = [
-        (GradientProposer(1, max_iter=0), "max_iter must be an integer >= 1"),
-        (GradientProposer(1, extra=-1), "extra must be an integer >= 0"),
+        (GradientProposer(1, max_iter=0), "max_iter must be a positive integer"),
+        (GradientProposer(1, extra=-1), "extra must be a non-negative integer"),
         (GradientProposer(1, ridge=float("nan")), "ridge must be a finite number >= 0"),
         (GradientProposer(1, ridge=True), "ridge must be a finite number"),
         (ICAProposer(1, tol=0), "tol must be a finite number > 0"),
         (TensorProposer(1, order=3), "order must be 'auto', 2 or 4"),
         (TensorProposer(1, order=True), "order must be 'auto', 2 or 4"),
         (TensorProposer(1, whiten="yes"), "whiten must be True or False"),
-        (TensorProposer(1, n_draws=0), "n_draws must be an integer >= 1"),
-        (SearchProposer(1, max_tries=0), "max_tries must be an integer >= 1"),
+        (TensorProposer(1, n_draws=0), "n_draws must be a positive integer"),
+        (SearchProposer(1, max_tries=0), "max_tries must be a positive integer"),
         (SearchProposer(1, tol=-1.0), "tol must be a finite number > 0"),
         (SearchProposer(1, progress="loud"), "progress must be None or a callable"),
         (SearchProposer(1, exclude=[np.ones(3, bool)]), "exclude must be a list of boolean masks of length n = 40"),

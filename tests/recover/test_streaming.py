@@ -204,5 +204,5 @@ def test_recover_streaming_reads_an_init_file_once_before_the_instance(small, tm
     monkeypatch.setattr(streaming, "map_npz_instance", lambda p: pytest.fail("the instance was mapped first"))
     with pytest.raises(InvalidInput, match="the weights have 2 hidden units, but k = 3"):
         recover_streaming(path, k=3, init=wpath)
-    with pytest.raises(InvalidInput, match="k must be a positive integer"):
+    with pytest.raises(InvalidInput, match="must be a positive integer, got 0"):
         recover_streaming(path, k=0, init=wpath)

@@ -51,7 +51,9 @@ def test_the_allow_list_contract_refuses_what_is_not_on_its_list():
 
 def test_the_top_level_of_the_package_is_small():
     files = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert len(files) <= 11, files  # the runtime floor, the model and the command: docs/design.md, "Layout"
+    # the runtime floor, the model and the command: docs/design.md, "Layout" (validation.py: issue 35 item 4 puts the
+    # one argument-checking vocabulary on the runtime floor)
+    assert len(files) <= 12, files
 
 
 def test_importing_the_package_loads_only_the_standard_library():

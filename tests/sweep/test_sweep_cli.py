@@ -1,5 +1,7 @@
 """`exactrelu sweep`: arguments, summary line, exit codes."""
 
+import pytest
+
 from exactrelu.cli import main
 
 SPEC = '[sweep]\ntask = "recover"\nseeds = 2\n[grid]\nd = 3\nk = 2\nn = [8, 40]\n'
@@ -29,5 +31,6 @@ def test_sweep_usage_errors(tmp_path, capsys):
     assert "unexpected argument 'extra'" in capsys.readouterr().err
     assert main(["sweep", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "o")]) == 2
     assert "cannot read spec" in capsys.readouterr().err
-    assert main(["sweep", str(spec), "-o", str(tmp_path / "o"), "--workers", "0"]) == 2
-    assert "--workers must be a positive integer" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["sweep", str(spec), "-o", str(tmp_path / "o"), "--workers", "0"])
+    assert exc.value.code == 2 and "argument --workers: must be a positive integer" in capsys.readouterr().err

@@ -64,20 +64,20 @@ BAD = [
     ('[sweep]\ntask = "train"\nseeds = 2\n', "[sweep] task: unknown task 'train'"),
     (GOOD.replace("seeds = 2", "seeds = 2\nname = 7"), "[sweep] name: expected a string"),
     (GOOD.replace("seeds = 2", "seeds = 2\ncertificates = 'yes'"), "[sweep] certificates: expected true or false"),
-    (GOOD.replace("seeds = 2", "seeds = 0"), "[sweep] seeds: expected a count"),
-    (GOOD.replace("seeds = 2", "seeds = true"), "[sweep] seeds: expected a count"),
-    (GOOD.replace("seeds = 2", f"seeds = {MAX_TASKS + 1}"), "[sweep] seeds: expected a count"),
+    (GOOD.replace("seeds = 2", "seeds = 0"), "[sweep] seeds (a count of seeds, or a list of"),
+    (GOOD.replace("seeds = 2", "seeds = true"), "[sweep] seeds (a count of seeds, or a list of seeds) must be an"),
+    (GOOD.replace("seeds = 2", f"seeds = {MAX_TASKS + 1}"), "[sweep] seeds (a count of"),
     (GOOD.replace("seeds = 2", "seeds = [1, 1]"), "[sweep] seeds: expected distinct seeds"),
     (GOOD.replace("seeds = 2", "seeds = []"), "[sweep] seeds: expected distinct seeds"),
-    (GOOD.replace("seeds = 2", "seeds = [-1]"), "[sweep] seeds: expected non-negative integer seeds"),
+    (GOOD.replace("seeds = 2", "seeds = [-1]"), "[sweep] seeds (each seed) must be an integer from 0 to"),
     (GOOD + "[options]\nroute2 = 'rowspan'\n", "[options] route2: unknown option of task 'recover'"),
     (GOOD + "[options]\ninit = ['auto']\n", "[options] init: expected one value"),
     (GOOD + "[options]\ninit = 'magic'\n", "[options] init: expected one of"),
     (GOOD + "[options]\n", None),  # an empty [options] table is fine
     (HEAD + "[grid]\nd = 4\nk = 2\nn = []\n", "[grid] n: empty list"),
-    (HEAD + "[grid]\nd = 4\nk = 2\nn = [0]\n", "[grid] n: expected an integer between 1"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = [0]\n", "[grid] n must be an integer from 1 to"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = [50, 50]\n", "[grid] n: a value appears twice"),
-    (HEAD + "[grid]\nd = 4\nk = 2\nn = 5.5\n", "[grid] n: expected an integer"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 5.5\n", "[grid] n must be an integer"),
     (HEAD + "[grid]\nd = 4\nk = 2\nsamples = 50\n", "[grid] samples: unknown parameter of task 'recover'"),
     (HEAD + "[grid]\nd = 4\nk = 2\n", "needs a value for 'n'"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\n[options]\nd = 3\n", "[options] d: unknown option"),
@@ -100,7 +100,7 @@ BAD = [
     ('[sweep]\ntask = "hardness-random"\nseeds = 1\n[grid]\nvars = 6\n', "give one of clauses or density"),
     ('[sweep]\ntask = "hardness-random"\nseeds = 1\n[grid]\nvars = 6\nclauses = 9\ndensity = 2.0\n',
      "give one of clauses or density"),
-    ('[sweep]\ntask = "hardness-random"\nseeds = 1\n[grid]\nvars = 6\ndensity = -1\n', "[grid] density: expected a number"),
+    ('[sweep]\ntask = "hardness-random"\nseeds = 1\n[grid]\nvars = 6\ndensity = -1\n', "[grid] density must be a"),
     ('[sweep]\ntask = "decide"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\nm = 2\n',
      "output_weights = 'unknown' needs m = 1"),
     ('[sweep]\ntask = "solve"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\ntry_recovery = 1\n',
@@ -109,7 +109,7 @@ BAD = [
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise_scale = 0.1\n", "give both noise (the kind) and noise_scale"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nnoise = 'pink'\nnoise_scale = 0.1\n", "[grid] noise: expected one of"),
     (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\nroute = 'magic'\n", "[grid] route: expected one of 'auto'"),
-    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\ncorrupt = 1.5\n", "[grid] corrupt: expected a number between 0 and 1"),
+    (HEAD + "[grid]\nd = 4\nk = 2\nn = 50\ncorrupt = 1.5\n", "[grid] corrupt must be a finite number >= 0 and <= 1"),
     ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\n', "needs a value for 'noise_scale'"),
     ('[sweep]\ntask = "fit"\nseeds = 1\n[grid]\nd = 2\nk = 2\nn = 8\nnoise_scale = 0.1\n[options]\nmethod = "exact"\n',
      "[options] method: expected one of 'auto'"),
@@ -135,7 +135,7 @@ def test_cli_refuses_a_malformed_spec_with_one_line_exit_2(tmp_path, capsys):
     code = main(["sweep", str(spec), "-o", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.count("\n") == 1 and "bad.toml: [grid] n: expected an integer" in err
+    assert err.count("\n") == 1 and "bad.toml: [grid] n must be an integer" in err
     assert not (tmp_path / "out").exists()  # nothing was started
 
 

@@ -24,6 +24,7 @@ import flint
 
 from ...errors import InvalidInput
 from ...exact.codecs import limbs
+from ...validation import check_positive_integer
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import Network
@@ -108,8 +109,8 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
     n, m = instance.n, instance.m
     if chunk is None:
         chunk = max(1, CHUNK_ENTRIES // (8 * (sum(network.widths) + m + 2)))
-    elif isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
-        raise InvalidInput(f"chunk must be a positive number of samples, got {chunk!r}")
+    else:
+        chunk = check_positive_integer(chunk, "chunk (samples)")
     if method not in ("auto", "flint"):
         raise InvalidInput(f"method must be 'auto' or 'flint', got {method!r}")
     sums = _Sums(m, max_listed)

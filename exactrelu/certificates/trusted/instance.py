@@ -269,10 +269,25 @@ def instance_sha256(inputs, labels) -> str:
     return parsed_instance(inputs, labels)[2]
 
 
+def _is_digest(value) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(ch in "0123456789abcdef" for ch in value)
+
+
+def check_digest_field(cert: dict) -> None:
+    """CheckFailed unless the certificate names its instance by a SHA-256 (64 lower-case hex digits)."""
+    digest = cert.get("instance_sha256")
+    if not _is_digest(digest):
+        shown = "no instance_sha256" if digest is None else f"instance_sha256 {str(digest)[:20]!r}, not a SHA-256"
+        raise CheckFailed(f"the certificate has {shown}: it does not say which instance it is about")
+
+
 def bound_instance(cert: dict, instance: dict | None, claim: str):
     """The parsed instance a claim is about, after checking that its hash is the certificate's."""
-    if instance is None:
-        raise CheckFailed(f"claim '{claim}' needs its instance")
+    if instance is None:  # a usage error, not a failed claim (exit 2): say which instance is needed
+        digest = cert.get("instance_sha256")
+        which = f"the instance whose SHA-256 is {digest}" if _is_digest(digest) else "its instance file"
+        raise UnreadableInput(f"claim '{claim}' is about an instance: give {which} after the certificate "
+                              "(CERT INSTANCE)")
     X, Y, digest = instance.get("parsed") or parsed_instance(instance["inputs"], instance["labels"])
     if cert.get("instance_sha256") != digest:
         raise CheckFailed("instance_sha256 does not match the instance")

@@ -31,6 +31,7 @@ import functools
 import gc
 import hashlib
 import multiprocessing
+import signal
 
 from .common import CheckFailed, UnreadableInput, read_certificate
 from .instance import hash_header, instance_shape, load_instance, parsed_rows
@@ -135,6 +136,12 @@ def cuts(n: int, pieces: int) -> list:
 _SHARED: tuple = ()  # (certificate, instance, where) of check_on_workers, inherited by the forked workers
 
 
+def _quiet_worker() -> None:
+    """Scheduling only: a worker leaves Ctrl-C to its parent, which stops the pool (a worker's own KeyboardInterrupt
+    printed a traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _shared_rows_of(span: tuple) -> tuple:
     return check_rows(*_SHARED[:2], *span, _SHARED[2])
 
@@ -152,7 +159,7 @@ def check_on_workers(cert: dict, instance: dict, workers: int, where: str = "the
     n = instance_shape(instance["inputs"], instance["labels"], where)[0]
     _SHARED = (cert, instance, where)
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, n)) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, n), initializer=_quiet_worker) as pool:
             # ranges of at most BLOCK rows, in order: the parent hashes each one's text as it comes
             ranges = cuts(n, max(workers, -(-n // BLOCK)))
             return combine_rows(cert, pool.imap(_shared_rows_of, ranges))

@@ -55,11 +55,12 @@ import flint
 from ...certificates.claims.realizes import realizes_certificate
 from ...certificates.envelope import verify
 from ...deadline import Deadline
-from ...errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealizable, TimeLimitExceeded
+from ...errors import AssumptionViolated, ExactReluError, NotRealizable, TimeLimitExceeded
 from ...exact.linalg import PRIMES, independent_rows, nonsingular_minor, solve_consistent
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import RELU, Network
+from ...validation import check_k
 from ..decision import REALIZABLE, Decision
 from .cone import EnumerationOptions, PatternReport, enumerate_units
 from .pattern_lps import Unit, annihilator
@@ -248,8 +249,7 @@ for _f in (solve_decision, solve):  # one text of the parameters for both (absen
 
 
 def _check_arguments(instance: Instance, k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidInput(f"k must be a positive integer, got {k!r}")
+    check_k(k)
     if instance.activation is not None and instance.activation != RELU:
         raise AssumptionViolated(
             f"the worst-case solver handles ReLU only, the instance says {instance.activation}",

@@ -34,12 +34,14 @@ def proposal_hint(X: np.ndarray, Y: np.ndarray, k: int, *, seed: int = 0):
     "active" for the unit sorted into column c.
     """
     from ...propose.gradient import GradientProposer
+    from ...propose.selfcheck import quiet
 
     n = len(X)
     if n == 0 or Y.shape[1] != 1 or not np.isfinite(X).all() or not np.isfinite(Y).all():
         return None
     try:
-        fit = GradientProposer(k, random_state=seed, n_restarts=2, max_iter=200).fit(X, Y)
+        with quiet():  # a hint that does not reproduce the labels is dropped below
+            fit = GradientProposer(k, random_state=seed, n_restarts=2, max_iter=200).fit(X, Y)
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # a float failure only means no hint
         return None
     V = np.asarray(fit.V_, dtype=np.float64)

@@ -43,7 +43,7 @@ from fractions import Fraction
 
 from ...errors import ProofFormatError, RoundLimit, SearchLimit, TimeLimitExceeded
 from .clusters import clusters, singletons
-from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, solve_until, trace
+from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, sat_interrupts, solve_until, trace
 from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
@@ -304,8 +304,13 @@ class CaseSearch:
             self.sat.delete()
             self.sat = None
 
-    def run(self, *, deadline: float | None = None, max_rounds: int | None = None,
-            conflicts: int | None = None, rounds: int = 1, until: float | None = None) -> CaseResult | None:
+    def run(self, **budget) -> CaseResult | None:
+        """:meth:`_run` (its keywords are the budget), with Ctrl-C in the SAT solver as KeyboardInterrupt."""
+        with sat_interrupts():
+            return self._run(**budget)
+
+    def _run(self, *, deadline: float | None = None, max_rounds: int | None = None,
+             conflicts: int | None = None, rounds: int = 1, until: float | None = None) -> CaseResult | None:
         """Continue the search: its :class:`CaseResult`, or None when it pauses undecided.
 
         It pauses after ``rounds`` solver rounds of at most ``conflicts`` conflicts each (a budget for this call;

@@ -39,6 +39,7 @@ from ...certificates.claims.realizes import realizes_certificate
 from ...certificates.claims.refutation import cases_certificate
 from ...certificates.envelope import verify
 from ...errors import InvalidInput, SearchLimit, TimeLimitExceeded
+from ...validation import check_k
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import RELU, Network
@@ -172,8 +173,7 @@ def _search(req: SearchRequest, cases: list, k: int, given: bool):
 def _cases(instance: Instance, U, k):
     """The output-weight cases to refute: (list of m x k Fraction matrices, U given?, k)."""
     if U is None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        k = check_k(k)
         if instance.m != 1:
             raise InvalidInput(f"unknown output weights are supported for m = 1 only (the instance has m = {instance.m}); give U")
         return [[[Fraction(x) for x in u]] for u in sign_cases(k)], False, k

@@ -40,7 +40,9 @@ from itertools import combinations
 import numpy as np
 
 from ...errors import AssumptionViolated, InvalidInput
-from ..floats import as_generator, check_data, check_k
+from ..floats import check_data
+from ...validation import as_generator, check_k
+from ..selfcheck import error_against_constant, self_check
 from .decompose import decompose
 from .estimators import whitening
 from .params import fit_bias
@@ -60,6 +62,8 @@ class OvercompleteResult:
     beta: np.ndarray
     survivors: list
     residual: float
+    #: ``||prediction - labels|| / ||labels - mean||`` on the samples (``fit_overcomplete``; None for tensors alone)
+    training_error: float | None = None
 
 
 def _matchings(t: int, j: int):
@@ -188,8 +192,12 @@ def fit_overcomplete(inputs, labels, k: int, *, random_state=None) -> Overcomple
     _, Linv = whitening(X)
     Z = X @ Linv.T
     T, scales = hermite_tensors(Z, Y[:, 0])
-    res = decompose_overcomplete(T, k, as_generator(random_state), noise=float(np.sqrt(np.mean(Y**2) / n)),
+    rng = as_generator(random_state, "random_state")
+    res = decompose_overcomplete(T, k, rng, noise=float(np.sqrt(np.mean(Y**2) / n)),
                                  scales=scales)
     W = res.U @ Linv
     rho = np.linalg.norm(W, axis=1)
-    return OvercompleteResult(W / rho[:, None], res.alpha * rho, res.beta / rho, res.survivors, res.residual)
+    V, alpha, beta = W / rho[:, None], res.alpha * rho, res.beta / rho
+    error = self_check("fit_overcomplete", error_against_constant(np.maximum(X @ V.T + beta, 0.0) @ alpha, Y[:, 0]),
+                       "another random_state, or more samples")
+    return OvercompleteResult(V, alpha, beta, res.survivors, res.residual, error)

@@ -39,12 +39,14 @@ import numpy as np
 from ...errors import AssumptionViolated, InvalidInput
 from ...network import RELU, Activation, Network
 from .._base import Proposer
-from ..floats import as_generator, check_activation, check_int
+from ..floats import check_activation
+from ...validation import as_generator, check_flag, check_integer, check_number
 from .decompose import decompose, fit_weights
 from .estimators import (check_gaussian, contraction, hermite_coefficient, low_order, projected_tensor,
                                  whitening)
-from .large_bias import linear_units
+from .large_bias import affine_error, stage, training_error, visible_units
 from .params import slice_coefficients, unit_parameters
+from ..selfcheck import error_against_constant, self_check
 from .signs import resolve_signs
 
 __all__ = ["HermiteProposer", "propose_hermite", "network_parameter_error"]
@@ -74,7 +76,11 @@ class HermiteProposer(Proposer):
     signs_ : (k,) orientation chosen for each decomposed unit; sign_margin_ : per unit, |gap| / |a|
         between the two orientations' f_1 fits (full rank). sign_choices_ : float survivors (sign
         vectors relative to the result, the first all ones); not certified.
-    coefficients_ : (3, k) estimated (lam2, lam3, lam4). residual_ : relative decomposition residual.
+    coefficients_ : (3, k) estimated (lam2, lam3, lam4). residual_ : relative decomposition residual (of the
+        tensors, not of the network on the samples: see ``training_error_``).
+    training_error_ : ``||prediction - labels|| / ||labels - mean||`` on the samples; at 1 or above, no better than
+        the constant predictor: a :class:`~exactrelu.errors.NoBetterThanConstant` warning
+        (:mod:`exactrelu.propose.selfcheck`).
     span_ : (d, k) whitened span. large_units_ : indices (of the k decomposed) replaced by the
         linear stage. gaussian_ : the Gaussianity check. n_units_ : k'.
     """
@@ -99,18 +105,14 @@ class HermiteProposer(Proposer):
         act = self.activation_ = check_activation(self.activation)
         if act != RELU:
             raise InvalidInput(f"HermiteProposer learns ReLU networks; got activation {act}")
-        if not isinstance(self.bias, (bool, np.bool_)):
-            raise InvalidInput(f"bias must be True or False, got {self.bias!r}")
+        check_flag(self.bias, "bias")
         if self.large_bias not in ("auto", False):
             raise InvalidInput(f"large_bias must be 'auto' or False, got {self.large_bias!r}")
-        check_int("refine", self.refine, 0)
-        check_int("n_draws", self.n_draws, 1)
+        check_integer(self.refine, "refine", minimum=0)
+        check_integer(self.n_draws, "n_draws", minimum=1)
         for name in ("whiten", "polish", "check_inputs"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise InvalidInput(f"{name} must be True or False, got {getattr(self, name)!r}")
-        thr = self.bias_threshold
-        if isinstance(thr, bool) or not isinstance(thr, (int, float, np.floating)) or not np.isfinite(thr) or thr <= 0:
-            raise InvalidInput(f"bias_threshold must be a finite number > 0, got {thr!r}")
+            check_flag(getattr(self, name), name)
+        check_number(self.bias_threshold, "bias_threshold", minimum=0, strict=True)
         k, X, Y = self._check_fit_data(inputs, labels)
         n, d = X.shape
         if k > d:
@@ -119,7 +121,7 @@ class HermiteProposer(Proposer):
                                      suggestion="exactrelu.propose.hermite.overcomplete (k <= d^2/4, small d)")
         if n <= d:
             raise InvalidInput(f"the Hermite estimators need more samples than input dimensions: got {n} sample(s) for d = {d}")
-        return k, X, Y, as_generator(self.random_state)
+        return k, X, Y, as_generator(self.random_state, "random_state")
 
     # -- fit --------------------------------------------------------------------------------------
     def fit(self, X, y, *, progress=None) -> "HermiteProposer":
@@ -152,9 +154,7 @@ class HermiteProposer(Proposer):
         self.signs_, self.sign_margin_, self.sign_choices_ = choice.signs, choice.margin, choice.survivors
         self.coefficients_ = np.stack([lam2, lam3, lam4])
         self.residual_, self.span_ = dec.residual, P
-        large = self._large_units(lam2, beta, sig[0])
-        say(f"hermite: large-|b| stage ({int(large.sum())} units)")
-        Vw, bw, A = self._large_bias_stage(Z, Y, Uw, beta, A, large)
+        large, (Vw, bw, A) = self._large_bias_choice(Z, Y, Uw, beta, A, lam2, sig[0], say)
         W = Vw @ Linv  # rows in input coordinates: (Linv^T u) . x = u . z
         rho = np.linalg.norm(W, axis=1)
         rho = np.where(rho > 0, rho, 1.0)
@@ -162,6 +162,9 @@ class HermiteProposer(Proposer):
         if self.refine and Y.shape[1] == 1:
             V, b, U = _refine(X, Y[:, 0], V, b, U[0], self.refine)
         self._set_result(V, b, U, large)
+        self.training_error_ = self_check("HermiteProposer", error_against_constant(self.evaluate(X), Y),
+                                          "another random_state (the decomposition's draws), refine=, or the "
+                                          "gradient learner")
         return self
 
     def _combination(self, Y, rng):
@@ -210,26 +213,23 @@ class HermiteProposer(Proposer):
             out[r] = C[0] / hermite_coefficient(2, beta)
         return out
 
+    def _large_bias_choice(self, Z, Y, Uw, beta, A, lam2, s2, say):
+        """The units not seen (replaced by linear units) and the network that results: the paper's rule, and when its
+        network fits the samples worse than the best affine map, the backward search of
+        :func:`.large_bias.visible_units` (the trigger: :mod:`.large_bias`)."""
+        large = self._large_units(lam2, beta, s2)
+        out = stage(Z, Y, Uw, beta, A, large)
+        if self.large_bias is not False and training_error(Z, Y, out) > affine_error(Z, Y):
+            found = visible_units(Z, Y, Uw, beta)
+            if found is not None and found[0] < training_error(Z, Y, out):
+                large, out = ~found[1], found[2]
+        say(f"hermite: large-|b| stage ({int(large.sum())} units)")
+        return large, out
+
     def _large_units(self, lam2, beta, s2):
         if self.large_bias is False:
             return np.zeros(len(beta), dtype=bool)
         return (np.abs(beta) > self.bias_threshold) | (np.abs(lam2) < 2.0 * s2)
-
-    def _large_bias_stage(self, Z, Y, Uw, beta, A, large):
-        if not large.any():
-            return Uw, beta, A
-        good = ~large
-        pred = np.maximum(Z @ Uw[good].T + beta[good], 0.0) @ A[:, good].T
-        extra = [linear_units(Z, Y[:, r] - pred[:, r]) for r in range(Y.shape[1])]
-        Vx = np.concatenate([e[0] for e in extra])
-        bx = np.concatenate([e[1] for e in extra])
-        Ax = np.zeros((Y.shape[1], len(bx)))
-        col = 0
-        for r, e in enumerate(extra):
-            Ax[r, col:col + len(e[2])] = e[2]
-            col += len(e[2])
-        return (np.concatenate([Uw[good], Vx]), np.concatenate([beta[good], bx]),
-                np.concatenate([A[:, good], Ax], axis=1))
 
     def _set_result(self, V, b, U, large):
         self.V_, self.b_, self.U_ = V, b, U

@@ -19,6 +19,7 @@ same from a DRUP proof. Nothing here is trusted: the certificate's checker
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 
@@ -69,18 +70,37 @@ def lrat_solver(clauses, name: str = "cadical195"):
     return s
 
 
+@contextlib.contextmanager
+def sat_interrupts():
+    """Ctrl-C during a python-sat solve as :class:`KeyboardInterrupt`, the way every other step reports it.
+
+    python-sat's solvers catch SIGINT themselves while they run and raise their module's own error ("Caught keyboard
+    interrupt"); the command line would take that for a crash (exit 1, issue 34).
+
+    >>> with sat_interrupts():
+    ...     pass
+    """
+    try:
+        yield
+    except Exception as exc:
+        if type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
 def solve_until(sat, deadline) -> bool:
     """``sat.solve()``, in slices of conflicts until ``deadline`` (a ``time.monotonic()`` value), then
     :class:`~exactrelu.errors.TimeLimitExceeded`."""
-    if deadline is None:
-        return sat.solve()
-    while True:
-        if time.monotonic() > deadline:
-            raise TimeLimitExceeded("the search ran out of its time limit without deciding")
-        sat.conf_budget(CONFLICT_SLICE)
-        res = sat.solve_limited()
-        if res is not None:
-            return res
+    with sat_interrupts():
+        if deadline is None:
+            return sat.solve()
+        while True:
+            if time.monotonic() > deadline:
+                raise TimeLimitExceeded("the search ran out of its time limit without deciding")
+            sat.conf_budget(CONFLICT_SLICE)
+            res = sat.solve_limited()
+            if res is not None:
+                return res
 
 
 def trace(sat) -> bytes:
