@@ -138,7 +138,7 @@ def _matmul(nodes, i, consts, path) -> tuple[AffineLayer, int]:
 
 
 def _zero_constant(name: str, consts) -> bool:
-    """True when ``name`` is a constant of zeros (``x - 0``: the input normalisation of ACAS Xu exports)."""
+    """True when ``name`` is a constant of zeros (``x - 0``: the input normalization of ACAS Xu exports)."""
     a = consts.get(name)
     return a is not None and not np.asarray(a).any()
 

@@ -103,7 +103,7 @@ def test_rank_certificate_valid_and_tampered():
 
 
 
-def test_a_span_certificate_cannot_refute_a_realisable_instance():
+def test_a_span_certificate_cannot_refute_a_realizable_instance():
     """Move the certificate to a realizable instance (same inputs): the checker must reject it."""
     with pytest.raises(NotRealizable) as exc:
         solve(UNREALISABLE, 2, try_recovery=False)

@@ -102,7 +102,7 @@ def test_random_labels_never_get_a_false_network(seed):
 
 @settings(max_examples=8)
 @given(st.integers(0, 2**32))
-def test_realisable_integer_instances_are_always_solved(seed):
+def test_realizable_integer_instances_are_always_solved(seed):
     """rank(labels) = k for a planted network: the solver must find a (verified) network."""
     rng = np.random.default_rng(seed)
     inst = planted(d=3, k=2, m=2, n=25, seed=rng, inputs="integer")
@@ -123,7 +123,7 @@ def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
             checker.check(c, None)
 
 
-def test_unrealisable_labels_give_checkable_evidence():
+def test_unrealizable_labels_give_checkable_evidence():
     inst = Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
     res = solve_decision(inst, 2)
     assert res.status == "not-realizable" and res.network is None
@@ -229,7 +229,7 @@ def test_cli_patterns_and_solve(tmp_path, capsys):
     assert "VALID: realizes" in capsys.readouterr().out
 
 
-def test_cli_unrealisable_writes_evidence(tmp_path, capsys):
+def test_cli_unrealizable_writes_evidence(tmp_path, capsys):
     path = write_instance(Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), tmp_path / "u.json")
     ev = tmp_path / "ev.json"
     assert main(["solve", str(path), "-k", "2", "--evidence", str(ev)]) == 1
