@@ -51,16 +51,35 @@ def _looks_like_file(text: str) -> bool:
 
 @dataclass(frozen=True)
 class InitFile:
-    """A weights file given as ``init=``, read at the front door: its path and the network it holds."""
+    """A weights file given as ``init=``, read at the front door (:func:`read_init`): its path and its network."""
 
     path: str
     network: Network
 
 
 def read_init(init: Any, k: int) -> Any:
-    """``init`` as the routes take it: the path of a weights file is read now (an :class:`InitFile`, its number of
-    units checked against ``k``), so that a missing or malformed file is refused before any work; anything else
-    is returned as given."""
+    """``init`` as the routes take it: a weights file is read at the front door, before any work.
+
+    Parameters
+    ----------
+    init : what ``recover(init=...)`` accepts (module doc); a string that names a file (it has a path separator or
+        a dot, or exists, and is no proposer's name) is read with :func:`exactrelu.io.weights.read_weights`.
+    k : the number of hidden units the file's network must have.
+
+    Returns
+    -------
+    An :class:`InitFile` (the path and the network read) for a file; anything else as given.
+
+    Raises
+    ------
+    InvalidInput : the file is missing or malformed, or its network has another number of hidden units.
+
+    >>> read_init("auto", 2)
+    'auto'
+    >>> read_init("missing-weights.json", 2)
+    Traceback (most recent call last):
+    exactrelu.errors.InvalidInput: no such weights file: missing-weights.json
+    """
     if isinstance(init, str) and _looks_like_file(init):
         from ..io.weights import read_weights
 
