@@ -11,17 +11,23 @@ from ._weights import add_layers_argument, read_net
 
 
 def register(sub) -> None:
-    p = sub.add_parser("extract", help="extract the exact weights of a two-layer ReLU network from query access",
+    p = sub.add_parser("extract", help="extract the exact weights of a ReLU network (one or two hidden layers) "
+                                       "from query access",
                        description="Ask an exact oracle (a network file, or a command answering JSON lines: docs/"
                                    "extraction.md) at chosen rational points, find every kink on a random line, the "
                                    "hyperplanes and coefficients from the Jacobians around them, and write the "
-                                   "smallest network that computes what was seen, with a realizes certificate on "
-                                   "the transcript of queries and a statement of what the answers prove.")
+                                   "smallest network that computes what was seen, with a transcript certificate "
+                                   "(every query and answer, the network, a lower bound on the units) and a "
+                                   "statement of what is certified and what is not.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--oracle", metavar="NET", help="a weights file, evaluated exactly, as the oracle")
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
     p.add_argument("-k", type=positive_int_arg,
                    help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
+    p.add_argument("--hidden-layers", type=int, default=1, choices=(1, 2), help="hidden layers of the oracle: 1 "
+                   "(default) or 2 (first layer from the hyperplanes met on most lines, docs/extraction.md)")
+    p.add_argument("--widths", type=_widths, metavar="K1[,K2]", help="with --hidden-layers 2: the hidden widths, if "
+                   "known (K1 picks the first layer; more second-layer units than K2 found: exit 1)")
     p.add_argument("--max-queries", type=positive_int_arg, metavar="N",
                    help="stop (exit 1, nothing claimed) after N queries")
     p.add_argument("--time-limit", type=time_limit_seconds, metavar="SECONDS", help=TIME_LIMIT_HELP + " (an oracle "
@@ -40,6 +46,18 @@ def register(sub) -> None:
     add_layers_argument(p, "--expect-layers", of="the --expect file")
     p.add_argument("-v", "--verbose", action="store_true", help="progress with the query count on stderr")
     json_command(p, "extract", limited(cmd_extract, backstop=True))
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    import argparse
+
+    try:
+        widths = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) not in (1, 2) or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"expected K1 or K1,K2 (positive integers), got {text!r}")
+    return widths
 
 
 def _oracle(args, deadline):
@@ -62,17 +80,22 @@ def cmd_extract(args) -> int:
 
     deadline = Deadline(args.time_limit)  # from the start: reading files and starting the oracle count
     from ..certificates.envelope import write_certificate
-    from ..errors import NotRealizable
+    from ..errors import InvalidInput, NotRealizable
     from ..extract import extract
     from ..io.weights import weights_json
     from ..progress import LineProgress
 
+    if args.widths is not None and args.hidden_layers != 2:
+        raise InvalidInput("--widths is for --hidden-layers 2 (one hidden layer: -k)")
+    if args.k is not None and args.hidden_layers == 2:
+        raise InvalidInput("-k is for one hidden layer; with --hidden-layers 2 give --widths K1,K2")
     # a bad file is refused before any query (a -k below 1 is refused by its argparse type)
     expected = read_net(args, args.expect, layers=args.expect_layers) if args.expect else None
     progress = LineProgress() if args.verbose else None
     oracle = _oracle(args, deadline)
     try:
-        res = extract(oracle, k=args.k, seed=args.seed, progress=progress)
+        res = extract(oracle, k=args.k, seed=args.seed, progress=progress, hidden_layers=args.hidden_layers,
+                      widths=args.widths)
     except NotRealizable as exc:
         if args.certificate_out and exc.certificate is not None:
             write_certificate(exc.certificate, args.certificate_out)
@@ -84,10 +107,13 @@ def cmd_extract(args) -> int:
         if progress:
             progress.close()
     _write(weights_json(res.network, extracted_with=f"{res.queries} queries", seed=args.seed), args.output)
-    record = {"queries": res.queries, "units": res.units, "width_lower_bound": res.width_lower_bound,
+    record = {"queries": res.queries, "units": res.units, "widths": list(res.network.widths),
+              "width_lower_bound": res.width_lower_bound,
               "hyperplanes": res.canonical.units, "output": args.output, "summary": res.summary,
               "statement": res.statement, "certificate": args.certificate_out}
-    lines = [f"extracted {res.units} units with {res.queries} queries (d = {res.network.d}, m = {res.network.m}); "
+    what = (f"{res.units} units" if res.network.depth == 2 else
+            f"a {'-'.join(map(str, res.network.widths))} network ({res.units} hidden units)")
+    lines = [f"extracted {what} with {res.queries} queries (d = {res.network.d}, m = {res.network.m}); "
              f"wrote {args.output}", f"checked: {res.summary}"]
     if args.certificate_out:
         write_certificate(res.certificate, args.certificate_out)

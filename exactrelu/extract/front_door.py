@@ -37,7 +37,8 @@ from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRe
 from ..validation import as_generator, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..network import Network
-from .line_search import Line, Piece, kinks
+from .line_search import Line, Piece, kinks, random_line
+from .deep import two_hidden_layers
 from .oracles import Oracle
 from .regions import region_jacobians
 
@@ -51,10 +52,12 @@ class Extraction:
     Attributes
     ----------
     network : the smallest network found computing the function seen (exact weights, biases, output bias).
-    canonical : its canonical form (hyperplanes, coefficients, affine part).
+    canonical : its canonical form (hyperplanes, coefficients, affine part); for two hidden layers, the canonical
+        form of the second layer as a function of the first layer's outputs.
     queries : oracle calls made, fresh ones included.
     width_lower_bound : every network ``U relu(V x + b) + c`` giving the oracle's answers has at least this many
-        units (disjoint windows of the search line where three answers are not collinear; in the certificate).
+        units (disjoint windows of the search line where three answers are not collinear; in the certificate). None
+        for two hidden layers (no lower bound is stated).
     certificate : the ``transcript`` certificate: every query and answer, the network said to give every one, and
         the windows of the lower bound; checked by the independent checker unless ``check=False``.
     summary : the checker's verdict line.
@@ -65,7 +68,7 @@ class Extraction:
     network: Network
     canonical: CanonicalForm
     queries: int
-    width_lower_bound: int
+    width_lower_bound: int | None
     certificate: dict
     summary: str
     statement: str
@@ -73,15 +76,8 @@ class Extraction:
 
     @property
     def units(self) -> int:
-        return self.network.k
-
-
-def _line(d: int, rng: np.random.Generator) -> Line:
-    """A random line: p on a coarse dyadic grid (|p_i| <= 4), q with 2^17 values per entry, none zero (a line
-    parallel to a hyperplane misses its kink: with integer weights a coarse q would often be)."""
-    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
-    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
-    return Line(p, q)
+        """The hidden units (all hidden layers together)."""
+        return sum(self.network.widths[1:-1])
 
 
 def _fresh(oracle: Oracle, net: Network, count: int, rng: np.random.Generator) -> int:
@@ -139,8 +135,9 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
                      f"function needs at least {lower} units of this form (its affine part is written back as units)"
                      f"{'; the extracted network has that many' if optimal else ''}")
     if k is not None and units < k:
-        parts.append(f"{k - units} of the k = {k} units are not seen: dead, with zero output weights, cancelling, or "
-                     "folded into the affine part (they do not change the function)")
+        parts.append(f"not proved: that the {k - units} of the k = {k} units not seen leave the function unchanged "
+                     "(dead, with zero output weights, cancelling, or folded into the affine part; or with their kink "
+                     "beyond the search range)")
     parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries "
                  "proves it: a kink beyond the search range, or a slab of parallel units between queries, stays "
                  "unseen); for a network you believe the oracle is, exactrelu equiv gives a certificate either way")
@@ -149,7 +146,7 @@ def _statement(K: int, units: int, lower: int, optimal: bool, k: int | None, fre
 
 def _one_line(oracle: Oracle, rng, k, progress, seed: int, check: bool):
     """Steps 1-3 of the module docstring on one random line."""
-    line = _line(oracle.d, rng)
+    line = random_line(oracle.d, rng)
     q0 = oracle.queries
     found = kinks(oracle, line)
     q_line = oracle.queries - q0
@@ -189,8 +186,50 @@ def _lines(oracle: Oracle, rng, k, progress, seed: int, check: bool, count: int,
                 progress(f"extract: line {attempt} failed ({str(exc)[:60]}...), trying another")
 
 
+def _deep_statement(net: Network, n: int, fresh: int, widths, checked: bool) -> str:
+    said = "certified" if checked else "in the certificate (not checked: check=False)"
+    shape = "-".join(map(str, net.widths))
+    parts = [f"{said}: the extracted network ({shape}) gives the oracle's answer exactly at every one of the {n} "
+             f"queries (the transcript certificate holds them all, the last {fresh} fresh random queries asked after "
+             "the network was built too)",
+             "not proved: that no network with fewer neurons gives these answers (no lower bound is stated for two "
+             "hidden layers)"]
+    if widths is not None and len(widths) == 2 and net.widths[2] < widths[1]:
+        parts.append(f"not proved: that the {widths[1] - net.widths[2]} second-layer units of the {widths[1]} asked "
+                     "for and not seen leave the function unchanged (off or constant wherever the first layer reaches)")
+    parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries proves "
+                 "it: a neuron active only where no line or chord went stays unseen); for a network you believe the "
+                 "oracle is, exactrelu equiv gives a certificate either way")
+    return "\n".join(parts)
+
+
+def _extract_deep(oracle: Oracle, widths, seed: int, count: int, check: bool, progress) -> Extraction:
+    """Two hidden layers (:mod:`.deep`), with the transcript certificate of the deep network."""
+    t0 = time.perf_counter()
+    net, evidence = two_hidden_layers(oracle, as_generator(seed), width=widths[0] if widths else None,
+                                      fresh=count, progress=progress)
+    if widths is not None and len(widths) == 2 and net.widths[2] > widths[1]:
+        raise AssumptionViolated(f"the network found reproduces every answer but has {net.widths[2]} second-layer "
+                                 f"units, more than the {widths[1]} asked for. Not proved: that no such network with "
+                                 f"{widths[1]} reproduces the oracle (the oracle is known only at the queries)",
+                                 evidence={"widths": list(net.widths)})
+    if progress:
+        progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
+    blocks, _ = oracle.blocks()
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, method="extract", seed=seed,
+                                  queries=oracle.queries, hidden_layers=2)
+    try:
+        summary = verify_transcript(cert) if check else "transcript (not checked: check=False)"
+    except CertificateInvalid as exc:  # a bug: nothing is claimed
+        raise AssumptionViolated(f"the network found does not give every answer of the transcript ({exc}); nothing "
+                                 "is claimed") from None
+    evidence["seconds"] = time.perf_counter() - t0
+    return Extraction(net, evidence.pop("form"), oracle.queries, None, cert, summary,
+                      _deep_statement(net, oracle.queries, count, widths, check), evidence)
+
+
 def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int | None = None, check: bool = True,
-            progress=None, lines: int = 3) -> Extraction:
+            progress=None, lines: int = 3, hidden_layers: int = 1, widths: tuple[int, ...] | None = None) -> Extraction:
     """Extract the exact weights of the two-layer ReLU network behind ``oracle`` (module docstring).
 
     Parameters
@@ -199,11 +238,16 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     k : the number of hidden units, if known; more kinks than k on one line is a proof that no k-unit network
         reproduces the answers (NotRealizable). None: found from the answers.
     seed : seed of the search line and of the fresh queries.
-    fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them).
+    fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them; 512 for
+        two hidden layers, where a missed second-layer neuron may change f only in a small part of the space).
     check : run the independent checker on the certificate (default True).
     progress : a callable receiving progress lines with the query count.
     lines : random lines to try before giving up (a line parallel to a hyperplane, or two kinks too close, fails
         the fresh queries or the checks; another line is drawn).
+    hidden_layers : 1 (``U relu(V x + b) + c``) or 2 (``W3 relu(W2 relu(W1 x + b1) + b2) + b3``, docs/extraction.md,
+        "Two hidden layers"; ``k`` and ``lines`` are then not used).
+    widths : for two hidden layers, the widths (k1,) or (k1, k2) if known: k1 picks the first layer, more than k2
+        second-layer units found is refused (AssumptionViolated). None: found from the answers.
 
     Returns
     -------
@@ -224,7 +268,19 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
     for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
         if value is not None:
             check_positive_integer(value, name)
-    t0, count = time.perf_counter(), fresh if fresh is not None else 64
+    if hidden_layers == 2 and k is not None:
+        raise InvalidInput("k is the width of one hidden layer; for hidden_layers=2 give widths=(k1, k2)")
+    if hidden_layers not in (1, 2) or isinstance(hidden_layers, bool):
+        raise InvalidInput(f"hidden_layers must be 1 or 2 (deeper oracles are not extracted yet), got "
+                           f"{hidden_layers!r}")
+    if widths is not None:
+        if hidden_layers != 2 or not isinstance(widths, (tuple, list)) or len(widths) not in (1, 2):
+            raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
+        for w in widths:
+            check_positive_integer(w, "each of widths")
+    t0, count = time.perf_counter(), fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
+    if hidden_layers == 2:
+        return _extract_deep(oracle, widths, seed, count, check, progress)
     line, found, form, net, lower, optimal, phases = _lines(oracle, as_generator(seed), k, progress, seed,
                                                             check, count, lines)
     if progress:

@@ -29,7 +29,7 @@ from fractions import Fraction
 from ..errors import AssumptionViolated
 from .oracles import Oracle
 
-__all__ = ["Line", "Piece", "Kink", "kinks", "simplest_between"]
+__all__ = ["Line", "Piece", "Kink", "kinks", "random_line", "simplest_between"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,14 @@ class Line:
         P, Q, den = self._ints
         tn, td = t.numerator, t.denominator
         return [Fraction(a * td + tn * b, den * td) for a, b in zip(P, Q)]
+
+
+def random_line(d: int, rng) -> Line:
+    """A random line: p on a coarse dyadic grid (|p_i| <= 4), q with 2^17 values per entry, none zero (a line
+    parallel to a hyperplane misses its kink: with integer weights a coarse q would often be)."""
+    p = [Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)]
+    q = [Fraction(int(v) or 1, 2**14) for v in rng.integers(-2**16, 2**16 + 1, size=d)]
+    return Line(p, q)
 
 
 @dataclass(frozen=True)
@@ -182,15 +190,41 @@ def _probe(oracle: Oracle, line: Line, s: Fraction, h: Fraction, tries: int = 4)
 
 
 def kinks(oracle: Oracle, line: Line, *, T: Fraction = Fraction(2**20), T_max: Fraction = Fraction(2**60),
-          resolution: Fraction = Fraction(1, 2**200)) -> list[Kink]:
+          resolution: Fraction = Fraction(1, 2**200), lo: Fraction | None = None,
+          hi: Fraction | None = None) -> list[Kink]:
     """The kinks of the oracle's restriction to ``line``, sorted by t (module docstring). Every query is a
-    dyadic point of the line.
+    dyadic point of the line. ``lo`` / ``hi`` bound the search to one side (a ray or a segment of the line, the
+    oracle asked only inside): the piece at that end is the one through three queries just inside it (a kink
+    closer to the end than 2^-40 of the segment is not seen).
 
     Raises AssumptionViolated when no affine piece is found far out, or two kinks are closer than
     ``resolution`` times the search range (not a ReLU network of this form, or not in general position).
     """
-    a, Pa = _outer(oracle, line, -1, T, T_max)
-    b, Pb = _outer(oracle, line, 1, T, T_max)
+    a, Pa = _outer(oracle, line, -1, T, T_max) if lo is None else _inner(oracle, line, lo, hi, 1)
+    b, Pb = _outer(oracle, line, 1, T, T_max) if hi is None else _inner(oracle, line, hi, lo, -1)
+    if not a < b:
+        raise AssumptionViolated("the search segment is empty", evidence={"line_specific": True})
+    return _search(oracle, line, a, Pa, b, Pb, resolution)
+
+
+def _inner(oracle: Oracle, line: Line, end: Fraction, other: Fraction | None, sign: int) -> tuple[Fraction, Piece]:
+    """(t, piece) with the piece valid from t towards the inside: three collinear dyadic queries next to ``end``."""
+    width = Fraction(2**20) if other is None else abs(other - end)
+    g = _grid(width / 2**40)
+    for _ in range(4):
+        start = ((end / g).__floor__() if sign < 0 else (end / g).__ceil__()) * g + sign * g
+        ts = [start, start + sign * g, start + sign * 2 * g]
+        ys = _g(oracle, line, ts)
+        piece = Piece.through(ts[0], ys[0], ts[1], ys[1])
+        if piece(ts[2]) == ys[2]:
+            return ts[2], piece
+        g /= 2**16
+    raise AssumptionViolated("kinks accumulate at the end of a search segment", evidence={"line_specific": True})
+
+
+def _search(oracle: Oracle, line: Line, a: Fraction, Pa: Piece, b: Fraction, Pb: Piece,
+            resolution: Fraction) -> list[Kink]:
+    """The kinks between a and b, where the pieces Pa (at a and just before) and Pb (at b) are known."""
     found: list[Kink] = []
     stack = [(a, Pa, b, Pb)]
     width = b - a

@@ -208,7 +208,11 @@ def exact_answer(v) -> Fraction:
 
 
 class NetworkOracle(Oracle):
-    """A network evaluated exactly (``Network.evaluate_exact``); axis batches from one pre-activation vector."""
+    """A network evaluated exactly (``Network.evaluate_exact``); axis batches from one pre-activation vector.
+
+    A network of any depth is accepted as an oracle (an extraction then refuses it with the check that fails,
+    docs/extraction.md); the fast paths for lines and axis batches are for one hidden layer, deeper networks are
+    evaluated point by point."""
 
     def __init__(self, net: Network, **kw):
         if not isinstance(net, Network):
@@ -223,6 +227,8 @@ class NetworkOracle(Oracle):
 
     def _evaluate_line(self, p, q, ts):
         """relu(z(p) + t (V q)) in integers: O(k m) per point once V p + b and V q are known (cached per line)."""
+        if self.net.depth != 2:
+            return super()._evaluate_line(p, q, ts)
         key = (tuple(p), tuple(q))
         if getattr(self, "_line_key", None) != key:
             zp = self.net.pre_activations_exact(QMatrix.from_fractions(list(p), 1, self.d))  # V p + b, k x 1
@@ -246,6 +252,8 @@ class NetworkOracle(Oracle):
         """f(x0 + delta e_l) for every l at once, exactly: with z = V x0 + b, a unit whose |z_i| exceeds
         |delta| max_l |V_il| keeps its sign on every probe, so its part is ``u_i (z_i + delta V_il)`` (or 0): two
         FLINT products with U's columns masked to those units; the few others are evaluated entry by entry."""
+        if self.net.depth != 2:
+            return super()._evaluate_axes(x0, delta)
         net = self.net
         if not hasattr(self, "_vmax"):
             self._vrows = net.V.num.tolist()

@@ -40,13 +40,16 @@ __all__ = ["region_points", "jacobian", "canonical_from_line", "region_jacobians
 _LINE = {"line_specific": True}  # another line may succeed (extract draws one)
 
 
-def region_points(kinks: list[Fraction]) -> list[Fraction]:
-    """A simple rational in each of the K + 1 regions the kinks cut the line into."""
+def region_points(kinks: list[Fraction], lo: Fraction | None = None, hi: Fraction | None = None) -> list[Fraction]:
+    """A simple rational in each of the K + 1 regions the kinks cut the line into (inside ``(lo, hi)`` if given)."""
+    first = kinks[0] if kinks else (hi if hi is not None else (lo + 4 if lo is not None else Fraction(1)))
+    last = kinks[-1] if kinks else first
+    left = first - 2 - abs(first) if lo is None else lo
     if not kinks:
-        return [Fraction(0)]
+        return [simplest_between(left, first) if lo is not None or hi is not None else Fraction(0)]
     inner = [simplest_between(a, b) for a, b in zip(kinks, kinks[1:])]
-    return [simplest_between(kinks[0] - 2 - abs(kinks[0]), kinks[0])] + inner + \
-        [simplest_between(kinks[-1], kinks[-1] + 2 + abs(kinks[-1]))]
+    right = last + 2 + abs(last) if hi is None else hi
+    return [simplest_between(left, first)] + inner + [simplest_between(last, right)]
 
 
 def jacobian(oracle: Oracle, x: list[Fraction], y: list[Fraction], delta: Fraction) -> tuple[list[list[int]], int]:
@@ -109,8 +112,10 @@ def _affine(hyper, J0, x0, y0, d, m):
     return A, offset
 
 
-def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, values: list, d: int, m: int) -> CanonicalForm:
-    """The canonical form from the kinks, the Jacobian (rows, den) of each region and f at the region points."""
+def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, values: list, d: int, m: int,
+                        first: Fraction | None = None) -> CanonicalForm:
+    """The canonical form from the kinks, the Jacobian (rows, den) of each region and f at the region points
+    (``first``: the first region's point, if not the default of :func:`region_points`)."""
     hyper: dict[tuple[int, ...], list[Fraction]] = {}
     for j, t in enumerate(kinks):
         (N1, D1), (N0, D0) = jacobians[j + 1], jacobians[j]
@@ -121,7 +126,7 @@ def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, valu
                                      "form", evidence=_LINE)
         hyper[p] = beta
     items = sorted(hyper.items())
-    x0 = line.at(region_points(kinks)[0])
+    x0 = line.at(region_points(kinks)[0] if first is None else first)
     A, offset = _affine(items, jacobians[0], x0, values[0], d, m)
     return CanonicalForm(1, d, m, tuple((p, tuple(b)) for p, b in items if any(b)), tuple(tuple(r) for r in A), (),
                          tuple(offset))
@@ -162,15 +167,18 @@ def _along_line(J: tuple[list[list[int]], int], slope, q: tuple[list[int], int])
     return all(sum(map(mul, row, qn)) * s.denominator == s.numerator * den * qd for row, s in zip(rows, slope))
 
 
-def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=None) -> CanonicalForm:
+def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=None, *, lo: Fraction | None = None,
+                     hi: Fraction | None = None, jacobians: list | None = None) -> CanonicalForm:
     """The canonical form from the Jacobians of the K + 1 regions the kinks ``found`` cut ``line`` into, each checked
     along the line and against the hyperplanes found (module docstring); probes repeated with a step 2^16 times
-    smaller (along the line) or below the exact distance (hyperplanes), up to four rounds."""
+    smaller (along the line) or below the exact distance (hyperplanes), up to four rounds. ``lo`` / ``hi``: the
+    region points stay inside that part of the line (the probes x + delta e_l, delta > 0, may leave it).
+    ``jacobians``: a list that receives the K + 1 Jacobians checked, (rows, den) each, in order along the line."""
     ks = [kink.t for kink in found]
     slopes = [kink.left.beta for kink in found] + [found[-1].right.beta] if found else []
     qd = math.lcm(*(v.denominator for v in line.q))
     q = ([v.numerator * (qd // v.denominator) for v in line.q], qd)
-    ts = region_points(ks)
+    ts = region_points(ks, lo, hi)
     xs = [line.at(t) for t in ts]
     ys = oracle.along_line(list(line.p), list(line.q), ts)
     edges = [ts[0] - 1] + ks + [ts[-1] + 1]
@@ -183,10 +191,12 @@ def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=Non
     for _ in range(4):
         redo = [(j, steps[j] / 2**16) for j in range(len(ts)) if slopes and not _along_line(J[j], slopes[j], q)]
         if not redo:
-            form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m)
+            form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m, ts[0])
             planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
             redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
             if not redo:
+                if jacobians is not None:
+                    jacobians.extend(J)
                 return form
         for j, s in redo:
             steps[j] = s

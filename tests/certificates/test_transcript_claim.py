@@ -19,7 +19,8 @@ small = st.fractions(min_value=-4, max_value=4, max_denominator=8)
 
 
 def _values(net: Network, points) -> list[list[str]]:
-    return [[str(v) for v in row] for row in net.evaluate_exact([list(map(Fraction, x)) for x in points]).to_fractions()]
+    values = net.evaluate_exact([list(map(Fraction, x)) for x in points]).to_fractions()
+    return [[str(v) for v in row] for row in values]
 
 
 def blocks_of(net: Network, p, q, ts, x, h, extra) -> list[dict]:
@@ -27,7 +28,8 @@ def blocks_of(net: Network, p, q, ts, x, h, extra) -> list[dict]:
     d = net.d
     line = [[a + t * b for a, b in zip(p, q)] for t in ts]
     axes = [[v + h * (i == l) for i, v in enumerate(x)] for l in range(d)]
-    return [{"line": {"p": list(map(str, p)), "q": list(map(str, q))}, "t": list(map(str, ts)), "answers": _values(net, line)},
+    return [{"line": {"p": list(map(str, p)), "q": list(map(str, q))}, "t": list(map(str, ts)),
+             "answers": _values(net, line)},
             {"axes": {"x": list(map(str, x)), "step": str(h)}, "answers": _values(net, axes)},
             {"points": [list(map(str, e)) for e in extra], "answers": _values(net, extra)}]
 
@@ -150,8 +152,8 @@ def test_hostile_sizes_are_refused_before_the_work():
     """Numbers within the digit limit whose common denominators or products are over the limit 'intermediate'
     (100,000 digits) are refused (exit 2) before they are computed."""
     big = [10**3999 + 2 * i + 1 for i in range(40)]
-    cert = transcript_certificate(40, 1, [{"axes": {"x": [f"1/{q}" for q in big], "step": "1"}, "answers": [["0"]] * 40}],
-                                  network=Network.from_rows(U=[[1]], V=[[1] * 40]))
+    axes = {"axes": {"x": [f"1/{q}" for q in big], "step": "1"}, "answers": [["0"]] * 40}
+    cert = transcript_certificate(40, 1, [axes], network=Network.from_rows(U=[[1]], V=[[1] * 40]))
     with pytest.raises(UnreadableInput, match="common denominator.*limit intermediate"):
         check(cert, None)  # 40 denominators of 4,000 digits: their lcm is about 160,000 digits
     net = Network.from_rows(U=[[1]], V=[[Fraction(1, q) for q in big[:20]]])
@@ -159,3 +161,20 @@ def test_hostile_sizes_are_refused_before_the_work():
     cert = transcript_certificate(20, 1, [{"points": point, "answers": [["0"]]}], network=net)
     with pytest.raises(UnreadableInput, match="the exact check of block 0.*limit intermediate"):
         check(cert, None)  # each common denominator about 80,000 digits, their product over the limit
+
+
+@pytest.mark.parametrize("x", [[10, -10, 3], [-10, 10, -3], [Fraction(1, 4), Fraction(1, 8), 0]])
+def test_axis_batches_with_units_on_off_and_near(x):
+    """Units on at every probe (summed once per batch), off at every probe, and near (a probe crosses): the batch is
+    accepted with the exact answers, and each changed answer is refused at its axis."""
+    net = Network.from_rows(U=[[1, -2, 3, "1/2"], [0, 1, -1, 2]], V=[[1, 1, 0], [-1, 2, 1], [0, 0, 1], [3, -1, 2]],
+                            b=[0, 1, -1, "1/3"], c=[1, -1])
+    x = [Fraction(v) for v in x]
+    block = blocks_of(net, x, x, [0], x, Fraction(1, 2), [x])[1]
+    cert = transcript_certificate(3, 2, [block], network=net)
+    assert "gives every one exactly" in check(cert, None)
+    for l in range(3):
+        bad = copy.deepcopy(cert)
+        bad["queries"][0]["answers"][l][1] = str(Fraction(bad["queries"][0]["answers"][l][1]) - 1)
+        with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {l}, output 1"):
+            check(bad, None)

@@ -20,10 +20,9 @@ with answers not collinear), so none has fewer units than this network
 
 from __future__ import annotations
 
-from ...errors import CertificateInvalid, InvalidInput
 from ...network import Network
-from .. import checker
 from ..envelope import envelope, provenance
+from .equivalence import verify_equivalence
 
 __all__ = ["transcript_certificate", "verify_transcript"]
 
@@ -42,10 +41,6 @@ def transcript_certificate(d: int, m: int, blocks: list[dict], *, network: Netwo
 
 def verify_transcript(cert: dict) -> str:
     """Run the independent checker on a ``transcript`` certificate: its summary, or CertificateInvalid (InvalidInput
-    when it is over one of the checker's size limits)."""
-    try:
-        return checker.check(cert, None)
-    except checker.CheckFailed as exc:
-        raise CertificateInvalid(str(exc)) from None
-    except checker.UnreadableInput as exc:
-        raise InvalidInput(str(exc)) from None
+    when it is over one of the checker's size limits). Like every claim that carries its data, it is checked with
+    no instance, through the same call as :func:`~exactrelu.certificates.claims.equivalence.verify_equivalence`."""
+    return verify_equivalence(cert)

@@ -25,6 +25,9 @@ A certificate has ``"d"``, ``"m"``, ``"queries"`` (the blocks) and at least one 
     point per unit, none when V_i q = 0); an affine function on ``[t_a, t_c]`` makes the three answers collinear, so
     g has some t_i in every open window, and disjoint windows hold distinct t_i (docs/certificates.md, "Transcripts").
 
+A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims) is checked point by point: every point
+of every block is built exactly and the network evaluated on it layer by layer in integers.
+
 Every comparison is in integers (a unit as (w, L) with (V_i, b_i) = w / L; a point over one denominator E; the
 output row r over Du[r], the output bias over Dc); the integers' sizes are bounded before each block is evaluated.
 """
@@ -36,6 +39,7 @@ from itertools import repeat
 from operator import add, mul
 
 from .common import CheckFailed, cap_bits, digits_of, lcm_within, only_fields, over
+from .deep import hidden_rows, read_network
 from .equivalence import network_units, rational_row, rational_rows
 from .packed import Packed
 
@@ -87,6 +91,8 @@ class _Net:
         self.w = [w for w, _ in units]
         self.units = Packed(self.w)  # the k dot products of a point, in one pass (.packed)
         self.wcols = list(zip(*(w[:d] for w in self.w)))  # column l: (w_0[l], ..., w_{k-1}[l])
+        self.columns = Packed([list(col) for col in self.wcols])  # sum_i a_i w_i[l] for every l, in one pass
+        self.wmax = [max(map(abs, w[:d])) for w in self.w]
         self.Na, Du = [], []
         for r in range(m):
             row = [cols[i][r] / L for i, (_, L) in enumerate(units)]
@@ -112,11 +118,30 @@ class _Net:
         """The network's outputs, ``sum_i Na[r][i] relu(T_i) / (Du[r] E) + Nc[r] / Dc``, equal the answers from
         position ``at`` of the flat answers (numerators, denominators or None)."""
         h = list(map(max, T, repeat(0)))
+        self.equal([sum(map(mul, Na, h)) for Na in self.Na], E, answers, at, where)
+
+    def equal(self, S: list[int], E: int, answers, at: int, where: str) -> None:
+        """``S[r] / (Du[r] E) + Nc[r] / Dc`` (S[r] = sum_i Na[r][i] relu(T_i)) equals the answer, for every r."""
         nums, dens = answers
-        for r in range(self.m):
+        for r, s in enumerate(S):
             yd = 1 if dens is None else dens[at + r]
-            if yd * (self.Dc * sum(map(mul, self.Na[r], h)) + self.NcDu[r] * E) != nums[at + r] * self.DcDu[r] * E:
+            if yd * (self.Dc * s + self.NcDu[r] * E) != nums[at + r] * self.DcDu[r] * E:
                 raise CheckFailed(f"{where}, output {r}: the network's value differs from the answer")
+
+    def axes(self, Z: list[int], g: int, E: int, answers, where: str) -> None:
+        """The d probes ``T_il = Z_i + g w_i[l]`` of an axis batch. A unit with ``|Z_i| > |g| max_l |w_i[l]|`` has
+        the sign of Z_i at every probe: off, it adds nothing; on, it adds ``Na_i (Z_i + g w_i[l])``, so the on
+        units add ``C + g G[l]`` with ``C = sum Na_i Z_i`` and ``G[l] = sum Na_i w_i[l]`` (one packed pass for every
+        l); the other units are added probe by probe."""
+        bound = [abs(g) * M for M in self.wmax]
+        on = [z > b for z, b in zip(Z, bound)]
+        near = [i for i, (z, b) in enumerate(zip(Z, bound)) if -b <= z <= b]
+        C = [sum(a * z for a, z, o in zip(Na, Z, on) if o) for Na in self.Na]
+        G = [self.columns.dot([a if o else 0 for a, o in zip(Na, on)]) for Na in self.Na]
+        for l, col in enumerate(self.wcols):
+            h = [(i, max(Z[i] + g * col[i], 0)) for i in near]
+            S = [c + g * Gr[l] + sum(Na[i] * t for i, t in h) for c, Gr, Na in zip(C, G, self.Na)]
+            self.equal(S, E, answers, l * self.m, f"{where}, axis {l}")
 
 
 _KINDS = {"line": {"line", "t", "answers"}, "axes": {"axes", "answers"}, "points": {"points", "answers"}}
@@ -169,13 +194,59 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
         g, E = h.numerator * DX, DX * h.denominator
         net.bound(net.w_bits + _bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + 1, E.bit_length(),
                   answers, where)
-        for l, col in enumerate(net.wcols):
-            net.compare(list(map(add, Z, map(mul, col, repeat(g)))), E, answers, l * m, f"{where}, axis {l}")
+        net.axes(Z, g, E, answers, where)
     else:
         e_bits = max(E.bit_length() for _, E in params)
         net.bound(net.w_bits + max(_bits(X) for X, _ in params) + e_bits, e_bits, answers, where)
         for j, (X, E) in enumerate(params):
             net.compare(net.units.dot(X + [E]), E, answers, j * m, f"{where}, point {j}")
+
+
+class _DeepNet:
+    """A network of any depth (``"layers"``), evaluated exactly at every point of a block: the hidden layers in
+    integers (:func:`.deep.hidden_rows`, bounded before any point), then the last layer."""
+
+    def __init__(self, obj, d: int, m: int):
+        degree, self.layers = read_network(obj, "of the transcript")
+        if degree != 1:
+            raise CheckFailed("the transcript claim is about ReLU networks (activation relu)")
+        if (len(self.layers[0][0][0]), len(self.layers[-1][0])) != (d, m):
+            raise CheckFailed(f"the network has d = {len(self.layers[0][0][0])}, m = {len(self.layers[-1][0])}; the "
+                              f"transcript has d = {d}, m = {m}")
+        self.k, self.m = "-".join(str(len(W)) for W, _ in self.layers[:-1]), m
+        W, b = self.layers[-1]
+        self.D = lcm_within([f.denominator for row in W for f in (*row, *b)], cap_bits(), "the last layer")
+        self.NW = [[f.numerator * (self.D // f.denominator) for f in row] for row in W]
+        self.Nb = [f.numerator * (self.D // f.denominator) for f in b]
+
+    def check(self, kind: str, params, answers, d: int, where: str) -> None:
+        nums, dens = answers
+        X = []
+        for x in _points(kind, params, d):
+            X.append(([v.numerator for v in x], [v.denominator for v in x]))
+        x_bits = max(_bits(v for row in X for v in row[0]), _bits(v for row in X for v in row[1]))
+        for j, (Nh, Dh) in enumerate(hidden_rows(self.layers[:-1], 1, X, x_bits)):
+            E = Dh[0] if Dh else 1
+            for r, (row, nb) in enumerate(zip(self.NW, self.Nb)):
+                yd = 1 if dens is None else dens[j * self.m + r]
+                if yd * (sum(map(mul, row, Nh)) + nb * E) != nums[j * self.m + r] * self.D * E:
+                    raise CheckFailed(f"{where}, point {j}, output {r}: the network's value differs from the answer")
+
+
+def _points(kind: str, params, d: int):
+    """The points of one block, exactly (:func:`_block`'s parameters)."""
+    if kind == "line":
+        P, Q, D, tn, td = params
+        for a, b in zip(tn, td):
+            yield [Fraction(p * b + a * q, D * b) for p, q in zip(P, Q)]
+    elif kind == "axes":
+        X, DX, h = params
+        x = [Fraction(v, DX) for v in X[:d]]
+        for l in range(d):
+            yield [v + h if i == l else v for i, v in enumerate(x)]
+    else:
+        for X, E in params:
+            yield [Fraction(v, E) for v in X]
 
 
 def _windows(obj, blocks: list, m: int) -> tuple[int, int]:
@@ -219,20 +290,26 @@ def check_transcript(cert: dict, instance=None) -> str:
     if "network" not in cert and "windows" not in cert:
         raise CheckFailed("a transcript certificate states a network, windows, or both")
     blocks = [_block(block, d, m) for block in raw]
-    net = _Net(cert["network"], d, m) if "network" in cert else None
+    deep = "network" in cert and isinstance(cert["network"], dict) and "layers" in cert["network"]
+    net = (_DeepNet if deep else _Net)(cert["network"], d, m) if "network" in cert else None
     bound = _windows(cert["windows"], blocks, m) if "windows" in cert else None
     if net is not None:
         for n, (kind, params, _, answers) in enumerate(blocks):
-            _check_block(net, kind, params, answers, d, f"block {n} ({kind})")
+            if kind == "axes" and params[2] == 0:
+                raise CheckFailed(f"block {n} (axes): the step of an axis block must be non-zero")
+            if deep:
+                net.check(kind, params, answers, d, f"block {n} ({kind})")
+            else:
+                _check_block(net, kind, params, answers, d, f"block {n} ({kind})")
     count = {kind: sum(1 for b in blocks if b[0] == kind) for kind in _KINDS}
     text = (f"transcript: {_many(sum(b[2] for b in blocks), 'answer')} at the queries ({_many(count['line'], 'line')}, "
             f"{_many(count['axes'], 'axis batch', 'axis batches')}, {_many(count['points'], 'point block')}; "
             f"d = {d}, m = {m})")
     if net is not None:
-        text += f"; the network (k = {net.k}) gives every one exactly"
+        text += f"; the network ({'hidden widths' if deep else 'k ='} {net.k}) gives every one exactly"
     if bound is not None:
         text += (f"; every ReLU network U relu(V x + b) + c giving them has at least {_many(bound[0], 'unit')} "
                  f"({_many(bound[0], 'disjoint window')} of block {bound[1]} with answers not collinear)")
-        if net is not None and net.k == bound[0]:
+        if net is not None and not deep and net.k == bound[0]:
             text += ", so none has fewer units than this network"
     return text

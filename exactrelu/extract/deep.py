@@ -1,0 +1,298 @@
+"""Two hidden layers from an exact oracle: ``f(x) = W3 relu(W2 relu(W1 x + b1) + b2) + b3`` (docs/extraction.md,
+"Two hidden layers").
+
+1. **Critical hyperplanes on lines.** On random lines every kink is found exactly and the Jacobian jump across it
+   gives the hyperplane through the kink (:mod:`.line_search`, :mod:`.regions`): a first-layer neuron's kinks lie on
+   one hyperplane everywhere, so the same hyperplane (primitive integer normal and offset, exact) comes back on
+   almost every line; a second-layer neuron's kinks lie on a bent hyperplane, whose flat pieces are only met by the
+   lines that cross that piece. The first layer is the hyperplanes met on the most lines, each kept only if its
+   normal is independent of those kept (a piece's normal is a combination of first-layer normals).
+2. **Signs.** With the first layer's rows N (normalised) and offsets c, every z in Q^k1 is ``N x + c`` for
+   ``x = R (z - c)``, R a right inverse of N (rows independent: k1 <= d). Neuron i is off on one side of
+   ``z_i = 0``: there f does not change with z_i at all (exactly), and across its kink the Jacobian jumps along
+   v_i, so on the other side it does. The Jacobians of the two regions beside each kink on the lines (already
+   known: no query) tell the sides apart; the active side is made positive.
+3. **The second layer** is then a one-hidden-layer network G of ``h = relu(N x + c)``: on the open orthant h > 0
+   (queried at ``x = R (h - c)``) every kink of G on random chords and rays of the orthant is found, with the
+   Jacobians around them (k1 probes each, moving only up in h), exactly as one hidden layer is extracted; the
+   hyperplanes of all chords, their coefficients and the affine part give G's canonical form, written as a network.
+4. **Verification.** The deep network (N, c; G's layers) must give fresh random answers exactly; the transcript
+   (every query) and the network go into a ``transcript`` certificate checked by the independent checker.
+
+>>> from exactrelu.extract.oracles import CallableOracle
+>>> base = CallableOracle(lambda x: [x[0] + 2 * x[1]], d=2)
+>>> shifted = MappedOracle(base, [[Fraction(1)], [Fraction(0)]], [Fraction(1)])   # z -> x = (z - 1, 0)
+>>> shifted([[Fraction(3)]]), base.queries, base.transcript[0][0]
+([[Fraction(2, 1)]], 1, [Fraction(2, 1), Fraction(0, 1)])
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from ..equiv.canonical import CanonicalForm
+from ..equiv.minimize import network_from_form
+from ..errors import AssumptionViolated
+from ..exact.matrix import QMatrix
+from ..network import Network
+from .line_search import Line, kinks, random_line
+from .oracles import Oracle
+from .regions import _affine, _safe_step, jacobian, region_jacobians
+
+__all__ = ["MappedOracle", "first_layer", "orient", "second_layer", "two_hidden_layers"]
+
+
+class MappedOracle(Oracle):
+    """The base oracle read in new coordinates: ``g(z) = f(R (z - c))`` (R: d x k rationals, c: k). Every query is
+    asked of (and counted and kept by) the base oracle; lines stay lines."""
+
+    def __init__(self, base: Oracle, R: list[list[Fraction]], c: list[Fraction]):
+        self.base, self.R, self.c = base, R, c
+        self.d, self.m, self.max_queries, self.deadline = len(c), base.m, base.max_queries, base.deadline
+        self.transcript = []
+
+    @property
+    def queries(self) -> int:  # type: ignore[override]
+        return self.base.queries
+
+    def x(self, z: list[Fraction]) -> list[Fraction]:
+        """R (z - c)."""
+        w = [a - b for a, b in zip(z, self.c)]
+        return [sum((r * v for r, v in zip(row, w) if r and v), Fraction(0)) for row in self.R]
+
+    def _direction(self, q: list[Fraction]) -> list[Fraction]:
+        return [sum((r * v for r, v in zip(row, q) if r and v), Fraction(0)) for row in self.R]
+
+    def __call__(self, points):
+        return self.base([self.x(z) for z in points])
+
+    def along_line(self, p, q, ts):
+        key = (tuple(p), tuple(q))
+        if getattr(self, "_key", None) != key:  # the line search asks one line many times
+            self._key, self._mapped = key, (self.x(list(p)), self._direction(list(q)))
+        return self.base.along_line(*self._mapped, ts)
+
+    def along_axes(self, x0, delta):
+        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R)."""
+        base = self.x(list(x0))
+        return self.base([[v + delta * row[l] for v, row in zip(base, self.R)] for l in range(self.d)])
+
+
+def _independent(rows: list) -> bool:
+    M = flint.fmpz_mat([list(r) for r in rows])
+    return M.rank() == len(rows)
+
+
+def first_layer(oracle: Oracle, rng: np.random.Generator, lines: int, width: int | None = None, progress=None):
+    """(the first layer's hyperplanes (v, b) as primitive integer tuples, counts, the kinks seen): the hyperplanes
+    met on the most of ``lines`` random lines (at least max(2, lines / 4) of them), most often first, each kept if
+    its normal is independent of those kept (a second-layer piece's normal is a combination of first-layer ones),
+    ``width`` of them if given. Each kink is (x, p, left Jacobian, right Jacobian, q)."""
+    counts: Counter = Counter()
+    seen = []
+    for n in range(lines):
+        line = random_line(oracle.d, rng)
+        found, J = kinks(oracle, line), []
+        form = region_jacobians(oracle, line, found, jacobians=J)
+        counts.update(p for p, _ in form.hyperplanes)
+        seen += [(line.at(kink.t), J[j], J[j + 1], line.q) for j, kink in enumerate(found)]
+        if progress:
+            progress(f"extract: line {n + 1} of {lines}: {len(found)} kinks, {oracle.queries} queries")
+    planes: list = []
+    for p, n in counts.most_common():
+        if n < max(2, lines // 4) or len(planes) == width:
+            break
+        if _independent([q[:-1] for q in planes] + [p[:-1]]):
+            planes.append(p)
+    if not planes or (width is not None and len(planes) < width):
+        raise AssumptionViolated(f"{len(planes)} hyperplanes with independent normals met on at least "
+                                 f"{max(2, lines // 4)} of {lines} lines" + (f", fewer than the {width} first-layer "
+                                 "neurons asked for" if width else ": no first layer seen") + " (a first-layer neuron "
+                                 "whose effect is rarely seen, or first-layer neurons more than the input dimension)")
+    return planes, dict(counts), seen
+
+
+def _right_inverse(N: list[list[Fraction]]) -> list[list[Fraction]]:
+    """R with N R = I (N: k x d of rank k), as N^T (N N^T)^-1, exactly."""
+    M = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) for v in row] for row in N])
+    R = M.transpose() * (M * M.transpose()).inv()
+    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in R.tolist()]
+
+
+def _rows(planes) -> tuple[list[list[Fraction]], list[Fraction]]:
+    """Each hyperplane (v, b) scaled so that max |v_l| = 1: rows N and offsets c."""
+    N, c = [], []
+    for p in planes:
+        s = max(abs(v) for v in p[:-1])
+        N.append([Fraction(v, s) for v in p[:-1]])
+        c.append(Fraction(p[-1], s))
+    return N, c
+
+
+def _moves(J, u) -> bool:
+    """Whether the Jacobian (rows, den) has a non-zero derivative along u."""
+    return any(sum(a * v for a, v in zip(row, u) if a) for row in J[0])
+
+
+def orient(planes, seen):
+    """(N, c, R) with every first-layer neuron active where ``N_i x + c_i > 0`` (module docstring, step 2): at each
+    kink on hyperplane i, f does not change along ``u_i`` (column i of R: N u_i = e_i, only z_i moves) in the region
+    on the inactive side, and does in the region on the other side (the Jacobian jumps by beta v_i there)."""
+    N, c = _rows(planes)
+    R = _right_inverse(N)
+    signs = []
+    for i, p in enumerate(planes):
+        u = [row[i] for row in R]
+        votes = set()
+        for x, left, right, q in seen:
+            if sum(a * v for a, v in zip(p, x)) + p[-1]:
+                continue
+            ahead = 1 if sum(a * v for a, v in zip(p, q)) > 0 else -1  # the side of the right region
+            moved = (_moves(left, u), _moves(right, u))
+            if moved == (True, True) or moved == (False, False):
+                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer neuron: f "
+                                         f"{'changes' if moved[0] else 'does not change'} with it on both sides of a "
+                                         "kink (the oracle is deeper than asked, or the first layer was misread)")
+            votes.add(ahead if moved[1] else -ahead)
+        if len(votes) != 1:
+            raise AssumptionViolated(f"first-layer neuron {i} is active on one side at one kink and on the other at "
+                                     "another: not a first-layer neuron")
+        signs.append(votes.pop())
+    N = [[s * v for v in row] for s, row in zip(signs, N)]
+    c = [s * v for s, v in zip(signs, c)]
+    R = [[s * v for s, v in zip(signs, row)] for row in R]
+    return N, c, R
+
+
+def _chord(h0: list[Fraction], rng: np.random.Generator, on=None):
+    """A random line of h-space through h0 (in the open orthant), moving only the coordinates ``on`` (all if None),
+    and the part of it inside the orthant (lo, hi; None: unbounded)."""
+    k = len(h0)
+    q = random_line(k, rng).q
+    line = Line(h0, [v if on is None or l in on else 0 for l, v in enumerate(q)])
+    lows = [-a / b for a, b in zip(h0, line.q) if b > 0]
+    highs = [-a / b for a, b in zip(h0, line.q) if b < 0]
+    return line, (max(lows) if lows else None), (min(highs) if highs else None)
+
+
+def _ray(k: int, rng: np.random.Generator):
+    """A ray of the orthant from near its corner, in a direction w > 0 with entries spread over 2^-12 .. 1 (so
+    that directions near the faces, where some first-layer neurons are nearly off, are drawn too)."""
+    h0 = [Fraction(int(v), 2**16) for v in rng.integers(1, 65, size=k)]
+    spread = rng.integers(0, 13, size=k)
+    w = [Fraction(int(v), 2**(14 + int(e))) for v, e in zip(rng.integers(2**13, 2**14, size=k), spread)]
+    line = Line(h0, w)
+    return line, max(-a / b for a, b in zip(h0, w)), None
+
+
+def _merge(hyper: dict, form: CanonicalForm) -> int:
+    new = 0
+    for p, beta in form.hyperplanes:
+        if p in hyper and hyper[p] != tuple(beta):
+            raise AssumptionViolated("one hyperplane of the second layer has two different coefficients on two chords "
+                                     "(the oracle is deeper than asked)")
+        new += p not in hyper
+        hyper[p] = tuple(beta)
+    return new
+
+
+def _starts(N, c, points, rng):
+    """For each critical point x of the first step not on a first-layer hyperplane: h = N x + c with the negative
+    coordinates replaced by small positive ones, and the coordinates that were positive."""
+    out = []
+    for x in points:
+        z = [sum(a * v for a, v in zip(row, x)) + ci for row, ci in zip(N, c)]
+        small = Fraction(1, 2**12) * min([v for v in z if v > 0] or [1])
+        out.append(([v if v > 0 else small * Fraction(64 + int(rng.integers(0, 64)), 64) for v in z],
+                    {l for l, v in enumerate(z) if v > 0}, [max(v, 0) for v in z]))
+    return out
+
+
+def second_layer(h_oracle: MappedOracle, hyper: dict, starts, rng: np.random.Generator, *, chords: int = 0,
+                 progress=None) -> int:
+    """Add to ``hyper`` (p -> coefficients) the hyperplanes of G met on a chord through each start whose point is
+    on no hyperplane found yet, then on ``chords`` random chords (module docstring, step 3); the chords drawn."""
+    k, n = h_oracle.d, 0
+    starts = list(starts)
+    while starts or chords > 0:
+        if starts:
+            h0, on, h = starts.pop()
+            if any(sum(a * v for a, v in zip(p, h)) + p[-1] == 0 for p in hyper):
+                continue  # on a hyperplane found already
+            line, lo, hi = _chord(h0, rng, on)
+        else:
+            line, lo, hi = _ray(k, rng)
+            chords -= 1
+        n += 1
+        found = kinks(h_oracle, line, lo=lo, hi=hi)
+        _merge(hyper, region_jacobians(h_oracle, line, found, lo=lo, hi=hi))
+        if progress:
+            progress(f"extract: chord {n}: {len(found)} kinks, {len(hyper)} second-layer hyperplanes, "
+                     f"{h_oracle.queries} queries")
+    return n
+
+
+def _form(h_oracle: MappedOracle, hyper: dict, rng: np.random.Generator) -> CanonicalForm:
+    """G's canonical form: the hyperplanes found, and the affine part from one Jacobian (probes checked against
+    every hyperplane found) at a random point of the orthant."""
+    k = h_oracle.d
+    items = sorted(hyper.items())
+    h0 = [Fraction(int(v), 64) for v in rng.integers(1, 257, size=k)]
+    y0 = h_oracle([h0])[0]
+    planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in items]
+    step = Fraction(1, 2**20)
+    while (smaller := _safe_step(planes, h0, step)) is not None:
+        step = smaller
+    A, offset = _affine(items, jacobian(h_oracle, h0, y0, step), h0, y0, k, h_oracle.m)
+    return CanonicalForm(1, k, h_oracle.m, tuple((p, b) for p, b in items if any(b)), tuple(tuple(r) for r in A), (),
+                         tuple(offset))
+
+
+def _compose(N, c, form: CanonicalForm) -> Network:
+    """The first layer (N, c) under G's network (:func:`network_from_form`)."""
+    top, _, _ = network_from_form(form)
+    return Network.from_layers([(N, c), (top.layers[0].W.to_fractions(), top.layers[0].b_fractions()),
+                                (top.layers[1].W.to_fractions(), top.layers[1].b_fractions())])
+
+
+def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator):
+    """A random dyadic point where ``net`` and the oracle differ, or None (``count`` queries)."""
+    points = [[Fraction(int(v), 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
+    want = net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], count, oracle.d)).to_fractions()
+    return next((x for x, a, b in zip(points, oracle(points), want) if a != b), None)
+
+
+def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 12, width: int | None = None,
+                      chords: int = 16, fresh: int = 512, rounds: int = 4, progress=None) -> tuple[Network, dict]:
+    """The deep network (three affine layers) and the evidence (module docstring, steps 1-4; the fresh queries of
+    step 4 are asked here: a point where the network differs seeds a new line and more chords, up to ``rounds``)."""
+    q0 = oracle.queries
+    planes, counts, seen = first_layer(oracle, rng, lines, width, progress)
+    q1 = oracle.queries
+    N, c, R = orient(planes, seen)
+    points = [x for x, *_ in seen if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
+    h_oracle, hyper = MappedOracle(oracle, R, c), {}
+    n = second_layer(h_oracle, hyper, _starts(N, c, points, rng), rng, chords=chords, progress=progress)
+    for attempt in range(rounds + 1):
+        form = _form(h_oracle, hyper, rng)
+        net = _compose(N, c, form)
+        bad = _differs(oracle, net, fresh, rng)
+        if bad is None:
+            break
+        if attempt == rounds:
+            raise AssumptionViolated(f"the network found differs from the oracle at a fresh query after {rounds} more "
+                                     "lines: the oracle is not a network with two hidden layers of this form (deeper, "
+                                     "or a second-layer neuron never met)",
+                                     evidence={"point": [str(v) for v in bad]})
+        line = Line(bad, random_line(oracle.d, rng).q)
+        more = [line.at(kink.t) for kink in kinks(oracle, line)]
+        more = [x for x in more if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
+        n += second_layer(h_oracle, hyper, _starts(N, c, more, rng), rng, chords=chords, progress=progress)
+    evidence = {"form": form, "first_layer": len(N), "second_layer_hyperplanes": len(hyper), "chords": n,
+                "lines": lines, "rounds": attempt, "queries_lines": q1 - q0, "queries_second": oracle.queries - q1,
+                "line_counts": sorted(counts.values(), reverse=True)}
+    return net, evidence
