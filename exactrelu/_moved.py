@@ -138,7 +138,8 @@ def moved_names(module: str, names: dict[str, str]):
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
     ...     getattr_("old").__name__, str(seen[0].message)
-    ('InvalidInput', 'exactrelu.demo.old moved to exactrelu.errors.InvalidInput; the old name will be removed in a later release')
+    ('InvalidInput',
+     'exactrelu.demo.old moved to exactrelu.errors.InvalidInput; the old name will be removed in a later release')
     """
     MOVED_NAMES[module] = names
 

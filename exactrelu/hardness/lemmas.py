@@ -45,7 +45,8 @@ from ..decide.search.tree import case_system, enumerate_leaves
 from .nae_to_relu import NaeToRelu
 from ..exact.rationals import format_rational
 
-__all__ = ["realizations", "prove_gadget", "prove_gadget_unknown_u", "prove_clause_lemma", "prove_cnf_to_nae", "prove_all"]
+__all__ = ["realizations", "prove_gadget", "prove_gadget_unknown_u", "prove_clause_lemma", "prove_cnf_to_nae",
+           "prove_all"]
 
 #: the old (UK) spelling, kept for one release with a DeprecationWarning (issue 35: US spelling)
 __getattr__ = moved_names(__name__, {"realisations": f"{__name__}:realizations"})
@@ -88,7 +89,8 @@ def realizations(instance: Instance, U) -> dict:
             _refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
             closed += 1
     assert not stack, "the case tree does not cover every pattern"
-    sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)
+    sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves},
+                  key=lambda t: [Fraction(x) for x in t], reverse=True)
     return {"solutions": [list(t) for t in sols], "closed_leaves": closed, "open_leaves": len(open_leaves),
             "tree": tree, "instance_sha256": instance_sha256(instance)}
 
@@ -113,7 +115,8 @@ def prove_gadget_unknown_u() -> dict:
         if u == (1, 1):
             continue
         res = decide(inst, U=[list(u)])
-        refuted[str(list(u))] = res.status == "not-realizable" and verify(res.certificate, inst).startswith("not-realizable")
+        refuted[str(list(u))] = (res.status == "not-realizable"
+                                 and verify(res.certificate, inst).startswith("not-realizable"))
     res = decide(inst)  # and unknown U overall is realizable, by u = (1, 1) only
     return {"lemma": "gadget-unknown-u", "refuted": refuted, "unknown_u_realisation": res.network.U.to_strings(),
             "proved": all(refuted.values()) and res.network.U.to_strings() == [["1", "1"]]}
@@ -144,10 +147,12 @@ def prove_clause_lemma(all_clauses: bool = False) -> dict:
                 s = [1 if v else -1 for v in a]
                 expect.add(tuple(str(x) for x in s + [-x for x in s]))
         ok = {tuple(s) for s in r["solutions"]} == expect
-        rows.append({"clause": list(clause), "solutions": len(r["solutions"]), "closed_leaves": r["closed_leaves"], "proved": ok})
+        rows.append({"clause": list(clause), "solutions": len(r["solutions"]), "closed_leaves": r["closed_leaves"],
+                     "proved": ok})
     # the label of a clause point under V = [s, -s] is |s1 + s2 + s3|, 1 iff not all equal
     label_ok = all((abs(sum(s)) == 1) == (len(set(s)) == 2) for s in itertools.product((-1, 1), repeat=3))
-    return {"lemma": "clause", "cases": rows, "label_identity": label_ok, "proved": label_ok and all(r["proved"] for r in rows)}
+    return {"lemma": "clause", "cases": rows, "label_identity": label_ok,
+            "proved": label_ok and all(r["proved"] for r in rows)}
 
 
 def prove_cnf_to_nae(max_width: int = 5) -> dict:

@@ -87,7 +87,8 @@ class NaeToRelu(Reduction):
         n, d = len(rows), problem.num_vars
         X = QMatrix(flint.fmpz_mat(n, d, [x for r in rows for x in r]), 1)
         Y = QMatrix(flint.fmpz_mat(n, 1, [1] * n), 1)
-        inst = Instance(X, Y, RELU, None, meta={"reduction": "NaeToRelu", "num_vars": d, "num_clauses": len(problem.clauses)})
+        meta = {"reduction": "NaeToRelu", "num_vars": d, "num_clauses": len(problem.clauses)}
+        inst = Instance(X, Y, RELU, None, meta=meta)
         return inst, NaeToReluData(problem, inst)
 
     def lift(self, solution, inverse_data: NaeToReluData) -> Network:
@@ -108,7 +109,8 @@ class NaeToRelu(Reduction):
         if not isinstance(solution, Network):
             raise InvalidInput("decode needs a Network (exact weights U, V)")
         if solution.m != 1 or solution.k != 2 or solution.d != inst.d:
-            raise InvalidInput(f"weights of shape U {solution.U.shape}, V {solution.V.shape}; this reduction has m = 1, k = 2, d = {inst.d}")
+            raise InvalidInput(f"weights of shape U {solution.U.shape}, V {solution.V.shape}; this reduction has "
+                               f"m = 1, k = 2, d = {inst.d}")
         if solution.activation != RELU:
             raise InvalidInput("the reduction's instances use the ReLU activation")
         if solution.evaluate_exact(inst.inputs) != inst.labels:

@@ -30,7 +30,8 @@ __all__ = ["Node", "Tensor", "Graph", "parse_model", "parse_tensor", "tensor_arr
 DTYPES = {1: ("float32", "<f4", 4, "f32"), 2: ("uint8", "u1", 5, "varint"), 3: ("int8", "i1", 5, "varint"),
           4: ("uint16", "<u2", 5, "varint"), 5: ("int16", "<i2", 5, "varint"), 6: ("int32", "<i4", 5, "varint"),
           7: ("int64", "<i8", 7, "varint"), 10: ("float16", "<f2", 5, "varint"), 11: ("float64", "<f8", 10, "f64"),
-          12: ("uint32", "<u4", 11, "varint"), 13: ("uint64", "<u8", 11, "varint"), 16: ("bfloat16", "<u2", 5, "varint")}
+          12: ("uint32", "<u4", 11, "varint"), 13: ("uint64", "<u8", 11, "varint"),
+          16: ("bfloat16", "<u2", 5, "varint")}
 
 
 @dataclass

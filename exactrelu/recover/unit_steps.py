@@ -80,9 +80,10 @@ def kernel_from_order(B, BT, order, k, source):
         while pos < len(order) and not any(K[int(order[pos])]):
             pos += 1
         if pos >= len(order):
-            return {"source": source, "reason": f"the row-span vectors vanishing on every confidently inactive sample form a "
-                    f"{len(kern)}-dimensional space: inputs not in general position for this unit", "zeros": Z,
-                    "nullity": len(kern)}
+            return {"source": source,
+                    "reason": f"the row-span vectors vanishing on every confidently inactive sample form a "
+                              f"{len(kern)}-dimensional space: inputs not in general position for this unit",
+                    "zeros": Z, "nullity": len(kern)}
         Z.append(int(order[pos]))
         pos += 1
 

@@ -120,7 +120,8 @@ def _axis(varying: list[str], first: str, second: str) -> str | None:
     return None
 
 
-_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
+_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n",
+           "vars": "variables of the formula", "density": "clauses per variable",
            "clauses": "clauses", "d": "input dimension d", "k": "hidden units k"}
 
 

@@ -62,12 +62,15 @@ def enumerate_units(X: QMatrix, B, r: int, units: list, reports: list, opt: Enum
             certs = decided.certificates
             if decided.status == "infeasible":
                 reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it "
+                                             "(Farkas vector)", certs))
             elif _rank([u.c for u in units] + [ray.c]) > len(units):
                 units.append(Unit(ray.c, decided.point))
-                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realizable; independent of the units so far", certs))
+                reports.append(PatternReport(ray.support, "extreme-ray", "unit",
+                                             "realizable; independent of the units so far", certs))
             else:
-                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realizable; in the span of the units so far", certs))
+                reports.append(PatternReport(ray.support, "extreme-ray", "in-span",
+                                             "realizable; in the span of the units so far", certs))
             if len(units) == r:
                 break
     finally:
@@ -99,14 +102,16 @@ def _search_faces(X, B, rays, r, units, reports, opt: EnumerationOptions) -> Non
                 S, certs = decided.support, decided.certificates
                 if decided.unit:
                     units.append(decided.unit)
-                    final[S] = PatternReport(S, "face", "unit", "realizable row outside the span of the units so far", certs)
+                    final[S] = PatternReport(S, "face", "unit", "realizable row outside the span of the units so far",
+                                             certs)
                     changed = True
                     if len(units) == r:
                         break
                 else:
                     final[S] = PatternReport(S, "face", "refuted",
-                                             f"every realizable row of this face lies in the span of the {len(units)} units so far "
-                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+                                             f"every realizable row of this face lies in the span of the "
+                                             f"{len(units)} units so far (Farkas vectors for both signs of every "
+                                             "functional vanishing on that span)", certs)
         finally:
             decisions.close()  # stop the parallel decisions still in flight
     bar.close()

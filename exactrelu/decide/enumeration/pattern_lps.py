@@ -130,6 +130,6 @@ def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilato
                 lam = res.point[: len(members)]
                 c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
                 den = math.lcm(*(x.denominator for x in c))
-                return FaceDecision(tuple(S), Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]),
-                                    certs)
+                unit = Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]])
+                return FaceDecision(tuple(S), unit, certs)
     return FaceDecision(tuple(S), None, certs)

@@ -1,4 +1,5 @@
-"""The span refutation: "no k-unit ReLU network realizes these labels" when rank(labels) = k (the worst-case solver's "no").
+"""The span refutation: "no k-unit ReLU network realizes these labels" when rank(labels) = k (the worst-case
+solver's "no").
 
 Two certificates, both written by :mod:`exactrelu.certificates.claims.span` and verified by the
 independent checker (``trusted/span.py``, docs/certificates.md):
@@ -109,7 +110,8 @@ class _Search:
         its refutation uses, or a Realizable row."""
         self.nodes += 1
         if self.nodes % 256 == 1:
-            self.deadline.check(lambda: f"{self.nodes} nodes, {self.lps} exact LPs of the span refutation (s = {self.s})")
+            self.deadline.check(lambda: f"{self.nodes} nodes, {self.lps} exact LPs of the span refutation "
+                                        f"(s = {self.s})")
             if self.progress is not None:
                 self.progress(f"span refutation (a . c = {self.s:+d}): {self.nodes} nodes, {self.lps} exact LPs")
         if point is None or not (depth == 0 or self._holds(point, depth - 1, self.dec[depth - 1])):

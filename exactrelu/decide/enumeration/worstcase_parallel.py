@@ -1,6 +1,7 @@
 """The worst-case solver's pattern decisions, in order, computed on a ``concurrent.futures`` executor.
 
-Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.enumeration.pattern_lps.unit_lp`),
+Each extreme ray of the cone is decided by one small exact LP
+(:func:`exactrelu.decide.enumeration.pattern_lps.unit_lp`),
 each higher face by a few (:func:`exactrelu.decide.enumeration.pattern_lps.face_decision`, against the functionals
 vanishing on the units found so far). :func:`ray_decisions` and :func:`face_decisions` send chunks of
 patterns to the executor as plain values (the inputs as integer rows and one denominator; rays as

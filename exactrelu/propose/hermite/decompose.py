@@ -109,7 +109,8 @@ def jennrich_pencil(T: np.ndarray, k: int, rng: np.random.Generator, reference=N
     return cands[0][1], len(cands)
 
 
-def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 200, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
+def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 200,
+           tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
     """ALS for T[a, b, s] ~ sum_i A[a, i] B[b, i] C[s, i] from A = B = B0; returns (B symmetrized, C, sweeps).
 
     Each sweep solves the three linear least-squares problems in closed form (normal equations

@@ -141,7 +141,8 @@ def contraction(X: np.ndarray, y: np.ndarray, t: int, vectors: list[np.ndarray])
             v, w = vectors
             s, r = Xb @ v, Xb @ w
             ysr = yb * s * r
-            # He4(x)(., ., v, w) = x x^T (sr - v.w) - I (sr - v.w) - (v x^T + x v^T) r - (w x^T + x w^T) s + v w^T + w v^T
+            # He4(x)(., ., v, w) = x x^T (sr - v.w) - I (sr - v.w) - (v x^T + x v^T) r - (w x^T + x w^T) s
+            #                      + v w^T + w v^T
             c = ysr - yb * float(v @ w)
             out += (Xb * c[:, None]).T @ Xb - c.sum() * I
             a = (yb * r) @ Xb
