@@ -3,14 +3,18 @@
     python benchmarks/bench_scale.py                       # (50,10,10,2e4), (200,20,20,2e4), (100,50,50,1e5)
     python benchmarks/bench_scale.py --sizes 200,20,20,20000
     python benchmarks/bench_scale.py --workers 2           # also the check in 2 forked workers
+    python benchmarks/bench_scale.py --reference           # the library's own check by the reference checker
     python benchmarks/bench_scale.py --torch --fit         # PyTorch beside each size, and the noisy fit at n = 10^6
     python benchmarks/bench_scale.py --stream 10000000     # (20,5,5,n) from an .npz: recover + check, two processes
 
 For each (d, k, m, n): a planted Gaussian instance (integer weights, float64 inputs taken exactly), exactrelu's
 ``recover`` from the float64 inputs and exact labels (proposal, exact phase, certificate, independent check,
-timed by the library), then the same certificate checked again by the independent checker in one process
-(streaming blocks) and with ``--workers``. Each size runs in a fresh process: its peak resident memory
-(``ru_maxrss``) is that size's alone. Prints a table and writes benchmarks/results/bench_scale.json.
+timed by the library: the fast checker, or with ``--reference`` the standard-library one), then the same certificate
+checked again, as the library's own check hands it over, by the fast checker and by the reference on 1, 2 and all
+usable cores (``--workers`` sets the middle count): wall and CPU (this process and its forked workers), and the
+machine's runnable tasks before each size (``/proc/loadavg``: the machine may be shared). Each size runs in a fresh
+process: its peak resident memory (``ru_maxrss``) is that size's alone. Prints a table and writes
+benchmarks/results/bench_scale.json.
 
 ``--torch``: PyTorch on the same instance in its own process, right after ours (bench_proposers.torch_train: Adam,
 then L-BFGS to relative error 1e-12, capped by ``--torch-cap`` seconds, one thread), and the ratio of the walls.
@@ -39,8 +43,6 @@ FIT_SIZE = (10, 3, 5, 1_000_000)  # bench_noisy.py's (10, 3, 5) at n = 10^6, whe
 
 def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
     """Run one size in this process; the row of the table."""
-    from exactrelu.certificates import checker
-    from exactrelu.instances.checker_view import checker_instance
     from exactrelu.instances import planted
     from exactrelu.recover import recover
 
@@ -48,6 +50,7 @@ def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
     inst = planted(d=d, k=k, m=m, n=n, seed=1)
     floats = inst.float_inputs()
     t_make = time.perf_counter() - t0
+    load = _load()
     t0, c0 = time.perf_counter(), time.process_time()
     res = recover(floats, inst.labels, k=k, init="auto", random_state=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -56,18 +59,48 @@ def one(d: int, k: int, m: int, n: int, workers: int) -> dict:
     exact = sum(T.get(p, 0.0) for p in ("conversion", "rank", "units", "hidden", "output"))
     row = {"size": [d, k, m, n], "wall": wall, "cpu": cpu, "instance_s": t_make, "proposal": T.get("proposal", 0.0),
            "exact_phase": exact, "certificate": T.get("certificate", 0.0), "check": T.get("independent_check", 0.0),
-           "timings": T}
+           "timings": T, "load_before": load, "checker": os.environ.get("EXACTRELU_CHECKER", "fast")}
     row["check_share"] = row["check"] / wall
-    data = checker_instance(inst)
-    t0, c0 = time.perf_counter(), time.process_time()
-    checker.check(res.certificate, dict(data))
-    row["recheck_1"] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
-    if workers > 1:
-        t0 = time.perf_counter()
-        checker.check_parallel(res.certificate, dict(data), workers)
-        row[f"recheck_{workers}"] = {"wall": time.perf_counter() - t0}
+    row["rechecks"] = rechecks(res.certificate, res.instance if hasattr(res, "instance") else inst, workers)
+    row["recheck_1"] = row["rechecks"]["reference 1"]
     row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return row
+
+
+def _load() -> str:
+    """The machine's load as /proc/loadavg states it (1, 5, 15-minute averages, runnable/total tasks)."""
+    try:
+        return Path("/proc/loadavg").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def rechecks(cert: dict, inst, workers: int) -> dict:
+    """The certificate checked again, as the library's own check hands the instance over, by the fast checker and by
+    the reference, on 1, ``workers`` and all usable cores: {"fast 1": {"wall", "cpu"}, ...}; CPU seconds count this
+    process and the forked workers (reaped when their pool closes)."""
+    from exactrelu import blas
+    from exactrelu.certificates import checker, fast
+    from exactrelu.instances.checker_view import checker_instance, fast_instance
+    from exactrelu.parallel import usable_cores
+
+    counts = sorted({1, workers, usable_cores()})
+    out = {}
+    for name in ("fast", "reference"):
+        for w in counts:
+            data = fast_instance(inst) if name == "fast" else checker_instance(inst)
+            t0, c0 = time.perf_counter(), _cpu()
+            with blas.fixed_threads(1 if w > 1 or name == "fast" else None):
+                verdict = (fast.check(cert, data, w) if name == "fast" else
+                           checker.check_parallel(cert, data, w) if w > 1 else checker.check(cert, data))
+            out[f"{name} {w}"] = {"wall": time.perf_counter() - t0, "cpu": _cpu() - c0, "verdict": verdict}
+    assert len({r["verdict"] for r in out.values()}) == 1, out
+    return out
+
+
+def _cpu() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def noisy_floats(d: int, k: int, m: int, n: int, sigma: float = 0.05, seed: int = 1):
@@ -219,16 +252,18 @@ def stream_row(n: int, workdir: str | None = None) -> dict:
 
 def print_row(r: dict, workers: int) -> None:
     d, k, m, n = r["size"]
-    par = f" | {r[f'recheck_{workers}']['wall']:.2f}" if workers > 1 and f"recheck_{workers}" in r else ""
+    checks = " | ".join(f"{v['wall']:.2f} ({v['cpu']:.2f})" for v in r["rechecks"].values())
     print(f"| ({d},{k},{m},{n}) | {r['wall']:.2f} | {r['proposal']:.2f} | {r['exact_phase']:.2f} | "
-          f"{r['certificate']:.2f} | {r['check']:.2f} ({100 * r['check_share']:.0f}%) | "
-          f"{r['recheck_1']['wall']:.2f} (cpu {r['recheck_1']['cpu']:.2f}){par} | {r['peak_rss_mb']:.0f} |", flush=True)
+          f"{r['certificate']:.2f} | {r['check']:.2f} ({100 * r['check_share']:.0f}%, {r['checker']}) | {checks} | "
+          f"{r['peak_rss_mb']:.0f} | {r['load_before']} |", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="*", help="d,k,m,n (default: the three sizes above; none with --only-fit)")
-    ap.add_argument("--workers", type=int, default=2, help="processes for the second re-check (default 2)")
+    ap.add_argument("--workers", type=int, default=2, help="processes for the middle re-checks (default 2)")
+    ap.add_argument("--reference", action="store_true", help="the library's own check by the reference checker "
+                    "(EXACTRELU_CHECKER=reference in the size's process)")
     ap.add_argument("--torch", action="store_true", help="PyTorch beside each size, in its own process")
     ap.add_argument("--torch-cap", type=float, default=300.0, help="PyTorch's time cap per size, seconds (default 300)")
     ap.add_argument("--fit", action="store_true", help="also the noisy fit at (10, 3, 5, 10^6)")
@@ -265,14 +300,19 @@ def main() -> None:
         print(json.dumps(one_torch(*map(int, args.one_torch.split(",")), args.torch_cap)))
         return
     sizes = [tuple(map(int, s.split(","))) for s in args.sizes] if args.sizes else ([] if args.only_fit else SIZES)
-    par = f" | re-check, {args.workers} workers s" if args.workers > 1 else ""
-    print(f"| (d,k,m,n) | end to end s | proposal s | exact phase s | certificate s | independent check s (share) "
-          f"| re-check, 1 process s{par} | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|" + ("---|" if args.workers > 1 else "") + "---|")
+    from exactrelu.parallel import usable_cores
+
+    counts = sorted({1, args.workers, usable_cores()})
+    heads = " | ".join(f"{name} {w} s (CPU)" for name in ("fast", "reference") for w in counts)
+    print(f"| (d,k,m,n) | end to end s | proposal s | exact phase s | certificate s | independent check s (share, "
+          f"checker) | {heads} | peak RSS MB | load before |")
+    print("|---|---|---|---|---|---|" + "---|" * (2 * len(counts)) + "---|---|")
     rows = []
     for size in sizes:
         d, k, m, n = size
         env = dict(os.environ)  # the default limits (issue 34: the benchmark sizes need no variable)
+        if args.reference:
+            env["EXACTRELU_CHECKER"] = "reference"
         row = _subprocess_row("--one", size, ["--workers", str(args.workers)], env)
         if isinstance(row, str):
             print(f"| {size} | failed: {row[:100]} |", flush=True)

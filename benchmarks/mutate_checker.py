@@ -25,9 +25,13 @@ Each mutant is written into a copy of the package and the tests run in a fresh i
 ``pytest -x`` (stop at the first failure) and a timeout (a mutant that loops forever counts as
 killed). Results go to results/mutate_checker.json; the survivors are listed with their line.
 
+The fast checker (``exactrelu/certificates/fast/``, ``--fast``) is mutated the same way, against its own tests (the
+agreement with the reference on the corpus and on tampered certificates, and its arithmetic against Python integers).
+
 Usage::
 
     python benchmarks/mutate_checker.py                       # every file, every mutant (long)
+    python benchmarks/mutate_checker.py --fast --sample 40    # the fast checker's files, 40 mutants each
     python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
 """
@@ -99,6 +103,13 @@ TESTS = {
                             "tests/recover/test_streaming.py"] + _ALL,
     "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
+
+#: the fast checker's files and their tests (agreement with the reference first: it kills most mutants)
+_F = [_C + "test_fast_checker.py", _C + "test_fast_checker_handoff.py", _C + "test_fast_arithmetic.py",
+      _C + "test_verify_workers.py"]
+FAST_FILES = ("fast/__init__.py", "fast/blocks.py", "fast/limbs.py", "fast/network.py", "fast/numbers.py",
+              "fast/sources.py")
+TESTS.update({name: _F for name in FAST_FILES})
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's
 #: command-line tests stay in: they call main() in-process and pin its exit codes and help text)
@@ -308,6 +319,8 @@ def show(path: Path) -> None:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", nargs="*", help="trusted files (as in checker.TRUSTED_FILES); default all")
+    ap.add_argument("--fast", action="store_true",
+                    help="the fast checker's files (default out: results/mutate_fast.json)")
     ap.add_argument("--sample", type=int, help="at most this many mutants per file, drawn at random")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kinds", help="only these kinds of mutant, comma-separated prefixes (delete,if-true,varswap,...)")
@@ -318,15 +331,16 @@ def main():
     ap.add_argument("--rerun", action="store_true",
                     help="test again only the survivors recorded in --out (after adding tests), updating the scores")
     ap.add_argument("--show", action="store_true", help="print the diff of every survivor recorded in --out and exit")
-    ap.add_argument("--out", default=str(HERE / "results" / "mutate_checker.json"))
+    ap.add_argument("--out")
     args = ap.parse_args()
+    args.out = args.out or str(HERE / "results" / ("mutate_fast.json" if args.fast else "mutate_checker.json"))
     if args.show:
         show(Path(args.out))
         return
     sys.path.insert(0, str(ROOT))
     from exactrelu.certificates.checker import TRUSTED_FILES
 
-    files = args.files or list(TRUSTED_FILES)
+    files = args.files or list(FAST_FILES if args.fast else TRUSTED_FILES)
     rng = random.Random(args.seed)
     results = {}
     for name in files:

@@ -3,10 +3,11 @@ one text computed ahead in a forked child.
 
 Runtime machinery, below everything that uses it (it imports only :mod:`exactrelu.errors`):
 
-* :func:`usable_cores` and :func:`idle_core` (the runnable tasks of ``/proc/loadavg`` less this process's own
-  running threads, ``/proc/self/task/*/stat``; elsewhere the load average);
-* :func:`check_workers`: how many forked processes the independent check of an instance of so many entries takes
-  (``EXACTRELU_CHECK_WORKERS``, :data:`PARALLEL_CHECK_ENTRIES`; never inside a daemon or beside other threads);
+* :func:`usable_cores`, :func:`idle_cores` and :func:`idle_core` (the runnable tasks of ``/proc/loadavg`` less this
+  process's own running threads, ``/proc/self/task/*/stat``; elsewhere the load average);
+* :func:`check_workers`: how many forked processes the independent check of an instance of so many entries takes:
+  every idle core (``EXACTRELU_CHECK_WORKERS``, :data:`PARALLEL_CHECK_ENTRIES`; never inside a daemon or beside
+  other threads);
 * :func:`start` forks a child that runs ``compute(arg)`` on its copy of the memory and writes the returned text to a
   pipe; :meth:`Ahead.result` waits for it and returns the text, or None when the child failed in any way (an
   exception, a signal, a text that does not pass ``valid``). :meth:`Ahead.cancel` kills the child (SIGKILL) and
@@ -32,10 +33,12 @@ from typing import Any, Callable
 
 from .validation import check_integer
 
-__all__ = ["usable_cores", "idle_core", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start", "NICE"]
+__all__ = ["usable_cores", "idle_core", "idle_cores", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start",
+           "NICE"]
 
-#: Instances of at least this many entries n (d + m) are checked in forked workers when cores are free
-#: (benchmarks/README.md: at (200,20,20,2e4), unloaded, the check took 7.2 s in one process, 4.1 s on 2 workers)
+#: Instances of at least this many entries n (d + m) are checked in forked workers when cores are idle
+#: (benchmarks/README.md: at (200,20,20,2e4), unloaded, the reference check took 7.2 s in one process, 4.1 s on 2
+#: workers; the fast checker's blocks of 2^18 numbers give two workers five blocks to share at this size)
 PARALLEL_CHECK_ENTRIES = 1_000_000
 
 
@@ -46,8 +49,8 @@ def usable_cores() -> int:
 
 def check_workers(entries: int) -> int:
     """How many processes the independent check of an instance of ``entries`` numbers n (d + m) takes:
-    ``EXACTRELU_CHECK_WORKERS`` when set, else 2 for at least :data:`PARALLEL_CHECK_ENTRIES` entries on a machine
-    with two free cores, else 1.
+    ``EXACTRELU_CHECK_WORKERS`` when set, else every idle core (:func:`idle_cores`) for at least
+    :data:`PARALLEL_CHECK_ENTRIES` entries, else 1.
 
     Never more than one in a daemonic process (a pool worker may not fork children), or while other Python threads
     run (a fork copies their held locks); the verdict is the same either way (the checker combines the ranges).
@@ -63,10 +66,29 @@ def check_workers(entries: int) -> int:
         workers = check_integer(int(asked) if asked.isascii() and asked.isdigit() and len(asked) < 20 else asked,
                                 "EXACTRELU_CHECK_WORKERS", minimum=1, maximum=64)
     else:
-        workers = 2 if entries >= PARALLEL_CHECK_ENTRIES and usable_cores() >= 2 else 1
+        workers = idle_cores() if entries >= PARALLEL_CHECK_ENTRIES and usable_cores() >= 2 else 1
     if workers > 1 and (multiprocessing.current_process().daemon or threading.active_count() > 1):
         return 1
     return workers
+
+
+def idle_cores() -> int:
+    """The cores idle now, the one this process runs on included (at least 1): the usable cores less the tasks
+    runnable beside this process (the largest of three readings of ``/proc/loadavg``, as :func:`idle_core`);
+    elsewhere the usable cores less the one-minute load average.
+
+    >>> 1 <= idle_cores() <= usable_cores()
+    True
+    """
+    cores = usable_cores()
+    try:
+        others = max(_runnable() for _ in range(3) if time.sleep(0.01) is None) - 1
+    except (OSError, ValueError, IndexError):
+        try:
+            others = int(os.getloadavg()[0])
+        except OSError:  # pragma: no cover - no load average on this platform
+            return 1
+    return max(1, min(cores, cores - others))
 
 
 def idle_core() -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
-from .. import parallel
+from .. import blas, parallel
 from .._moved import moved_names
 from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
@@ -233,14 +233,33 @@ def read_certificate(path: str | os.PathLike) -> dict:
     return obj
 
 
+def _checker() -> str:
+    """``EXACTRELU_CHECKER``: "fast" (the default) or "reference", the checker of the library's own check."""
+    name = os.environ.get("EXACTRELU_CHECKER", "fast").strip() or "fast"
+    if name not in ("fast", "reference"):
+        raise InvalidInput(f"EXACTRELU_CHECKER must be 'fast' or 'reference', not {name[:20]!r}")
+    return name
+
+
 def verify(cert: dict, instance: Instance) -> str:
-    """Run the independent checker; return its summary or raise CertificateInvalid."""
+    """Run the independent check; return its summary or raise CertificateInvalid.
+
+    The claims about one network on the instance (``realizes``, ``realizes-except``, ``residual``) are checked by the
+    fast exact checker (:mod:`exactrelu.certificates.fast`: NumPy, the float64 data handed over as held), every other
+    claim, and every claim when ``EXACTRELU_CHECKER=reference``, by the reference checker
+    (:mod:`exactrelu.certificates.checker`); large instances on every idle core
+    (:func:`exactrelu.parallel.check_workers`), the fast checker with one BLAS thread per process.
+    """
     # imported here, not at module level: ``python -m exactrelu.certificates.checker`` then runs a
     # module the package has not imported yet (runpy warns otherwise)
-    from . import checker
+    from . import checker, fast
 
     try:
         workers = parallel.check_workers(_entries(instance))
+        if isinstance(cert, dict) and cert.get("claim") in fast.CLAIMS and _checker() == "fast":
+            large = _entries(instance) >= parallel.PARALLEL_CHECK_ENTRIES  # (setting the threads costs ~4 ms)
+            with blas.fixed_threads(1 if large else None):  # small products: a second BLAS thread only spins
+                return fast.check(cert, checker_view.fast_instance(instance), workers)
         data = checker_view.checker_instance(instance)
         return checker.check_parallel(cert, data, workers) if workers > 1 else checker.check(cert, data)
     except checker.CheckFailed as exc:

@@ -1,26 +1,34 @@
-"""``exactrelu check``: a certificate verified by the independent checker, in one process, on workers, in ranges on a
-Dask cluster, or after upgrading an old DRUP certificate."""
+"""``exactrelu check``: a certificate verified by the independent checkers, in one process, on workers, in ranges on a
+Dask cluster, or after upgrading an old DRUP certificate.
+
+The claims about one network on an instance (``realizes``, ``realizes-except``, ``residual``) are checked by the fast
+exact checker (:mod:`exactrelu.certificates.fast`) unless ``--reference`` asks for the standard-library checker
+(:mod:`exactrelu.certificates.checker`, which checks every other claim); both give the same verdict."""
 
 from __future__ import annotations
 
 from ..errors import CertificateInvalid, InvalidInput
+from ..validation import positive_int_arg, scheduler_arg
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
-from ..validation import positive_int_arg, scheduler_arg
 
 
 def register_check(sub) -> None:
     """Add ``check`` to the sub-command parsers ``sub``."""
     p = sub.add_parser("check", help="verify a certificate with the independent checker (exit 0 valid, 1 invalid)",
-                       description="Verify a certificate with the independent standard-library checker.")
+                       description="Verify a certificate with the independent checkers: the fast exact checker (NumPy) "
+                       "for realizes, realizes-except and residual, the standard-library reference for every claim.")
     p.add_argument("certificate", help="the certificate file (JSON)")
     p.add_argument("instance", nargs="?", help="the instance the certificate is about (not needed for lp-* claims)")
     p.add_argument("--upgrade", metavar="NEW", help="rewrite the DRUP cases ('rup') of an old not-realizable certificate "
                    "with hints (untrusted), write the result to NEW, and check NEW")
     p.set_defaults(output_args=("upgrade",))  # an output, checked before the work, never taken for an input
+    p.add_argument("--reference", action="store_true", help="use the standard-library reference checker for every "
+                   "claim (the one the bundle and python -m exactrelu.certificates.checker run)")
     p.add_argument("--workers", type=positive_int_arg, metavar="N",
                    help="check the samples of realizes / realizes-except / residual "
-                   "in N processes, verdicts combined into one")
+                   "in N processes, verdicts combined into one (default: the fast checker takes every idle core of "
+                   "a large instance, the reference one process)")
     p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
                    help="check them range by range on this Dask scheduler "
                    "(pip install 'exactrelu[dask]')")
@@ -39,16 +47,36 @@ def cmd_check(args) -> int:
     workers = getattr(args, "workers", None)
     if workers is not None and not 1 <= workers <= 1024:
         raise InvalidInput(f"--workers needs a number of processes from 1 to 1024, not {workers}")
+    ranges = getattr(args, "scheduler", None) or getattr(args, "pieces", None)
+    used = "reference" if getattr(args, "reference", False) or ranges else "fast"
     try:
-        if getattr(args, "scheduler", None) or getattr(args, "pieces", None):
+        if ranges:
             summary = _check_in_ranges(args)
-        else:
+        elif used == "reference":
             summary = checker.check_files(args.certificate, args.instance, workers=workers or 1)
+        else:
+            summary = _check_fast(args.certificate, args.instance, workers)
     except checker.UnreadableInput as exc:
         raise InvalidInput(str(exc)) from None
     except (checker.CheckFailed, CertificateInvalid) as exc:
-        return emit(args, {"valid": False, "reason": str(exc)}, f"INVALID: {exc}", ok=False)
-    return emit(args, {"valid": True, "summary": summary, **_scope(args.certificate)}, f"VALID: {summary}")
+        return emit(args, {"valid": False, "reason": str(exc), "checker": used}, f"INVALID: {exc}", ok=False)
+    return emit(args, {"valid": True, "summary": summary, "checker": used, **_scope(args.certificate)},
+                f"VALID: {summary}")
+
+
+def _check_fast(cert_path: str, instance_path: str | None, workers: int | None) -> str:
+    """The fast checker on the files: ``workers`` processes, or every idle core for a large instance."""
+    from .. import blas, parallel
+    from ..certificates import checker, fast
+
+    cert = checker.read_certificate(cert_path)
+    instance = checker.load_instance(instance_path, parse=False) if instance_path is not None else None
+    entries = 0 if instance is None else len(instance["inputs"]) * (len(instance["inputs"][0]) +
+                                                                    len(instance["labels"][0]))
+    if workers is None:
+        workers = parallel.check_workers(entries)
+    with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):  # small products: one thread
+        return fast.check(cert, instance, workers, where=instance_path or "the instance")
 
 
 def _scope(path: str) -> dict:

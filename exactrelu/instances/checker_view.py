@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from .. import parallel
 from .instance import Instance
 
-__all__ = ["STREAM_ENTRIES", "BlockRows", "StringRows", "FloatRows", "streamed", "checker_instance"]
+__all__ = ["STREAM_ENTRIES", "BlockRows", "StringRows", "FloatRows", "DyadicRows", "streamed", "checker_instance",
+           "fast_instance"]
 
 #: Instances of more entries n (d + m) than this are written and checked in blocks of rows of text (never the
 #: whole text at once, which takes about 100 bytes per entry); smaller ones keep their text (cached, read twice).
@@ -63,6 +64,27 @@ class StringRows(BlockRows):
         return self.matrix.row_strings(start, stop)
 
 
+class DyadicRows(StringRows):
+    """The rows of an exact matrix ``num / 2^s`` for the fast checker: :meth:`dyadic_block` gives a block's numerators
+    (Python integers, row-major) and s, from FLINT's entries taken once here, before any worker is forked (their
+    text is made by the checker); sliced, the rows' canonical strings, as :class:`StringRows` (for the reference).
+
+    >>> from exactrelu.exact import QMatrix
+    >>> rows = DyadicRows(QMatrix.from_rows([["1/2", 3], [4, "-5/4"]]))
+    >>> rows.dyadic_block(1, 2), rows[0]
+    (([16, -5], 2), ['1/2', '3'])
+    """
+
+    def __init__(self, matrix) -> None:
+        super().__init__(matrix)
+        self.shift = int(matrix.den).bit_length() - 1
+        self.entries = matrix.num.entries()
+
+    def dyadic_block(self, start: int, stop: int) -> tuple[list[int], int]:
+        c = self.matrix.shape[1]
+        return list(map(int, self.entries[start * c:stop * c])), self.shift
+
+
 class FloatRows(BlockRows):
     """The rows of a float64 array as lists of Python floats, made block by block when sliced: what the checker
     reads from an .npz instance (it makes the canonical text of each float itself, ``float.as_integer_ratio``).
@@ -102,6 +124,32 @@ def checker_instance(instance: Instance) -> dict:
         if floats is not None:  # (as from an .npz), faster than reading text back even when the text is cached
             return FloatRows(floats[0])
         return strings() if key in instance._cache or not lazy else StringRows(matrix)
+
+    return {
+        "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),
+        "labels": rows(instance.labels, "_label_strings", instance.label_strings),
+        "activation": instance.activation.to_json() if instance.activation else None,
+    }
+
+
+def fast_instance(instance: Instance) -> dict:
+    """The instance as the fast checker (:mod:`exactrelu.certificates.fast`) reads it: a matrix of float64 values as
+    the array the library holds (no copy, no text), an exact one as its cached text, or as :class:`DyadicRows` (its
+    integers over a power of two), or as rows of canonical text made a block at a time (:class:`StringRows`).
+
+    >>> from exactrelu.instances import planted
+    >>> data = fast_instance(planted(d=3, k=2, m=2, n=40, seed=1))
+    >>> type(data["inputs"]).__name__, type(data["labels"]).__name__
+    ('ndarray', 'DyadicRows')
+    """
+    def rows(matrix, key, strings):
+        floats = matrix.float_source
+        if floats is not None:
+            return floats[0]
+        if key in instance._cache:
+            return strings()
+        den = int(matrix.den)
+        return DyadicRows(matrix) if den & (den - 1) == 0 else StringRows(matrix) if streamed(instance) else strings()
 
     return {
         "inputs": rows(instance.inputs, "_input_strings", instance.input_strings),

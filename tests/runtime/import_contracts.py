@@ -1,9 +1,10 @@
 """An import-linter contract type that the built-in ones lack: an allow-list.
 
 ``type = "allow_list"`` (registered in pyproject.toml under ``contract_types``): the ``source_modules`` (each with
-every module below it) import each other and the ``allowed_modules`` (top-level names, with their submodules), and
-nothing else. The trusted base's "standard library only" rule is stated this way: a deny-list of six packages let
-the seventh in (``import sympy`` in ``trusted/lp.py`` kept it), an allow-list names what may come in.
+every module below it) import each other and the ``allowed_modules`` (names such as ``json`` or
+``exactrelu.certificates.trusted``, each with its submodules), and nothing else. The trusted base's "standard
+library only" rule is stated this way: a deny-list of six packages let the seventh in (``import sympy`` in
+``trusted/lp.py`` kept it), an allow-list names what may come in.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class AllowListContract(Contract):
         broken = []
         for importer in sorted(sources):
             for imported in sorted(graph.find_modules_directly_imported_by(importer)):
-                if imported in sources or imported.split(".")[0] in allowed:
+                if imported in sources or any(imported == a or imported.startswith(a + ".") for a in allowed):
                     continue
                 details = graph.get_import_details(importer=importer, imported=imported)
                 broken.append((importer, imported, sorted({d["line_number"] for d in details})))

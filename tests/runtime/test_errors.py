@@ -19,8 +19,10 @@ from exactrelu.errors import (ExactReluError, InconsistentSystem, InvalidInput, 
                               RoundLimit, SearchLimit, TimeLimitExceeded)
 from exactrelu.exact.lp import feasible
 
-#: exceptions allowed outside errors.py: the trusted checker's own (it imports nothing of exactrelu)
-CHECKER = {"exactrelu.certificates.trusted.common": {"CheckFailed", "UnreadableInput"}}
+#: exceptions allowed outside errors.py: the checkers' own (they import nothing of exactrelu but the reference);
+#: FastDomain never leaves the fast checker (its rows go to the reference)
+CHECKER = {"exactrelu.certificates.trusted.common": {"CheckFailed", "UnreadableInput"},
+           "exactrelu.certificates.fast.limbs": {"FastDomain"}}
 
 
 def _modules():
