@@ -46,7 +46,7 @@ from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
 from ..propose.selfcheck import quiet
 from .views import InputProducts, RowView, augmented, float_view
-from .output_layer import certify, check_identifiable, solve_output, split_bias
+from .output_layer import certify, check_identifiable, solve_output_layer, split_bias
 from .lift import Lift, refine
 from .proposals import run_proposer
 from .request import RecoveryRequest
@@ -83,7 +83,7 @@ def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int 
     t0 = T.start()
     k, bias, act = req.k, req.bias, req.activation_for(inst)
     work = augmented(inst) if bias else inst
-    lift = Lift(work.d, act.degree, k, inst.n)
+    lift = Lift(work.d, act.degree, k, inst.n, offset=req.output_bias)
     Xf, Yf = float_view(work, act.degree)
     step = _ExactStep(work, inst, act, lift)
     T.add("conversion", t0)
@@ -91,10 +91,10 @@ def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int 
     search.max_starts = max_starts
     W, source = search.run()
     t0 = T.start()
-    Uq, Vq = step.output(W)
+    Uq, cq, Vq = step.output(W)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="linearized", proposer=source,
+    net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="linearized", proposer=source,
                                  random_state=req.random_state, check=req.check, timer=T)
     return RecoveryResult(net, cert, T.t, search.tries, source, step.rank(), [], summary, inst.n * inst.m,
                           route="linearized", attempts=search.log)
@@ -146,7 +146,8 @@ class _Search:
         V = None
         for _ in range(3):
             t0 = self.T.start()
-            g = GradientProposer(self.k, activation=self.act, random_state=seed, n_restarts=1, max_iter=20, init=V)
+            g = GradientProposer(self.k, activation=self.act, random_state=seed, n_restarts=1, max_iter=20, init=V,
+                                 offset=self.req.output_bias)
             with quiet():  # a polish of twenty steps; the exact phase judges it
                 V = g.fit(self.Xf, self.Yf).V_
             self.T.add("proposal", t0)
@@ -197,7 +198,8 @@ class _Search:
             f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearised route "
             f"({self.tries} gradient starts; best: {info['reason']}). The labels may be noisy or rounded, or the "
             f"network not of this form; try another init (e.g. init='hermite' for biased Gaussian data)."
-            + ("" if self.bias else " If the network has hidden biases, pass bias=True (--bias)."),
+            + ("" if self.bias and self.req.output_bias else " If the network has hidden biases or an output bias "
+               "(PyTorch's default Linear), pass bias=True (--bias)."),
             evidence=evidence)
 
 
@@ -244,12 +246,13 @@ class _ExactStep:
         self.last_W = W
         return W
 
-    def output(self, W: list[list[int]]) -> tuple[QMatrix, QMatrix]:
-        """(U, V) with U f(V X) == labels verified on every entry."""
+    def output(self, W: list[list[int]]) -> tuple[QMatrix, QMatrix | None, QMatrix]:
+        """(U, c, V) with U f(V X) + c == labels verified on every entry (c None without an output bias)."""
         if self._out is not None and self._out[0] == W:
             return self._out[1]
         F = self.act.apply_fmpz_mat(self.XT.times(W))
-        out = (solve_output(F, self.A, self.inst, self.act, int(self.work.inputs.den)), QMatrix(flint.fmpz_mat(W), 1))
+        U, c = solve_output_layer(F, self.A, self.inst, self.act, int(self.work.inputs.den), self.lift.offset)
+        out = (U, c, QMatrix(flint.fmpz_mat(W), 1))
         check_identifiable(F, out[0], self.lift.q)  # the labels hold; is this the only split?
         self._out = (W, out)
         return out
@@ -261,7 +264,7 @@ class _ExactStep:
 
     def _design_row(self, S, j: int) -> list[int]:
         f = self.lift.features(self.Xrows[j])
-        return [x if s else 0 for s in S[j] for x in f]
+        return [x if s else 0 for s in S[j] for x in f] + [1] * self.lift.offset
 
     def _independent(self, S, order) -> list[int]:
         P, n = self.lift.P, len(order)
@@ -280,7 +283,11 @@ class _ExactStep:
         q, P = self.lift.q, self.lift.P
         few = [i for i in range(self.lift.k) if counts[i] < q]
         same = [(i, j) for i in range(self.lift.k) for j in range(i) if np.array_equal(S[:, i], S[:, j])]
-        if few:
+        always = [i for i in range(self.lift.k) if counts[i] == S.shape[0]] if self.lift.offset else []
+        if always and self.work.d > self.inst.d:
+            why = (f"proposed unit {always[0]} is active on every sample: with hidden biases and an output bias its "
+                   "constant part and the output bias c are one unknown on the data, and cannot be told apart")
+        elif few:
             why = (f"proposed unit {few[0]} is active on {int(counts[few[0]])} samples, fewer than the {q} its weights "
                    f"need: not identifiable from these data")
         elif same:

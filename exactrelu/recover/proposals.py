@@ -6,7 +6,8 @@ use it to choose small exact systems, never to decide. ``init`` may be
 * a proposer name (:data:`exactrelu.propose.PROPOSERS`: ``"auto"``, ``"search"``, ``"gradient"``, ...);
   proposers that do not model biases are fitted on the inputs augmented by a constant 1, so that
   their rows are ``[V_i b_i]``; an estimator whose ``bias`` parameter exists is given ``bias=True``
-  and fitted on the inputs as they are;
+  and fitted on the inputs as they are; with an output bias, one whose ``offset`` parameter exists
+  (search, gradient, auto) is given ``offset=True``;
 * an estimator (scikit-learn style) exposing ``V_`` (k x d) and optionally ``b_`` (k) once fitted;
   it is fitted on the inputs as they are unless it already has ``V_`` (a ``V_`` with d + 1 columns
   is read as ``[V b]``);
@@ -131,6 +132,8 @@ def run_proposer(req: RecoveryRequest, act, Xf: np.ndarray, Yf: np.ndarray, D: i
     own = bias and hasattr(est, "bias")  # a proposer that models biases itself sees the inputs as they are
     if own and isinstance(init, str) and not est.bias:
         est.bias = True
+    if req.output_bias and isinstance(init, str) and hasattr(est, "offset"):
+        est.offset = True  # the labels may carry an output bias: the proposer's span holds the constant vector
     if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
         est.progress = progress
     if not hasattr(est, "V_"):

@@ -77,7 +77,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
                       add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
     """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module);
     ``bias`` is :func:`~exactrelu.recover.recover`'s (the model class of the subset's recovery, and so of the
-    certificate: every sample is then verified with the biases found).
+    certificate: every sample is then verified with the biases found; ``True``: hidden biases and an output bias).
 
     Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.

@@ -43,6 +43,7 @@ MODULES = [
     "exactrelu.theorems.moment_constants",
     "exactrelu.theorems.homogeneity_symmetry",
     "exactrelu.theorems.uniqueness_lemma",
+    "exactrelu.theorems.offset_uniqueness",
     "exactrelu.theorems.augmented_position",
     "exactrelu.theorems.sign_ambiguity",
     "exactrelu.theorems.hardness_gadget",

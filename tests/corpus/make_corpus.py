@@ -45,6 +45,7 @@ from exactrelu.exact.linalg import nonsingular_minor  # noqa: E402
 from exactrelu.exact.lp import feasible  # noqa: E402
 from exactrelu.instances import write_instance  # noqa: E402
 from exactrelu.network import Activation, Network  # noqa: E402
+from exactrelu.recover.views import with_ones  # noqa: E402
 
 
 class Corpus:
@@ -208,7 +209,8 @@ def _case_claims(c: Corpus, insts: dict) -> None:
     c.invalid("lrat-template-data", tampered(hinted, lambda x: _swap_template_instance(x["cases"][0])), inae,
               "INVALID", "a template instance moved onto other samples")
     c.invalid("lrat-model-output-bias", dict(hinted, model={"biases": False, "output_bias": True}), inae,
-              "does not exclude an output bias", "a hinted refutation stated to exclude an output bias")
+              "not 0 <= negative", "a hinted refutation stated to exclude an output bias: checked with c free, its "
+              "equations leave c")
     c.invalid("drup-retired", old_drup_certificate(hinted, nae), inae, "carries a DRUP proof ('rup')",
               "an honest DRUP certificate (before issue 26): refused, convert with exactrelu check --upgrade")
     c.invalid("drup-forged-issue-26", forged_drup_certificate(tiny), itiny, "carries a DRUP proof ('rup')",
@@ -237,7 +239,7 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
             "a non-zero 3 x 3 minor, k = 2; no model field (old meaning: hidden biases, no output bias)")
     k2 = not_realizable_certificate(ident, 1, *nonsingular_minor(ident.labels, 3))
     assert k2["model"] == {"biases": True, "output_bias": True}, "a (k+2)-minor excludes both"
-    c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with an output bias", "a non-zero 3 x 3 minor, k = 1")
+    c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with output bias", "a non-zero 3 x 3 minor, k = 1")
     c.invalid("rank-k+1-output-bias", dict(k1, model={"biases": True, "output_bias": True}), iid, "add one to the rank",
               "a (k+1)-minor stated to exclude an output bias")
     c.invalid("rank-singular", tampered(k1, lambda x: x["rank"]["samples"].__setitem__(2, x["rank"]["samples"][1])), iid,
@@ -252,7 +254,7 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
     assert "span" in span, "the solver answered without a span refutation"
     c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realisable hidden row",
             "rank k and a span refutation")
-    biased = solve_decision(insts["constant_column_free"], 1, bias=True)
+    biased = solve_decision(insts["constant_column_free"], 1, bias="hidden")
     assert "span" in biased.certificate and biased.instance is not None, "solve --bias answered without a span"
     c.valid("span-bias", biased.certificate, c.instance("grid_with_ones", biased.instance),
             "no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (40 samples",
@@ -272,6 +274,44 @@ _BASE = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 
 _SAME = Network.from_rows(U=[["3/2", -1, "1/2", -1, 1, 1, -1, -1, 1]],
                           V=[[2, 4], [0, 1], [2, 0], [1, 0], [-1, 0], [1, -1], [-1, 1], [1, -1], [-1, 1]],
                           b=[2, 0, 0, 0, 0, 0, 0, 3, -3], c=["7/2"])
+
+
+def _output_bias_claims(c: Corpus, insts: dict) -> None:
+    """Issue 33: refutations that cover an output bias c (the constant column of [labels | 1], c free in the LPs)."""
+    off = insts["offset"]
+    ioff = c.instance("offset", off)
+    wit = not_realizable_certificate(off, 1, *nonsingular_minor(with_ones(off.labels), 3))
+    assert wit["model"] == {"biases": True, "output_bias": True} and off.m in wit["rank"]["outputs"]
+    c.valid("rank-ones-column", wit, ioff, "with hidden biases and with output bias reproduces the labels",
+            "a non-zero 3 x 3 minor of [labels | 1] (its constant column m), k = 1: rank(labels) = 2 alone would not")
+    alone = not_realizable_certificate(off, 2, *nonsingular_minor(with_ones(off.labels), 3))
+    c.invalid("rank-ones-column-alone", alone, ioff, "rank witness has k + 1 or k + 2 rows",
+              "a (k+1) x (k+1) minor with the constant column and no span refutation (it excludes nothing)")
+    span = solve_decision(insts["offset_span"], 1, bias="output").certificate
+    isp = c.instance("offset_span", insts["offset_span"])
+    assert "span" in span and span["model"] == {"biases": False, "output_bias": True}
+    c.valid("span-output-bias", span, isp, "no 1-unit ReLU network without hidden biases and with output bias",
+            "a span refutation on [labels | 1]: the functional vanishes on the constant column")
+    where = span["rank"]["outputs"].index(insts["offset_span"].m)
+    c.invalid("span-output-bias-functional", tampered(span, lambda x: x["span"]["functional"].__setitem__(where, "1")),
+              isp, "must vanish on the constant column", "the functional made non-zero on the constant column")
+    unreal = decide(insts["unrealisable"], k=2, output_bias=True).certificate
+    assert unreal["model"] == {"biases": False, "output_bias": True}
+    iun = c.instance("unrealisable", insts["unrealisable"])
+    c.valid("lrat-output-bias", unreal, iun, "no 2-unit ReLU network without hidden biases and with output bias",
+            "the lazy engine with c free in every exact LP; the checker refutes with c")
+    c.invalid("lrat-output-bias-multiplier", tampered(unreal, lambda x: _first_eq_row(x).__setitem__(3, "1000")), iun,
+              "INVALID", "one multiplier of an equation (which carries c) changed")
+
+
+def _first_eq_row(cert):
+    """The first equation row of a lemma of the first case (hinted refutations)."""
+    for lemma in cert["cases"][0]["lemmas"]:
+        for node in lemma["tree"]:
+            for row in node.get("farkas", []):
+                if row[0] == "eq":
+                    return row
+    raise AssertionError("no equation row")  # pragma: no cover
 
 
 def _equivalence_claims(c: Corpus) -> None:
@@ -505,6 +545,7 @@ def build(root: Path) -> Corpus:
     _lp_claims(c)
     _case_claims(c, insts)
     _rank_claims(c, insts)
+    _output_bias_claims(c, insts)
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
     _deep_network_claims(c)

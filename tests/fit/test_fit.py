@@ -42,11 +42,11 @@ def test_projection_signs_choose_the_planted_sign(d, k, seed, flips):
 
 def independent_squared_error(net, inst) -> Fraction:
     """sum (prediction - label)^2 with Python Fractions, from the weights' rationals (no FLINT)."""
-    U, V, b = net.U.to_fractions(), net.V.to_fractions(), net.b_fractions()
+    U, V, b, c = net.U.to_fractions(), net.V.to_fractions(), net.b_fractions(), net.c_fractions()
     total = Fraction(0)
     for x, y in zip(inst.inputs.to_fractions(), inst.labels.to_fractions()):
         h = [max(sum(vi * xi for vi, xi in zip(row, x)) + bi, 0) for row, bi in zip(V, b)]
-        total += sum((sum(u * hi for u, hi in zip(urow, h)) - yr) ** 2 for urow, yr in zip(U, y))
+        total += sum((sum(u * hi for u, hi in zip(urow, h)) + cr - yr) ** 2 for urow, cr, yr in zip(U, c, y))
     return total
 
 
@@ -254,7 +254,7 @@ def test_certify_weights_on_float_rounded_labels_gives_a_residual_certificate(ca
     assert res.how == "residual of the given weights" and res.checked is None
     # weights with hidden biases (a fit with --bias): certified as given, or their residual; no recovery from them
     biased = planted(d=3, k=2, m=2, n=200, seed=1, bias=1.0, noise="gaussian:0.05")
-    fitted = fit(biased, 2, bias=True, method="gradient", certificate=False)
+    fitted = fit(biased, 2, bias="hidden", method="gradient", certificate=False)
     res = certify_weights(biased, fitted.network.U, fitted.network.V, b=fitted.network.b, residual_fallback=True)
     assert res.certificate["claim"] == "residual" and "b" in res.certificate
     assert Fraction(res.certificate["squared_error"]) == fitted.squared_error

@@ -320,7 +320,7 @@ def test_docs_recovery_examples_run(capsys):
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "recovery.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if not b.startswith(">>>")]  # doctests: test_docs
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, "docs/recovery.md", "exec"), {})
     out = capsys.readouterr().out
