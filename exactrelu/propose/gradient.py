@@ -141,7 +141,7 @@ class GradientProposal:
 
 
 def inner_output_weights(A: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray:
-    """U (m x k) minimising ``|A U^T - Y|^2`` with a Tikhonov term ``ridge * trace(A^T A) / k``."""
+    """U (m x k) minimizing ``|A U^T - Y|^2`` with a Tikhonov term ``ridge * trace(A^T A) / k``."""
     return _gram_output_weights(A.T @ A, A.T @ Y, A, Y, ridge)
 
 
@@ -219,7 +219,7 @@ class _Stop(Exception):
 class UnitPool:
     """The units that passed the float screen so far: directions ``v`` and kernel vectors ``y`` (unit norm).
 
-    ``Xn`` (the normalised rows of X) may be handed over when the caller has them already. ``dim`` is the
+    ``Xn`` (the normalized rows of X) may be handed over when the caller has them already. ``dim`` is the
     dimension of the span ``Q`` should have (k, or k + 1 with a constant column for an output bias).
     """
 
@@ -303,7 +303,7 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
     ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights, or
     (k - units in ``pool``, d) when a ``pool`` of units the caller screened already (on these X, Y) is given;
     ``progress`` gets a message every 0.2 s of L-BFGS steps (a time limit given as a progress callback,
-    :func:`exactrelu.deadline.with_deadline`, leaves the optimiser there).
+    :func:`exactrelu.deadline.with_deadline`, leaves the optimizer there).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((400, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)

@@ -32,7 +32,7 @@ def span_cert():
     return cert
 
 
-def test_a_wrong_functional_finds_a_realisable_row_instead_of_a_proof():
+def test_a_wrong_functional_finds_a_realizable_row_instead_of_a_proof():
     outputs, _ = nonsingular_minor(UNREALISABLE.labels, 2)
     found = span_refutation(UNREALISABLE, outputs, [1, 0])
     assert isinstance(found, Realizable)

@@ -93,7 +93,7 @@ def test_unit_never_active_is_named_not_certified():
         recover(inst, k=3, bias=True)
 
 
-# -- pattern-linearised (m = 1, any rank) ---------------------------------------------------------
+# -- pattern-linearized (m = 1, any rank) ---------------------------------------------------------
 
 @settings(deadline=None, max_examples=4)
 @given(k=st.integers(1, 3), bias=st.sampled_from([None, 1.0]), seed=st.integers(0, 10**6))
