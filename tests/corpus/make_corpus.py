@@ -375,6 +375,33 @@ def _deep_network_claims(c: Corpus) -> None:
             "the output bias off by 1/6 at every sample: squared error 12/36")
 
 
+def _box_claims(c: Corpus) -> None:
+    """Deep equivalence on a box and within epsilon: the box's rows in the case tree, bounds leaves within epsilon."""
+    a = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, -1]], None), ([[1]], None)])  # relu(relu(x1) - relu(x2))
+    b = Network.from_layers([([[1, -1]], None), ([[1]], None)])                              # relu(x1 - x2)
+    near = Network.from_layers([([[1, -1], [1, 0]], None), ([[1, "1/4"]], None)])          # ... + relu(x1) / 4
+    box = {"lower": ["0", "0"], "upper": ["1", "1"]}
+    same = functionally_equal(a, b, **box).certificate
+    c.valid("deep-equivalent-box", same, None, "VALID: equivalent", "equal on [0, 1]^2 (not on R^2): the box's rows fix "
+            "the first layer's phases")
+    c.invalid("deep-equivalent-box-widened", tampered(same, lambda x: x["domain"]["lower"].__setitem__(1, "-1")), None,
+              "does not prove neuron", "the box widened below 0, where the networks differ: a fix no longer holds")
+    c.invalid("deep-equivalent-box-rows-on-Rd", tampered(same, lambda x: x.__setitem__("domain", {"kind": "R^d"})),
+              None, "needs a box domain", "the box's tree stated for all of R^2")
+    eps = functionally_equal(a, near, epsilon="1/4", **box).certificate
+    c.valid("deep-epsilon-equivalent-box", eps, None, "VALID: epsilon-equivalent", "|f - g| = x1 / 4 <= 1/4 on the box")
+    c.invalid("deep-epsilon-equivalent-smaller", tampered(eps, lambda x: x["property"].__setitem__("epsilon", "1/5")),
+              None, "does not prove output 0", "epsilon lowered to 1/5 < max |f - g| = 1/4")
+    far = functionally_equal(a, near, epsilon="1/5", **box).certificate
+    c.valid("deep-not-epsilon-equivalent-box", far, None, "VALID: not-epsilon-equivalent",
+            "a point of the box where |f - g| > 1/5")
+    c.invalid("deep-not-epsilon-equivalent-within", tampered(far, lambda x: x["property"].__setitem__("epsilon", "1/4")),
+              None, "differ by at most", "epsilon raised to the difference at the witness")
+    apart = functionally_equal(a, near, **box).certificate
+    c.invalid("deep-not-equivalent-outside-box", tampered(apart, lambda x: x["domain"].__setitem__(
+        "upper", ["0", "1"])), None, "not in the box", "the box shrunk so that the witness lies outside it")
+
+
 def _deep_equivalence_claims(c: Corpus) -> None:
     """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
     base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
@@ -409,8 +436,8 @@ def _deep_equivalence_claims(c: Corpus) -> None:
     c.invalid("deep-equivalent-leaf-dropped", tampered(tree, lambda x: x["tree"].pop()), None, "incomplete",
               "the last leaf of the case tree dropped")
     c.invalid("deep-equivalent-box-domain", tampered(tree, lambda x: x.__setitem__(
-        "domain", {"kind": "box", "lower": ["0", "0"], "upper": ["1", "1"]})), None, "knows the domain",
-              "a box domain, which this checker does not know yet")
+        "domain", {"kind": "box", "lower": ["0", "1"], "upper": ["1", "0"]})), None, "the box is empty",
+              "an empty box (a lower bound above its upper bound)")
     sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
     from bench_deep_equiv import gadgets
 
@@ -548,6 +575,7 @@ def build(root: Path) -> Corpus:
     _output_bias_claims(c, insts)
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
+    _box_claims(c)
     _deep_network_claims(c)
     _transcript_claims(c)
     _unreadable(c, insts)
