@@ -17,7 +17,7 @@ def register(sub) -> None:
     methods = "; ".join(f"{n}: {e.summary}" for n, e in METHODS.items())
     p = sub.add_parser(
         "fit", help="fit weights to noisy labels; write them with their exact residual (a residual certificate)",
-        description="Fit k hidden units to labels that need not be exactly realisable, write the weights "
+        description="Fit k hidden units to labels that need not be exactly realizable, write the weights "
                     "(exactrelu.weights, exact rationals) and their exact squared error on the data as a residual "
                     "certificate, verified by the independent checker. The certificate states how good the fit "
                     f"is, not that it is optimal. Methods: auto (tensor when k <= d, else gradient); {methods}.")
@@ -101,7 +101,7 @@ def cmd_fit(args) -> int:
     rows.append(("total", f"{sum(read_timings(args, res.timings).values()):8.3f} s"))
     lines += ["phases:", _table(rows), "residual:", _table(_rows(res, inst, args))]
     if res.realizable and "zero_labels" not in res.info:
-        lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {name} "
+        lines.append(f"the labels are exactly realizable by k={args.k} units; `exactrelu recover {name} "
                      f"-k {args.k}` writes a realizes certificate")
     if res.checked:
         lines.append(f"independent checker: {res.checked}")

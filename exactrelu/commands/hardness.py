@@ -216,7 +216,7 @@ def register(sub) -> None:
     add_time_limit(p)
     json_command(p, "hardness lift", limited(_lift))
 
-    p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
+    p = hs.add_parser("decode", help="exact realizing weights -> satisfying assignment of the formula")
     _formula_arg(p)
     p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
     p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")

@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Start", "hidden", "best_U", "best_Uc", "predict", "relative_residual", "normalise"]
+from .._moved import moved_names
+
+__all__ = ["Start", "hidden", "best_U", "best_Uc", "predict", "relative_residual", "normalize"]
+
+#: the old (UK) spelling, kept for one release with a DeprecationWarning (issue 35: US spelling)
+__getattr__ = moved_names(__name__, {"normalise": f"{__name__}:normalize"})
 
 
 @dataclass
@@ -75,7 +80,7 @@ def relative_residual(X: np.ndarray, Y: np.ndarray, start: Start, degree: int) -
     return float(np.linalg.norm(R)) / ny if ny else float(np.linalg.norm(R))
 
 
-def normalise(start: Start, degree: int) -> Start:
+def normalize(start: Start, degree: int) -> Start:
     """Scale each unit so that ``|V_i| = 1`` (the factor moves into U's column: f is homogeneous)."""
     s = np.linalg.norm(start.V, axis=1)
     s = np.where(s > 0, s, 1.0)

@@ -65,7 +65,7 @@ class FitResult:
     requested : the method asked for. stages : start and refinement, each with its float relative
     residual, so the paper's algorithm can be measured alone. timings : seconds per phase.
     certificate : the ``residual`` certificate (None if not asked); checked : the independent
-    checker's summary (None if not run). realizable : the labels were found exactly realisable
+    checker's summary (None if not run). realizable : the labels were found exactly realizable
     (then ``network`` is the exact network recovery certified, and the residual is zero).
     info : method diagnostics (sign margins, grid sizes, fallbacks; ``noise_floor`` or ``affine_baseline``,
     the relative residual each stage was compared with). warnings : one line per

@@ -18,7 +18,7 @@ of X. Steps, as implemented here (papers' orientation in the comments: A is ``la
 
 With an output bias c (``offset``), ``w S A = c' f(v_i X) + w S c + noise``: still a function of v_i . x plus
 independent noise, so its Chow vector still points along v_i; the signs are taken about the median (the constant
-would otherwise fix most of them), and step 4 fits ``min_(U, c)``, the centred least squares.
+would otherwise fix most of them), and step 4 fits ``min_(U, c)``, the centerd least squares.
 
 There are N ~ (resolution)^(k-1) candidates and C(N, k) subsets: (1/eps)^O(k^2), the paper's
 fixed-parameter cost. ``max_subsets`` bounds it; past it AssumptionViolated says so (in practice
@@ -81,15 +81,15 @@ def _whiten(M: np.ndarray) -> np.ndarray:
 
 
 def _candidates(W: np.ndarray, Ys: np.ndarray, grid: np.ndarray, smoothing: float, rng,
-                centred: bool = False) -> np.ndarray:
-    """One unit direction (whitened inputs) per grid guess, by the Chow vector of smoothed signs (``centred``:
+                centerd: bool = False) -> np.ndarray:
+    """One unit direction (whitened inputs) per grid guess, by the Chow vector of smoothed signs (``centerd``:
     signs about the median, for labels with an output bias)."""
     n = W.shape[0]
     out = []
     for w in grid:
         y = Ys @ w
         spread = float(np.median(np.abs(y - np.median(y)))) or 1.0
-        if centred:
+        if centerd:
             y = y - np.median(y)
         signs = np.sign(y + smoothing * spread * rng.standard_normal(n))
         c = (W.T @ signs) / n

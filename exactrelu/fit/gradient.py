@@ -53,7 +53,7 @@ def _loss_grad(theta, X, Y, m, k, d, bias, degree, scale, offset=False):
 def _every_step(progress, r: int, n_restarts: int, interval: float = 0.2):
     """An L-BFGS callback giving ``progress`` a message at most every ``interval`` seconds.
 
-    A time limit reaches inside the optimiser this way: with a deadline, ``progress`` raises
+    A time limit reaches inside the optimizer this way: with a deadline, ``progress`` raises
     TimeLimitExceeded (:func:`exactrelu.deadline.with_deadline`), which leaves ``minimize`` at once.
     """
     state = {"step": 0, "last": time.monotonic()}

@@ -9,7 +9,7 @@ whose subspace leaves the smaller residual wins (the true sign's subspace contai
 the other misses the part f(xi v_i X) - its linear part, which S- cannot reproduce). U is then
 the least-squares solution. Papers' orientation: X is ``inputs.T``, A is ``labels.T``. With an output bias c
 (``offset``) every subspace also holds the constant vector (c's column), and U, c are one least squares: the
-moments of the tensor step do not see c (``c E[x x^T - I] = 0`` for Gaussian inputs; the labels are centred
+moments of the tensor step do not see c (``c E[x x^T - I] = 0`` for Gaussian inputs; the labels are centerd
 first, so that c is gone from the sample moments too).
 
 >>> import numpy as np
@@ -72,7 +72,7 @@ def paper_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation,
 
     if progress is not None:
         progress("paper: moment tensor")
-    # with an output bias the labels are centred first: c drops out exactly (its moments vanish only in expectation)
+    # with an output bias the labels are centerd first: c drops out exactly (its moments vanish only in expectation)
     est = TensorProposer(k, activation=activation, random_state=rng).fit(X, Y - Y.mean(axis=0) if offset else Y)
     V = est.V_
     if progress is not None:

@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._model import Start, hidden, normalise
+from ._model import Start, hidden, normalize
 
 __all__ = ["refine"]
 
@@ -49,7 +49,7 @@ def refine(X: np.ndarray, Y: np.ndarray, start: Start, *, degree: int = 1, bias:
     """
     b = start.b if start.b is not None else (np.zeros(start.V.shape[0]) if bias else None)
     c = start.c if start.c is not None else (np.zeros(start.U.shape[0]) if offset else None)
-    cur = normalise(Start(start.U.copy(), start.V.copy(), None if b is None else b.copy(), dict(start.info),
+    cur = normalize(Start(start.U.copy(), start.V.copy(), None if b is None else b.copy(), dict(start.info),
                           None if c is None else c.copy()), degree)
     n = X.shape[0]
     iters = 0
@@ -115,7 +115,7 @@ def _apply(s: Start, step: np.ndarray, degree) -> Start:
     c = None if s.c is None else s.c + Uc[:, k]
     VB = np.hstack([s.V, s.b[:, None]]) if s.b is not None else s.V
     VB = VB + step[m * kc:].reshape(k, p)
-    return normalise(Start(U, VB[:, :d], VB[:, d] if s.b is not None else None, s.info, c), degree)
+    return normalize(Start(U, VB[:, :d], VB[:, d] if s.b is not None else None, s.info, c), degree)
 
 
 def _normal_equations(X, Y, s: Start, degree) -> tuple[np.ndarray, np.ndarray]:

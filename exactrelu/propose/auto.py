@@ -79,8 +79,8 @@ class AutoProposer(Proposer):
         init = pool = None
         if Y.shape[1] >= k and k <= d:
             try:
-                centred = Y - Y.mean(axis=0) if self.offset else Y  # an output bias drops out of the moments
-                T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, centred)
+                centerd = Y - Y.mean(axis=0) if self.offset else Y  # an output bias drops out of the moments
+                T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, centerd)
                 pool, screens, ok, init = self._screen_tensor(T.V_, X, Y)
                 if ok.all():
                     self.V_, self.screened_, self.chosen_ = init, ok, "tensor"

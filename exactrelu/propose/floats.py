@@ -28,6 +28,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import linear_sum_assignment
 
+from .._moved import moved_names
 from ..errors import InvalidInput
 from ..exact.matrix import as_float_array
 from ..network import Activation
@@ -38,7 +39,6 @@ __all__ = [
     "check_data",
     "check_k",
     "label_basis",
-    "normalised_rows",
     "normalize_rows",
     "row_norms",
     "screen_unit",
@@ -115,8 +115,8 @@ def with_offset(labels: np.ndarray) -> np.ndarray:
     return np.hstack([labels, np.full((labels.shape[0], 1), s if s > 0 and np.isfinite(s) else 1.0)])
 
 
-#: deprecated name (one release) of :func:`exactrelu.validation.normalize_rows`
-normalised_rows = normalize_rows
+#: the old (UK) name of :func:`exactrelu.validation.normalize_rows`, kept for one release with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"normalised_rows": "exactrelu.validation:normalize_rows"})
 
 
 def row_norms(A: np.ndarray) -> np.ndarray:

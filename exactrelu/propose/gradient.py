@@ -35,6 +35,7 @@ from ..network import RELU, Activation
 from ._base import Proposer
 from .selfcheck import error_against_constant, self_check
 from .floats import Screen, check_activation, label_basis, screen_units, with_offset
+from .projection import FixedUnits, inner_output_weights, loss_and_gradient
 from ..validation import as_generator, check_flag, check_integer, check_number, normalize_rows
 
 __all__ = ["GradientProposer", "propose_gradient", "gradient_proposal", "GradientSettings", "GradientProposal",
@@ -140,78 +141,6 @@ class GradientProposal:
     stopped_early: bool
 
 
-def inner_output_weights(A: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray:
-    """U (m x k) minimising ``|A U^T - Y|^2`` with a Tikhonov term ``ridge * trace(A^T A) / k``."""
-    return _gram_output_weights(A.T @ A, A.T @ Y, A, Y, ridge)
-
-
-def _gram_output_weights(G: np.ndarray, AY: np.ndarray, A, Y, ridge: float) -> np.ndarray:
-    """U from the Gram matrix ``G = A^T A`` and ``AY = A^T Y`` (A and Y only for the fallback; may be callables)."""
-    lam = ridge * max(np.trace(G) / G.shape[0], 1e-300)
-    try:
-        return np.linalg.solve(G + lam * np.eye(G.shape[0]), AY).T
-    except np.linalg.LinAlgError:  # pragma: no cover - the ridge keeps G + lam I regular
-        A = A() if callable(A) else A
-        return np.linalg.lstsq(A, Y, rcond=None)[0].T
-
-
-def _activate(H: np.ndarray, degree: int) -> np.ndarray:
-    P = np.maximum(H, 0.0)
-    return P if degree == 1 else P**degree
-
-
-class FixedUnits:
-    """What the fixed (screened) rows of V contribute to :func:`loss_and_gradient`, computed once per start:
-    their activations ``A_f = f(X fixed^T)`` (n x kf), ``A_f^T A_f`` and ``A_f^T Y``. With ``offset`` (an output
-    bias c) ``A_f`` starts with a constant column, whose output weights are c.
-
-    A start trains few free rows beside many fixed ones (measured at (100, 50, 50, 10^5): 44 fixed and 6 free),
-    so the products with the fixed rows were most of each step's work.
-
-    >>> X = np.eye(3); fx = FixedUnits(X, X, np.array([[1.0, 0, 0]]), 1)
-    >>> fx.A.shape, float(fx.G[0, 0])
-    ((3, 1), 1.0)
-    """
-
-    def __init__(self, X: np.ndarray, Y: np.ndarray, fixed: np.ndarray, degree: int, offset: bool = False):
-        A = _activate(X @ fixed.T, degree) if fixed.shape[0] else np.zeros((X.shape[0], 0))
-        self.A = np.hstack([np.ones((X.shape[0], 1)), A]) if offset else A
-        self.kf = self.A.shape[1]
-        self.G = self.A.T @ self.A
-        self.AY = self.A.T @ Y
-
-
-def loss_and_gradient(theta: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float, fixed: np.ndarray,
-                      degree: int, ridge: float, cache: FixedUnits | None = None) -> tuple[float, np.ndarray]:
-    """The variable-projection loss of V = [fixed; theta] and its gradient with respect to theta.
-
-    ``cache`` (a :class:`FixedUnits` of these X, Y, fixed and degree) spares the products with the fixed rows;
-    the value is that of the plain computation up to rounding.
-
-    >>> X = np.eye(2); Y = np.array([[1.0], [0.0]])
-    >>> loss, g = loss_and_gradient(np.array([1.0, 0.0]), X, Y, 1.0, np.zeros((0, 2)), 1, 0.0)
-    >>> round(loss, 12), g.shape
-    (0.0, (2,))
-    """
-    d = X.shape[1]
-    fx = cache if cache is not None else FixedUnits(X, Y, fixed, degree)
-    kf, c = fx.kf, degree
-    H = X @ theta.reshape(-1, d).T  # n x free
-    P = np.maximum(H, 0.0)
-    Av = P if c == 1 else P**c
-    Gfv = fx.A.T @ Av
-    G = np.block([[fx.G, Gfv], [Gfv.T, Av.T @ Av]])
-    U = _gram_output_weights(G, np.vstack([fx.AY, Av.T @ Y]), lambda: np.hstack([fx.A, Av]), Y, ridge)
-    R = Av @ U[:, kf:].T
-    if kf:
-        R += fx.A @ U[:, :kf].T
-    R -= Y
-    loss = float(np.vdot(R, R)) * scale
-    dA = (R @ U[:, kf:]) * (2.0 * scale)  # only the free rows' columns
-    dH = dA * (H > 0) if c == 1 else dA * (c * P ** (c - 1))
-    return loss, (dH.T @ X).ravel()
-
-
 class _Stop(Exception):
     pass
 
@@ -219,7 +148,7 @@ class _Stop(Exception):
 class UnitPool:
     """The units that passed the float screen so far: directions ``v`` and kernel vectors ``y`` (unit norm).
 
-    ``Xn`` (the normalised rows of X) may be handed over when the caller has them already. ``dim`` is the
+    ``Xn`` (the normalized rows of X) may be handed over when the caller has them already. ``dim`` is the
     dimension of the span ``Q`` should have (k, or k + 1 with a constant column for an output bias).
     """
 
@@ -303,7 +232,7 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
     ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights, or
     (k - units in ``pool``, d) when a ``pool`` of units the caller screened already (on these X, Y) is given;
     ``progress`` gets a message every 0.2 s of L-BFGS steps (a time limit given as a progress callback,
-    :func:`exactrelu.deadline.with_deadline`, leaves the optimiser there).
+    :func:`exactrelu.deadline.with_deadline`, leaves the optimizer there).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((400, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)

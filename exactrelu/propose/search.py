@@ -1,4 +1,4 @@
-"""Blind Las Vegas search for the units' inactive sets: no initialiser needed.
+"""Blind Las Vegas search for the units' inactive sets: no initializer needed.
 
 A random (k-1)-subset Z of samples is inactive for a given unit with probability about
 2^-(k-1) on Gaussian data; if moreover the other units restricted to Z have rank k-1 (measured:
@@ -111,7 +111,7 @@ class SearchProposer(Proposer):
 @dataclass(frozen=True)
 class SearchResult:
     """The units :func:`search_supports` found: their float supports (boolean masks, n), their
-    activation vectors in the row-normalised label span, the label row norms, and the subsets tried."""
+    activation vectors in the row-normalized label span, the label row norms, and the subsets tried."""
 
     supports: list
     activations: list
@@ -133,7 +133,7 @@ def search_supports(Y: np.ndarray, k: int, rng: np.random.Generator, max_tries: 
     >>> len(search_supports(Y, 2, rng, 2000).supports)
     2
     """
-    # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
+    # Positive rescaling of samples keeps every sign pattern: normalize rows for conditioning.
     Yn = normalize_rows(Y)
     ynorm = row_norms(Y)
     Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
@@ -199,7 +199,7 @@ def weights_on_supports(X: np.ndarray, found: SearchResult, degree: int, rng: np
         idx = np.flatnonzero(mask)
         if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
             idx = rng.choice(idx, size=8 * d, replace=False)
-        # y lives in the span of the row-normalised labels: undo the per-sample scaling 1/|Y_j|
+        # y lives in the span of the row-normalized labels: undo the per-sample scaling 1/|Y_j|
         t = y[idx] * found.row_norms[idx]
         target = t if degree == 1 else t ** (1.0 / degree)
         V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)

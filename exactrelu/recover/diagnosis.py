@@ -1,4 +1,4 @@
-"""Why exact recovery failed, when the data say so: labels realisable exactly in a wider model class.
+"""Why exact recovery failed, when the data say so: labels realizable exactly in a wider model class.
 
 Recovery in one class (no biases, hidden biases b only, an output bias c only) refuses data made in a wider
 one, and its generic message ("noisy or rounded labels, or inputs not in general position") then misleads:

@@ -42,6 +42,7 @@ from ..network import RELU, Activation
 from ..certificates.claims.model import bias_class
 from .views import as_instance, check_k, ones_row
 from .output_layer import rank_of
+from .proposals import read_init
 from .request import RecoveryRequest
 from .linearized import recover_linearized
 from .result import RecoveryResult, UnitRecord
@@ -112,6 +113,7 @@ def recover(
     """
     inst = as_instance(inputs, labels, activation)
     k = check_k(k)
+    init = read_init(init, k)  # a weights file is read here, at the door, not inside a route
     if route not in ROUTES:
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
     model = bias_class(bias)
@@ -196,7 +198,7 @@ def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation, offset: boo
 
 
 def _auto(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
-    """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearised route.
+    """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearized route.
     With an output bias, rank([labels | 1]) = k + 1 in place of rank(labels) = k (docs/recovery.md)."""
     k = req.k
     r = rank_of(inst.labels.num)
@@ -207,7 +209,7 @@ def _auto(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
                             "(rank(U f(V X + b)) <= k). The labels may be noisy or rounded, or k too small.",
                             evidence={"rank": r, "k": k})
     if r == 0:
-        raise AssumptionViolated("the labels are all zero: any network with U = 0 realises them, and no unit's "
+        raise AssumptionViolated("the labels are all zero: any network with U = 0 realizes them, and no unit's "
                                  "weights are determined", evidence={"rank": 0, "k": k})
     if r == k:
         return recover_rowspan(inst, req)
@@ -224,7 +226,7 @@ def _auto_offset(inst: Instance, req: RecoveryRequest, r: int) -> RecoveryResult
                             "labels may be noisy or rounded, or k too small.",
                             evidence={"rank": r, "rank_with_ones": r1, "k": k})
     if r1 == 1:
-        raise AssumptionViolated("the labels are constant: U = 0 and the output bias c realise them, and no unit's "
+        raise AssumptionViolated("the labels are constant: U = 0 and the output bias c realize them, and no unit's "
                                  "weights are determined", evidence={"rank": r, "rank_with_ones": 1, "k": k})
     if r1 == k + 1:
         return recover_rowspan(inst, req)
@@ -232,7 +234,7 @@ def _auto_offset(inst: Instance, req: RecoveryRequest, r: int) -> RecoveryResult
 
 
 def _deficient(inst: Instance, req: RecoveryRequest, r: int, rank_text: str) -> RecoveryResult:
-    """rank(labels) < k (with an output bias: rank([labels | 1]) <= k): sparse columns, then the pattern-linearised
+    """rank(labels) < k (with an output bias: rank([labels | 1]) <= k): sparse columns, then the pattern-linearized
     route; each attempt named in the error when neither certifies."""
     k = req.k
     attempts: list[dict] = []

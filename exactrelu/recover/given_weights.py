@@ -51,7 +51,7 @@ __all__ = ["certify_weights", "WeightsCertificate", "Distance", "weights_distanc
 class Distance:
     """How far a network's weights are from reference weights, unit by unit.
 
-    Units are matched by the assignment maximising the total |cosine| of their (V_i, b_i) rows; each
+    Units are matched by the assignment maximizing the total |cosine| of their (V_i, b_i) rows; each
     unit of the network is then rescaled to the reference unit's scale by the positive factor
     ``s = <ref_i, net_i> / <net_i, net_i>`` (exact: a rescaled unit computes the same function,
     its output column scaled by ``s**-c``), and left as it is when the two point away from each

@@ -1,4 +1,4 @@
-"""The symmetric lift of the pattern-linearised route: labels linear in one coefficient block per unit.
+"""The symmetric lift of the pattern-linearized route: labels linear in one coefficient block per unit.
 
 With each unit's activation pattern s_ij in {0, 1} fixed, a rectified power t^c (ReLU: c = 1) gives
 
@@ -55,13 +55,13 @@ class Lift:
         self.P = k * self.q + int(offset)
         if self.P > MAX_UNKNOWNS:
             raise AssumptionViolated(
-                f"the pattern-linearised route lifts the inputs to the {self.q} monomials of degree {c} in {D} "
+                f"the pattern-linearized route lifts the inputs to the {self.q} monomials of degree {c} in {D} "
                 f"coordinates: {self.P} unknowns for k = {k} units, above its limit of {MAX_UNKNOWNS} (an exact "
                 f"{self.P} x {self.P} solve)", evidence={"unknowns": self.P, "limit": MAX_UNKNOWNS},
                 suggestion="the row-span route (rank(labels) = k), or fewer inputs (smaller d)")
         if n is not None and n < self.P:
             raise AssumptionViolated(
-                f"the pattern-linearised route needs at least k * C(D + c - 1, c) = {self.P} samples, got n = {n}",
+                f"the pattern-linearized route needs at least k * C(D + c - 1, c) = {self.P} samples, got n = {n}",
                 evidence={"unknowns": self.P, "n": n}, suggestion="more samples")
         self._index = {t: i for i, t in enumerate(self.monomials)}
         self._mult = [math.factorial(c) // math.prod(math.factorial(t.count(a)) for a in set(t)) for t in self.monomials]

@@ -1,4 +1,4 @@
-"""The pattern-linearised route: any rank of the labels (m = 1, rank-deficient U), biases, ReLU or t^c.
+"""The pattern-linearized route: any rank of the labels (m = 1, rank-deficient U), biases, ReLU or t^c.
 
 Beyond both papers. A float proposal fixes each unit's activation pattern; where every unit's
 pre-activation is far from 0 (confidently classified samples) the pattern is taken as right, and
@@ -69,7 +69,7 @@ class _Rejected(Exception):
 
 
 def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int = 12) -> RecoveryResult:
-    """Recover U, V (and b) exactly by the pattern-linearised route (module doc); any rank of the labels.
+    """Recover U, V (and b) exactly by the pattern-linearized route (module doc); any rank of the labels.
 
     ``max_starts`` bounds the gradient restarts tried after ``req.init``; ``req`` holds the parameters of
     :func:`exactrelu.recover.recover`.
@@ -193,10 +193,10 @@ class _Search:
         res, info = self.best if self.best else (np.inf, {"reason": "no proposal"})
         evidence = {"best_residual": res, "best": info, "attempts": self.log[:10], "starts": self.tries}
         if info.get("assumption"):
-            return AssumptionViolated(f"pattern-linearised route: {info['reason']}", evidence=evidence,
+            return AssumptionViolated(f"pattern-linearized route: {info['reason']}", evidence=evidence,
                                      suggestion=info.get("suggestion", "more samples"))
         return ProposalFailed(
-            f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearised route "
+            f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearized route "
             f"({self.tries} gradient starts; best: {info['reason']}). The labels may be noisy or rounded, or the "
             f"network not of this form; try another init (e.g. init='hermite' for biased Gaussian data)."
             + ("" if self.bias and self.req.output_bias else " If the network has hidden biases or an output bias "
@@ -341,7 +341,7 @@ class _ExactStep:
             why = (f"proposed units {same[0][1]} and {same[0][0]} are active on exactly the same samples: on the data "
                    "their sum is one unit's worth of coefficients, and they cannot be told apart")
         else:
-            why = f"the linearised system has rank {rank} < {P} on all {S.shape[0]} samples"
+            why = f"the linearized system has rank {rank} < {P} on all {S.shape[0]} samples"
         return {"reason": why, "assumption": True, "rank": rank, "unknowns": P, "active_counts": counts.tolist(),
                 "suggestion": "more samples, or fewer units (k)"}
 

@@ -61,7 +61,7 @@ def label_rows(A: flint.fmpz_mat, k: int) -> list[int]:
             f"rank(labels) = {r} < k = {k}: the row-span route needs U* of full column rank k "
             f"(then the row span of the labels is that of f(V* X)).",
             evidence={"rank": r, "k": k, "m": m},
-            suggestion="route='auto' (the sparse-columns or pattern-linearised routes handle rank(labels) < k), fewer "
+            suggestion="route='auto' (the sparse-columns or pattern-linearized routes handle rank(labels) < k), fewer "
                        "units (k = rank), or the worst-case solver `exactrelu solve`")
     for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
         rows = independent_rows(A, p)
@@ -165,7 +165,7 @@ def residual_error(R, zden, inst: Instance) -> NotRealizable:
     worst = max((abs(Fraction(int(R[r, j]), den)) for j, r in bad[:1000]), default=Fraction(0))
     return NotRealizable(
         f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {approx(worst)}); "
-        "the labels are not exactly realisable by these units (noise or rounding?)",
+        "the labels are not exactly realizable by these units (noise or rounding?)",
         evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": display(worst)})
 
 
@@ -176,7 +176,7 @@ def no_units(k, cands, rejected, tries, detail, d=None, bias=False, output_bias=
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
     msg = (f"found {len(cands)} of {k} units after {tries} search tries; proposals rejected exactly: "
            + ("; ".join(f"{v} x {k_}" for k_, v in reasons.items()) or "none")
-           + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
+           + ". The labels may be noisy or rounded (not exactly realizable), or the inputs not in general position.")
     if not (bias and output_bias):
         msg += (" If the network has hidden biases or an output bias (PyTorch's default Linear), pass bias=True "
                 "(--bias).")

@@ -205,7 +205,7 @@ class _Finder:
     def take(self, V_prop: np.ndarray, source: str) -> None:
         """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
         t1 = self.T.start()
-        S = self.Xn @ V_prop.T  # normalised margins, n x rows
+        S = self.Xn @ V_prop.T  # normalized margins, n x rows
         active = (S > 0).sum(axis=1)
         rows = range(min(S.shape[1], 2 * self.k))
         orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), self.k)) for i in rows}

@@ -131,7 +131,7 @@ def located_offset(Ynum: list[list[int]]) -> list[int]:
         raise AssumptionViolated(
             "sparse-columns route with an output bias: no label vector occurs twice, so the output bias c is not "
             "located (the label of a sample where every unit is inactive is c)", evidence={"repeated": 0},
-            suggestion="route='linearized' (pattern-linearised, from a float proposal), or more samples")
+            suggestion="route='linearized' (pattern-linearized, from a float proposal), or more samples")
     return list(top)
 
 
@@ -227,4 +227,4 @@ def _too_few(units, rejected, groups, k: int, D: int, m: int) -> AssumptionViola
     return AssumptionViolated(
         f"sparse-columns route: found {len(units)} of {k} units; {why}{hint} Largest direction groups: {sizes}",
         evidence={"found": len(units), "group_sizes": sizes, "rejected": rejected[:10]},
-        suggestion="more samples, or route='linearized' (pattern-linearised, from a float proposal)")
+        suggestion="more samples, or route='linearized' (pattern-linearized, from a float proposal)")

@@ -70,7 +70,7 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
     ------
     AssumptionViolated : m <= k (no redundancy to find corrupted entries), or no k-dimensional span
         holds enough of the label entries (the corruption is not sparse).
-    NotRealizable : the corrected samples are not realised exactly (from the noiseless route).
+    NotRealizable : the corrected samples are not realized exactly (from the noiseless route).
     """
     say, k, random_state = req.say, req.k, req.random_state
     T = Timer()

@@ -2,7 +2,7 @@
 in sparsely corrupted labels, and the decoding of each sample's clean labels from it.
 
 Labels are given as integer numerators ``Ynum`` (n rows of m, over the labels' common denominator)
-beside row-normalised floats ``Yf``, which only choose the samples and outputs to solve on; every
+beside row-normalized floats ``Yf``, which only choose the samples and outputs to solve on; every
 span coefficient and every decoded label is exact, and a sample is kept only when its decoded
 labels agree exactly with more than (m + z)/2 of its entries (z: :func:`max_in_hyperplane`).
 

@@ -39,11 +39,12 @@ import numpy as np
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
-from ..validation import check_positive_integer
+from ..validation import check_k, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
 from ..network import Activation, Network
+from .proposals import read_init
 
 __all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
 
@@ -85,6 +86,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
 
     for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
         check_positive_integer(value, name)
+    init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)

@@ -195,7 +195,7 @@ def hardness_random_task(p: dict, seed: int) -> Outcome:
     U = [["1", "1"]] if p["output_weights"] == "given" else None
     out, res = _decide(inst, U, 2, p, time.perf_counter() - t0)
     out.metrics.update({"clauses": clauses, "n": inst.n, "d": inst.d})
-    if res.network is not None:  # a realising network decodes to a satisfying assignment: check it exactly
+    if res.network is not None:  # a realizing network decodes to a satisfying assignment: check it exactly
         out.metrics["decoded_satisfies"] = bool(formula.satisfied_by(chain.invert(res.network, data)))
     return out
 

@@ -3,7 +3,7 @@
 A ``not-realizable`` certificate may state ``"model": {"biases": ..., "output_bias": ...}``; the checker
 accepts it only when the proof it verified covers that class, prints the class in its VALID line, and
 reads a certificate without ``model`` with its old meaning, saying so. ``realizes-except`` prints how many
-of how many entries are excepted and honours an optional ``max_except``.
+of how many entries are excepted and honors an optional ``max_except``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _relu(t):
 
 @pytest.fixture(scope="module")
 def biased_grid():
-    """Issue 23, item 1: 40 grid samples labelled by two units *with* hidden biases."""
+    """Issue 23, item 1: 40 grid samples labeled by two units *with* hidden biases."""
     labels = [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1)] for x, y in GRID]
     inst = Instance.from_arrays(GRID, labels)
     with pytest.raises(NotRealizable) as exc:
@@ -131,8 +131,8 @@ def test_the_span_refutation_states_its_class():
         solve(inst, k=2)
     except NotRealizable as exc:
         cert = exc.certificate
-    else:  # pragma: no cover - the instance is chosen unrealisable
-        pytest.fail("realisable")
+    else:  # pragma: no cover - the instance is chosen unrealizable
+        pytest.fail("realizable")
     if "span" not in cert:
         pytest.skip("the solver answered with another certificate")
     assert "no 2-unit ReLU network without hidden biases and without output bias" in verify(cert, inst)

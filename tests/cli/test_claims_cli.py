@@ -31,7 +31,7 @@ def run(capsys, *args):
 
 @pytest.fixture
 def grid(tmp_path):
-    """The issue's reproduction: 40 grid samples labelled by 2 units with hidden biases."""
+    """The issue's reproduction: 40 grid samples labeled by 2 units with hidden biases."""
     path = tmp_path / "data.json"
     write_instance(Instance.from_arrays(GRID, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1)] for x, y in GRID]), path)
     return path

@@ -252,7 +252,7 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
     except NotRealizable as exc:
         span = exc.certificate
     assert "span" in span, "the solver answered without a span refutation"
-    c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realisable hidden row",
+    c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realizable hidden row",
             "rank k and a span refutation")
     biased = solve_decision(insts["constant_column_free"], 1, bias="hidden")
     assert "span" in biased.certificate and biased.instance is not None, "solve --bias answered without a span"

@@ -31,7 +31,7 @@ def _relu(t):
 
 @pytest.fixture(scope="module")
 def biased_grid():
-    """Issue 23: 40 grid samples labelled by 2 units *with* hidden biases."""
+    """Issue 23: 40 grid samples labeled by 2 units *with* hidden biases."""
     return Instance.from_arrays(GRID, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1)] for x, y in GRID])
 
 

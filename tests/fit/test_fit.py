@@ -134,7 +134,7 @@ def test_auto_falls_back_to_gradient_when_the_tensor_cannot_apply():
     assert fit(wide, 3, check=False).method == "gradient"  # k > d: auto chooses the gradient baseline
 
 
-def test_exactly_realisable_labels_are_recognised():
+def test_exactly_realizable_labels_are_recognized():
     inst = planted(d=5, k=2, m=3, n=400, seed=3)
     res = fit(inst, 2)
     assert res.realizable and res.squared_error == 0 and res.network.equivalent(inst.planted)
@@ -221,7 +221,7 @@ def test_fit_command(capsys, tmp_path, noisy):
     assert main(["check", str(c), str(path)]) == 0
     exact = write_instance(planted(d=4, k=2, m=2, n=200, seed=0), tmp_path / "e.json")
     assert main(["fit", str(exact), "-k", "2", "-o", str(w), "--no-check"]) == 0
-    assert "exactly realisable" in capsys.readouterr().out
+    assert "exactly realizable" in capsys.readouterr().out
     with pytest.raises(SystemExit) as exc:  # a usage error: the argparse type refuses it
         main(["fit", str(path), "-k", "0", "-o", str(w)])
     assert exc.value.code == 2

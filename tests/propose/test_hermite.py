@@ -405,7 +405,7 @@ def test_fit_method_hermite_may_return_two_linear_units_for_large_biases():
 # -- exact from approximate ---------------------------------------------------------------------------
 
 def test_recover_bias_init_hermite_certifies_biased_networks():
-    """``recover --bias --init hermite`` end to end (row-span route on [x, 1] while m >= k; the pattern-linearised
+    """``recover --bias --init hermite`` end to end (row-span route on [x, 1] while m >= k; the pattern-linearized
     route for m = 1 is issue 10's and is exercised by benchmarks/bench_hermite.py --part exact once on main)."""
     from exactrelu.certificates.envelope import verify
     from exactrelu.recover import recover
@@ -418,7 +418,7 @@ def test_recover_bias_init_hermite_certifies_biased_networks():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_biased_one_output_networks_are_certified_from_hermite(seed):
-    """m = 1 with biases exactly 0, 1, -1: the Hermite proposal feeds the pattern-linearised route."""
+    """m = 1 with biases exactly 0, 1, -1: the Hermite proposal feeds the pattern-linearized route."""
     from exactrelu.certificates.envelope import verify
     from exactrelu.recover import recover
 

@@ -203,7 +203,7 @@ def test_streaming_recovers_c(tmp_path):
 
 
 def test_hidden_bias_class_is_the_constant_input_column():
-    """solve --bias hidden refutes on (x, 1); the same data with c free (both) may be realisable."""
+    """solve --bias hidden refutes on (x, 1); the same data with c free (both) may be realizable."""
     inst = Instance.from_arrays([[0], [1], [2], [3]], [[1], [1], [2], [4]])
     aug = with_constant_input(inst)
     assert aug.d == 2 and solve_decision(inst, 1, bias=True).realizable

@@ -256,7 +256,7 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
 
     A permutation inside each class of equal columns leaves every output unchanged; choosing the
     one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
-    V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
+    V realizes the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
     """
     if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and is_pair([sym["sample"], 0], n, k)
             and isinstance(sym["classes"], list)):

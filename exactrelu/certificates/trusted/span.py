@@ -115,7 +115,7 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
         raise CheckFailed("a span refutation is a claim about the ReLU")
     leaves = _check_span(cert["span"], t, X, [[entry(j, r) for r in S] for j in range(n)],
                          S.index(m) if ones else None)
-    return (f"not-realizable: {line}; rank({what}) = {t} (a non-zero {t} x {t} minor) and no realisable hidden row "
+    return (f"not-realizable: {line}; rank({what}) = {t} (a non-zero {t} x {t} minor) and no realizable hidden row "
             f"outside a hyperplane of their row space ({leaves:,} leaves refuted)")
 
 

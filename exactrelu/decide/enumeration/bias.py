@@ -16,7 +16,7 @@ A network with hidden biases on inputs x is one without on the inputs ``(x, 1)``
 An output bias c is the constant vector in the labels' row span (``[A; 1^T] = [[U, c], [0, 1]] [W; 1^T]``,
 docs/recovery.md): the solver works on the labels with a constant column appended (:func:`offset_instance`, the
 column m of the certificates' rank witnesses), counts the constant vector as a unit that is always there
-(:func:`constant_unit`), looks for k realisable rows spanning rank([labels | 1]) dimensions with it, and solves U
+(:func:`constant_unit`), looks for k realizable rows spanning rank([labels | 1]) dimensions with it, and solves U
 and c in one exact system per output (:func:`offset_network`). Its span refutation is about functionals that vanish
 on the constant vector, which the checker requires.
 

@@ -1,25 +1,25 @@
 """The worst-case n^O(k) solver: arbitrary inputs, labels of rank k, exact answers both ways.
 
 Papers' orientation inside: ``X = inputs.T`` (d x n), ``A = labels.T`` (m x n). If a ReLU network
-with k units realises ``A = U relu(V X)`` and ``rank(A) = k``, then ``rowspan(A) = rowspan(W)``
+with k units realizes ``A = U relu(V X)`` and ``rank(A) = k``, then ``rowspan(A) = rowspan(W)``
 for ``W = relu(V X)``: every unit's row ``W_i`` is a *non-negative* vector of the row span,
-and it is *realisable*: ``W_i = relu(v X)`` for some v. Conversely any k realisable rows
+and it is *realizable*: ``W_i = relu(v X)`` for some v. Conversely any k realizable rows
 spanning ``rowspan(A)`` give a network (U from one exact solve). So the solver
 
 1. takes k independent rows of A as an exact basis ``B`` (a rank above k refutes at once), and
    when rank(A) = k first tries exact recovery from the row span (polynomial; certified as below);
 2. enumerates the extreme rays of the cone ``K = {c : c^T B >= 0}``
    (:func:`exactrelu.decide.enumeration.patterns.extreme_rays`): a ray is unique up to scale, so deciding
-   whether it is realisable is one tiny exact LP in v (``v . x_j = w_j`` on the support,
+   whether it is realizable is one tiny exact LP in v (``v . x_j = w_j`` on the support,
    ``v . x_j <= 0`` off it);
-3. if the realisable rays do not span k dimensions, searches the higher faces of K: for a face
-   with rays ``R`` and support S, an exact LP over ``(lambda >= 0, v)`` asks for a realisable
+3. if the realizable rays do not span k dimensions, searches the higher faces of K: for a face
+   with rays ``R`` and support S, an exact LP over ``(lambda >= 0, v)`` asks for a realizable
    ``w = sum lambda_r r`` outside the span found so far (``a . c(w) = +-1`` for each
    functional ``a`` vanishing on that span); it repeats until nothing new is found;
 4. solves U exactly and certifies ``realizes`` with the independent checker; or, when the
-   realisable rows span fewer than ``rank(A) = k`` dimensions, proves it: a functional ``a``
-   vanishing on their span, and case trees over the samples showing that no realisable row has
-   ``a . c = +-1`` (:mod:`exactrelu.decide.enumeration.span_refutation`). A realisable row that the enumeration missed
+   realizable rows span fewer than ``rank(A) = k`` dimensions, proves it: a functional ``a``
+   vanishing on their span, and case trees over the samples showing that no realizable row has
+   ``a . c = +-1`` (:mod:`exactrelu.decide.enumeration.span_refutation`). A realizable row that the enumeration missed
    would turn up there as a new unit, so the answer never rests on the enumeration being complete.
    :class:`~exactrelu.errors.NotRealizable` then carries a ``not-realizable`` certificate
    (``exc.certificate``) that the independent checker has verified; ``evidence`` lists every
@@ -70,7 +70,7 @@ from .cone import EnumerationOptions, PatternReport, enumerate_units
 from .pattern_lps import Unit, annihilator
 from ...progress import LineProgress
 from .refusal import decided_no, refuted
-from .span_refutation import Realisable, span_refutation
+from .span_refutation import Realizable, span_refutation
 
 __all__ = ["solve_decision", "solve", "WorstCaseResult", "PatternReport"]
 
@@ -131,7 +131,7 @@ _SOLVE_DOC = """
 def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
                    try_recovery: bool = True, executor=None, workers: int = 2,
                    time_limit: "float | Deadline | None" = None, bias: "bool | str" = False) -> Decision:
-    """Find a k-unit ReLU network realising the labels exactly, or prove that none exists: one record either way.
+    """Find a k-unit ReLU network realizing the labels exactly, or prove that none exists: one record either way.
 
     This is the front door of the worst-case solver. It is a function of its own rather than a flag of
     :func:`solve` (``solve(..., raise_on_no=False)``) because its return type then never depends on an
@@ -144,7 +144,7 @@ def solve_decision(instance: Instance, k: int, *, progress: bool = False, keep_c
     Decision
         ``status`` ``"realizable"``: ``network`` (m x k, k x d; units beyond rank(labels) are zero) and its
         verified ``realizes`` certificate; ``"not-realizable"``: ``rank(labels) > k``, or ``rank(labels) = k``
-        and the realisable non-negative rows of the row span span fewer than k dimensions, or (one output)
+        and the realizable non-negative rows of the row span span fewer than k dimensions, or (one output)
         the decision procedure's refutation, with a verified ``not-realizable`` certificate. ``summary`` is
         the checker's verdict line; ``evidence`` holds ``rank``, ``k``, ``route`` (``"rank"``,
         ``"row-span-recovery"``, ``"enumeration"`` or ``"decide"``), ``patterns`` (every pattern examined,
@@ -210,14 +210,14 @@ def _rank_refuted(instance: Instance, k: int, r: int, spanned: Instance) -> Deci
 
 def _span_refuted(instance, k, outputs, units, reports, progress, deadline, spanned) -> Decision | None:
     """rank(labels) = k (with an output bias rank([labels | 1]) = k + 1) but the units found span fewer dimensions:
-    the certified "no" of step 4, or None after the span refutation found the missing realisable rows."""
+    the certified "no" of step 4, or None after the span refutation found the missing realizable rows."""
     r = len(outputs)
     span = _prove_span(spanned, outputs, units, r, reports, progress, deadline)
     if span is None:
         return None
     what = "rank([labels | 1])" if spanned is not instance else "rank(labels)"
     return refuted(instance, k, nonsingular_minor(spanned.labels, r, outputs), span,
-                   f"{what} = {r}, but the realisable non-negative rows of their row span span only "
+                   f"{what} = {r}, but the realizable non-negative rows of their row span span only "
                    f"{len(units)} dimensions ({len(reports)} patterns examined, each decided exactly)",
                    {"rank": r, "k": k, "span": len(units), "patterns": reports}, "enumeration", deadline,
                    solve_decision)
@@ -240,7 +240,7 @@ def _below_rank(instance, k, r, units, reports, deadline, offset: bool = False) 
 def solve(instance: Instance, k: int, *, progress: bool = False, keep_certificates: bool = True,
           try_recovery: bool = True, executor=None, workers: int = 2,
           time_limit: "float | Deadline | None" = None) -> WorstCaseResult:
-    """Find a k-unit ReLU network realising the labels exactly, or raise the proof that none exists.
+    """Find a k-unit ReLU network realizing the labels exactly, or raise the proof that none exists.
 
     Deprecated form of :func:`solve_decision` (the interface of 0.1, kept for one release): the same
     computation, with a proved "no" raised as :class:`~exactrelu.errors.NotRealizable` instead of returned.
@@ -303,21 +303,21 @@ def _recovered(instance: Instance, k: int, deadline: Deadline, reports: list, mo
 
 
 def _prove_span(instance, outputs, units, r, reports, progress, deadline):
-    """Step 4's proof: (functional, trees) showing that no realisable row leaves the units' span, or None
-    after adding the realisable rows it found instead (until the units span r dimensions)."""
+    """Step 4's proof: (functional, trees) showing that no realizable row leaves the units' span, or None
+    after adding the realizable rows it found instead (until the units span r dimensions)."""
     say = None if not progress else LineProgress()
     den = int(instance.labels.den)  # hidden row w = c^T A_S with A_S = B / den: c_B = c / den
     try:
         while len(units) < r:
             a = annihilator([u.c for u in units], r)[0]
             found = span_refutation(instance, outputs, a, deadline=deadline, progress=say)
-            if not isinstance(found, Realisable):
+            if not isinstance(found, Realizable):
                 return a, found
             cb = [x / den for x in found.c]
             lam = math.lcm(*(x.denominator for x in cb))
             units.append(Unit(tuple(int(x * lam) for x in cb), [v * lam for v in found.v]))
             reports.append(PatternReport((), "span-search", "unit",
-                                         "realisable row outside the span of the units so far (found by the span refutation)"))
+                                         "realizable row outside the span of the units so far (found by the span refutation)"))
     finally:
         if say is not None:
             say.close()

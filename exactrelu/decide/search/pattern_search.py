@@ -3,8 +3,8 @@
 Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) -- with
 ``U relu(V x_j) = y_j`` for every sample j? The answer is proved either way:
 
-* **realisable**: exact rational weights and a ``realizes`` certificate;
-* **not realisable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
+* **realizable**: exact rational weights and a ``realizes`` certificate;
+* **not realizable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
   stdlib checker: lemmas with Farkas vectors and a hinted (or DRUP) refutation of their clauses
   (the default lazy engine, :mod:`exactrelu.decide.search.lazy`), or a case tree over activation
   patterns with a Farkas vector or a learnt lemma at every leaf (``engine="tree"``).
@@ -82,7 +82,7 @@ HINT_RATE = 2.5e5
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
            max_nodes: int | None = None, time_limit: float | None = None, progress=None,
            proof: str = "lrat", output_bias: bool = False) -> Decision:
-    """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
+    """Decide exactly whether ``instance`` is realizable by k ReLU units; certify the answer.
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ def _checked_arguments(instance: Instance, engine: str, proof: str, output_bias:
 
 
 def _search(req: SearchRequest, cases: list, k: int, given: bool):
-    """Every output-weight case in turn: the first realising Network, or ``{case number: refuted case}``."""
+    """Every output-weight case in turn: the first realizing Network, or ``{case number: refuted case}``."""
     if req.engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
         return _lazy_cases(req, cases, k)
     refuted, pending, hinted, phases, first = {}, list(range(1, len(cases) + 1)), False, None, None
@@ -228,7 +228,7 @@ def _case(req: SearchRequest, Uc, phases=None):
 
 
 def _lazy_cases(req: SearchRequest, cases: list, k: int):
-    """Unknown U, lazy engine: the first realising Network, or ``{case number: refuted certificate case}``.
+    """Unknown U, lazy engine: the first realizing Network, or ``{case number: refuted certificate case}``.
 
     Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
     the cases still open then search until about the time a float fit would take (:data:`HINT_RATE`); if some
@@ -294,7 +294,7 @@ class _CaseRuns:
         return search.stats["rounds"] + max(self.req.max_nodes - used, 0)
 
     def settle(self, number: int, res) -> Network | None:
-        """A decided case: its statistics added up, its search closed; the Network if realisable, else None."""
+        """A decided case: its statistics added up, its search closed; the Network if realizable, else None."""
         search = self.searches.pop(number)
         search.close()
         _add_stats(self.req.stats, res.stats)

@@ -16,7 +16,7 @@ V = W^T) from x ~ N(0, Sigma) in the full-rank setting (k <= d, independent rows
 5. **Large |b|** (:mod:`.hermite_large_bias`): units whose bias is beyond ``bias_threshold`` (or
    whose f_2 coefficient is lost in the noise) are replaced by a truncated affine fit of the
    residual, i.e. two ReLU units: at most k + 2 units, a small L2 error.
-6. Optional ``refine``: pattern-linearised least squares on the samples (one output; our
+6. Optional ``refine``: pattern-linearized least squares on the samples (one output; our
    addition, not the paper's): with the activation pattern fixed the labels are linear in
    (a_i w_i, a_i b_i), so each step is one linear least-squares solve; on noiseless data it
    reaches the exact parameters once the pattern is right.
@@ -63,7 +63,7 @@ class HermiteProposer(Proposer):
     random_state : None, int or Generator (random contractions and Jennrich draws).
     whiten : whiten the inputs with their empirical second moment (inputs N(0, Sigma)).
     polish : ALS polish after Jennrich. n_draws : Jennrich draws (the best fit is kept).
-    refine : rounds of pattern-linearised least squares on the samples (one output only; 0 = off).
+    refine : rounds of pattern-linearized least squares on the samples (one output only; 0 = off).
     large_bias : ``"auto"`` (replace units with |b| > ``bias_threshold`` or an insignificant f_2
         coefficient by two linear units) or False (keep all k units).
     bias_threshold : |b_i| / |w_i| above which a unit counts as a large-bias unit.
@@ -260,7 +260,7 @@ class HermiteProposer(Proposer):
         return Network.from_rows(self.U_.tolist(), self.V_.tolist(), RELU, b=self.b_.tolist(), c=c)
 
     def parameter_error(self, planted: Network) -> float:
-        """Largest error of matched (unit-normalised) parameters against a planted network: see
+        """Largest error of matched (unit-normalized) parameters against a planted network: see
         :func:`network_parameter_error`."""
         return network_parameter_error(self.V_, self.b_, self.U_, planted)
 
@@ -268,7 +268,7 @@ class HermiteProposer(Proposer):
 def network_parameter_error(V, b, U, planted: Network) -> float:
     """max over matched units of |v - v*|, |beta - beta*| and |a - a*| / max|a*| (rows scaled to unit norm).
 
-    Units are matched by the assignment maximising the total cosine of (v, beta) (signs count).
+    Units are matched by the assignment maximizing the total cosine of (v, beta) (signs count).
     Returns inf when the unit counts differ.
     """
     from scipy.optimize import linear_sum_assignment
@@ -306,7 +306,7 @@ def _cubic_part(Zp, T3):
 
 
 def _refine(X, y, V, b, a, rounds, offset=False):
-    """Pattern-linearised least squares: fix the pattern, solve y ~ sum_active (p_i . x + q_i) (+ c), repeat."""
+    """Pattern-linearized least squares: fix the pattern, solve y ~ sum_active (p_i . x + q_i) (+ c), repeat."""
     n, d = X.shape
     k = V.shape[0]
     sgn = np.where(a >= 0, 1.0, -1.0)

@@ -38,7 +38,7 @@ from .estimators import hermite_coefficient
 
 __all__ = ["SignChoice", "resolve_signs", "equivalent_flips", "flip_units"]
 
-MAX_ENUMERATED = 16  # flips enumerated explicitly up to this many units (2^16 subsets, vectorised)
+MAX_ENUMERATED = 16  # flips enumerated explicitly up to this many units (2^16 subsets, vectorized)
 
 
 @dataclass
