@@ -7,7 +7,7 @@
 Question: is there a k-unit ReLU network ``y = sum_i u_i relu(v_i . x)`` (m = 1, no biases, U unknown)
 reproducing the labels exactly? Instances (d, k, n), inputs N(0, I) in float64 (taken exactly):
 
-* **random**: labels N(0, 1), float64: past n = k d + a few, not realisable (unsat);
+* **random**: labels N(0, 1), float64: past n = k d + a few, not realizable (unsat);
 * **planted**: labels of a planted network with integer weights (sat);
 * **integer** (``int``): inputs and labels integers in [-5, 5] and [-3, 3] (random labels).
 

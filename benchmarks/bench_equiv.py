@@ -14,7 +14,7 @@ bound on the box, when it closes).
 
 The PyTorch example (``--torch``, needs torch): a small biased network trained on a regression task;
 units never active on the training data pruned; weights rounded to a grid, where near-duplicate units become
-exact duplicates that minimize merges; float16 quantisation. Each step is decided exactly with a witness.
+exact duplicates that minimize merges; float16 quantization. Each step is decided exactly with a witness.
 
 Usage::
 
@@ -124,7 +124,7 @@ def milp_peer(A, B, time_limit: float) -> dict:
     r = 0
     for i, (w, beta, u) in enumerate(units):
         L, Uu = beta - np.abs(w).sum(), beta + np.abs(w).sum()
-        obj[d + i] = -u  # milp minimises
+        obj[d + i] = -u  # milp minimizes
         rows[r, :d], rows[r, d + i] = -w, 1.0  # y - w x >= beta
         lo.append(beta), hi.append(np.inf)
         r += 1

@@ -1,4 +1,4 @@
-"""Hardness instances: sizes, lift / decode times, and certified "not realisable" beside CaDiCaL and z3.
+"""Hardness instances: sizes, lift / decode times, and certified "not realizable" beside CaDiCaL and z3.
 
     python benchmarks/bench_hardness.py                 # N = 100, 200, 300, 400 and pigeonhole (long)
     python benchmarks/bench_hardness.py --quick         # small sizes (a minute)
@@ -265,7 +265,7 @@ def plot(dec, budget, path) -> None:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds per instance")
     axes[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"Certified 'not realisable' vs the bare solver (budget {budget:.0f} s, dashed)")
+    fig.suptitle(f"Certified 'not realizable' vs the bare solver (budget {budget:.0f} s, dashed)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

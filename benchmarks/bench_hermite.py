@@ -10,7 +10,7 @@
 
 Planted networks: rows of norm exactly 1 (rational), biases exactly 0, 1, -1 for the first units and
 uniform in [-1.5, 1.5] (quarters) for the rest, non-zero integer output weights in [-3, 3], inputs
-N(0, I). Parameter error: the largest error of matched unit-normalised parameters (rows, biases,
+N(0, I). Parameter error: the largest error of matched unit-normalized parameters (rows, biases,
 output weights relative to the largest), after sign resolution. One BLAS / torch thread; the
 machine is shared and loaded, so times are from one run and only their ratios mean something.
 """
@@ -88,7 +88,7 @@ def part_error(ns, seeds, out):
 
 
 def part_exact(ns, seeds, out):
-    """recover(..., bias=True, init=HermiteProposer) on exact labels at (10,3,1); needs the pattern-linearised route."""
+    """recover(..., bias=True, init=HermiteProposer) on exact labels at (10,3,1); needs the pattern-linearized route."""
     from exactrelu.recover import ROUTES, recover
 
     rows = []
@@ -127,7 +127,7 @@ def torch_train(X, Y, k, seed, target=1e-12, cap=60.0):
 
 def part_torch(seeds, n, out):
     rows = []
-    print(f"\n## PyTorch (Adam then L-BFGS, float64) vs Hermite (+ pattern-linearised refinement), (10,3,1), n = {n:.0e}\n")
+    print(f"\n## PyTorch (Adam then L-BFGS, float64) vs Hermite (+ pattern-linearized refinement), (10,3,1), n = {n:.0e}\n")
     print("| seeds | torch median s | torch reached 1e-12 | hermite+refine median s | hermite reached 1e-12 | ratio |")
     print("|---|---|---|---|---|---|")
     tt, te, ht, he = [], [], [], []

@@ -437,7 +437,7 @@ def _(F):
     return CHECKER + [str(F.cert), str(_cast_npz(F, ">f8", "be.npz"))]
 
 
-@case("non-dyadic-inputs/recover", "JSON instance with inputs in thirds and sevenths (realisable), recover", expect=0)
+@case("non-dyadic-inputs/recover", "JSON instance with inputs in thirds and sevenths (realizable), recover", expect=0)
 def _(F):
     from exactrelu.instances import Instance, write_instance
     from exactrelu.network import Network

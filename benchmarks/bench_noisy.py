@@ -88,7 +88,7 @@ def part_grid(out, quick=False):
 def torch_fit(X, Y, E, k, seed, target=1.01, cap=60.0):
     """PyTorch float64 full batch: Adam (lr 1e-2), then L-BFGS rounds, until ||res|| / ||E|| <= target.
 
-    Stopping uses the planted noise norm (an oracle ours does not get): the most favourable
+    Stopping uses the planted noise norm (an oracle ours does not get): the most favorable
     stopping rule for PyTorch. Returns (seconds, final ratio).
     """
     import torch

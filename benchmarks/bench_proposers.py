@@ -51,17 +51,19 @@ TORCH_QUICK = [(10, 3, 3, 2000), (20, 5, 5, 5000), (50, 10, 10, 20000)]
 
 # -- PyTorch, the practitioner's way -------------------------------------------------------------
 
-def torch_train(X, Y, k, seed, target=1e-12, cap=120.0, bias=False):
+def torch_train(X, Y, k, seed, target=1e-12, cap=120.0, bias=False, output_bias=False):
     """Full-batch float64 training: Adam to 1e-3, then L-BFGS to ``target``. Returns (seconds, rel_err, ok).
 
-    ``bias``: the hidden layer has biases (``Linear(d, k, bias=True)``), as in bench_routes.py."""
+    ``bias``: the hidden layer has biases (``Linear(d, k, bias=True)``), as in bench_routes.py; ``output_bias``: the
+    output layer too (both: PyTorch's default ``Sequential(Linear, ReLU, Linear)``, bench_output_bias.py)."""
     import torch
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     Xt, Yt = torch.from_numpy(X), torch.from_numpy(Y)
     d, m = X.shape[1], Y.shape[1]
-    model = torch.nn.Sequential(torch.nn.Linear(d, k, bias=bias), torch.nn.ReLU(), torch.nn.Linear(k, m, bias=False)).double()
+    model = torch.nn.Sequential(torch.nn.Linear(d, k, bias=bias), torch.nn.ReLU(),
+                                torch.nn.Linear(k, m, bias=output_bias)).double()
     ynorm = torch.linalg.norm(Yt)
 
     def rel():

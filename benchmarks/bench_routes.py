@@ -10,7 +10,7 @@ Parts (all write JSON rows to benchmarks/results/routes_<part>.json and print ma
 * ``kappa``: the fewest samples with which the row-span route certifies, against kappa(V), for V of
   nearly parallel rows (exactrelu.instances.conditioning.ill_conditioned), with a plot. The proposal is the planted V
   perturbed by 1e-3 (an oracle), so that the count measures what the exact step needs, not a proposer.
-* ``kneeds``: the fewest samples the sparse-columns route (no proposal) and the pattern-linearised
+* ``kneeds``: the fewest samples the sparse-columns route (no proposal) and the pattern-linearized
   route need, against k, at m = 2 < k.
 * ``corruption``: share of seeds certified with ``sparse_noise=True`` against the corrupted fraction.
 

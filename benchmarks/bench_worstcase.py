@@ -1,6 +1,6 @@
 """The worst-case solver on planted instances: time for (n, k, d) = (50, 2, 3), (200, 3, 5),
 (1000, 5, 10), with the certificate checked by the independent checker; and the time to refute
-unrealisable labels (random labels of rank k on integer inputs).
+unrealizable labels (random labels of rank k on integer inputs).
 
 Usage: python benchmarks/bench_worstcase.py [--quick]
 """
@@ -38,7 +38,7 @@ def main():
             pats = len(res.evidence["patterns"])
             if res.realizable:
                 out = "realizes" + (" (= planted)" if res.network.equivalent(inst.planted) else "")
-            else:  # pragma: no cover - a planted instance is realisable
+            else:  # pragma: no cover - a planted instance is realizable
                 out = f"NOT REALIZABLE?! {res.evidence['reason']}"
             rows.append([f"planted n={n} k={k} d={d} {inputs}", out, pats, f"{time.perf_counter() - t:.3f}"])
             print(rows[-1], flush=True)
@@ -54,7 +54,7 @@ def main():
         if res.realizable:
             out = "realizes"
         else:
-            out = f"not realisable (span {ev.get('span')} < {k})" if "span" in ev else "not realisable (rank)"
+            out = f"not realizable (span {ev.get('span')} < {k})" if "span" in ev else "not realizable (rank)"
         rows.append([f"random labels n={n} k={k} d={d}", out, pats, f"{time.perf_counter() - t:.3f}"])
         print(rows[-1], flush=True)
     headers = ["instance", "answer", "patterns examined", "seconds (incl. certificate check)"]

@@ -5,7 +5,7 @@ LocalCluster (``solve_decision(..., executor=...)``, ``exactrelu solve --workers
 
 Instances (integer inputs, ``try_recovery=False`` so that the enumeration itself is timed):
 a planted network whose units are found among many extreme rays (ray LPs dominate), and labels of
-rank k that no k-unit network realises (one planted label moved by 1/7: every ray and face refuted,
+rank k that no k-unit network realizes (one planted label moved by 1/7: every ray and face refuted,
 the face LPs dominate). Every run must give the same reports and certificate as the serial one.
 The machine is shared: the load average is recorded beside each run; compare ratios within a round.
 """
@@ -61,9 +61,9 @@ def moved(d, k, n, seed):
 
 def instances(quick: bool):
     yield "planted d=3 k=6 n=40 (rays)", planted(d=3, k=6, m=6, n=40, seed=1, inputs="integer"), 6
-    yield "not realisable d=3 k=4 n=40 (faces)", moved(3, 4, 40, 1), 4
+    yield "not realizable d=3 k=4 n=40 (faces)", moved(3, 4, 40, 1), 4
     if not quick:
-        yield "not realisable d=3 k=5 n=40 (faces)", moved(3, 5, 40, 1), 5
+        yield "not realizable d=3 k=5 n=40 (faces)", moved(3, 5, 40, 1), 5
 
 
 def run(inst, k, executor, workers):

@@ -34,6 +34,7 @@ Usage::
     python benchmarks/mutate_checker.py --fast --sample 40    # the fast checker's files, 40 mutants each
     python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
+    python benchmarks/mutate_checker.py --files trusted/span.py --lines 88-135   # the mutants of some lines only
 """
 
 from __future__ import annotations
@@ -75,28 +76,31 @@ TESTS = {
                             _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                             _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py",
                             "tests/network/test_output_bias.py", _C + "test_deep_realizes.py"],
-    "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
+    "trusted/refutation.py": [_C + "test_checker_mutants.py", _C + "test_output_bias_checker.py",
+                              "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                               _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                               _C + "test_hinted_check.py", _C + "test_checker_limits.py", _C + "test_model_classes.py",
                               _C + "test_drup_upgrade.py", "tests/decide/test_pattern_search.py", "tests/decide/test_lazy.py"],
     "trusted/lrat.py": [_C + "test_checker_mutants.py", _C + "test_hinted_check.py", "tests/corpus/test_corpus.py",
                         _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                         _C + "test_checker_limits.py", _C + "test_drup_upgrade.py", "tests/decide/test_hints.py"],
-    "trusted/span.py": [_C + "test_checker_mutants.py", _C + "test_span_checker.py", "tests/corpus/test_corpus.py",
+    "trusted/span.py": [_C + "test_checker_mutants.py", _C + "test_output_bias_checker.py", _C + "test_span_checker.py",
+                        "tests/corpus/test_corpus.py",
                         _C + "test_model_classes.py", "tests/decide/test_span_refutation.py"],
     "trusted/lp.py": [_C + "test_checker_mutants.py", _C + "test_lp_checker.py", "tests/corpus/test_corpus.py",
                       _C + "test_checker_limits.py"],
     "trusted/tree.py": [_C + "test_checker_mutants.py", _C + "test_mutant_killers.py", "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                         _C + "test_span_checker.py", _C + "test_checker_limits.py", _C + "test_deep_claims.py"],
-    "trusted/model.py": [_C + "test_model_classes.py", "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
+    "trusted/model.py": [_C + "test_model_classes.py", _C + "test_output_bias_checker.py",
+                         "tests/corpus/test_corpus.py", _C + "test_span_checker.py",
                          _C + "test_case_trees.py"],
     "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
                                _C + "test_mutant_killers.py",
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py",
-                               _C + "test_deep_claims.py"],
+                               _C + "test_deep_claims.py", _C + "test_box_claims.py"],
     "trusted/deep.py": [_C + "test_deep_claims.py", _C + "test_deep_realizes.py", "tests/corpus/test_corpus.py",
                         "tests/equiv/test_deep_equivalence.py"],
-    "trusted/phases.py": [_C + "test_deep_claims.py", "tests/corpus/test_corpus.py",
+    "trusted/phases.py": [_C + "test_deep_claims.py", _C + "test_box_claims.py", "tests/corpus/test_corpus.py",
                           "tests/equiv/test_deep_equivalence.py"],
     # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
     "trusted/schedule.py": [_C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",
@@ -324,6 +328,7 @@ def main():
     ap.add_argument("--sample", type=int, help="at most this many mutants per file, drawn at random")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kinds", help="only these kinds of mutant, comma-separated prefixes (delete,if-true,varswap,...)")
+    ap.add_argument("--lines", help="only the mutants of these source lines, comma-separated ranges (88-135,140)")
     ap.add_argument("--merge", action="store_true",
                     help="add the rows of this run to the file's entry in --out instead of replacing it")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
@@ -348,6 +353,9 @@ def main():
         points = mutation_points(ast.parse(source))
         if args.kinds:
             points = [p for p in points if p[1].startswith(tuple(args.kinds.split(",")))]
+        if args.lines:
+            spans = [tuple(int(x) for x in (part.split("-") * 2)[:2]) for part in args.lines.split(",")]
+            points = [p for p in points if any(a <= p[2] <= b for a, b in spans)]
         if args.sample and len(points) > args.sample:
             points = sorted(rng.sample(points, args.sample))
         previous = None

@@ -8,7 +8,8 @@ True
 Importing the package loads nothing but the standard library: every name below is imported on
 first use (PEP 562), so that ``python -m exactrelu.certificates.checker`` runs on a Python without
 FLINT or NumPy, and the command line answers a bad argument before SciPy loads (docs/limits.md).
-``recover_exact`` is the front door of the subpackage ``exactrelu.recover``. The subpackages are the wings of docs/design.md: ``exactrelu.recover`` (polynomial routes),
+``recover_exact`` is the front door of the subpackage ``exactrelu.recover``. The subpackages are the wings of
+docs/design.md: ``exactrelu.recover`` (polynomial routes),
 ``exactrelu.decide`` (exact answers both ways), ``exactrelu.certificates``, ``exactrelu.io``, ...
 """
 

@@ -130,14 +130,16 @@ def moved_names(module: str, names: dict[str, str]):
     """A module ``__getattr__`` (PEP 562) that still gives the old ``names`` of ``module``, with a DeprecationWarning.
 
     ``names`` maps an old name to ``"new.module"`` (it moved, keeping its name) or ``"new.module:new_name"`` (it
-    moved or was renamed); any other name raises AttributeError as usual.
+    moved or was renamed; ``module`` itself: renamed in place, as the UK spellings of 0.1 were); any other name
+    raises AttributeError as usual.
 
     >>> import warnings
     >>> getattr_ = moved_names("exactrelu.demo", {"old": "exactrelu.errors:InvalidInput"})
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
     ...     getattr_("old").__name__, str(seen[0].message)
-    ('InvalidInput', 'exactrelu.demo.old moved to exactrelu.errors.InvalidInput; the old name will be removed in a later release')
+    ('InvalidInput',
+     'exactrelu.demo.old moved to exactrelu.errors.InvalidInput; the old name will be removed in a later release')
     """
     MOVED_NAMES[module] = names
 
@@ -146,7 +148,8 @@ def moved_names(module: str, names: dict[str, str]):
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         where, _, new = names[name].partition(":")
         new = new or name
-        warnings.warn(f"{module}.{name} moved to {where}.{new}; the old name will be removed in a later release",
+        change = f"is renamed {new}" if where == module else f"moved to {where}.{new}"  # US spelling: a rename
+        warnings.warn(f"{module}.{name} {change}; the old name will be removed in a later release",
                       DeprecationWarning, stacklevel=2)
         return getattr(importlib.import_module(where), new)
 

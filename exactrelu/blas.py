@@ -14,7 +14,8 @@ cores), and the library's default otherwise. Nothing is changed when the user ch
 
 >>> with small_problem_threads(1000):
 ...     pass
->>> blas_threads(10**9, load=0.0, cpus=2) is None, blas_threads(10**9, load=3.0, cpus=2), blas_threads(100, load=0.0, cpus=2)
+>>> (blas_threads(10**9, load=0.0, cpus=2) is None, blas_threads(10**9, load=3.0, cpus=2),
+...  blas_threads(100, load=0.0, cpus=2))
 (True, 1, 1)
 """
 

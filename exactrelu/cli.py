@@ -25,6 +25,7 @@ REGISTRARS = [
     "exactrelu.commands.fit:register",
     "exactrelu.commands.sweep:register",
     "exactrelu.commands.equiv:register",
+    "exactrelu.commands.export:register",
     "exactrelu.commands.extract:register",
     "exactrelu.commands.bundle:register",
     "exactrelu.commands._data:register",

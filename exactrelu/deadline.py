@@ -15,7 +15,8 @@ True
 >>> d.check("3 of 5 units")
 Traceback (most recent call last):
 ...
-exactrelu.errors.TimeLimitExceeded: the time limit of 0 s passed before the answer (nothing is claimed); done so far: 3 of 5 units
+exactrelu.errors.TimeLimitExceeded: the time limit of 0 s passed before the answer (nothing is claimed);
+done so far: 3 of 5 units
 >>> Deadline.coerce(d) is d, Deadline.coerce(2.5).seconds
 (True, 2.5)
 """
@@ -104,7 +105,8 @@ def run_within(deadline: Deadline, fn: Callable, *args, done: str = ""):
     >>> run_within(Deadline(0.01), time.sleep, 1, done="a nap")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.TimeLimitExceeded: the time limit of 0.01 s passed before the answer (nothing is claimed); done so far: a nap
+    exactrelu.errors.TimeLimitExceeded: the time limit of 0.01 s passed before the answer (nothing is claimed);
+    done so far: a nap
     """
     deadline.check(done)
     if deadline.end is None:

@@ -59,7 +59,7 @@ class AssumptionViolated(ExactReluError):
 
 
 class NotRealizable(ExactReluError):
-    """No exact realisation was found, so no certificate is given; ``evidence`` says why.
+    """No exact realization was found, so no certificate is given; ``evidence`` says why.
 
     The message states what is proved (for example rank(labels) > k rules out every k-unit
     network) and what is only evidence (exact checks of the candidates that failed: which unit,
@@ -81,7 +81,7 @@ class CertificateInvalid(ExactReluError):
 class ProposalFailed(NotRealizable):
     """A floating-point proposer produced no usable proposal, so no certificate (nothing is claimed).
 
-    Usually the labels are not exactly realisable (noise, rounding); this is evidence, not a proof.
+    Usually the labels are not exactly realizable (noise, rounding); this is evidence, not a proof.
     """
 
     def __init__(self, message: str, *, evidence: dict | None = None):

@@ -20,7 +20,8 @@ exactrelu) and reads the same environment variables, so one setting serves both.
 >>> limit("degree")
 100
 >>> over("degree", "the activation degree 1000")
-InvalidInput('the activation degree 1000 is over the limit degree=100 (raise it with EXACTRELU_MAX_DEGREE; docs/limits.md)')
+InvalidInput('the activation degree 1000 is over the limit degree=100
+(raise it with EXACTRELU_MAX_DEGREE; docs/limits.md)')
 >>> check_entries(10**12, 10, 1)
 Traceback (most recent call last):
 ...
@@ -197,7 +198,8 @@ def check_inflation(compressed: int, size: int, what: str) -> None:
     >>> check_inflation(3_000_000, 3 * 2**30, "inputs.npy")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: inputs.npy (deflated: 3,000,000 bytes that unpack to 3,221,225,472, 1073 per byte) is over the limit inflation=200: ...
+    exactrelu.errors.InvalidInput: inputs.npy (deflated: 3,000,000 bytes that unpack to 3,221,225,472,
+    1073 per byte) is over the limit inflation=200: ...
     """
     if size > limit("inflation") * compressed + INFLATION_SLACK:
         raise InvalidInput(f"{what} (deflated: {compressed:,} bytes that unpack to {size:,}, "
@@ -212,7 +214,8 @@ def check_units(k: int, what: str = "the number of hidden units") -> None:
     >>> check_units(10**9, "-k")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: -k 1000000000 is over the limit units=10000 (raise it with EXACTRELU_MAX_UNITS; docs/limits.md)
+    exactrelu.errors.InvalidInput: -k 1000000000 is over the limit units=10000
+    (raise it with EXACTRELU_MAX_UNITS; docs/limits.md)
     """
     k = check_positive_integer(k, what)
     if k > limit("units"):

@@ -243,7 +243,7 @@ def check_flag(value: Any, name: str) -> bool:
 def normalize_rows(A):
     """Rows scaled to unit Euclidean norm (zero rows kept), with no overflow or underflow at extreme magnitudes.
 
-    Each row is first divided by its largest absolute entry, so ``3e300`` and ``3e-300`` rows normalise exactly
+    Each row is first divided by its largest absolute entry, so ``3e300`` and ``3e-300`` rows normalize exactly
     as ``3`` does.
 
     >>> import numpy as np

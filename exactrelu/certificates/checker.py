@@ -39,7 +39,7 @@ Claims known (every other claim is rejected):
     refutation of their clauses, hinted (LRAT-style, checked in one linear pass; a DRUP proof is refused
     with the command that converts it) (docs/certificates.md). Or, for any U and any m (``exactrelu solve``): a
     non-zero (k+1) x (k+1) minor of the labels (rank > k), or a k x k one and a span refutation:
-    no realisable hidden row lies outside a hyperplane of the labels' row space.
+    no realizable hidden row lies outside a hyperplane of the labels' row space.
 ``lp-feasible``
     the inline linear system {x : A_eq x = b_eq, A_ub x <= b_ub} holds at ``point``.
 ``lp-infeasible``

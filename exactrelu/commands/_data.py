@@ -12,7 +12,33 @@ import time
 
 from ..errors import InvalidInput
 
-__all__ = ["add_data_arguments", "read_data", "read_timings"]
+__all__ = ["add_data_arguments", "read_data", "read_timings", "add_bias_argument", "bias_of", "BIAS_HELP"]
+
+#: the classes of ``--bias`` (docs/recovery.md, "Model classes: --bias")
+BIAS_HELP = ("the model class: --bias alone (or --bias both) is PyTorch's default Linear -> ReLU -> Linear, hidden "
+             "biases b and an output bias c (labels = f(inputs V^T + b) U^T + c); --bias hidden: b only (the papers' "
+             "model); --bias output: c only. Without --bias: neither")
+
+
+def _bias_choice(text: str) -> str:
+    """argparse type of ``--bias [CLASS]``."""
+    import argparse
+
+    if text in ("both", "hidden", "output"):
+        return text
+    raise argparse.ArgumentTypeError(f"expected both, hidden or output (--bias alone means both), got {text!r}; "
+                                     "put file names before --bias")
+
+
+def add_bias_argument(p, what: str = "") -> None:
+    """``--bias [both|hidden|output]``: the model class a learner works in (alone: both, PyTorch's default)."""
+    p.add_argument("--bias", nargs="?", const="both", default=None, type=_bias_choice, metavar="CLASS",
+                   help=BIAS_HELP + what)
+
+
+def bias_of(args):
+    """The library's ``bias=`` for ``args.bias``: False without the option, else the class named."""
+    return args.bias or False
 
 
 def add_data_arguments(p) -> None:

@@ -20,7 +20,8 @@ A command can say what it has done so far by setting ``args.done`` (text); it en
 >>> limited(slow)(p.parse_args(["--time-limit", "0.05"]))
 Traceback (most recent call last):
 ...
-exactrelu.errors.TimeLimitExceeded: the time limit of 0.05 s passed before the answer (nothing is claimed); done so far: half of it
+exactrelu.errors.TimeLimitExceeded: the time limit of 0.05 s passed before the answer (nothing is claimed);
+done so far: half of it
 >>> limited(lambda args: 7)(p.parse_args([]))
 7
 """

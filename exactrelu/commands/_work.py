@@ -51,7 +51,8 @@ def _command(args) -> str:
 
 
 def announce(args, work: str, seconds: float | None, *, certain: bool = True) -> None:
-    """Print ``exactrelu CMD: work: WORK; about T here`` on stderr; refuse (exit 2) a certain estimate over the limit."""
+    """Print ``exactrelu CMD: work: WORK; about T here`` on stderr; refuse (exit 2) a certain estimate over the
+    limit."""
     text = f"exactrelu {_command(args)}: work: {work}"
     if seconds is not None:
         text += f"; about {duration(seconds)} here" if certain else f"; up to about {duration(seconds)} here"
@@ -102,7 +103,8 @@ def solve_estimate(args, *, n: int, d: int, r: int) -> None:
 
 
 def cnf_estimate(args, *, num_vars: int, num_clauses: int, nae_vars: int, nae_clauses: int) -> None:
-    """``hardness from-cnf | random``: the instance has n = 2N + M samples and d = N inputs (N, M of the NAE formula)."""
+    """``hardness from-cnf | random``: the instance has n = 2N + M samples and d = N inputs (N, M of the NAE
+    formula)."""
     n, d = 2 * nae_vars + nae_clauses, nae_vars
     entries = n * (d + 1)
     announce(args, f"{num_vars} variables, {num_clauses} clauses -> NAE-3SAT with {nae_vars} variables, {nae_clauses} "

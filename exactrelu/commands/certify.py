@@ -137,6 +137,7 @@ def _as_given_lines(args, res) -> list[str]:
 def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
     """Only a residual was certified: say so, and add the diagnosis of the labels (also to ``record``)."""
     from ..recover.diagnosis import explain_failure
+    from ..recover.given_weights import weights_class
 
     r = res.given_residual
     also = ("and for weights recovered from the labels" if given.depth == 2 else
@@ -145,8 +146,8 @@ def _residual_lines(args, res, inst, given, act, record: dict) -> list[str]:
              f"largest error, how good the fit is, not that it is exact or optimal); realizes failed for them "
              f"({r.n_failing} of {r.n_entries} label entries differ) {also}",
              _not_exact(args, res), f"why no exact certificate: {res.stronger_failed}"]
-    record["diagnosis"] = (explain_failure(inst, given.k, act or given.activation, random_state=args.seed)
-                           if given.depth == 2 else None)
+    record["diagnosis"] = (explain_failure(inst, given.k, act or given.activation, bias=weights_class(given),
+                                           random_state=args.seed) if given.depth == 2 else None)
     if record["diagnosis"]:
         lines.append(f"Diagnosis: {record['diagnosis']}")
     return lines

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..validation import integer_arg, number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import AssumptionViolated, InvalidInput, NotRealizable
-from ._data import add_data_arguments, read_data, read_timings
+from ._data import add_bias_argument, add_data_arguments, bias_of, read_data, read_timings
 from ._limit import add_time_limit, limited
 from .check import register_check
 from ._report import emit, json_command
@@ -54,6 +54,9 @@ def _register_generate(sub) -> None:
                    help="round inputs to multiples of 2**-B (needed for .npz: labels then fit float64)")
     p.add_argument("--bias", type=_bias_scale, metavar="S",
                    help="hidden biases b_i drawn uniformly in [-S, S], rounded to quarters (default: no biases)")
+    p.add_argument("--output-bias", type=_bias_scale, metavar="S",
+                   help="an output bias c_r drawn uniformly in [-S, S], rounded to quarters: labels = "
+                        "f(inputs V^T + b) U^T + c, PyTorch's default Linear (default: none)")
     p.add_argument("--corrupt", type=_fraction_01, metavar="P",
                    help="add arbitrary values to a random share P of the label entries (sparse corruption)")
     p.add_argument("--noise", metavar="KIND:SCALE",
@@ -77,7 +80,7 @@ def _register_recover(sub) -> None:
     p.add_argument("--init", default="auto", help="float proposal: auto (default), search, gradient, tensor, ica, hermite, "
                    "or a weights file (.npz with U, V or a PyTorch state dict)")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the proposer")
-    p.add_argument("--bias", action="store_true", help="recover hidden biases b too: labels = f(inputs V^T + b) U^T")
+    add_bias_argument(p)
     p.add_argument("--sparse-noise", action="store_true",
                    help="labels may have a sparse set of corrupted entries (m > k): certify realizes-except")
     p.add_argument("--max-except", type=_fraction_text, metavar="FRACTION",
@@ -201,7 +204,7 @@ def cmd_generate(args) -> int:
     inst = planted(d=args.d, k=args.k, m=args.m, n=args.n, activation=_activation(args.activation), seed=args.seed,
                    inputs=args.inputs, weights=args.weights, weight_bound=args.weight_bound,
                    input_bits=args.input_bits, bias=args.bias, noise=args.noise,
-                   allow_degenerate=args.allow_degenerate)
+                   allow_degenerate=args.allow_degenerate, output_bias=args.output_bias)
     args.done = f"drew the instance (n={inst.n}, d={inst.d}, m={inst.m}); nothing written"
     if args.corrupt:
         from ..instances.corruption import corrupt
@@ -212,11 +215,14 @@ def cmd_generate(args) -> int:
         raise InvalidInput(f"output must end in .json or .npz, got {out.name}")
     write_instance(inst, out, include_planted=not args.no_planted)
     bias = f", hidden biases in [-{args.bias:g}, {args.bias:g}]" if args.bias is not None else ""
+    if args.output_bias is not None:
+        bias += f", output bias in [-{args.output_bias:g}, {args.output_bias:g}]"
     if inst.noise_model is not None:
         bias += f", label noise {inst.noise_model} (||E||_F = {_frobenius(inst.noise):.4g})"
     bad = f", {len(inst.meta['corrupted'])} corrupted label entries" if args.corrupt else ""
     record = {"instance": str(out), "n": inst.n, "d": inst.d, "m": inst.m, "k": args.k,
-              "activation": inst.activation.to_json(), "bias": args.bias, "noise": args.noise, "seed": args.seed,
+              "activation": inst.activation.to_json(), "bias": args.bias, "output_bias": args.output_bias,
+              "noise": args.noise, "seed": args.seed,
               "corrupted_entries": len(inst.meta["corrupted"]) if args.corrupt else 0}
     if inst.noise_model is not None:
         record["noise_frobenius"] = _frobenius(inst.noise)
@@ -247,19 +253,19 @@ def cmd_recover(args) -> int:
 
     progress = LineProgress() if (args.verbose or sys.stderr.isatty()) else None
     try:
-        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=args.bias,
+        res = recover(inst, k=args.k, activation=act, init=args.init, random_state=args.seed, bias=bias_of(args),
                       sparse_noise=args.sparse_noise, route=args.route, check=not args.no_check, progress=progress,
                       time_limit=deadline, max_except=args.max_except)
     except NotRealizable as exc:
         if exc.certificate is None:
-            if args.bias or args.sparse_noise or args.route != "auto":
+            if not _diagnosed(args):
                 raise
-            raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
+            raise explained(exc, inst, args.k, act, args.seed, bias=bias_of(args)) from None
         return _certified_no(args, exc, out, inst, act)
     except AssumptionViolated as exc:
-        if args.bias or args.sparse_noise or args.route != "auto":
+        if not _diagnosed(args):
             raise
-        raise explained(exc, inst, args.k, act, args.seed, bias_option=hasattr(args, "bias")) from None
+        raise explained(exc, inst, args.k, act, args.seed, bias=bias_of(args)) from None
     finally:
         if progress is not None:
             progress.close()
@@ -284,6 +290,12 @@ def cmd_recover(args) -> int:
         lines.append(f"to check it: exactrelu import --inputs {args.inputs} --labels {args.labels} -o inst.json, then "
                      f"exactrelu check {out} inst.json")
     return emit(args, record, lines)
+
+
+def _diagnosed(args) -> bool:
+    """Whether a failed ``recover`` tries the wider model class (the class asked is narrower than both biases, and
+    neither sparse noise nor a route was asked for)."""
+    return args.bias != "both" and not args.sparse_noise and args.route == "auto"
 
 
 def _streams(args) -> bool:
@@ -313,7 +325,7 @@ def _recover_streaming(args, deadline) -> int:
     out = writable(args.output if args.output else args.instance + ".cert.json")
     res = recover_streaming(args.instance, k=args.k, activation=_activation(args.activation), init=args.init,
                             random_state=args.seed, check=not args.no_check, subset=args.subset or SUBSET,
-                            time_limit=deadline, bias=args.bias)
+                            time_limit=deadline, bias=bias_of(args))
     write_certificate(res.certificate, out)
     lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units (route "
              f"{res.route} on {res.subset} samples, every sample verified in blocks; proposal {res.proposer})"]
@@ -353,8 +365,8 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
 
     write_certificate(exc.certificate, out)
     summary = exc.evidence.get("certificate")
-    hint = None if (args.bias or args.sparse_noise or args.route != "auto") else \
-        explain_failure(inst, args.k, act, random_state=args.seed)
+    hint = None if not _diagnosed(args) else explain_failure(inst, args.k, act, bias=bias_of(args),
+                                                             random_state=args.seed)
     record = {"claim": "not-realizable", "certificate": str(out), "k": args.k, "certified": True,
               "model": exc.certificate.get("model"), "message": str(exc), "checked": summary, "diagnosis": hint}
     lines = [f"NOT REALIZABLE (certified): {summary}", f"not-realizable certificate written to {out}"]
@@ -363,15 +375,14 @@ def _certified_no(args, exc: NotRealizable, out: Path, inst, act) -> int:
     return emit(args, record, lines, ok=False)
 
 
-def explained(exc, inst, k: int, act, seed, *, bias_option: bool = False) -> Exception:
-    """``exc`` with the structure that made recovery fail appended, when :mod:`exactrelu.recover.diagnosis` finds one."""
+def explained(exc, inst, k: int, act, seed, *, bias=False) -> Exception:
+    """``exc`` with the wider model class that reproduces the labels appended, when
+    :mod:`exactrelu.recover.diagnosis` certifies one (``bias``: the class asked)."""
     from ..recover.diagnosis import explain_failure
 
-    hint = explain_failure(inst, k, act, random_state=seed)
+    hint = explain_failure(inst, k, act, bias=bias, random_state=seed)
     if hint is None:
         return exc
-    if bias_option and "hidden biases" in hint:
-        hint += " On the command line: --bias."
     text = str(exc).rstrip()
-    text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis: {hint}"
+    text = f"{text}{'' if text.endswith('.') else '.'} Diagnosis (certified: the labels are exact): {hint}"
     return type(exc)(text, evidence=exc.evidence)  # AssumptionViolated's suggestion is already in its text

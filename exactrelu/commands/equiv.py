@@ -28,6 +28,13 @@ def register(sub) -> None:
     p.add_argument("--max-nodes", type=_positive, metavar="N",
                    help="visit at most N case-tree nodes (networks deeper than two layers); then answer unknown "
                         "(exit 3)")
+    p.add_argument("--lower", metavar="L1,...,Ld", help="the box's lower bounds (rationals or decimals, read exactly; "
+                                                         "write --lower=-1,0 when the first is negative)")
+    p.add_argument("--upper", metavar="U1,...,Ud", help="the box's upper bounds: decide on the box instead of R^d")
+    p.add_argument("--vnnlib", metavar="FILE", help="the box is the input box of this VNN-LIB property (its output "
+                                                    "constraints are not read)")
+    p.add_argument("--epsilon", metavar="E", help="prove max over the outputs of |NET1(x) - NET2(x)| <= E instead "
+                                                  "of equality (ReLU; a counterexample differs by more than E)")
     add_layers_argument(p, of="NET1")
     add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
@@ -93,18 +100,55 @@ def _shape(net) -> str:
     return f"{net.k} units" if net.depth == 2 else "widths " + "-".join(map(str, net.widths))
 
 
+def _domain(args) -> tuple[list | None, list | None, str]:
+    """(lower, upper, the domain in words) from --lower/--upper or --vnnlib; (None, None, 'all of R^d') without."""
+    from ..errors import InvalidInput
+
+    if args.vnnlib and (args.lower or args.upper):
+        raise InvalidInput("give the box by --lower/--upper or by --vnnlib, not both")
+    if args.vnnlib:
+        from ..io.vnnlib import read_vnnlib
+
+        box = read_vnnlib(args.vnnlib)
+        unread = f"; its {box.outputs} output constraints not read" if box.outputs else ""
+        return box.lower, box.upper, f"the input box of {args.vnnlib} ({len(box.lower)} intervals{unread})"
+    if (args.lower is None) != (args.upper is None):
+        raise InvalidInput("a box needs both --lower and --upper")
+    if args.lower is None:
+        return None, None, ""
+    lower, upper = (v.split(",") for v in (args.lower, args.upper))
+    return lower, upper, f"the box --lower/--upper ({len(lower)} intervals)"
+
+
+def _search_budget(seconds: float | None) -> float | None:
+    """The case split's share of ``--time-limit``: in the program's watched child (:mod:`._watch`), what is left of it
+    since the program started, less a margin, so that the search answers "unknown" (exit 3, with how far it got)
+    before the program's own limit stops it; called in-process, the limit itself."""
+    import time
+
+    from ._watch import in_child, process_start
+
+    if seconds is None or not in_child():
+        return seconds
+    return max(0.05, 0.97 * seconds - (time.monotonic() - process_start()) - 0.25)
+
+
 def cmd_equiv(args) -> int:
     import sys
 
     from ..equiv import functionally_equal
     from ..progress import LineProgress
 
+    lower, upper, where = _domain(args)
     a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
+    where = where or f"all of R^{a.d}"
     args.done = f"read both networks ({_shape(a)} and {_shape(b)})"
     progress = LineProgress() if sys.stderr.isatty() and not getattr(args, "json", False) else None
-    res = functionally_equal(a, b, time_limit=args.time_limit, max_nodes=args.max_nodes, progress=progress)
+    res = functionally_equal(a, b, time_limit=_search_budget(args.time_limit), max_nodes=args.max_nodes,
+                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon)
     record = {"equivalent": res.equal if res.status != "unknown" else None, "status": res.status,
               "summary": res.summary, "certificate": args.output if res.status != "unknown" else None}
+    record["domain"] = where
     two = "hyperplanes" in res.evidence
     record.update({"hyperplanes": res.evidence["hyperplanes"]} if two else {k: res.evidence.get(k) for k in (
         "depths", "reduced_neurons", "nodes", "leaves", "splits", "fixes", "closed_share")})
@@ -113,17 +157,22 @@ def cmd_equiv(args) -> int:
                                    "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
     if args.output:
         _write_json(res.certificate, args.output)
+    eps = f" by more than {args.epsilon}" if args.epsilon is not None else ""
     if res.equal:
         how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
                f"{_shape(a)} and {_shape(b).replace('widths ', '')}; {res.evidence['reduced_neurons']} neurons in "
                f"their reduced difference, {res.evidence.get('leaves', 1):,} leaves in the case tree")
-        lines = [f"EQUIVALENT: {args.first} and {args.second} are the same function on all of R^{a.d} ({how})"]
+        what = "the same function" if args.epsilon is None else f"within {args.epsilon} of each other"
+        lines = [f"{'EPSILON-' if eps else ''}EQUIVALENT: {args.first} and {args.second} are {what} on {where} "
+                 f"({how})"]
     else:
         why = f" (their canonical forms differ in the {res.evidence['differs_in']})" if two else ""
         record.update(witness=[str(x) for x in res.witness], values=[[str(v) for v in r] for r in res.values])
         if two:
             record["differs_in"] = res.evidence["differs_in"]
-        lines = [f"NOT EQUIVALENT: the networks differ at x = {_short(res.witness)}{why}",
+        inside = f", in {where}" if lower is not None else ""
+        lines = [f"NOT {'EPSILON-' if eps else ''}EQUIVALENT: the networks differ{eps} at x = {_short(res.witness)}"
+                 f"{inside}{why}",
                  f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
                  "  (floats for reading; the exact rationals are in the certificate)"]
     lines.append(f"checked: {res.summary}")

@@ -7,7 +7,7 @@ import warnings
 from ..validation import number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import FitNotConverged
-from ._data import add_data_arguments, read_data, read_timings
+from ._data import add_bias_argument, add_data_arguments, bias_of, read_data, read_timings
 from ._report import emit, json_command
 
 
@@ -17,14 +17,14 @@ def register(sub) -> None:
     methods = "; ".join(f"{n}: {e.summary}" for n, e in METHODS.items())
     p = sub.add_parser(
         "fit", help="fit weights to noisy labels; write them with their exact residual (a residual certificate)",
-        description="Fit k hidden units to labels that need not be exactly realisable, write the weights "
+        description="Fit k hidden units to labels that need not be exactly realizable, write the weights "
                     "(exactrelu.weights, exact rationals) and their exact squared error on the data as a residual "
                     "certificate, verified by the independent checker. The certificate states how good the fit "
                     f"is, not that it is optimal. Methods: auto (tensor when k <= d, else gradient); {methods}.")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
     p.add_argument("-k", type=positive_int_arg, required=True, help="number of hidden units")
-    p.add_argument("--bias", action="store_true", help="also fit hidden biases b")
+    add_bias_argument(p)
     p.add_argument("--method", default="auto", choices=method_names(), help="start method (default auto)")
     p.add_argument("--no-refine", action="store_true", help="skip the refinement after the start method")
     p.add_argument("-o", "--output", required=True, help="weights file to write (exactrelu.weights JSON)")
@@ -81,14 +81,14 @@ def cmd_fit(args) -> int:
     try:
         with warnings.catch_warnings():  # FitNotConverged is printed below, with the result
             warnings.simplefilter("ignore", FitNotConverged)
-            res = fit(inst, args.k, bias=args.bias, method=args.method, activation=_activation(args.activation),
+            res = fit(inst, args.k, bias=bias_of(args), method=args.method, activation=_activation(args.activation),
                       random_state=args.seed, refine=False if args.no_refine else None, noise=args.noise,
                       certificate=True, check=not args.no_check, progress=progress, time_limit=deadline)
     finally:
         if progress is not None:
             progress.close()
     auto = " (auto)" if args.method == "auto" else ""
-    lines = [f"fit: method {res.method}{auto}, k={args.k}{' with biases' if args.bias else ''}, "
+    lines = [f"fit: method {res.method}{auto}, k={args.k}{_class_text(args)}, "
              f"{inst.n} samples x {inst.m} outputs"]
     if "fallback" in res.info:
         lines.append(f"  fell back to gradient: {res.info['fallback']}")
@@ -101,7 +101,7 @@ def cmd_fit(args) -> int:
     rows.append(("total", f"{sum(read_timings(args, res.timings).values()):8.3f} s"))
     lines += ["phases:", _table(rows), "residual:", _table(_rows(res, inst, args))]
     if res.realizable and "zero_labels" not in res.info:
-        lines.append(f"the labels are exactly realisable by k={args.k} units; `exactrelu recover {name} "
+        lines.append(f"the labels are exactly realizable by k={args.k} units; `exactrelu recover {name} "
                      f"-k {args.k}` writes a realizes certificate")
     if res.checked:
         lines.append(f"independent checker: {res.checked}")
@@ -111,7 +111,7 @@ def cmd_fit(args) -> int:
         write_certificate(res.certificate, args.certificate)
         lines.append(f"residual certificate written to {args.certificate}")
     r = res.residual
-    record = {"method": res.method, "k": args.k, "bias": args.bias, "weights": str(out),
+    record = {"method": res.method, "k": args.k, "bias": args.bias or "none", "weights": str(out),
               "certificate": args.certificate, "squared_error": str(r.squared_error),
               "max_abs_error": str(r.max_abs_error), "relative_error": r.relative(), "realizable": res.realizable,
               "checked": res.checked, "timings": read_timings(args, res.timings), "warnings": res.warnings,
@@ -119,3 +119,10 @@ def cmd_fit(args) -> int:
               "affine_baseline": res.info.get("affine_baseline"), "zero_labels": "zero_labels" in res.info,
               "stages": [{"name": s.name, "seconds": s.seconds, "relative": s.relative} for s in res.stages]}
     return emit(args, record, lines)
+
+
+def _class_text(args) -> str:
+    """', with hidden biases and with output bias': the class fitted, in the checker's words ('' without --bias)."""
+    from ..certificates.claims.model import bias_class, class_words
+
+    return f", {class_words(bias_class(bias_of(args)))}" if args.bias else ""

@@ -14,6 +14,8 @@ from ..validation import nonnegative_int_arg, positive_int_arg, seconds_arg, see
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify, write_certificate
+from ..certificates.claims.model import bias_class
+from ._data import add_bias_argument, bias_of
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 from ..errors import InvalidInput
@@ -141,6 +143,13 @@ def _decide(args) -> int:
     from ..decide.search.pattern_search import decide
 
     inst = read_instance(args.instance)
+    model = bias_class(bias_of(args))
+    about = None
+    if model["biases"]:  # hidden biases: the inputs with a constant 1 column (the certificate is about them)
+        from ..recover.diagnosis import with_constant_input
+
+        inst = with_constant_input(inst)
+        about = (str(args.output)[:-5] if str(args.output).endswith(".json") else str(args.output)) + ".instance.json"
     U = None
     if args.U is not None:
         try:
@@ -153,18 +162,26 @@ def _decide(args) -> int:
         bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
     try:
         res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
-                     time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof)
+                     time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof,
+                     output_bias=model["output_bias"])
     finally:
         if bar is not None:
             bar.close()
     write_certificate(res.certificate, args.output)
+    if about is not None:
+        from ..instances import write_instance
+
+        write_instance(inst, about)
     st = res.evidence
     work = (f"{st['nodes']} nodes" if st.get("engine", args.engine) == "tree" or "rounds" not in st
             else f"{st['rounds']} solver rounds, {st.get('lemmas', 0)} lemmas")
+    lines = [f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
+             f"{st['lps']} exact LPs", f"checked: {res.summary}"]
+    if about is not None:
+        lines.append(f"the certificate is about the inputs with a constant 1 column appended, written to {about}")
     return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
-                       "summary": res.summary, "model": res.model, "stats": st},
-                [f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; {work}, "
-                 f"{st['lps']} exact LPs", f"checked: {res.summary}"])
+                       "summary": res.summary, "model": res.model, "stats": st, "instance": about or args.instance},
+                lines)
 
 
 def register(sub) -> None:
@@ -199,7 +216,7 @@ def register(sub) -> None:
     add_time_limit(p)
     json_command(p, "hardness lift", limited(_lift))
 
-    p = hs.add_parser("decode", help="exact realising weights -> satisfying assignment of the formula")
+    p = hs.add_parser("decode", help="exact realizing weights -> satisfying assignment of the formula")
     _formula_arg(p)
     p.add_argument("weights", help="a realizes certificate or a JSON object with 'U' and 'V'")
     p.add_argument("-o", "--output", help="write the assignment ('s SATISFIABLE' and a 'v' line)")
@@ -222,4 +239,7 @@ def register(sub) -> None:
                    help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
+    add_bias_argument(p, ". Hidden biases: the inputs with a constant 1 column appended (the certificate is about "
+                         "that instance, written beside it); an output bias: c one more free variable of every exact "
+                         "LP (lazy engine)")
     json_command(p, "hardness decide", _decide)

@@ -29,7 +29,8 @@ __all__ = ["register", "run"]
 
 def register(sub) -> None:
     p = sub.add_parser("prove", help="run the machine-checked claims (proofs/) and print pass/fail",
-                       description="Run the machine-checked claims the algorithms rely on (SymPy and exact arithmetic).")
+                       description="Run the machine-checked claims the algorithms rely on (SymPy and exact "
+                                   "arithmetic).")
     p.add_argument("names", nargs="*", metavar="NAME", help="claims to run (see --list)")
     p.add_argument("--all", action="store_true", help="run every claim")
     p.add_argument("--list", action="store_true", help="list the claims and exit")

@@ -41,7 +41,8 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the sweep in DIR, skipping tasks that have a row")
     p.add_argument("--force", action="store_true", help="with --resume: continue even when DIR was made by another "
                    "spec (its rows and the new ones then mix in one table)")
-    p.add_argument("--plot", action="store_true", help="then write the standard figures (as 'exactrelu sweep plot DIR')")
+    p.add_argument("--plot", action="store_true",
+                   help="then write the standard figures (as 'exactrelu sweep plot DIR')")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
     add_time_limit(p)
     p.set_defaults(directory_outputs=("output",))  # -o DIR: a directory (cli._check_outputs)
@@ -73,7 +74,8 @@ def cmd_sweep(args) -> int:
               "executor": s.executor, "directory": str(s.directory), "table": str(s.directory / "results.csv"),
               "interrupted": bool(s.interrupted)}
     lines = [f"sweep {spec.task}: {sum(c.values())} rows written ({c['certified']} certified, {c['refused']} refused, "
-             f"{c['failed']} failed){already}, {s.total} tasks in the spec; {s.seconds:.1f} s on {s.executor or 'nothing'}",
+             f"{c['failed']} failed){already}, {s.total} tasks in the spec; "
+             f"{s.seconds:.1f} s on {s.executor or 'nothing'}",
              f"table: {s.directory / 'results.csv'}"]
     if args.plot and not s.interrupted:
         record["figures"] = _figures(args.output)

@@ -10,7 +10,7 @@ from ..validation import positive_int_arg, scheduler_arg, seconds_arg
 
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
-from ._data import add_data_arguments, read_data
+from ._data import add_bias_argument, add_data_arguments, bias_of, read_data
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 
@@ -33,14 +33,15 @@ def register(sub) -> None:
                        description="For arbitrary inputs and labels of rank k: enumerate the patterns of the labels' "
                                    "row span, decide each by exact LP, and certify the network (n^O(k) time). When "
                                    "no network exists, a not-realizable certificate is written instead (exit 1); "
-                                   "'exactrelu check' verifies either. Networks without hidden biases, unless --bias.")
+                                   "'exactrelu check' verifies either. Networks without biases, unless --bias [CLASS]; "
+                                   "every verdict names the class it covers.")
     p.add_argument("instance", nargs="?", help="instance file (.json or .npz); or --inputs X --labels Y")
     add_data_arguments(p)
     p.add_argument("-k", type=positive_int_arg, required=True, help="number of hidden units")
     p.add_argument("-o", "--output", help="certificate file (default: INSTANCE.worstcase.cert.json)")
-    p.add_argument("--bias", action="store_true",
-                   help="networks with hidden biases: the same algorithm on the inputs with a constant 1 column "
-                        "appended; a refutation is about that instance, written beside the certificate")
+    add_bias_argument(p, ". Hidden biases: the same algorithm on the inputs with a constant 1 column appended (a "
+                         "refutation is then about that instance, written beside the certificate); an output bias: "
+                         "on the labels' row span with the constant vector")
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
     p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
@@ -157,7 +158,7 @@ def cmd_solve(args) -> int:
     try:
         res = solve_decision(inst, args.k, progress=_show_progress(args) is not None,
                              try_recovery=not args.enumerate_only, executor=executor,
-                             workers=backend.workers if backend else 2, time_limit=deadline, bias=args.bias)
+                             workers=backend.workers if backend else 2, time_limit=deadline, bias=bias_of(args))
     finally:
         if backend is not None:  # after Ctrl-C, stop the workers rather than wait for them
             backend.close(executor, interrupted=sys.exc_info()[0] is KeyboardInterrupt)
@@ -175,7 +176,7 @@ def cmd_solve(args) -> int:
     else:
         route, how = "enumeration", f"{examined} patterns examined, {used} units"
     record = {"claim": res.certificate["claim"], "summary": res.summary, "rank": rank, "route": route,
-              "patterns_examined": examined, "certificate": str(out), "bias": args.bias, "seconds": seconds,
+              "patterns_examined": examined, "certificate": str(out), "bias": args.bias or "none", "seconds": seconds,
               "timings": {"read": args.read_seconds, "solve": seconds}}
     return emit(args, record, [f"VALID: {res.summary}",
                                f"rank(labels) = {rank}; {how}; {seconds:.3f} s (reading {args.read_seconds:.3f} s); "

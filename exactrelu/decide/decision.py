@@ -47,7 +47,7 @@ class Decision:
     Attributes
     ----------
     status : ``"realizable"`` or ``"not-realizable"``.
-    network : the exact realising network (``realizable``), else None.
+    network : the exact realizing network (``realizable``), else None.
     certificate : the ``realizes`` or ``not-realizable`` certificate, verified by the independent checker
         before the record was made.
     summary : the checker's verdict line on ``certificate`` (what ``exactrelu check`` prints after VALID).

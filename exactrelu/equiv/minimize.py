@@ -149,7 +149,8 @@ def _write_affine(A: list[list[Fraction]], normals: list[list[int]]):
     r, chosen = len(Y), []
     inside = _in_span(normals, Y) if normals else []
     for j, ok in enumerate(inside):
-        if ok and len(chosen) < r and exact_rank(flint.fmpz_mat([normals[i] for i in chosen] + [normals[j]])) == len(chosen) + 1:
+        if ok and len(chosen) < r and \
+                exact_rank(flint.fmpz_mat([normals[i] for i in chosen] + [normals[j]])) == len(chosen) + 1:
             chosen.append(j)
     basis = [normals[j] for j in chosen]
     for y in Y:  # complete with A's own rows to a basis of its row space
@@ -303,7 +304,8 @@ def _smallest(form: CanonicalForm, merged=None):
         candidates["input merged"] = merged
     sizes = {name: _size(units) for name, (units, _) in candidates.items()}
     best = min(candidates, key=lambda name: sizes[name])
-    out = _network(*candidates[best], form.d, form.m, Activation.relu() if form.degree == 1 else Activation.power(form.degree))
+    act = Activation.relu() if form.degree == 1 else Activation.power(form.degree)
+    out = _network(*candidates[best], form.d, form.m, act)
     if canonical_form(out) != form:  # every candidate is the form's function by construction
         raise RuntimeError(f"bug: the minimization candidate {best!r} is not the form's function")
     return out, bound, sizes, best

@@ -53,7 +53,8 @@ def difference(a: CanonicalForm, b: CanonicalForm) -> tuple[dict, dict, list, li
         return {p: g for p, g in table.items() if any(g)}
 
     linear = [] if a.linear is None else [[x - y for x, y in zip(ra, rb)] for ra, rb in zip(a.linear, b.linear)]
-    return diff(a.hyperplanes, b.hyperplanes), diff(a.powers, b.powers), linear, [x - y for x, y in zip(a.offset, b.offset)]
+    offset = [x - y for x, y in zip(a.offset, b.offset)]
+    return diff(a.hyperplanes, b.hyperplanes), diff(a.powers, b.powers), linear, offset
 
 
 def _values_on(normals: list[tuple[int, ...]], x_num: list[int], x_den: int) -> list[int]:
@@ -123,4 +124,5 @@ def candidate_points(a: CanonicalForm, b: CanonicalForm, *, seed: int = 0, count
 
 def evaluate_at(net, points: list[list[Fraction]]) -> list[list[Fraction]]:
     """The network's outputs at the points, exactly (one row of m rationals per point)."""
-    return net.evaluate_exact(QMatrix.from_fractions([x for pt in points for x in pt], len(points), net.d)).to_fractions()
+    X = QMatrix.from_fractions([x for pt in points for x in pt], len(points), net.d)
+    return net.evaluate_exact(X).to_fractions()

@@ -223,4 +223,5 @@ def nonsingular_minor(Y, t: int, columns: list[int] | None = None) -> tuple[list
         samples = independent_rows(sub, p)[:t]
         if len(samples) == t:
             return cols, samples
-    raise ExactReluError(f"internal error: no {t} x {t} minor of the labels found modulo the primes")  # pragma: no cover
+    raise ExactReluError(  # pragma: no cover
+        f"internal error: no {t} x {t} minor of the labels found modulo the primes")

@@ -94,7 +94,8 @@ def _infeasible_result(S: LPSystem, y: list[int], method: str) -> LPResult:
     g = 0
     for v in ye + yu:
         g = math.gcd(g, v)
-    return LPResult("infeasible", None, ([Fraction(v // g) for v in ye], [Fraction(v // g) for v in yu]), method, S.n, S.user)
+    farkas = ([Fraction(v // g) for v in ye], [Fraction(v // g) for v in yu])
+    return LPResult("infeasible", None, farkas, method, S.n, S.user)
 
 
 def _decide_trivial(S: LPSystem) -> LPResult | None:

@@ -22,8 +22,8 @@ from .linalg import PRIMES, independent_rows
 from .lp_simplex import exact_simplex
 from .lp_system import LPSystem, check_farkas, check_point, point_from_fmpq, primitive
 
-__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "scale_rows", "new_highs",
-           "feasibility_lp"]
+__all__ = ["Proposal", "highs_propose", "confirm_point", "confirm_ray", "left_kernel", "float_rows", "scale_rows",
+           "new_highs", "feasibility_lp"]
 
 @dataclass
 class Proposal:

@@ -66,7 +66,8 @@ class _Tableau:
         zero, one = _ZERO, _ONE
         T: list[list[flint.fmpq]] = []
         for j in range(n):
-            T.append([flint.fmpq(s * M[i][j]) for i, s in cols] + [one if t == j else zero for t in range(n + 1)] + [zero])
+            T.append([flint.fmpq(s * M[i][j]) for i, s in cols] + [one if t == j else zero for t in range(n + 1)]
+                     + [zero])
         T.append([flint.fmpq(-s * r[i]) for i, s in cols] + [one if t == n else zero for t in range(n + 1)] + [one])
         self.T = T
         self.width = width = N + n + 1

@@ -70,7 +70,8 @@ def against_constant(relative: float, Y: np.ndarray) -> float:
 
 
 def floor_from_sigma(sigma: float, Y: np.ndarray) -> float:
-    """The relative noise floor of label noise with standard deviation ``sigma`` per entry: sigma sqrt(n m) / ||Y||_F."""
+    """The relative noise floor of label noise with standard deviation ``sigma`` per entry:
+    sigma sqrt(n m) / ||Y||_F."""
     ny = float(np.linalg.norm(Y))
     return float("inf") if ny == 0 else float(sigma) * float(np.sqrt(Y.size)) / ny
 

@@ -34,6 +34,7 @@ from ..validation import as_generator, check_k, check_number, check_seed
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import RELU, Activation, Network
+from ..certificates.claims.model import bias_class
 from ..certificates.claims.residual import Residual, exact_residual
 from ..certificates.envelope import instance_hash_ahead
 from ._model import Start, relative_residual
@@ -64,7 +65,7 @@ class FitResult:
     requested : the method asked for. stages : start and refinement, each with its float relative
     residual, so the paper's algorithm can be measured alone. timings : seconds per phase.
     certificate : the ``residual`` certificate (None if not asked); checked : the independent
-    checker's summary (None if not run). realizable : the labels were found exactly realisable
+    checker's summary (None if not run). realizable : the labels were found exactly realizable
     (then ``network`` is the exact network recovery certified, and the residual is zero).
     info : method diagnostics (sign margins, grid sizes, fallbacks; ``noise_floor`` or ``affine_baseline``,
     the relative residual each stage was compared with). warnings : one line per
@@ -103,13 +104,19 @@ class FitRequest:
     k: int
     activation: Activation
     method: str = "auto"
-    bias: bool = False
+    bias: bool = False  # hidden biases b
     refine: bool | None = None
     random_state: Any = 0
     certificate: bool = True
     check: bool = True
     progress: Callable[[str], None] | None = None
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
+    output_bias: bool = False  # an output bias c
+
+    @property
+    def model(self) -> dict:
+        """The class asked for, ``{"biases": ..., "output_bias": ...}``."""
+        return {"biases": self.bias, "output_bias": self.output_bias}
 
     def say(self, message: str) -> None:
         if self.progress is not None:
@@ -143,7 +150,8 @@ def _as_instance(data, labels) -> Instance:
     return Instance.from_arrays(np.asarray(data) if isinstance(data, list) else data, labels)
 
 
-def _validate(inst: Instance, k, method: str, bias: bool, activation: Activation | None) -> Activation:
+def _validate(inst: Instance, k, method: str, bias: bool, activation: Activation | None,
+              output_bias: bool = False) -> Activation:
     k = check_k(k)
     if k > 10_000:
         raise InvalidInput(f"k = {k} hidden units is beyond what fit handles (at most 10000)")
@@ -152,8 +160,11 @@ def _validate(inst: Instance, k, method: str, bias: bool, activation: Activation
     if method != "auto" and method not in METHODS:
         raise InvalidInput(f"unknown fit method {method!r}; choose from {', '.join(method_names())}")
     if bias and method != "auto" and not METHODS[method].bias:
-        raise InvalidInput(f"method {method!r} fits networks without hidden biases; with --bias use "
-                           f"{', '.join(n for n, e in METHODS.items() if e.bias)} or auto")
+        raise InvalidInput(f"method {method!r} fits networks without hidden biases; with hidden biases use "
+                           f"{', '.join(n for n, e in METHODS.items() if e.bias)} or auto (or --bias output)")
+    if output_bias and method != "auto" and not METHODS[method].output_bias:
+        raise InvalidInput(f"method {method!r} fits networks without output bias; with an output bias use "
+                           f"{', '.join(n for n, e in METHODS.items() if e.output_bias)} or auto")
     if activation is not None and inst.activation is not None and activation != inst.activation:
         raise InvalidInput(f"activation {activation} differs from the instance's activation {inst.activation}")
     return activation or inst.activation or RELU
@@ -168,7 +179,8 @@ def _float_data(inst: Instance) -> tuple[np.ndarray, np.ndarray]:
 
 def _exact_network(start: Start, act: Activation) -> Network:
     b = None if start.b is None else QMatrix.from_numpy(start.b.reshape(-1, 1), name="b")
-    return Network(QMatrix.from_numpy(start.U, name="U"), QMatrix.from_numpy(start.V, name="V"), act, b)
+    c = None if start.c is None else QMatrix.from_numpy(np.asarray(start.c, dtype=np.float64).reshape(-1, 1), name="c")
+    return Network(QMatrix.from_numpy(start.U, name="U"), QMatrix.from_numpy(start.V, name="V"), act, b, c)
 
 
 def _run(X, Y, name: str, req: FitRequest, rng, log: FitLog) -> Start:
@@ -177,14 +189,16 @@ def _run(X, Y, name: str, req: FitRequest, rng, log: FitLog) -> Start:
     act, bias, progress, refine = req.activation, req.bias, req.progress, req.refine
     timings, stages, info = log.timings, log.stages, log.info
     t0 = time.perf_counter()
-    start = start_function(name)(X, Y, req.k, activation=act, rng=rng, bias=bias, progress=progress)
+    more = {"offset": True} if req.output_bias else {}
+    start = start_function(name)(X, Y, req.k, activation=act, rng=rng, bias=bias, progress=progress, **more)
     label = "paper" if entry.start.endswith("paper:paper_start") else name
     timings[label] = time.perf_counter() - t0
     stages.append(Stage(label, relative_residual(X, Y, start, act.degree), timings[label]))
     info.update(start.info)
     if refine if refine is not None else entry.refine:
         t0 = time.perf_counter()
-        start = lm_refine(X, Y, start, degree=act.degree, bias=bias, rng=rng, progress=progress)
+        start = lm_refine(X, Y, start, degree=act.degree, bias=bias, rng=rng, progress=progress,
+                          offset=req.output_bias)
         timings["refine"] = time.perf_counter() - t0
         stages.append(Stage("refine", relative_residual(X, Y, start, act.degree), timings["refine"]))
         info["refine_iterations"] = start.info.get("iterations")
@@ -196,9 +210,10 @@ def _try_exact(inst, req: FitRequest, start, timings):
     from ..recover.front_door import recover
 
     t0 = time.perf_counter()
+    init = start.V if start.b is None else np.hstack([start.V, start.b[:, None]])
     try:
-        rec = recover(inst, k=req.k, activation=req.activation, init=start.V, random_state=req.random_state,
-                      check=req.check, time_limit=req.deadline)
+        rec = recover(inst, k=req.k, activation=req.activation, init=init, random_state=req.random_state,
+                      check=req.check, time_limit=req.deadline, bias=req.model)
     except TimeLimitExceeded:
         raise
     except ExactReluError:
@@ -207,7 +222,8 @@ def _try_exact(inst, req: FitRequest, start, timings):
     return rec
 
 
-def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", activation: Activation | None = None,
+def fit(data, k: int, *, labels=None, bias: "bool | str" = False, method: str = "auto",
+        activation: Activation | None = None,
         random_state=0, refine: bool | None = None, certificate: bool = True, check: bool = True,
         progress: Callable[[str], None] | None = None, time_limit=None, noise: float | None = None) -> FitResult:
     """Fit ``k`` hidden units to (possibly noisy) labels; return weights with their exact residual.
@@ -215,7 +231,9 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     Parameters
     ----------
     data : an :class:`~exactrelu.instances.Instance`, or inputs (n x d) with ``labels`` (n x m).
-    k : number of hidden units. bias : also fit hidden biases b.
+    k : number of hidden units.
+    bias : the model class (as :func:`exactrelu.recover.recover`'s): ``True`` / ``"both"`` (hidden biases b and an
+        output bias c, PyTorch's default), ``"hidden"``, ``"output"`` or ``False``.
     method : ``"auto"`` (:func:`choose_method`), or a name in :data:`~exactrelu.fit.methods.METHODS`:
         ``"paper"``, ``"tensor"``, ``"fpt"``, ``"gradient"`` (docs/noisy.md says what each guarantees).
     refine : run the refinement after the start (default: as the method says; ``paper`` does not).
@@ -240,9 +258,11 @@ def fit(data, k: int, *, labels=None, bias: bool = False, method: str = "auto", 
     if deadline.seconds is not None:  # every progress message of the methods also checks the time
         progress = with_deadline(progress, deadline)
     inst = _as_instance(data, labels)
-    act = _validate(inst, k, method, bias, activation)
+    model = bias_class(bias)
+    act = _validate(inst, k, method, model["biases"], activation, model["output_bias"])
     random_state = check_seed(random_state, "random_state")
-    req = FitRequest(k, act, method, bias, refine, random_state, certificate, check, progress, deadline)
+    req = FitRequest(k, act, method, model["biases"], refine, random_state, certificate, check, progress, deadline,
+                     model["output_bias"])
     # the instance hash of the certificate is made meanwhile, in a forked child when a core is idle (asked before
     # the first float step, whose BLAS threads still spin for a moment after it and look like a busy core)
     with instance_hash_ahead(inst) if certificate else contextlib.nullcontext():
@@ -258,7 +278,7 @@ def _fit(inst: Instance, req: FitRequest, noise) -> FitResult:
     log = FitLog()
     if not Y.any():  # all-zero labels: the zero network fits them exactly, whatever the method
         log.info["zero_labels"] = "all labels are zero: the zero network (U = 0) fits them exactly; nothing was fitted"
-        return _finish(inst, req, _zero_start(inst, k, bias), "zero", log)
+        return _finish(inst, req, _zero_start(inst, k, bias, req.output_bias), "zero", log)
     with small_problem_threads(inst.n * (inst.d + inst.m)):  # BLAS threads only pay on large float steps
         try:
             start = _run(X, Y, name, req, rng, log)
@@ -282,8 +302,9 @@ def _noise_floor(inst: Instance, Y: np.ndarray, noise) -> float | None:
     return None
 
 
-def _zero_start(inst: Instance, k: int, bias: bool) -> Start:
-    return Start(np.zeros((inst.m, k)), np.zeros((k, inst.d)), np.zeros(k) if bias else None)
+def _zero_start(inst: Instance, k: int, bias: bool, output_bias: bool = False) -> Start:
+    return Start(np.zeros((inst.m, k)), np.zeros((k, inst.d)), np.zeros(k) if bias else None, {},
+                 np.zeros(inst.m) if output_bias else None)
 
 
 def _convergence(X, Y, floor: float | None, name: str, log: FitLog) -> None:
@@ -328,7 +349,7 @@ def _finish(inst, req: FitRequest, start, name: str, log: FitLog) -> FitResult:
                      "being computed")
     timings["exact residual"] = time.perf_counter() - t0
     realizable = res.squared_error == 0
-    if not realizable and res.relative() < REALIZABLE_BELOW and start.b is None:
+    if not realizable and res.relative() < REALIZABLE_BELOW:
         rec = _try_exact(inst, req, start, timings)
         if rec is not None:
             net, realizable = rec.network, True

@@ -16,6 +16,10 @@ of X. Steps, as implemented here (papers' orientation in the comments: A is ``la
    ``min_U ||U f(V X) - A||_F`` (the paper's objective), computed for every k-subset from the
    candidates' Gram matrix. U by least squares.
 
+With an output bias c (``offset``), ``w S A = c' f(v_i X) + w S c + noise``: still a function of v_i . x plus
+independent noise, so its Chow vector still points along v_i; the signs are taken about the median (the constant
+would otherwise fix most of them), and step 4 fits ``min_(U, c)``, the centerd least squares.
+
 There are N ~ (resolution)^(k-1) candidates and C(N, k) subsets: (1/eps)^O(k^2), the paper's
 fixed-parameter cost. ``max_subsets`` bounds it; past it AssumptionViolated says so (in practice
 k <= 3). Measured growth: benchmarks/bench_noisy.py, part fpt.
@@ -39,7 +43,7 @@ import numpy as np
 
 from ..errors import AssumptionViolated
 from ..network import RELU, Activation
-from ._model import Start, best_U, hidden
+from ._model import Start, best_U, best_Uc, hidden
 
 __all__ = ["fpt_start", "sphere_grid"]
 
@@ -76,13 +80,17 @@ def _whiten(M: np.ndarray) -> np.ndarray:
                                  suggestion="--method gradient") from None
 
 
-def _candidates(W: np.ndarray, Ys: np.ndarray, grid: np.ndarray, smoothing: float, rng) -> np.ndarray:
-    """One unit direction (whitened inputs) per grid guess, by the Chow vector of smoothed signs."""
+def _candidates(W: np.ndarray, Ys: np.ndarray, grid: np.ndarray, smoothing: float, rng,
+                centerd: bool = False) -> np.ndarray:
+    """One unit direction (whitened inputs) per grid guess, by the Chow vector of smoothed signs (``centerd``:
+    signs about the median, for labels with an output bias)."""
     n = W.shape[0]
     out = []
     for w in grid:
         y = Ys @ w
         spread = float(np.median(np.abs(y - np.median(y)))) or 1.0
+        if centerd:
+            y = y - np.median(y)
         signs = np.sign(y + smoothing * spread * rng.standard_normal(n))
         c = (W.T @ signs) / n
         nrm = float(np.linalg.norm(c))
@@ -119,7 +127,7 @@ def _best_subset(F: np.ndarray, Y: np.ndarray, k: int) -> tuple[tuple[int, ...],
 
 def fpt_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation | None, rng: np.random.Generator,
               bias: bool = False, progress=None, resolution: int | None = None, smoothing: float = 1.0,
-              max_subsets: int = 5_000_000) -> Start:
+              max_subsets: int = 5_000_000, offset: bool = False) -> Start:
     """Run the fixed-parameter algorithm (module docstring); ``info`` has the grid and subset counts."""
     act = activation or RELU
     n, d = X.shape
@@ -138,7 +146,7 @@ def fpt_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation | 
     Ys = Ys @ _whiten(Ys - Ys.mean(axis=0)).T
     if progress is not None:
         progress(f"fpt: {len(grid)} guesses of a row of the inverse sketch")
-    C = _candidates(W, Ys, grid, smoothing, rng)
+    C = _candidates(W, Ys, grid, smoothing, rng, offset)
     if len(C) < k:
         raise AssumptionViolated(f"the grid gave {len(C)} distinct candidate units, fewer than k = {k}",
                                  suggestion="a finer resolution, more samples, or --method gradient")
@@ -150,7 +158,11 @@ def fpt_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation | 
     V_all /= np.linalg.norm(V_all, axis=1, keepdims=True)
     if progress is not None:
         progress(f"fpt: best {k} of {len(C)} candidates ({n_subsets} subsets)")
-    sub, _ = _best_subset(hidden(X, V_all, None, act.degree), Y, k)
+    F = hidden(X, V_all, None, act.degree)
+    sub, _ = _best_subset(F - F.mean(axis=0), Y - Y.mean(axis=0), k) if offset else _best_subset(F, Y, k)
     V = V_all[list(sub)]
     info = {"grid": len(grid), "candidates": len(C), "subsets": n_subsets, "resolution": res, "smoothing": smoothing}
+    if offset:
+        U, c = best_Uc(X, Y, V, None, act.degree)
+        return Start(U, V, None, info, c)
     return Start(best_U(X, Y, V, None, act.degree), V, None, info)

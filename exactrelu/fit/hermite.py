@@ -30,13 +30,15 @@ ATTEMPTS = 6
 
 
 def hermite_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation, rng: np.random.Generator,
-                  bias: bool = False, progress=None, attempts: int = ATTEMPTS) -> Start:
+                  bias: bool = False, progress=None, attempts: int = ATTEMPTS, offset: bool = False) -> Start:
     """Fit :class:`~exactrelu.propose.hermite.HermiteProposer` and return its (U, V, b) as a fit start.
 
     An attempt whose training residual is above the best affine map's (a failed decomposition) is retried with
     fresh random draws, up to ``attempts`` in all; the best is kept, and ``info["attempts"]`` lists each attempt's
     relative residual. (Issue 23's failures, missed large-|b| units, are found by the large-|b| stage itself since
-    issue 34: at d=10, k=4, n=5e4, biases 0, 1, -1, 6, 16 of 16 seeds succeed at the first attempt.)
+    issue 34: at d=10, k=4, n=5e4, biases 0, 1, -1, 6, 16 of 16 seeds succeed at the first attempt.) ``offset``:
+    an output bias, which enters the zeroth Hermite coefficient only
+    (:class:`~exactrelu.propose.hermite.HermiteProposer`'s ``offset``).
     """
     from ..propose.hermite import HermiteProposer
     from ..propose.selfcheck import quiet
@@ -48,9 +50,9 @@ def hermite_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activatio
             progress(f"hermite: attempt {attempt + 1} of {attempts} (relative residual {tried[-1]:.3g} "
                      f"above the affine map's {baseline:.3g})")
         with quiet():  # each attempt is judged here, the result by fit()
-            est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng).fit(X, Y,
-                                                                                                  progress=progress)
-        start = Start(est.U_, est.V_, est.b_ if bias else None, _info(est))
+            est = HermiteProposer(k, bias=bool(bias), activation=activation, random_state=rng,
+                                  offset=bool(offset)).fit(X, Y, progress=progress)
+        start = Start(est.U_, est.V_, est.b_ if bias else None, _info(est), est.c_ if offset else None)
         tried.append(relative_residual(X, Y, start, 1))
         if best is None or tried[-1] < best[0]:
             best = (tried[-1], start)

@@ -1,14 +1,16 @@
 """The registry of fit methods: a method is one start function plus two flags.
 
 A start function has the signature ``start(X, Y, k, *, activation, rng, bias, progress) -> Start``
-(float inputs n x d, labels n x m; :class:`~exactrelu.fit._model.Start` holds U, V, b and
-diagnostics). Adding a method is one entry here, or one call of :func:`register_method`::
+(float inputs n x d, labels n x m; :class:`~exactrelu.fit._model.Start` holds U, V, b, c and
+diagnostics), and ``offset=True`` when an output bias c is asked for. Adding a method is one entry here, or
+one call of :func:`register_method`::
 
     register_method("mine", "mypackage.module:my_start", refine=True, bias=False,
                     summary="what it does and what it assumes")
 
 ``refine``: run the Levenberg-Marquardt refinement after the start (reported as its own stage);
-``bias``: the method can fit hidden biases (with refinement), else ``bias=True`` is refused.
+``bias``: the method can fit hidden biases (with refinement), else ``bias=True`` is refused;
+``output_bias``: its start takes ``offset=True`` and returns c, else an output bias is refused.
 
 >>> sorted(METHODS)
 ['fpt', 'gradient', 'hermite', 'paper', 'tensor']
@@ -29,12 +31,14 @@ __all__ = ["Method", "METHODS", "register_method", "method_names", "start_functi
 
 @dataclass(frozen=True)
 class Method:
-    """``start``: "module:function"; ``refine``: refine after it; ``bias``: can fit biases."""
+    """``start``: "module:function"; ``refine``: refine after it; ``bias``: can fit hidden biases; ``output_bias``:
+    can fit an output bias (its start takes ``offset``)."""
 
     start: str
     refine: bool = True
     bias: bool = True
     summary: str = ""
+    output_bias: bool = True
 
 
 METHODS: dict[str, Method] = {
@@ -54,11 +58,12 @@ METHODS: dict[str, Method] = {
 }
 
 
-def register_method(name: str, start: str, *, refine: bool = True, bias: bool = True, summary: str = "") -> Method:
+def register_method(name: str, start: str, *, refine: bool = True, bias: bool = True, summary: str = "",
+                    output_bias: bool = False) -> Method:
     """Add (or replace) a fit method; ``start`` is "module:function" (imported when used)."""
     if not isinstance(name, str) or not name or name == "auto" or ":" not in start:
         raise InvalidInput(f"a fit method needs a name other than 'auto' and a 'module:function', got {name!r}, {start!r}")
-    METHODS[name] = Method(start, refine, bias, summary)
+    METHODS[name] = Method(start, refine, bias, summary, output_bias)
     return METHODS[name]
 
 

@@ -7,7 +7,10 @@ The sign of row i is then chosen by projections: S is spanned by the 2k - 2 vect
 j != i; S+ adds f(v_i X), S- adds f(-v_i X); the rows of A are projected onto both and the sign
 whose subspace leaves the smaller residual wins (the true sign's subspace contains the signal,
 the other misses the part f(xi v_i X) - its linear part, which S- cannot reproduce). U is then
-the least-squares solution. Papers' orientation: X is ``inputs.T``, A is ``labels.T``.
+the least-squares solution. Papers' orientation: X is ``inputs.T``, A is ``labels.T``. With an output bias c
+(``offset``) every subspace also holds the constant vector (c's column), and U, c are one least squares: the
+moments of the tensor step do not see c (``c E[x x^T - I] = 0`` for Gaussian inputs; the labels are centerd
+first, so that c is gone from the sample moments too).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(1)
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..network import Activation
-from ._model import Start, best_U, hidden
+from ._model import Start, best_U, best_Uc, hidden
 
 __all__ = ["projection_signs", "paper_start"]
 
@@ -36,12 +39,13 @@ def _residual(B: np.ndarray, Y: np.ndarray) -> float:
     return float(np.einsum("ij,ij->", R, R))
 
 
-def projection_signs(X: np.ndarray, Y: np.ndarray, V: np.ndarray, degree: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def projection_signs(X: np.ndarray, Y: np.ndarray, V: np.ndarray, degree: int = 1,
+                     offset: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The paper's sign of each row of V (``signs``, +-1) and a margin in [-1, 1] per row.
 
     ``V[i] * signs[i]`` is the chosen orientation. The margin is
     ``(res(S-) - res(S+)) / (res(S-) + res(S+))`` for the row as given (positive: keep it); near 0 the
-    choice is uncertain.
+    choice is uncertain. ``offset``: the subspaces hold the constant vector too (an output bias).
     """
     k = V.shape[0]
     Fp = hidden(X, V, None, degree)
@@ -49,7 +53,7 @@ def projection_signs(X: np.ndarray, Y: np.ndarray, V: np.ndarray, degree: int = 
     signs, margins = np.ones(k), np.zeros(k)
     for i in range(k):
         others = [j for j in range(k) if j != i]
-        S = np.hstack([Fp[:, others], Fm[:, others]])
+        S = np.hstack([Fp[:, others], Fm[:, others]] + ([np.ones((X.shape[0], 1))] if offset else []))
         rp = _residual(np.hstack([S, Fp[:, i:i + 1]]), Y)
         rm = _residual(np.hstack([S, Fm[:, i:i + 1]]), Y)
         margins[i] = (rm - rp) / (rm + rp) if rm + rp > 0 else 0.0
@@ -58,7 +62,7 @@ def projection_signs(X: np.ndarray, Y: np.ndarray, V: np.ndarray, degree: int = 
 
 
 def paper_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation, rng: np.random.Generator,
-                bias: bool = False, progress=None) -> Start:
+                bias: bool = False, progress=None, offset: bool = False) -> Start:
     """Tensor directions (order 2 when m >= k, else 4), projection signs, least-squares U.
 
     The tensor proposer raises AssumptionViolated when it does not apply (k > d, rank(labels) < k,
@@ -68,13 +72,14 @@ def paper_start(X: np.ndarray, Y: np.ndarray, k: int, *, activation: Activation,
 
     if progress is not None:
         progress("paper: moment tensor")
-    est = TensorProposer(k, activation=activation, random_state=rng).fit(X, Y)
+    # with an output bias the labels are centerd first: c drops out exactly (its moments vanish only in expectation)
+    est = TensorProposer(k, activation=activation, random_state=rng).fit(X, Y - Y.mean(axis=0) if offset else Y)
     V = est.V_
     if progress is not None:
         progress("paper: signs by projection")
-    signs, margins = projection_signs(X, Y, V, activation.degree)
+    signs, margins = projection_signs(X, Y, V, activation.degree, offset)
     V = V * signs[:, None]
-    U = best_U(X, Y, V, None, activation.degree)
+    U, c = best_Uc(X, Y, V, None, activation.degree) if offset else (best_U(X, Y, V, None, activation.degree), None)
     info = {"tensor_order": int(est.order_), "sign_margins": [float(abs(x)) for x in margins],
             "signs_flipped_from_first_moment": int(np.sum(signs < 0))}
-    return Start(U, V, None, info)
+    return Start(U, V, None, info, c)

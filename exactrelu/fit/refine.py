@@ -8,7 +8,9 @@ up to the bilinear U-V coupling. It is never formed from J (n m rows): with
 * U-U block: ``I_m (x) H^T H``;  U-V block: ``U_rl (H^T W)[i, (l, q)]``;
 * V-V block: ``(W^T W) * ((U^T U) (x) 1_{p x p})``; gradient: ``R^T H`` and ``((R U) * S)^T x~``,
 
-accumulated over blocks of samples, O(n (k p)^2) per step. Marquardt damping ``lambda diag``
+accumulated over blocks of samples, O(n (k p)^2) per step. An output bias c is the output weights of a
+constant column of H (``H~ = [H, 1]``, ``U~ = [U, c]``): the U blocks take H~, the V blocks the k units
+only. Marquardt damping ``lambda diag``
 handles the scaling gauge (each unit's (V_i, b_i) can be scaled, U's column rescaled) and dead
 units. Large n: first converge on a random subset, then finish on all samples.
 
@@ -28,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._model import Start, hidden, normalise
+from ._model import Start, hidden, normalize
 
 __all__ = ["refine"]
 
@@ -38,14 +40,17 @@ _SUBSET = 50000  # samples of the first, cheaper stage when n is much larger
 
 def refine(X: np.ndarray, Y: np.ndarray, start: Start, *, degree: int = 1, bias: bool = False, max_iter: int = 100,
            tol: float = 1e-12, rng: np.random.Generator | None = None,
-           progress: Callable[[str], None] | None = None) -> Start:
+           progress: Callable[[str], None] | None = None, offset: bool = False) -> Start:
     """Levenberg-Marquardt from ``start``; returns the refined Start (``info["iterations"]`` etc.).
 
-    ``bias=True`` fits hidden biases (from ``start.b``, or zero). Stops when an accepted step
-    lowers the loss by less than ``tol`` relative, or after ``max_iter`` steps.
+    ``bias=True`` fits hidden biases (from ``start.b``, or zero), ``offset=True`` an output bias (from
+    ``start.c``, or zero). Stops when an accepted step lowers the loss by less than ``tol`` relative, or after
+    ``max_iter`` steps.
     """
     b = start.b if start.b is not None else (np.zeros(start.V.shape[0]) if bias else None)
-    cur = normalise(Start(start.U.copy(), start.V.copy(), None if b is None else b.copy(), dict(start.info)), degree)
+    c = start.c if start.c is not None else (np.zeros(start.U.shape[0]) if offset else None)
+    cur = normalize(Start(start.U.copy(), start.V.copy(), None if b is None else b.copy(), dict(start.info),
+                          None if c is None else c.copy()), degree)
     n = X.shape[0]
     iters = 0
     if n > 4 * _SUBSET:
@@ -94,6 +99,8 @@ def _loss(X, Y, s: Start, degree) -> float:
     total = 0.0
     for j in range(0, X.shape[0], _BLOCK):
         R = hidden(X[j:j + _BLOCK], s.V, s.b, degree) @ s.U.T - Y[j:j + _BLOCK]
+        if s.c is not None:
+            R += s.c
         total += float(np.einsum("ij,ij->", R, R))
     return total
 
@@ -102,19 +109,23 @@ def _apply(s: Start, step: np.ndarray, degree) -> Start:
     m, k = s.U.shape
     d = s.V.shape[1]
     p = d + (s.b is not None)
-    U = s.U + step[: m * k].reshape(m, k)
+    kc = k + (s.c is not None)  # columns of U~ = [U, c]
+    Uc = step[: m * kc].reshape(m, kc)
+    U = s.U + Uc[:, :k]
+    c = None if s.c is None else s.c + Uc[:, k]
     VB = np.hstack([s.V, s.b[:, None]]) if s.b is not None else s.V
-    VB = VB + step[m * k:].reshape(k, p)
-    return normalise(Start(U, VB[:, :d], VB[:, d] if s.b is not None else None, s.info), degree)
+    VB = VB + step[m * kc:].reshape(k, p)
+    return normalize(Start(U, VB[:, :d], VB[:, d] if s.b is not None else None, s.info, c), degree)
 
 
 def _normal_equations(X, Y, s: Start, degree) -> tuple[np.ndarray, np.ndarray]:
-    """``J^T J`` and ``J^T r`` over parameters (U row-major, then (V_i, b_i) unit by unit)."""
+    """``J^T J`` and ``J^T r`` over parameters (U~ = [U, c] row-major, then (V_i, b_i) unit by unit)."""
     m, k = s.U.shape
     d = s.V.shape[1]
     p = d + (s.b is not None)
-    HH, HW = np.zeros((k, k)), np.zeros((k, k * p))
-    WW, gU, gV = np.zeros((k * p, k * p)), np.zeros((m, k)), np.zeros((k, p))
+    kc = k + (s.c is not None)
+    HH, HW = np.zeros((kc, kc)), np.zeros((kc, k * p))
+    WW, gU, gV = np.zeros((k * p, k * p)), np.zeros((m, kc)), np.zeros((k, p))
     for j in range(0, X.shape[0], _BLOCK):
         Xb = X[j:j + _BLOCK]
         Xt = np.hstack([Xb, np.ones((Xb.shape[0], 1))]) if s.b is not None else Xb
@@ -123,6 +134,9 @@ def _normal_equations(X, Y, s: Start, degree) -> tuple[np.ndarray, np.ndarray]:
         H = P if degree == 1 else P**degree
         S = (Z > 0).astype(np.float64) if degree == 1 else degree * P ** (degree - 1)
         R = H @ s.U.T - Y[j:j + _BLOCK]
+        if s.c is not None:
+            R += s.c
+            H = np.hstack([H, np.ones((H.shape[0], 1))])  # H~: the output bias's constant column
         W = (S[:, :, None] * Xt[:, None, :]).reshape(Xb.shape[0], k * p)
         HH += H.T @ H
         HW += H.T @ W
@@ -130,11 +144,11 @@ def _normal_equations(X, Y, s: Start, degree) -> tuple[np.ndarray, np.ndarray]:
         gU += R.T @ H
         gV += ((R @ s.U) * S).T @ Xt
     G = s.U.T @ s.U
-    nu = m * k
+    nu = m * kc
     A = np.zeros((nu + k * p, nu + k * p))
     A[:nu, :nu] = np.kron(np.eye(m), HH)
-    # cross block: row (r, i), column (l, q) -> U[r, l] * HW[i, (l, q)]
-    cross = (s.U[:, None, :, None] * HW.reshape(k, k, p)[None, :, :, :]).reshape(nu, k * p)
+    # cross block: row (r, i), column (l, q) -> U[r, l] * HW[i, (l, q)] (i over the columns of H~, l over units)
+    cross = (s.U[:, None, :, None] * HW.reshape(kc, k, p)[None, :, :, :]).reshape(nu, k * p)
     A[:nu, nu:] = cross
     A[nu:, :nu] = cross.T
     A[nu:, nu:] = WW * np.kron(G, np.ones((p, p)))

@@ -3,7 +3,7 @@
 CNF --CnfToNae--> NAE-3SAT --NaeToRelu--> two-unit ReLU instance (m = 1, U = [1, 1]).
 Each step is a :class:`~exactrelu.hardness.reduction.Reduction` whose ``lift`` moves a
 satisfying assignment forward (ending in exact weights and a ``realizes`` certificate) and
-whose ``invert`` moves any exact realising weights back to a satisfying assignment. This package
+whose ``invert`` moves any exact realizing weights back to a satisfying assignment. This package
 holds the formulas (:mod:`.cnf`, :mod:`.generators`), the reductions (:mod:`.reduction`,
 :mod:`.cnf_to_nae`, :mod:`.nae_to_relu`) and the gadget lemmas (:mod:`.lemmas`). Deciding an instance
 exactly, with a certificate either way, is :func:`exactrelu.decide.decide` (the lazy SAT + exact-LP engine

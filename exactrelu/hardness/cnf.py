@@ -60,7 +60,8 @@ def _check_clauses(num_vars, clauses, *, width: int | None = None) -> tuple[tupl
             raise InvalidInput(f"clause {c} has {len(clause)} literals; NAE-3SAT clauses have exactly {width}")
         for lit in clause:
             if isinstance(lit, bool) or not isinstance(lit, int) or lit == 0 or abs(lit) > num_vars:
-                raise InvalidInput(f"clause {c}: literal {lit!r} is not a non-zero integer in [-{num_vars}, {num_vars}]")
+                raise InvalidInput(f"clause {c}: literal {lit!r} is not a non-zero integer in "
+                                   f"[-{num_vars}, {num_vars}]")
         out.append(clause)
     return tuple(out)
 

@@ -76,7 +76,9 @@ class CnfToNae(Reduction):
                     head, at = -w, at + 1
                 clauses.append((head, *lits[at:]))
             chains.append((tuple(lits), tuple(fresh)))
-        target = NAEFormula(nxt - 1, tuple(clauses), (f"from a CNF with {problem.num_vars} variables and {len(problem.clauses)} clauses by exactrelu CnfToNae",))
+        origin = (f"from a CNF with {problem.num_vars} variables and {len(problem.clauses)} clauses by exactrelu "
+                  "CnfToNae")
+        target = NAEFormula(nxt - 1, tuple(clauses), (origin,))
         return target, CnfToNaeData(problem, target, z, tuple(chains))
 
     def lift(self, solution, inverse_data: CnfToNaeData) -> Assignment:
@@ -102,7 +104,8 @@ class CnfToNae(Reduction):
                 cur = [not vals[w - 1]] + rest
         tau = tuple(vals)
         if not tgt.satisfied_by(tau):  # pragma: no cover - would contradict the lemma
-            raise AssumptionViolated("the lifted assignment is not NAE-satisfying; this contradicts the CNF -> NAE lemma")
+            raise AssumptionViolated("the lifted assignment is not NAE-satisfying; this contradicts the CNF -> NAE "
+                                     "lemma")
         return tau
 
     def invert(self, solution, inverse_data: CnfToNaeData) -> Assignment:

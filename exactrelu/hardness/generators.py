@@ -80,7 +80,8 @@ def random_nae3(num_vars: int, num_clauses: int, *, seed=0, planted: bool = Fals
     _check(num_vars, num_clauses, 3)
     accept = (lambda c, h: len({_lit(l, h) for l in c}) == 2) if planted else None
     clauses, comments = _clauses(_rng(seed), num_vars, num_clauses, 3, accept)
-    return NAEFormula(num_vars, clauses, (f"random NAE-3SAT seed={seed if isinstance(seed, int) else None}",) + comments)
+    origin = f"random NAE-3SAT seed={seed if isinstance(seed, int) else None}"
+    return NAEFormula(num_vars, clauses, (origin,) + comments)
 
 
 def planted_assignment(formula: CNF | NAEFormula) -> Assignment:

@@ -12,7 +12,7 @@ points is.
 - **gadget, U unknown**: with u in {1, 0, -1}^2 (positive homogeneity, units permuted), every u
   but (1, 1) gives a certified ``not-realizable`` instance.
 - **clause**: for every clause (l1, l2, l3) on variables 1..3 (repeats and negations included),
-  the realisations of its instance (gadget points + the clause point, labels 1, U = [1, 1]) are
+  the realizations of its instance (gadget points + the clause point, labels 1, U = [1, 1]) are
   exactly V = [s, -s] with s in {-1, 1}^N an NAE-satisfying assignment (as +-1).
 - **cnf-to-nae**: for clauses of 0..5 literals, "some w makes the split NAE clauses true" iff
   "NAE(literals, z)", and with z false iff "some literal is true" (truth tables).
@@ -30,6 +30,8 @@ from fractions import Fraction
 
 import flint
 
+from .._moved import moved_names
+
 from ..certificates import checker
 from ..certificates.trusted.refutation import _refute_leaf
 from ..certificates.envelope import instance_sha256, verify
@@ -43,10 +45,14 @@ from ..decide.search.tree import case_system, enumerate_leaves
 from .nae_to_relu import NaeToRelu
 from ..exact.rationals import format_rational
 
-__all__ = ["realisations", "prove_gadget", "prove_gadget_unknown_u", "prove_clause_lemma", "prove_cnf_to_nae", "prove_all"]
+__all__ = ["realizations", "prove_gadget", "prove_gadget_unknown_u", "prove_clause_lemma", "prove_cnf_to_nae",
+           "prove_all"]
+
+#: the old (UK) spelling, kept for one release with a DeprecationWarning (issue 35: US spelling)
+__getattr__ = moved_names(__name__, {"realisations": f"{__name__}:realizations"})
 
 
-def realisations(instance: Instance, U) -> dict:
+def realizations(instance: Instance, U) -> dict:
     """All V with ``U relu(V x_j) = y_j``, proved finite by exact case analysis (or raise AssertionError).
 
     Returns ``{"solutions": sorted list of V as flat string lists, "leaves": ..., "open": ...,
@@ -83,7 +89,8 @@ def realisations(instance: Instance, U) -> dict:
             _refute_leaf(node, dec, Xs, Y, Uf, k)  # raises CheckFailed if wrong
             closed += 1
     assert not stack, "the case tree does not cover every pattern"
-    sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves}, key=lambda t: [Fraction(x) for x in t], reverse=True)
+    sols = sorted({tuple(format_rational(x) for x in p) for _, p in open_leaves},
+                  key=lambda t: [Fraction(x) for x in t], reverse=True)
     return {"solutions": [list(t) for t in sols], "closed_leaves": closed, "open_leaves": len(open_leaves),
             "tree": tree, "instance_sha256": instance_sha256(instance)}
 
@@ -94,7 +101,7 @@ def _gadget_instance() -> Instance:
 
 def prove_gadget() -> dict:
     """relu(a) + relu(b) = 1 = relu(-a) + relu(-b) iff (a, b) in {(1, -1), (-1, 1)}."""
-    r = realisations(_gadget_instance(), [[1, 1]])
+    r = realizations(_gadget_instance(), [[1, 1]])
     r["proved"] = r["solutions"] == [["1", "-1"], ["-1", "1"]]
     r["lemma"] = "gadget"
     return r
@@ -108,8 +115,9 @@ def prove_gadget_unknown_u() -> dict:
         if u == (1, 1):
             continue
         res = decide(inst, U=[list(u)])
-        refuted[str(list(u))] = res.status == "not-realizable" and verify(res.certificate, inst).startswith("not-realizable")
-    res = decide(inst)  # and unknown U overall is realisable, by u = (1, 1) only
+        refuted[str(list(u))] = (res.status == "not-realizable"
+                                 and verify(res.certificate, inst).startswith("not-realizable"))
+    res = decide(inst)  # and unknown U overall is realizable, by u = (1, 1) only
     return {"lemma": "gadget-unknown-u", "refuted": refuted, "unknown_u_realisation": res.network.U.to_strings(),
             "proved": all(refuted.values()) and res.network.U.to_strings() == [["1", "1"]]}
 
@@ -124,7 +132,7 @@ def _clause_shapes(all_clauses: bool):
 
 
 def prove_clause_lemma(all_clauses: bool = False) -> dict:
-    """Realisations of every single-clause instance are exactly [s, -s] for its NAE solutions s."""
+    """Realizations of every single-clause instance are exactly [s, -s] for its NAE solutions s."""
     rows = []
     for clause in _clause_shapes(all_clauses):
         used = sorted({abs(l) for l in clause})
@@ -132,17 +140,19 @@ def prove_clause_lemma(all_clauses: bool = False) -> dict:
         c = tuple(rename[abs(l)] * (1 if l > 0 else -1) for l in clause)
         f = NAEFormula(len(used), [c])
         inst, _ = NaeToRelu().apply(f)
-        r = realisations(inst, [[1, 1]])
+        r = realizations(inst, [[1, 1]])
         expect = set()
         for a in itertools.product((False, True), repeat=f.num_vars):
             if f.satisfied_by(a):
                 s = [1 if v else -1 for v in a]
                 expect.add(tuple(str(x) for x in s + [-x for x in s]))
         ok = {tuple(s) for s in r["solutions"]} == expect
-        rows.append({"clause": list(clause), "solutions": len(r["solutions"]), "closed_leaves": r["closed_leaves"], "proved": ok})
+        rows.append({"clause": list(clause), "solutions": len(r["solutions"]), "closed_leaves": r["closed_leaves"],
+                     "proved": ok})
     # the label of a clause point under V = [s, -s] is |s1 + s2 + s3|, 1 iff not all equal
     label_ok = all((abs(sum(s)) == 1) == (len(set(s)) == 2) for s in itertools.product((-1, 1), repeat=3))
-    return {"lemma": "clause", "cases": rows, "label_identity": label_ok, "proved": label_ok and all(r["proved"] for r in rows)}
+    return {"lemma": "clause", "cases": rows, "label_identity": label_ok,
+            "proved": label_ok and all(r["proved"] for r in rows)}
 
 
 def prove_cnf_to_nae(max_width: int = 5) -> dict:

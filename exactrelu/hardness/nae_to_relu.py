@@ -1,4 +1,4 @@
-"""NAE-3SAT -> realisable two-unit ReLU instance (k = 2, m = 1, U = [1, 1]).
+"""NAE-3SAT -> realizable two-unit ReLU instance (k = 2, m = 1, U = [1, 1]).
 
 For an NAE-3SAT formula over x1..xN the instance has inputs in Q^N, all labels 1:
 
@@ -15,7 +15,7 @@ v2 = -v1 in {-1, 1}^N; a clause point then has label |s1 + s2 + s3| (s_t = the l
 rescaling u is in {-1, 0, 1}^2 and the gadget rules out every u but (1, 1).
 
 Maps: an NAE assignment tau -> ``U = [[1, 1]]``, ``V = [s, -s]`` with s_i = +1 iff tau_i; and any
-exact realising weights (U, V) -> tau_i = (U[0][0] * V[0][i] > 0), checked on the formula.
+exact realizing weights (U, V) -> tau_i = (U[0][0] * V[0][i] > 0), checked on the formula.
 
 >>> from exactrelu.hardness.cnf import NAEFormula
 >>> red = NaeToRelu()
@@ -87,7 +87,8 @@ class NaeToRelu(Reduction):
         n, d = len(rows), problem.num_vars
         X = QMatrix(flint.fmpz_mat(n, d, [x for r in rows for x in r]), 1)
         Y = QMatrix(flint.fmpz_mat(n, 1, [1] * n), 1)
-        inst = Instance(X, Y, RELU, None, meta={"reduction": "NaeToRelu", "num_vars": d, "num_clauses": len(problem.clauses)})
+        meta = {"reduction": "NaeToRelu", "num_vars": d, "num_clauses": len(problem.clauses)}
+        inst = Instance(X, Y, RELU, None, meta=meta)
         return inst, NaeToReluData(problem, inst)
 
     def lift(self, solution, inverse_data: NaeToReluData) -> Network:
@@ -99,26 +100,27 @@ class NaeToRelu(Reduction):
         s = [1 if v else -1 for v in solution]
         net = Network.from_rows([[1, 1]], [s, [-x for x in s]], RELU)
         if net.evaluate_exact(inverse_data.instance.inputs) != inverse_data.instance.labels:  # pragma: no cover
-            raise AssumptionViolated("lifted weights do not realise the instance; this contradicts the clause lemma")
+            raise AssumptionViolated("lifted weights do not realize the instance; this contradicts the clause lemma")
         return net
 
     def invert(self, solution: Network, inverse_data: NaeToReluData) -> Assignment:
-        """Exact realising weights (any scaling, any unit order) -> an NAE-satisfying assignment."""
+        """Exact realizing weights (any scaling, any unit order) -> an NAE-satisfying assignment."""
         inst, f = inverse_data.instance, inverse_data.source
         if not isinstance(solution, Network):
             raise InvalidInput("decode needs a Network (exact weights U, V)")
         if solution.m != 1 or solution.k != 2 or solution.d != inst.d:
-            raise InvalidInput(f"weights of shape U {solution.U.shape}, V {solution.V.shape}; this reduction has m = 1, k = 2, d = {inst.d}")
+            raise InvalidInput(f"weights of shape U {solution.U.shape}, V {solution.V.shape}; this reduction has "
+                               f"m = 1, k = 2, d = {inst.d}")
         if solution.activation != RELU:
             raise InvalidInput("the reduction's instances use the ReLU activation")
         if solution.evaluate_exact(inst.inputs) != inst.labels:
             got = solution.evaluate_exact(inst.inputs).to_fractions()
             bad = [j for j, r in enumerate(got) if r[0] != 1]
-            raise NotRealizable(f"the weights do not realise the instance: samples {bad[:10]} have outputs != 1",
+            raise NotRealizable(f"the weights do not realize the instance: samples {bad[:10]} have outputs != 1",
                                 evidence={"samples": bad})
         u0 = solution.U.to_fractions()[0][0]
         v0 = solution.V.to_fractions()[0]
         tau = tuple(u0 * x > Fraction(0) for x in v0)
         if not f.satisfied_by(tau):  # pragma: no cover - would contradict the gadget and clause lemmas
-            raise AssumptionViolated("realising weights decoded to a non-NAE assignment; this contradicts the lemmas")
+            raise AssumptionViolated("realizing weights decoded to a non-NAE assignment; this contradicts the lemmas")
         return tau

@@ -4,7 +4,7 @@ A :class:`Reduction` maps a source problem to a target problem with
 ``apply(source) -> (target, inverse_data)``, and moves solutions both ways:
 ``lift(source_solution, inverse_data)`` (forward) and ``invert(target_solution, inverse_data)``
 (backward). Every map checks its result on the problem it belongs to, so a wrong solution
-raises instead of travelling on. A :class:`Chain` applies its reductions in order, lifts in
+raises instead of traveling on. A :class:`Chain` applies its reductions in order, lifts in
 the same order and inverts in reverse.
 
 >>> class Double(Reduction):

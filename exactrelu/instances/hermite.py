@@ -34,7 +34,7 @@ def rational_unit_rows(rng: np.random.Generator, k: int, d: int, den: int = 16) 
     """k rows in Q^d of Euclidean norm exactly 1, nearly uniformly spread, pairwise non-parallel.
 
     Each row is the inverse stereographic image of t = round(den g) / den, g ~ N(0, I_{d-1}), with
-    a random sign pattern and coordinate order (the projection alone favours its pole).
+    a random sign pattern and coordinate order (the projection alone favors its pole).
     """
     if d < 2:
         raise InvalidInput("rational unit rows need d >= 2")

@@ -48,13 +48,15 @@ class Instance:
             )
         if self.planted is not None:
             if self.planted.d != self.d or self.planted.m != self.m:
-                raise InvalidInput(f"planted network has d={self.planted.d}, m={self.planted.m}; the data have d={self.d}, m={self.m}")
+                raise InvalidInput(f"planted network has d={self.planted.d}, m={self.planted.m}; the data have "
+                                   f"d={self.d}, m={self.m}")
         if self.clean_labels is not None and self.clean_labels.shape != self.labels.shape:
             raise InvalidInput(f"clean labels are {self.clean_labels.shape[0]} x {self.clean_labels.shape[1]}; "
                                f"the labels are {self.n} x {self.m}")
 
     @classmethod
-    def from_arrays(cls, inputs, labels, *, activation: Activation | None = None, planted: Network | None = None) -> "Instance":
+    def from_arrays(cls, inputs, labels, *, activation: Activation | None = None,
+                    planted: Network | None = None) -> "Instance":
         """Build from arrays or nested rows (floats taken exactly); 1-D labels mean m = 1.
 
         Arrays may be NumPy arrays or PyTorch tensors (any device, float16/bfloat16/float32/float64 or
@@ -75,8 +77,8 @@ class Instance:
         if all(sh is not None and len(sh) == 2 for sh in shapes):
             check_entries(shapes[0][0], shapes[0][1], shapes[1][1])
         # float64 inputs and labels are converted to FLINT only if some computation needs the integer matrix
-        X = QMatrix.from_numpy(inputs, name="inputs", lazy=True) if _is_float(inputs) else QMatrix.coerce(inputs, name="inputs")
-        Y = QMatrix.from_numpy(labels, name="labels", lazy=True) if _is_float(labels) else QMatrix.coerce(labels, name="labels")
+        X, Y = (QMatrix.from_numpy(a, name=name, lazy=True) if _is_float(a) else QMatrix.coerce(a, name=name)
+                for a, name in ((inputs, "inputs"), (labels, "labels")))
         return cls(X, Y, activation, planted)
 
     @property

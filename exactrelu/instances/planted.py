@@ -70,17 +70,17 @@ def _draw_weights(rng, shape, kind, bound):
     return W
 
 
-def _draw_bias(rng, k: int, bias) -> QMatrix | None:
+def _draw_bias(rng, k: int, bias, name: str = "bias", size: str = "k") -> QMatrix | None:
     """The planted bias column: None, a scale s > 0 (uniform in [-s, s], quarters), or k exact values."""
     if bias is None:
         return None
     if isinstance(bias, (int, float, np.integer, np.floating)) and not isinstance(bias, bool):
-        s = check_number(bias, "bias scale", minimum=0, maximum=1e6, strict=True)
+        s = check_number(bias, f"{name} scale", minimum=0, maximum=1e6, strict=True)
         b = np.round(rng.uniform(-s, s, (k, 1)) * 4.0) / 4.0
-        return QMatrix.from_numpy(b, name="bias")
+        return QMatrix.from_numpy(b, name=name)
     if isinstance(bias, (list, tuple, np.ndarray)) and len(bias) == k:
-        return QMatrix.coerce([[x] for x in bias], name="bias")
-    raise InvalidInput(f"bias must be None, a positive scale, or k = {k} rationals; got {bias!r}")
+        return QMatrix.coerce([[x] for x in bias], name=name)
+    raise InvalidInput(f"{name} must be None, a positive scale, or {size} = {k} rationals; got {bias!r}")
 
 
 def _draw_first_layer(rng, k: int, d: int, kind: str, bound: int) -> np.ndarray:
@@ -157,6 +157,7 @@ def planted(
     bias=None,
     noise=None,
     allow_degenerate: bool = False,
+    output_bias=None,
 ) -> Instance:
     """A planted instance: inputs drawn as float64 (then exact), labels computed exactly.
 
@@ -173,6 +174,10 @@ def planted(
     bias : hidden biases b, so that ``labels = f(inputs @ V.T + b) @ U.T``: None (no biases), a
         positive number s (each b_i drawn uniformly in [-s, s] and rounded to a multiple of 1/4, an
         exact dyadic), or a sequence of k rationals taken exactly.
+    output_bias : an output bias c, so that ``labels = f(inputs @ V.T + b) @ U.T + c`` (PyTorch's default
+        ``Linear``): None (none), a positive number s (each c_r uniform in [-s, s], rounded to a multiple of 1/4),
+        or a sequence of m rationals taken exactly. Drawn after the network, so the inputs and weights are those
+        of the same seed without it.
     noise : label noise (:mod:`exactrelu.instances.noise`): None, ``"KIND:SCALE"`` (e.g. ``"gaussian:0.05"``),
         a (kind, scale) pair or a :class:`~exactrelu.instances.noise.NoiseModel`. It is drawn after everything
         else from the same generator (the same seed gives the same inputs and weights with or without
@@ -206,13 +211,16 @@ def planted(
         X = np.ldexp(np.round(np.ldexp(X, input_bits)), -input_bits)
     given_b = bias is not None and not isinstance(bias, (int, float, np.integer, np.floating))  # chosen, not drawn
     V, Uq, b = _draw_network(rng, X, k, m, weights, weight_bound, bias, allow_degenerate or given_b)
-    net = Network(Uq, QMatrix.from_numpy(V), activation, b)
+    c = _draw_bias(rng, m, output_bias, "output_bias", "m")
+    net = Network(Uq, QMatrix.from_numpy(V), activation, b, c)
     Xq = QMatrix.from_numpy(X, name="inputs", lazy=True)
     Y = net.evaluate_exact(Xq)
     meta = {"generator": "exactrelu.instances.planted", "seed": seed if isinstance(seed, int) else None,
             "inputs": inputs, "weights": weights}
     if bias is not None:
         meta["bias"] = bias if isinstance(bias, (int, float)) else "given"
+    if output_bias is not None:
+        meta["output_bias"] = output_bias if isinstance(output_bias, (int, float)) else "given"
     if model is None:
         return Instance(Xq, Y, activation, net, X, None, meta)
     E = QMatrix.from_numpy(model.draw(rng, (n, m)), name="noise")

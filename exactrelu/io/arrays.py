@@ -3,7 +3,7 @@
 * ``.npy``: read by the strict reader of :mod:`exactrelu.io.npz` (no pickle; float64, float32, int64 or int32;
   bounded before any work); floats are the dyadic rationals they are.
 * ``.csv`` (or ``.txt``, ``.tsv``): one sample per row, separated by commas (tabs, semicolons or spaces are
-  recognised too); every entry is read **exactly as written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is
+  recognized too); every entry is read **exactly as written**: ``0.1`` is 1/10, ``1e-3`` is 1/1000, ``3/7`` is
   3/7 (a decimal is not rounded to a float). The first row is a header of column names, and skipped, exactly
   when none of its entries is a number and each begins with a letter or ``_`` (``x1, x2, label``; ``nan`` and
   ``inf`` are no names); any other first row is data, so a malformed number there (``1.2.3``) is refused by

@@ -62,7 +62,7 @@ def weights_kind(path: str | os.PathLike) -> str:
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         return "torch"  # a pickle: torch.save's legacy format
     if path.suffix.lower() in _SUFFIXES:
-        return _SUFFIXES[path.suffix.lower()]  # not recognised by its bytes: its reader says what is wrong with it
+        return _SUFFIXES[path.suffix.lower()]  # not recognized by its bytes: its reader says what is wrong with it
     if head[:1] == b"\x08":  # ONNX's ModelProto begins with field 1 (ir_version), a varint
         return "onnx"
     what = "an empty file" if not head else f"a file beginning {head[:12]!r}"

@@ -78,7 +78,8 @@ def check_exact_entries(obj: dict, keys, where: str) -> None:
     >>> check_exact_entries({"U": [[1, "1/2"]], "b": [0.1]}, ("U", "V", "b"), "w.json")
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: w.json: 'b' holds 0.1, a JSON float; write exact rationals as strings ("0.1", "1/10") or integers
+    exactrelu.errors.InvalidInput: w.json: 'b' holds 0.1, a JSON float; write exact rationals as strings
+    ("0.1", "1/10") or integers
     """
     for key in keys:
         stack = [obj.get(key)]
@@ -90,7 +91,8 @@ def check_exact_entries(obj: dict, keys, where: str) -> None:
                 stack.extend(x.values())
             elif isinstance(x, (bool, float)):
                 kind = "a boolean" if isinstance(x, bool) else "a JSON float"
-                raise InvalidInput(f"{where}: '{key}' holds {str(x).lower() if isinstance(x, bool) else x}, {kind}; write "
+                shown = str(x).lower() if isinstance(x, bool) else x
+                raise InvalidInput(f"{where}: '{key}' holds {shown}, {kind}; write "
                                    'exact rationals as strings ("0.1", "1/10") or integers')
 
 

@@ -10,7 +10,8 @@ no other member, no duplicate), each an ``.npy`` array of version 1.0 or 2.0 wit
 
 Before anything is decompressed, a deflated member may unpack to at most ``limit("inflation")`` times its compressed
 bytes (a deflate bomb is out of proportion to its file) and the arrays must fit the memory there is; the
-decompressed size must be the declared one, and the shape must be exactly what the stored bytes hold. Floats are then taken exactly (a float32 or
+decompressed size must be the declared one, and the shape must be exactly what the stored bytes hold. Floats are
+then taken exactly (a float32 or
 float64 is a dyadic rational). ``numpy.load`` is not used: it reads a member ``labels`` as well as
 ``labels.npy``, and accepts what the checker does not, so the two could see different instances.
 The checker's reader is ``exactrelu/certificates/trusted/npz.py``; ``tests/io/test_npz.py``
@@ -92,7 +93,8 @@ def _mapped(rows, block: int) -> np.ndarray:
     dtype = np.dtype(rows.fmt[0] + _NUMPY_OF[rows.fmt[1]])
     native = np.float64 if dtype.kind == "f" else np.int64
     if rows.offset is not None and dtype == np.dtype(native):
-        return np.memmap(rows.path, dtype=native, mode="r", offset=rows.offset + rows.start, shape=(rows.rows, rows.cols))
+        return np.memmap(rows.path, dtype=native, mode="r", offset=rows.offset + rows.start,
+                         shape=(rows.rows, rows.cols))
     check_memory(rows.rows * rows.cols * 8, f"{rows.path}: member {rows.info.filename} read into memory "
                  f"({rows.rows} x {rows.cols})", cost="8 bytes per entry; a stored float64 member is mapped instead")
     out = np.empty((rows.rows, rows.cols), dtype=native)

@@ -9,7 +9,8 @@ MatMul form::
     x -> MatMul(A1) -> Add(B1) -> Relu -> MatMul(A2) -> Add(B2) -> y        (any Add may be absent)
 
 with Flatten (axis 1), Identity, and Sub or Add of a constant of zeros anywhere (no-ops on a batch of samples; a
-Flatten at the input flattens each sample) and weights as initializers or Constant nodes (float16, bfloat16, float32, float64 or integers; every
+Flatten at the input flattens each sample) and weights as initializers or Constant nodes (float16, bfloat16,
+float32, float64 or integers; every
 value taken exactly: a float is the dyadic rational it is). A Gemm ``Y = alpha A' B' + beta C`` is read with its
 ``alpha``, ``beta`` (exactly: the weight times alpha, the bias times beta), ``transB``, ``transA`` on the first
 layer (the input taken as columns), and C a vector or one number broadcast. Any other operator is refused by
@@ -138,7 +139,7 @@ def _matmul(nodes, i, consts, path) -> tuple[AffineLayer, int]:
 
 
 def _zero_constant(name: str, consts) -> bool:
-    """True when ``name`` is a constant of zeros (``x - 0``: the input normalisation of ACAS Xu exports)."""
+    """True when ``name`` is a constant of zeros (``x - 0``: the input normalization of ACAS Xu exports)."""
     a = consts.get(name)
     return a is not None and not np.asarray(a).any()
 

@@ -1,6 +1,6 @@
 """The parts of an ONNX file a ReLU network needs, read from the protobuf wire format with the standard library.
 
-An ONNX file is a serialised ``ModelProto`` (onnx/onnx.proto). This reader decodes exactly the fields
+An ONNX file is a serialized ``ModelProto`` (onnx/onnx.proto). This reader decodes exactly the fields
 :mod:`exactrelu.io.onnx_weights` uses (the graph's nodes, initializers, inputs and outputs; a node's inputs,
 outputs, name, operator and attributes; a tensor's name, dims, data type and data) and skips every other field by
 its wire type, so that it needs no package (importing ``onnx`` takes seconds) and executes nothing. Every length is
@@ -30,7 +30,8 @@ __all__ = ["Node", "Tensor", "Graph", "parse_model", "parse_tensor", "tensor_arr
 DTYPES = {1: ("float32", "<f4", 4, "f32"), 2: ("uint8", "u1", 5, "varint"), 3: ("int8", "i1", 5, "varint"),
           4: ("uint16", "<u2", 5, "varint"), 5: ("int16", "<i2", 5, "varint"), 6: ("int32", "<i4", 5, "varint"),
           7: ("int64", "<i8", 7, "varint"), 10: ("float16", "<f2", 5, "varint"), 11: ("float64", "<f8", 10, "f64"),
-          12: ("uint32", "<u4", 11, "varint"), 13: ("uint64", "<u8", 11, "varint"), 16: ("bfloat16", "<u2", 5, "varint")}
+          12: ("uint32", "<u4", 11, "varint"), 13: ("uint64", "<u8", 11, "varint"),
+          16: ("bfloat16", "<u2", 5, "varint")}
 
 
 @dataclass
@@ -238,7 +239,7 @@ def _value_name(data, where: str) -> str:
 
 
 def parse_model(data: bytes, where: str) -> Graph:
-    """The graph of a serialised ModelProto (module doc)."""
+    """The graph of a serialized ModelProto (module doc)."""
     r, graph = _Reader(data, where), None
     for number, wire, value in r.fields():
         if number == 7 and wire == 2:

@@ -150,7 +150,8 @@ def refuse_code(path: Path) -> None:
     >>> refuse_code(Path(path))
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: ...evil.pt: its pickle names ...system, which loading it would run: not a state dict ...
+    exactrelu.errors.InvalidInput: ...evil.pt: its pickle names ...system, which loading it would run:
+    not a state dict ...
     """
     import io
     import pickletools

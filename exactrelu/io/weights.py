@@ -48,7 +48,8 @@ _FIELDS = {"format", "version", "activation", "U", "V", "b", "c", "layers", "pro
 
 
 def weights_json(network: Network, **provenance) -> dict:
-    """The ``exactrelu.weights`` object of ``network`` (``"b"``, ``"c"`` only when some hidden, output bias is non-zero)."""
+    """The ``exactrelu.weights`` object of ``network`` (``"b"``, ``"c"`` only when some hidden, output bias is
+    non-zero)."""
     obj = {"format": WEIGHTS_FORMAT, "version": 1, **network.to_json()}
     obj["provenance"] = {"exactrelu_version": __version__, **{k: v for k, v in provenance.items() if v is not None}}
     return obj
@@ -137,7 +138,9 @@ def _json_description(path: Path, net: Network) -> str:
 
 def _network(U, V, b, c, activation: Activation | None) -> Network:
     """The Network of exact arrays (U, V, b, c): b and c dropped when absent or zero."""
-    col = lambda a, name: None if a is None or not a.any() else QMatrix.from_numpy(a.reshape(-1, 1), name=name)  # noqa: E731
+    def col(a, name):
+        return None if a is None or not a.any() else QMatrix.from_numpy(a.reshape(-1, 1), name=name)
+
     return Network(QMatrix.from_numpy(U, name="U"), QMatrix.from_numpy(V, name="V"), activation or RELU,
                    col(b, "b"), col(c, "c"))
 

@@ -251,7 +251,8 @@ class Network:
         >>> net.check_exact_size(QMatrix.from_rows([[1]]))
         Traceback (most recent call last):
         ...
-        exactrelu.errors.InvalidInput: the exact evaluation (pre-activations of up to about 4,300 digits, to the power 100) is over the limit intermediate=...
+        exactrelu.errors.InvalidInput: the exact evaluation (pre-activations of up to about 4,300 digits,
+        to the power 100) is over the limit intermediate=...
         """
         check_exact_size(self._layers, self._activation, inputs)
 
@@ -276,7 +277,8 @@ class Network:
         Vc = [x for u in units for x in u[0]]
         bc = QMatrix.from_fractions([u[1] for u in units], k, 1) if any(u[1] != 0 for u in units) else None
         cc = self.c if self.has_output_bias else None
-        return Network(QMatrix.from_fractions(Uc, m, k), QMatrix.from_fractions(Vc, k, self.d), self._activation, bc, cc)
+        return Network(QMatrix.from_fractions(Uc, m, k), QMatrix.from_fractions(Vc, k, self.d), self._activation, bc,
+                       cc)
 
     def equivalent(self, other: "Network") -> bool:
         """True when both have equal canonical forms (exactly); biases and output biases included (None equals zero).
@@ -286,7 +288,8 @@ class Network:
         equality of functions on all of R^d, with a certificate either way, use
         :func:`exactrelu.equiv.functionally_equal` (docs/equivalence.md).
         """
-        if self._activation.degree != other.activation.degree or self.U.shape != other.U.shape or self.V.shape != other.V.shape:
+        if (self._activation.degree != other.activation.degree or self.U.shape != other.U.shape
+                or self.V.shape != other.V.shape):
             return False
         a, b = self.canonical(), other.canonical()
         return a.U == b.U and a.V == b.V and a.b_fractions() == b.b_fractions() and a.c_fractions() == b.c_fractions()

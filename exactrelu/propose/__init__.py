@@ -44,8 +44,8 @@ PROPOSERS: dict[str, type] = {
 }
 
 __all__ = ["PROPOSERS", "Proposer", "AutoProposer", "SearchProposer", "GradientProposer", "TensorProposer",
-           "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array", "propose_auto",
-           "propose_search", "propose_gradient", "propose_tensor", "propose_ica", "propose_hermite"]
+           "ICAProposer", "HermiteProposer", "WeightsFile", "make_proposer", "proposer_names", "proposal_array",
+           "propose_auto", "propose_search", "propose_gradient", "propose_tensor", "propose_ica", "propose_hermite"]
 
 
 def proposer_names() -> list[str]:
@@ -67,7 +67,8 @@ def make_proposer(init, k: int, *, activation: Activation = RELU, random_state=N
         return PROPOSERS[init](k, activation=activation, random_state=random_state)
     if hasattr(init, "fit") or hasattr(init, "V_"):
         return init
-    raise InvalidInput(f"init must be a proposer name, an estimator with fit/V_, or a k x d array; got {type(init).__name__}")
+    raise InvalidInput(f"init must be a proposer name, an estimator with fit/V_, or a k x d array; "
+                       f"got {type(init).__name__}")
 
 
 def _looks_like_file(text: str) -> bool:

@@ -27,9 +27,9 @@ import numpy as np
 from ..errors import ExactReluError
 from ..network import RELU, Activation
 from ._base import Proposer
-from .floats import check_activation, label_basis, screen_units
-from ..validation import as_generator, check_number, normalize_rows
-from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal
+from .floats import check_activation, screen_units
+from ..validation import as_generator, check_flag, check_number, normalize_rows
+from .gradient import GradientProposal, GradientSettings, UnitPool, gradient_proposal, offset_pool
 from .search import SearchProposer, expected_tries
 from .tensor import TensorProposer
 
@@ -46,6 +46,8 @@ class AutoProposer(Proposer):
         (``expected_tries(4) = 16.7``, ``expected_tries(5) = 36.5``).
     progress : optional callable receiving one-line progress messages (passed to the gradient and search
         proposers; a time limit made a progress callback is checked there).
+    offset : the labels may carry an output bias c (passed to the search and gradient proposers; the screen
+        works in the span of the labels and the constant vector).
 
     Attributes
     ----------
@@ -56,12 +58,13 @@ class AutoProposer(Proposer):
     """
 
     def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, search_below: float = 20.0,
-                 progress=None):
+                 progress=None, offset: bool = False):
         self.k = k
         self.activation = activation
         self.random_state = random_state
         self.search_below = search_below
         self.progress = progress
+        self.offset = offset
 
     def fit(self, X, y) -> "AutoProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -70,12 +73,14 @@ class AutoProposer(Proposer):
         k, X, Y = self._check_fit_data(X, y)
         n, d = X.shape
         self.failures_ = []
-        if expected_tries(k) <= self.search_below:
+        check_flag(self.offset, "offset")
+        if expected_tries(k + self.offset) <= self.search_below:
             return self._search(X, Y, "search")
         init = pool = None
         if Y.shape[1] >= k and k <= d:
             try:
-                T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, Y)
+                centerd = Y - Y.mean(axis=0) if self.offset else Y  # an output bias drops out of the moments
+                T = TensorProposer(k, activation=act, random_state=self.random_state, order=2).fit(X, centerd)
                 pool, screens, ok, init = self._screen_tensor(T.V_, X, Y)
                 if ok.all():
                     self.V_, self.screened_, self.chosen_ = init, ok, "tensor"
@@ -102,8 +107,8 @@ class AutoProposer(Proposer):
         """(empty pool, screens, ok, rows): the tensor rows screened at once; rows that pass are re-fitted to their
         kernel vectors (near exact), two rows on one unit count once."""
         k, act = self.k, self.activation_
-        pool = UnitPool(label_basis(Y, k), X, k, GradientSettings.extra, act.degree, Xn=normalize_rows(X))
-        screens = screen_units(pool.Q, pool.Xn, V, k, pool.extra, X=X, degree=act.degree)
+        pool = offset_pool(X, Y, k, GradientSettings(act.degree, offset=self.offset), Xn=normalize_rows(X))
+        screens = screen_units(pool.Q, pool.Xn, V, pool.dim, pool.extra, X=X, degree=act.degree)
         ok = np.array([sc.ok for sc in screens], dtype=bool)
         init = np.array([sc.v if sc.ok else v for sc, v in zip(screens, V)])
         for i in range(k):  # two rows on one unit: only the first counts
@@ -113,13 +118,13 @@ class AutoProposer(Proposer):
 
     def _gradient(self, X, Y, init, pool) -> GradientProposal:
         """The gradient proposer with its default settings, from ``init`` and the ``pool`` of screened units."""
-        settings = GradientSettings(self.activation_.degree)
+        settings = GradientSettings(self.activation_.degree, offset=self.offset)
         rng = as_generator(self.random_state, "random_state")
         return gradient_proposal(X, Y, self.k, rng, settings, init, self.progress, pool)
 
     def _search(self, X, Y, label) -> "AutoProposer":
         S = SearchProposer(self.k, activation=self.activation_, random_state=self.random_state,
-                           progress=self.progress).fit(X, Y)
+                           progress=self.progress, offset=self.offset).fit(X, Y)
         self.V_, self.screened_, self.chosen_ = S.V_, np.ones(S.V_.shape[0], dtype=bool), label
         self.n_tries_ = S.n_tries_
         return self

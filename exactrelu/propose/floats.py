@@ -28,6 +28,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import linear_sum_assignment
 
+from .._moved import moved_names
 from ..errors import InvalidInput
 from ..exact.matrix import as_float_array
 from ..network import Activation
@@ -38,7 +39,6 @@ __all__ = [
     "check_data",
     "check_k",
     "label_basis",
-    "normalised_rows",
     "normalize_rows",
     "row_norms",
     "screen_unit",
@@ -101,8 +101,22 @@ def label_basis(labels: np.ndarray, k: int | None = None, rtol: float = 1e-9) ->
     return Ub[:, :r]
 
 
-#: deprecated name (one release) of :func:`exactrelu.validation.normalize_rows`
-normalised_rows = normalize_rows
+def with_offset(labels: np.ndarray) -> np.ndarray:
+    """The labels with a constant column appended, at the labels' root-mean-square scale (1 for zero labels).
+
+    With an output bias c, ``labels = f(X V^T + b) U^T + 1 c^T`` has its columns in the span of the hidden
+    activations *and the constant vector*: the span the row-span proposers search is that of these columns
+    (k + 1 dimensions for k units).
+
+    >>> with_offset(np.array([[3.0], [-3.0]])).tolist()
+    [[3.0, 3.0], [-3.0, 3.0]]
+    """
+    s = float(np.sqrt(np.mean(labels * labels))) if labels.size else 0.0
+    return np.hstack([labels, np.full((labels.shape[0], 1), s if s > 0 and np.isfinite(s) else 1.0)])
+
+
+#: the old (UK) name of :func:`exactrelu.validation.normalize_rows`, kept for one release with a DeprecationWarning
+__getattr__ = moved_names(__name__, {"normalised_rows": "exactrelu.validation:normalize_rows"})
 
 
 def row_norms(A: np.ndarray) -> np.ndarray:

@@ -34,11 +34,12 @@ from ..errors import InvalidInput
 from ..network import RELU, Activation
 from ._base import Proposer
 from .selfcheck import error_against_constant, self_check
-from .floats import Screen, check_activation, label_basis, screen_units
-from ..validation import as_generator, check_integer, check_number, normalize_rows
+from .floats import Screen, check_activation, label_basis, screen_units, with_offset
+from .projection import FixedUnits, inner_output_weights, loss_and_gradient
+from ..validation import as_generator, check_flag, check_integer, check_number, normalize_rows
 
 __all__ = ["GradientProposer", "propose_gradient", "gradient_proposal", "GradientSettings", "GradientProposal",
-           "loss_and_gradient", "inner_output_weights", "FixedUnits", "UnitPool"]
+           "loss_and_gradient", "inner_output_weights", "FixedUnits", "UnitPool", "offset_pool"]
 
 
 class GradientProposer(Proposer):
@@ -58,6 +59,8 @@ class GradientProposer(Proposer):
     ridge : Tikhonov term of the inner least squares for U (relative to trace(A^T A) / k).
     init : optional (k, d) starting weights (e.g. a tensor proposal): its rows that pass the
         screen are kept, the others start the first run.
+    offset : the labels may carry an output bias c: the inner least squares gets a constant column
+        (``Y ~ f(X V^T) U^T + 1 c^T``) and the screen works in the span of the labels and the constant vector.
 
     Attributes
     ----------
@@ -71,7 +74,7 @@ class GradientProposer(Proposer):
 
     def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, n_restarts: int = 8,
                  max_iter: int = 400, screen_every: int = 5, patience: int = 60, extra: int = 3, ridge: float = 1e-12,
-                 init=None, progress=None):
+                 init=None, progress=None, offset: bool = False):
         self.k = k
         self.activation = activation
         self.random_state = random_state
@@ -83,6 +86,7 @@ class GradientProposer(Proposer):
         self.ridge = ridge
         self.init = init
         self.progress = progress
+        self.offset = offset
 
     def fit(self, X, y) -> "GradientProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -92,13 +96,16 @@ class GradientProposer(Proposer):
         check_integer(self.extra, "extra", minimum=0)
         check_number(self.ridge, "ridge", minimum=0)
         k, X, Y = self._check_fit_data(X, y)
+        check_flag(self.offset, "offset")
         settings = GradientSettings(self.activation_.degree, self.n_restarts, self.max_iter, self.screen_every,
-                                    self.patience, self.extra, self.ridge)
+                                    self.patience, self.extra, self.ridge, self.offset)
         rng = as_generator(self.random_state, "random_state")
         out = gradient_proposal(X, Y, k, rng, settings, self.init, self.progress)
         self.V_, self.U_, self.screened_, self.loss_ = out.V, out.U, out.screened, out.loss
         self.n_iter_, self.n_restarts_, self.stopped_early_ = out.n_iter, out.n_restarts, out.stopped_early
         pred = np.maximum(X @ self.V_.T, 0.0) ** self.activation_.degree @ self.U_.T
+        if self.offset:  # the output bias fitted beside U by the inner least squares: the mean residual
+            pred = pred + (Y - pred).mean(axis=0)
         self.training_error_ = self_check("GradientProposer", error_against_constant(pred, Y),
                                           "another random_state, more n_restarts or max_iter")
         return self
@@ -117,6 +124,7 @@ class GradientSettings:
     patience: int = 60
     extra: int = 3
     ridge: float = 1e-12
+    offset: bool = False  # an output bias c: a constant column beside the activations
 
 
 @dataclass(frozen=True)
@@ -133,76 +141,6 @@ class GradientProposal:
     stopped_early: bool
 
 
-def inner_output_weights(A: np.ndarray, Y: np.ndarray, ridge: float) -> np.ndarray:
-    """U (m x k) minimising ``|A U^T - Y|^2`` with a Tikhonov term ``ridge * trace(A^T A) / k``."""
-    return _gram_output_weights(A.T @ A, A.T @ Y, A, Y, ridge)
-
-
-def _gram_output_weights(G: np.ndarray, AY: np.ndarray, A, Y, ridge: float) -> np.ndarray:
-    """U from the Gram matrix ``G = A^T A`` and ``AY = A^T Y`` (A and Y only for the fallback; may be callables)."""
-    lam = ridge * max(np.trace(G) / G.shape[0], 1e-300)
-    try:
-        return np.linalg.solve(G + lam * np.eye(G.shape[0]), AY).T
-    except np.linalg.LinAlgError:  # pragma: no cover - the ridge keeps G + lam I regular
-        A = A() if callable(A) else A
-        return np.linalg.lstsq(A, Y, rcond=None)[0].T
-
-
-def _activate(H: np.ndarray, degree: int) -> np.ndarray:
-    P = np.maximum(H, 0.0)
-    return P if degree == 1 else P**degree
-
-
-class FixedUnits:
-    """What the fixed (screened) rows of V contribute to :func:`loss_and_gradient`, computed once per start:
-    their activations ``A_f = f(X fixed^T)`` (n x kf), ``A_f^T A_f`` and ``A_f^T Y``.
-
-    A start trains few free rows beside many fixed ones (measured at (100, 50, 50, 10^5): 44 fixed and 6 free),
-    so the products with the fixed rows were most of each step's work.
-
-    >>> X = np.eye(3); fx = FixedUnits(X, X, np.array([[1.0, 0, 0]]), 1)
-    >>> fx.A.shape, float(fx.G[0, 0])
-    ((3, 1), 1.0)
-    """
-
-    def __init__(self, X: np.ndarray, Y: np.ndarray, fixed: np.ndarray, degree: int):
-        self.kf = fixed.shape[0]
-        self.A = _activate(X @ fixed.T, degree) if self.kf else np.zeros((X.shape[0], 0))
-        self.G = self.A.T @ self.A
-        self.AY = self.A.T @ Y
-
-
-def loss_and_gradient(theta: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float, fixed: np.ndarray,
-                      degree: int, ridge: float, cache: FixedUnits | None = None) -> tuple[float, np.ndarray]:
-    """The variable-projection loss of V = [fixed; theta] and its gradient with respect to theta.
-
-    ``cache`` (a :class:`FixedUnits` of these X, Y, fixed and degree) spares the products with the fixed rows;
-    the value is that of the plain computation up to rounding.
-
-    >>> X = np.eye(2); Y = np.array([[1.0], [0.0]])
-    >>> loss, g = loss_and_gradient(np.array([1.0, 0.0]), X, Y, 1.0, np.zeros((0, 2)), 1, 0.0)
-    >>> round(loss, 12), g.shape
-    (0.0, (2,))
-    """
-    d = X.shape[1]
-    fx = cache if cache is not None else FixedUnits(X, Y, fixed, degree)
-    kf, c = fx.kf, degree
-    H = X @ theta.reshape(-1, d).T  # n x free
-    P = np.maximum(H, 0.0)
-    Av = P if c == 1 else P**c
-    Gfv = fx.A.T @ Av
-    G = np.block([[fx.G, Gfv], [Gfv.T, Av.T @ Av]])
-    U = _gram_output_weights(G, np.vstack([fx.AY, Av.T @ Y]), lambda: np.hstack([fx.A, Av]), Y, ridge)
-    R = Av @ U[:, kf:].T
-    if kf:
-        R += fx.A @ U[:, :kf].T
-    R -= Y
-    loss = float(np.vdot(R, R)) * scale
-    dA = (R @ U[:, kf:]) * (2.0 * scale)  # only the free rows' columns
-    dH = dA * (H > 0) if c == 1 else dA * (c * P ** (c - 1))
-    return loss, (dH.T @ X).ravel()
-
-
 class _Stop(Exception):
     pass
 
@@ -210,11 +148,14 @@ class _Stop(Exception):
 class UnitPool:
     """The units that passed the float screen so far: directions ``v`` and kernel vectors ``y`` (unit norm).
 
-    ``Xn`` (the normalised rows of X) may be handed over when the caller has them already.
+    ``Xn`` (the normalized rows of X) may be handed over when the caller has them already. ``dim`` is the
+    dimension of the span ``Q`` should have (k, or k + 1 with a constant column for an output bias).
     """
 
-    def __init__(self, Q: np.ndarray, X: np.ndarray, k: int, extra: int, degree: int, Xn: np.ndarray | None = None):
+    def __init__(self, Q: np.ndarray, X: np.ndarray, k: int, extra: int, degree: int, Xn: np.ndarray | None = None,
+                 dim: int | None = None):
         self.Q, self.X, self.k, self.extra, self.degree = Q, X, k, extra, degree
+        self.dim = k if dim is None else dim
         self.Xn = normalize_rows(X) if Xn is None else Xn
         self.v: list[np.ndarray] = []
         self.y: list[np.ndarray] = []
@@ -227,7 +168,7 @@ class UnitPool:
         """Screen the rows of V not in ``done`` (at once); raise _Stop as soon as the pool holds k units."""
         rows = [i for i in range(len(V)) if i not in done]
         if rows:
-            screens = screen_units(self.Q, self.Xn, V[rows], self.k, self.extra, X=self.X, degree=self.degree)
+            screens = screen_units(self.Q, self.Xn, V[rows], self.dim, self.extra, X=self.X, degree=self.degree)
             for i, s in zip(rows, screens):
                 self.add(s, i, done, dup)
         if self.full:
@@ -291,7 +232,7 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
     ``X`` (n x d) and ``Y`` (n x m) are checked float arrays; ``init`` optional (k, d) starting weights, or
     (k - units in ``pool``, d) when a ``pool`` of units the caller screened already (on these X, Y) is given;
     ``progress`` gets a message every 0.2 s of L-BFGS steps (a time limit given as a progress callback,
-    :func:`exactrelu.deadline.with_deadline`, leaves the optimiser there).
+    :func:`exactrelu.deadline.with_deadline`, leaves the optimizer there).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((400, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
@@ -305,8 +246,8 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
         raise InvalidInput("labels are all zero: there is nothing to fit")
     scale = 1.0 / ynorm
     if pool is None:
-        pool = UnitPool(label_basis(Y, k), X, k, settings.extra, settings.degree)
-    can_screen = pool.Q.shape[1] == k
+        pool = offset_pool(X, Y, k, settings)
+    can_screen = pool.Q.shape[1] == pool.dim
     xscale = float(np.sqrt(np.mean(np.sum(X * X, axis=1)))) or 1.0
     start = _screened_init(init, pool, k - len(pool.v), d, can_screen)
     best = None  # (loss, V) of the best start
@@ -322,7 +263,7 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
         V0 = _start_weights(start, kf, d, xscale, rng)
         start = None
         screening = _Screening(pool, kf, d, settings, can_screen, progress)
-        cache = FixedUnits(X, Y, fixed, settings.degree)  # the fixed rows' products, once per start
+        cache = FixedUnits(X, Y, fixed, settings.degree, settings.offset)  # the fixed rows' products, once per start
         res = minimize(loss_and_gradient, V0.ravel(), args=(X, Y, scale, fixed, settings.degree, settings.ridge, cache),
                        jac=True, method="L-BFGS-B", callback=screening,
                        options={"maxiter": settings.max_iter, "gtol": 1e-14, "ftol": 1e-16})
@@ -345,12 +286,22 @@ def gradient_proposal(X: np.ndarray, Y: np.ndarray, k: int, rng: np.random.Gener
     return GradientProposal(V, U, screened, loss, n_iter, n_restarts, stopped_early)
 
 
+def offset_pool(X: np.ndarray, Y: np.ndarray, k: int, settings: GradientSettings, Xn=None) -> UnitPool:
+    """The empty pool of screened units: the label span of dimension k, or with ``settings.offset`` that of the labels
+    and the constant vector (k + 1)."""
+    dim = k + settings.offset
+    Q = label_basis(with_offset(Y) if settings.offset else Y, dim)
+    return UnitPool(Q, X, k, settings.extra, settings.degree, Xn, dim=dim)
+
+
 def _final_fit(X: np.ndarray, Y: np.ndarray, V: np.ndarray, settings: GradientSettings, scale: float):
-    """(U, relative loss) of the proposal V."""
+    """(U, relative loss) of the proposal V (U without the output bias's column)."""
     P = np.maximum(X @ V.T, 0.0) ** settings.degree
+    if settings.offset:
+        P = np.hstack([P, np.ones((P.shape[0], 1))])
     U = inner_output_weights(P, Y, settings.ridge)
     R = P @ U.T - Y
-    return U, float(np.sum(R * R)) * scale
+    return (U[:, :-1] if settings.offset else U), float(np.sum(R * R)) * scale
 
 
 def _screened_init(init, pool: UnitPool, k: int, d: int, can_screen: bool) -> np.ndarray | None:

@@ -1,4 +1,4 @@
-"""Blind Las Vegas search for the units' inactive sets: no initialiser needed.
+"""Blind Las Vegas search for the units' inactive sets: no initializer needed.
 
 A random (k-1)-subset Z of samples is inactive for a given unit with probability about
 2^-(k-1) on Gaussian data; if moreover the other units restricted to Z have rank k-1 (measured:
@@ -29,8 +29,8 @@ from ..errors import InvalidInput, ProposalFailed
 from ..network import RELU, Activation
 from ..progress import rate_eta
 from ._base import Proposer
-from .floats import check_activation, row_norms
-from ..validation import as_generator, check_integer, check_number, normalize_rows
+from .floats import check_activation, row_norms, with_offset
+from ..validation import as_generator, check_flag, check_integer, check_number, normalize_rows
 
 # normalize_rows lives in propose.floats (the one float-utilities module) and is re-exported here for old imports
 __all__ = ["SearchProposer", "propose_search", "search_supports", "weights_on_supports", "SearchResult", "expected_tries",
@@ -54,6 +54,8 @@ class SearchProposer(Proposer):
     tol : relative tolerance of the float screening (it only proposes; the exact step decides).
     exclude : boolean masks (n,) of units already known; the search looks for the others.
     progress : optional callable receiving one-line progress messages.
+    offset : the labels may carry an output bias c: the search runs in the span of the labels and the
+        constant vector (k + 1 dimensions, subsets of k samples; :func:`~exactrelu.propose.floats.with_offset`).
 
     Attributes
     ----------
@@ -63,7 +65,7 @@ class SearchProposer(Proposer):
     """
 
     def __init__(self, k: int, *, activation: Activation | str = "relu", random_state=None, max_tries: int | None = None,
-                 tol: float = 1e-7, exclude=None, progress=None):
+                 tol: float = 1e-7, exclude=None, progress=None, offset: bool = False):
         self.k = k
         self.activation = activation
         self.random_state = random_state
@@ -71,6 +73,7 @@ class SearchProposer(Proposer):
         self.tol = tol
         self.exclude = exclude
         self.progress = progress
+        self.offset = offset
 
     def fit(self, X, y) -> "SearchProposer":
         """Fit to float inputs ``X`` (n x d) and labels ``y`` (n x m, or n for one output); returns self."""
@@ -80,20 +83,24 @@ class SearchProposer(Proposer):
         if self.progress is not None and not callable(self.progress):
             raise InvalidInput(f"progress must be None or a callable, got {self.progress!r}")
         k, X, Y = self._check_fit_data(X, y)
+        check_flag(self.offset, "offset")
+        dim = k + self.offset
+        if self.offset:
+            Y = with_offset(Y)
         n = X.shape[0]
         exclude = [np.asarray(mask, dtype=bool) for mask in (self.exclude if self.exclude is not None else [])]
         if any(mask.shape != (n,) for mask in exclude):
             raise InvalidInput(f"exclude must be a list of boolean masks of length n = {n}")
         rng = as_generator(self.random_state, "random_state")
-        max_tries = max_tries or max(2000, int(40 * expected_tries(k)))
-        found = search_supports(Y, k, rng, max_tries, self.tol, exclude, self.progress)
+        max_tries = max_tries or max(2000, int(40 * expected_tries(dim)))
+        found = search_supports(Y, k, rng, max_tries, self.tol, exclude, self.progress, dim=dim)
         self.n_tries_ = found.tries
         self.supports_ = found.supports
         self.n_found_ = len(found.supports)
         if not found.supports:
             raise ProposalFailed(
                 f"search found no unit in {found.tries} tries: no vector of the labels' row span vanishing on a random "
-                f"{k - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} "
+                f"{dim - 1}-subset of samples was non-negative; the labels may be noisy or rounded, or not from {k} "
                 "units", evidence={"tries": found.tries})
         self.V_ = weights_on_supports(X, found, self.activation_.degree, rng)
         return self
@@ -104,7 +111,7 @@ class SearchProposer(Proposer):
 @dataclass(frozen=True)
 class SearchResult:
     """The units :func:`search_supports` found: their float supports (boolean masks, n), their
-    activation vectors in the row-normalised label span, the label row norms, and the subsets tried."""
+    activation vectors in the row-normalized label span, the label row norms, and the subsets tried."""
 
     supports: list
     activations: list
@@ -113,25 +120,28 @@ class SearchResult:
 
 
 def search_supports(Y: np.ndarray, k: int, rng: np.random.Generator, max_tries: int, tol: float = 1e-7,
-                    exclude: list | None = None, progress=None) -> SearchResult:
-    """Random (k-1)-subsets of samples, screened in float, until k units (with ``exclude``) are found or
+                    exclude: list | None = None, progress=None, dim: int | None = None) -> SearchResult:
+    """Random (dim-1)-subsets of samples, screened in float, until k units (with ``exclude``) are found or
     ``max_tries`` subsets were tried; the result may hold fewer units than asked (none, even).
 
-    Raises ProposalFailed when the labels have numerical rank below k.
+    ``dim`` is the dimension of the label span searched (default k; k + 1 for labels with a constant column
+    standing for an output bias, which is in the span but is no unit: it never vanishes).
+    Raises ProposalFailed when the labels have numerical rank below dim.
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((200, 3)); Y = np.maximum(X @ np.array([[1.0, 0, 0], [0, 1.0, 0]]).T, 0)
     >>> len(search_supports(Y, 2, rng, 2000).supports)
     2
     """
-    # Positive rescaling of samples keeps every sign pattern: normalise rows for conditioning.
+    # Positive rescaling of samples keeps every sign pattern: normalize rows for conditioning.
     Yn = normalize_rows(Y)
     ynorm = row_norms(Y)
     Q, s, _ = np.linalg.svd(Yn, full_matrices=False)
-    if s.size < k or s[k - 1] <= s[0] * 1e-10:
-        raise ProposalFailed(f"the labels have numerical rank below k = {k}; the row-span search needs rank k",
-                             evidence={"singular_values": s[: k + 1].tolist()})
-    Q = Q[:, :k]
+    dim = k if dim is None else dim
+    if s.size < dim or s[dim - 1] <= s[0] * 1e-10:
+        raise ProposalFailed(f"the labels have numerical rank below {dim}; the row-span search needs rank {dim}",
+                             evidence={"singular_values": s[: dim + 1].tolist()})
+    Q = Q[:, :dim]
     n = Y.shape[0]
     found: list[np.ndarray] = list(exclude or [])
     n_excluded = len(found)
@@ -140,10 +150,10 @@ def search_supports(Y: np.ndarray, k: int, rng: np.random.Generator, max_tries: 
     while len(found) < k and tries < max_tries:
         tries += 1
         if progress is not None and tries % 500 == 0:
-            pace = rate_eta(tries, expected_tries(k), time.monotonic() - t0)
-            progress(f"search: {tries} subsets tried (expect ~{expected_tries(k):.3g}; {pace}), "
+            pace = rate_eta(tries, expected_tries(dim), time.monotonic() - t0)
+            progress(f"search: {tries} subsets tried (expect ~{expected_tries(dim):.3g}; {pace}), "
                      f"{len(found) - n_excluded} new units of {k - n_excluded} found")
-        y = _candidate(Q, n, k, rng, tol)
+        y = _candidate(Q, n, dim, rng, tol)
         if y is None:
             continue
         mask = y > tol
@@ -189,7 +199,7 @@ def weights_on_supports(X: np.ndarray, found: SearchResult, degree: int, rng: np
         idx = np.flatnonzero(mask)
         if len(idx) > 8 * d:  # a rough proposal: a few times d equations suffice
             idx = rng.choice(idx, size=8 * d, replace=False)
-        # y lives in the span of the row-normalised labels: undo the per-sample scaling 1/|Y_j|
+        # y lives in the span of the row-normalized labels: undo the per-sample scaling 1/|Y_j|
         t = y[idx] * found.row_norms[idx]
         target = t if degree == 1 else t ** (1.0 / degree)
         V[i], *_ = np.linalg.lstsq(X[idx], target, rcond=None)

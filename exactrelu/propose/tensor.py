@@ -267,7 +267,8 @@ def second_moment_block(W: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``sum_j y_jr w_j w_j^T`` (q x d x d) for one block of samples, the products in float32.
 
     W and each column of y are scaled into [-1, 1] by powers of two (no overflow or underflow in single
-    precision) and the result scaled back in float64. The moments are statistical estimates with relative sampling error about
+    precision) and the result scaled back in float64. The moments are statistical estimates with relative sampling
+    error about
     n^-1/2 (1e-2 to 3e-3 at the sizes of issue 25); single precision adds about 1e-7 relative (measured 4e-7
     at (d, q, n) = (200, 20, 2e4) and (100, 50, 1e5)) and halves the time of these products, the largest part
     of the tensor proposal. Everything after this is float64, and the exact step decides.

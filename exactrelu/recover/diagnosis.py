@@ -1,22 +1,22 @@
-"""Why exact recovery failed, when the data say so: constant offsets and hidden biases, detected exactly.
+"""Why exact recovery failed, when the data say so: labels realizable exactly in a wider model class.
 
-Recovery without biases refuses data made with them, and its generic message ("noisy or rounded
-labels, or inputs not in general position") then misleads. :func:`explain_failure` looks for two
-structures and states only what it established:
+Recovery in one class (no biases, hidden biases b only, an output bias c only) refuses data made in a wider
+one, and its generic message ("noisy or rounded labels, or inputs not in general position") then misleads:
+exact labels of PyTorch's default model ``Linear -> ReLU -> Linear`` (both biases) are not noisy.
+:func:`explain_failure` runs exact recovery in the widest class (hidden biases and an output bias, a bounded
+time) and states only what it certified: the class of the network found (the biases it actually uses), that
+``f(inputs @ V.T + b) @ U.T + c == labels`` holds on every entry (checked by the independent checker), and the
+option that asks for that class. When nothing certifies it says nothing: its silence claims nothing.
 
-* **A constant offset.** The all-ones vector lies in the labels' column space (an exact rank
-  test: rank([labels | 1]) = rank(labels)). A unit that is active on every sample, or an output
-  bias, puts it there; an unbiased network generically does not.
-* **Hidden biases.** With rank(labels) = k, exact recovery on the inputs with a constant
-  coordinate appended, ``[x, 1]``, succeeds: then ``f(inputs @ V.T + b) @ U.T == labels`` holds on
-  every entry, verified exactly (the last column of the recovered weights is b).
+:func:`constant_in_label_span` is the exact rank test behind the constant offset: an output bias (or a unit
+active on every sample) puts the all-ones vector into the labels' column space.
 
-Neither runs unless recovery has already failed, and nothing here writes a certificate.
+Nothing runs unless recovery has already failed, and nothing here writes a certificate.
 
 >>> from exactrelu.instances import planted
 >>> inst = planted(d=4, k=2, m=2, n=300, seed=0, bias=1)
 >>> print(explain_failure(inst, 2))  # doctest: +ELLIPSIS
-The labels are reproduced exactly by 2 units with hidden biases...b = [-3/4, -1/4] up to...
+The labels are reproduced exactly by 2 units with hidden biases and without output bias...b = [-3/4, -1/4] up to...
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from ..errors import ExactReluError
 from ..exact.linalg import exact_rank
 from ..exact.matrix import QMatrix
 from ..instances import Instance
+from ..certificates.claims.model import BOTH_BIASES, bias_class, bias_name, class_words
 from ..network import RELU, Activation
 
-__all__ = ["explain_failure", "constant_in_label_span", "with_constant_input"]
+__all__ = ["explain_failure", "constant_in_label_span", "with_constant_input", "DIAGNOSIS_SECONDS"]
 
 
 def constant_in_label_span(instance: Instance) -> tuple[bool, int]:
@@ -75,39 +76,46 @@ def _short(values: list, limit: int = 6) -> str:
     return "[" + ", ".join(text + (["..."] if len(values) > limit else [])) + "]"
 
 
-def explain_failure(instance: Instance, k: int, activation: Activation | None = None, *,
-                    recover: Callable | None = None, random_state=0) -> str | None:
-    """A sentence naming the structure that made exact recovery with ``k`` units fail, or None.
+#: the most a diagnosis may spend (it is not an answer: past this it says nothing)
+DIAGNOSIS_SECONDS = 20.0
+
+
+def explain_failure(instance: Instance, k: int, activation: Activation | None = None, *, bias=False,
+                    recover: Callable | None = None, random_state=0,
+                    time_limit: float = DIAGNOSIS_SECONDS) -> str | None:
+    """A sentence naming the wider model class whose k-unit network reproduces the labels exactly, or None.
 
     Parameters
     ----------
     instance : the data recovery failed on.
     k : the number of hidden units asked for.
     activation : the activation (default: the instance's, else ReLU).
+    bias : the class asked for (``bias=`` of :func:`exactrelu.recover.recover`); with ``True`` (both biases, the
+        widest class) there is nothing wider, and None is returned.
     recover : the recovery function (default :func:`exactrelu.recover.recover`).
-    random_state : seed of the proposer for the attempt with a constant coordinate.
+    random_state : seed of the proposers.
+    time_limit : seconds the recovery in the wider class may take (past them: None).
     """
-    act = activation or instance.activation or RELU
-    has_constant, rank = constant_in_label_span(instance)
-    if has_constant and rank in (k, k + 1):
-        extra = " = k + 1, so no k units without biases produce them" if rank == k + 1 else ""
-        return (f"The constant vector lies in the labels' column space (exact rank test; rank(labels) = {rank}{extra}): "
-                "the labels look like a network plus a constant offset per output (an output bias, or a unit active "
-                "on every sample), which recovery without biases cannot represent or locate (it needs samples where "
-                "each unit is inactive). Subtract the offset, or fit a network with hidden biases.")
-    if rank != k or instance.d + 1 > 10_000:
+    asked = bias_class(bias)
+    if asked == BOTH_BIASES:
         return None
+    act = activation or instance.activation or RELU
     if recover is None:
         from .front_door import recover
     try:
-        res = recover(with_constant_input(instance), k=k, activation=act, random_state=random_state, check=False)
-    except ExactReluError:
+        res = recover(instance, k=k, activation=act, bias=True, random_state=random_state, check=True,
+                      time_limit=time_limit)
+    except ExactReluError:  # TimeLimitExceeded included: past the budget, nothing is said
         return None
-    V = res.network.V.to_fractions()
-    b = [row[-1] for row in V]
-    if all(x == 0 for x in b):  # pragma: no cover - then recovery without biases would not have failed
-        return None
-    return (f"The labels are reproduced exactly by {k} units with hidden biases, f(inputs @ V.T + b) @ U.T == labels "
-            f"on all {instance.n * instance.m} entries (exact recovery on the inputs with a constant coordinate "
-            f"appended; b = {_short(b)} up to the positive scale of each unit): recovery without biases cannot "
-            "represent them; ask for them (recover(..., bias=True)).")
+    net = res.network
+    found = {"biases": net.has_bias, "output_bias": net.has_output_bias}
+    name = bias_name(found)
+    parts = ([f"b = {_short(net.b_fractions())} up to the positive scale of each unit"] if net.has_bias else []) + \
+        ([f"c = {_short(net.c_fractions())}"] if net.has_output_bias else [])
+    inside = found["biases"] <= asked["biases"] and found["output_bias"] <= asked["output_bias"]
+    tail = ("it lies in the class asked, which recovery there missed" if inside else
+            f"the class asked, {class_words(asked)}, cannot represent it: ask for "
+            + ("both (bias=True, --bias)" if name == "both" else f"it (bias={name!r}, --bias {name})"))
+    return (f"The labels are reproduced exactly by {k} units {class_words(found)}, f(inputs @ V.T + b) @ U.T + c == "
+            f"labels on all {instance.n * instance.m} entries (certified by exact recovery in the class with hidden "
+            f"biases and output bias: {res.checked}; {'; '.join(parts) or 'b = 0, c = 0'}); {tail}.")

@@ -39,8 +39,10 @@ from ..errors import AssumptionViolated, ExactReluError, InvalidInput, NotRealiz
 from ..validation import check_flag, check_seed
 from ..instances import Instance
 from ..network import RELU, Activation
-from .views import as_instance, check_k
+from ..certificates.claims.model import bias_class
+from .views import as_instance, check_k, ones_row
 from .output_layer import rank_of
+from .proposals import read_init
 from .request import RecoveryRequest
 from .linearized import recover_linearized
 from .result import RecoveryResult, UnitRecord
@@ -60,7 +62,7 @@ def recover(
     *,
     k: int,
     activation: Activation | None = None,
-    bias: bool = False,
+    bias: "bool | str" = False,
     sparse_noise: bool = False,
     route: str = "auto",
     init: Any = "auto",
@@ -70,7 +72,7 @@ def recover(
     time_limit: "float | Deadline | None" = None,
     max_except=None,
 ) -> RecoveryResult:
-    """Recover U, V (and b) with ``f(inputs @ V.T + b) @ U.T == labels`` exactly, and certify it.
+    """Recover U, V (and b, c) with ``f(inputs @ V.T + b) @ U.T + c == labels`` exactly, and certify it.
 
     Parameters
     ----------
@@ -78,8 +80,10 @@ def recover(
     labels : (n x m) labels when ``inputs`` is an array (floats are taken exactly).
     k : number of hidden units.
     activation : ReLU (default, or the instance's) or ``Activation.power(c)``.
-    bias : recover hidden biases b too (``labels = f(inputs @ V.T + b) @ U.T``); the result may
-        still have b = 0.
+    bias : the model class: ``True`` or ``"both"`` (PyTorch's default ``Linear -> f -> Linear``: hidden biases b
+        and an output bias c, ``labels = f(inputs @ V.T + b) @ U.T + c``), ``"hidden"`` (b, no c: the papers'
+        model), ``"output"`` (c, no b) or ``False`` (neither). The result may still have b = 0 or c = 0 (the
+        certificate then leaves the field out); a certified "no" covers exactly the class asked.
     sparse_noise : the labels may have a sparse set of corrupted entries (needs m > k): the route
         ``sparse-corruption`` certifies ``realizes-except``, listing exactly the entries that differ.
     route : ``"auto"`` (choose from the data) or a name of :data:`ROUTES`.
@@ -109,9 +113,11 @@ def recover(
     """
     inst = as_instance(inputs, labels, activation)
     k = check_k(k)
+    init = read_init(init, k)  # a weights file is read here, at the door, not inside a route
     if route not in ROUTES:
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
-    bias, sparse_noise = check_flag(bias, "bias"), check_flag(sparse_noise, "sparse_noise")
+    model = bias_class(bias)
+    sparse_noise = check_flag(sparse_noise, "sparse_noise")
     random_state = check_seed(random_state, "random_state")
     if k > inst.n:
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
@@ -121,14 +127,15 @@ def recover(
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
         progress = with_deadline(progress, deadline)
-    req = RecoveryRequest(k, activation, bias, init, random_state, check, progress, max_except=bound)
+    req = RecoveryRequest(k, activation, model["biases"], init, random_state, check, progress, max_except=bound,
+                          output_bias=model["output_bias"])
     try:
         # BLAS threads only pay on large float steps; the instance hash is made meanwhile (a forked child)
         with small_problem_threads(inst.n * (inst.d + inst.m)), instance_hash_ahead(inst):
             return _route(inst, route, sparse_noise, req)
     except NotRealizable as exc:
-        if exc.certificate is None and _rank_over_k(exc.evidence, k):  # a proved "no": certify it
-            raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU) from None
+        if exc.certificate is None and _rank_over_k(exc.evidence, k, req.output_bias):  # a proved "no": certify it
+            raise _rank_refuted(exc, inst, k, activation or inst.activation or RELU, req.output_bias) from None
         raise
 
 
@@ -159,39 +166,77 @@ def _route(inst: Instance, route: str, sparse_noise: bool, req: RecoveryRequest)
     return _auto(inst, req)
 
 
-def _rank_over_k(evidence: dict, k: int) -> bool:
-    """Whether a refusal's evidence states rank(labels) > k (the one "no" of recover that is a proof)."""
+def _rank_over_k(evidence: dict, k: int, offset: bool = False) -> bool:
+    """Whether a refusal's evidence states rank(labels) > k, or with an output bias rank([labels | 1]) > k + 1 (the
+    one "no" of recover that is a proof)."""
+    if offset:
+        rank = evidence.get("rank_with_ones")
+        return isinstance(rank, int) and rank > k + 1
     rank = evidence.get("rank_lower_bound", evidence.get("rank"))
     return isinstance(rank, int) and rank > k
 
 
-def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation) -> NotRealizable:
+def _rank_refuted(exc: NotRealizable, inst, k: int, act: Activation, offset: bool = False) -> NotRealizable:
     """rank(labels) > k refutes every k-unit network (any activation, any hidden biases; with rank > k + 1 any
-    output bias too): a checked certificate, whose witness has k + 2 rows when the rank allows."""
+    output bias too), and so does rank([labels | 1]) > k + 1 with an output bias: a checked certificate, whose
+    witness has k + 2 rows when the rank allows (a minor of [labels | 1] with its constant column when it must)."""
     from ..certificates.envelope import verify
     from ..certificates.claims.span import not_realizable_certificate
     from ..exact.linalg import exact_rank, nonsingular_minor
+    from .views import with_ones
 
-    t = k + 2 if exact_rank(inst.labels.num) >= k + 2 else k + 1
-    cert = not_realizable_certificate(inst, k, *nonsingular_minor(inst.labels, t), activation=act, solver="recover")
+    if exact_rank(inst.labels.num) >= k + 2:
+        witness = nonsingular_minor(inst.labels, k + 2)
+    elif offset:  # rank(labels) = k + 1 < rank([labels | 1]): the constant column is in every such minor
+        witness = nonsingular_minor(with_ones(inst.labels), k + 2)
+    else:
+        witness = nonsingular_minor(inst.labels, k + 1)
+    cert = not_realizable_certificate(inst, k, *witness, activation=act, solver="recover")
     summary = verify(cert, inst)
     return NotRealizable(f"{exc}; certified: {summary}", evidence={**exc.evidence, "certificate": summary},
                          certificate=cert)
 
 
 def _auto(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
-    """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearised route."""
+    """rank(labels) = k: the row span; below k: sparse columns (no proposal), then the pattern-linearized route.
+    With an output bias, rank([labels | 1]) = k + 1 in place of rank(labels) = k (docs/recovery.md)."""
     k = req.k
     r = rank_of(inst.labels.num)
+    if req.output_bias:
+        return _auto_offset(inst, req, r)
     if r > k:
         raise NotRealizable(f"rank(labels) = {r} > k = {k}: no network with {k} hidden units produces these labels "
                             "(rank(U f(V X + b)) <= k). The labels may be noisy or rounded, or k too small.",
                             evidence={"rank": r, "k": k})
     if r == 0:
-        raise AssumptionViolated("the labels are all zero: any network with U = 0 realises them, and no unit's "
+        raise AssumptionViolated("the labels are all zero: any network with U = 0 realizes them, and no unit's "
                                  "weights are determined", evidence={"rank": 0, "k": k})
     if r == k:
         return recover_rowspan(inst, req)
+    return _deficient(inst, req, r, f"rank(labels) = {r} < k = {k}")
+
+
+def _auto_offset(inst: Instance, req: RecoveryRequest, r: int) -> RecoveryResult:
+    """``_auto`` for networks with an output bias: the rank of [labels | 1] decides."""
+    k = req.k
+    r1 = rank_of(ones_row(inst.labels.num.transpose()))
+    if r1 > k + 1:
+        raise NotRealizable(f"rank([labels | 1]) = {r1} > k + 1 = {k + 1}: no network with {k} hidden units and an "
+                            f"output bias produces these labels (rank([U f(V X + b) + c 1^T; 1^T]) <= k + 1). The "
+                            "labels may be noisy or rounded, or k too small.",
+                            evidence={"rank": r, "rank_with_ones": r1, "k": k})
+    if r1 == 1:
+        raise AssumptionViolated("the labels are constant: U = 0 and the output bias c realize them, and no unit's "
+                                 "weights are determined", evidence={"rank": r, "rank_with_ones": 1, "k": k})
+    if r1 == k + 1:
+        return recover_rowspan(inst, req)
+    return _deficient(inst, req, r, f"rank([labels | 1]) = {r1} < k + 1 = {k + 1}")
+
+
+def _deficient(inst: Instance, req: RecoveryRequest, r: int, rank_text: str) -> RecoveryResult:
+    """rank(labels) < k (with an output bias: rank([labels | 1]) <= k): sparse columns, then the pattern-linearized
+    route; each attempt named in the error when neither certifies."""
+    k = req.k
     attempts: list[dict] = []
     if inst.m >= 2 or k <= 2:
         try:
@@ -207,7 +252,7 @@ def _auto(inst: Instance, req: RecoveryRequest) -> RecoveryResult:
     except ExactReluError as exc:
         attempts.append({"route": "linearized", "error": type(exc).__name__, "reason": str(exc)})
         text = "; ".join(f"{a['route']}: {a['reason']}" for a in attempts)
-        raise type(exc)(f"rank(labels) = {r} < k = {k}, no route certified. {text}",
+        raise type(exc)(f"{rank_text}, no route certified. {text}",
                         evidence={"rank": r, "k": k, "attempts": attempts}) from None
     res.attempts = attempts + res.attempts
     return res

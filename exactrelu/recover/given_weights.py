@@ -44,14 +44,14 @@ from ..network import RELU, Activation, Network
 from ..certificates.claims.residual import Residual, exact_residual
 from .front_door import recover
 
-__all__ = ["certify_weights", "WeightsCertificate", "Distance", "weights_distance"]
+__all__ = ["certify_weights", "WeightsCertificate", "Distance", "weights_distance", "weights_class"]
 
 
 @dataclass(frozen=True)
 class Distance:
     """How far a network's weights are from reference weights, unit by unit.
 
-    Units are matched by the assignment maximising the total |cosine| of their (V_i, b_i) rows; each
+    Units are matched by the assignment maximizing the total |cosine| of their (V_i, b_i) rows; each
     unit of the network is then rescaled to the reference unit's scale by the positive factor
     ``s = <ref_i, net_i> / <net_i, net_i>`` (exact: a rescaled unit computes the same function,
     its output column scaled by ``s**-c``), and left as it is when the two point away from each
@@ -206,8 +206,8 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     time_limit : seconds (or a :class:`~exactrelu.deadline.Deadline`) bounding the recovery
         (TimeLimitExceeded, nothing claimed: never turned into a residual certificate).
 
-    Recovery from the labels asks for hidden biases (``recover(..., bias=True)``) when the given
-    weights have some.
+    Recovery from the labels works in the model class of the given weights (:func:`weights_class`): hidden biases
+    when some b is non-zero, an output bias when some c is (a PyTorch ``Linear -> ReLU -> Linear``: both).
 
     Raises
     ------
@@ -240,7 +240,7 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
             f"{given.depth})"
         raise NotRealizable(f"the given weights do not reproduce the labels exactly: {where}{why}", evidence=evidence)
     try:
-        rec = recover(instance, k=given.k, activation=act, init=given, bias=given.has_bias,
+        rec = recover(instance, k=given.k, activation=act, init=given, bias=weights_class(given),
                       random_state=random_state, check=check, time_limit=time_limit)
     except TimeLimitExceeded:
         raise
@@ -254,6 +254,15 @@ def certify_weights(instance: Instance, weights, V=None, b=None, *, activation: 
     return WeightsCertificate("recovered from the labels", rec.network, rec.certificate, given, res, from_given,
                               weights_distance(rec.network, given), rec.checked, rec.route,
                               stronger_failed=f"the given weights are not exact: {where}")
+
+
+def weights_class(net: Network) -> dict:
+    """The model class of given weights: ``{"biases": some b != 0, "output_bias": some c != 0}``.
+
+    >>> weights_class(Network.from_rows([[1]], [[1]], c=["1/2"]))
+    {'biases': False, 'output_bias': True}
+    """
+    return {"biases": net.has_bias, "output_bias": net.has_output_bias}
 
 
 def _f(x: Fraction) -> float:

@@ -1,4 +1,4 @@
-"""The symmetric lift of the pattern-linearised route: labels linear in one coefficient block per unit.
+"""The symmetric lift of the pattern-linearized route: labels linear in one coefficient block per unit.
 
 With each unit's activation pattern s_ij in {0, 1} fixed, a rectified power t^c (ReLU: c = 1) gives
 
@@ -11,6 +11,9 @@ For c = 1 the block is the m x D matrix U[:, i] w_i^T; the block of a genuine un
 "rank-one" form, and w_i is read from it up to a factor: with t a coordinate where T has a non-zero
 x_t^c coefficient, T[x_t^(c-1) x_a] / c (a != t) and T[x_t^c] are ``U w_t^(c-1) w``. The sign is not
 determined for even c (and is absorbed by U for odd c): the activation pattern fixes it.
+
+An output bias c adds one unknown per output, always active: ``y_jr = sum_i s_ij <T_ir, mono_c(x_j)> + c_r``
+(``offset``: the design gets a constant last column, P = k q + 1).
 
 This module holds the lift in floating point (for the proposal's refinement) and exactly (Fractions).
 
@@ -42,22 +45,23 @@ MAX_UNKNOWNS = 600
 
 
 class Lift:
-    """Monomials of degree ``c`` in ``D`` coordinates, for ``k`` units (``P = k * len(monomials)`` unknowns)."""
+    """Monomials of degree ``c`` in ``D`` coordinates, for ``k`` units (``P = k * len(monomials)`` unknowns, one more
+    with ``offset``: the output bias's, a constant last column of the design)."""
 
-    def __init__(self, D: int, c: int, k: int, n: int | None = None):
-        self.D, self.c, self.k = D, c, k
+    def __init__(self, D: int, c: int, k: int, n: int | None = None, offset: bool = False):
+        self.D, self.c, self.k, self.offset = D, c, k, offset
         self.monomials = list(combinations_with_replacement(range(D), c))
         self.q = len(self.monomials)
-        self.P = k * self.q
+        self.P = k * self.q + int(offset)
         if self.P > MAX_UNKNOWNS:
             raise AssumptionViolated(
-                f"the pattern-linearised route lifts the inputs to the {self.q} monomials of degree {c} in {D} "
+                f"the pattern-linearized route lifts the inputs to the {self.q} monomials of degree {c} in {D} "
                 f"coordinates: {self.P} unknowns for k = {k} units, above its limit of {MAX_UNKNOWNS} (an exact "
                 f"{self.P} x {self.P} solve)", evidence={"unknowns": self.P, "limit": MAX_UNKNOWNS},
                 suggestion="the row-span route (rank(labels) = k), or fewer inputs (smaller d)")
         if n is not None and n < self.P:
             raise AssumptionViolated(
-                f"the pattern-linearised route needs at least k * C(D + c - 1, c) = {self.P} samples, got n = {n}",
+                f"the pattern-linearized route needs at least k * C(D + c - 1, c) = {self.P} samples, got n = {n}",
                 evidence={"unknowns": self.P, "n": n}, suggestion="more samples")
         self._index = {t: i for i, t in enumerate(self.monomials)}
         self._mult = [math.factorial(c) // math.prod(math.factorial(t.count(a)) for a in set(t)) for t in self.monomials]
@@ -72,7 +76,8 @@ class Lift:
     def design_float(self, X: np.ndarray, S: np.ndarray) -> np.ndarray:
         """Rows ``[s_1j mono(x_j), ..., s_kj mono(x_j)]`` (n x P) for the pattern S (n x k, bool)."""
         Fm = self.features_float(X)
-        return (S[:, :, None] * Fm[:, None, :]).reshape(X.shape[0], self.P)
+        design = (S[:, :, None] * Fm[:, None, :]).reshape(X.shape[0], self.k * self.q)
+        return np.hstack([design, np.ones((X.shape[0], 1))]) if self.offset else design
 
     def read_float(self, block: np.ndarray) -> np.ndarray:
         """Weights w (up to sign and scale) from one unit's coefficient block (q x m), in floating point."""
@@ -151,7 +156,7 @@ def refine(X: np.ndarray, Y: np.ndarray, V: np.ndarray, lift: Lift, iters: int =
         Dm = lift.design_float(XJ, S)
         M, *_ = np.linalg.lstsq(Dm, YJ, rcond=None)
         res = float(np.linalg.norm(Dm @ M - YJ)) / ynorm
-        blocks = M.reshape(lift.k, lift.q, -1)
+        blocks = M[: lift.k * lift.q].reshape(lift.k, lift.q, -1)  # an output bias's row is last
         Vn = np.array([lift.read_float(b) for b in blocks])
         for i in range(lift.k):
             if np.mean((XJ @ Vn[i] > 0) == S[:, i]) < 0.5:

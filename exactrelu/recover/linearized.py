@@ -1,4 +1,4 @@
-"""The pattern-linearised route: any rank of the labels (m = 1, rank-deficient U), biases, ReLU or t^c.
+"""The pattern-linearized route: any rank of the labels (m = 1, rank-deficient U), biases, ReLU or t^c.
 
 Beyond both papers. A float proposal fixes each unit's activation pattern; where every unit's
 pre-activation is far from 0 (confidently classified samples) the pattern is taken as right, and
@@ -41,12 +41,13 @@ from ..errors import AssumptionViolated, NotRealizable, ProposalFailed
 from ..exact.linalg import independent_rows
 from ..exact.matrix import QMatrix
 from ..instances import Instance
+from ..limits import check_memory
 from ..network import Activation, Network
 from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
 from ..propose.selfcheck import quiet
 from .views import InputProducts, RowView, augmented, float_view
-from .output_layer import certify, check_identifiable, solve_output, split_bias
+from .output_layer import certify, check_identifiable, solve_output_layer, split_bias
 from .lift import Lift, refine
 from .proposals import run_proposer
 from .request import RecoveryRequest
@@ -68,7 +69,7 @@ class _Rejected(Exception):
 
 
 def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int = 12) -> RecoveryResult:
-    """Recover U, V (and b) exactly by the pattern-linearised route (module doc); any rank of the labels.
+    """Recover U, V (and b) exactly by the pattern-linearized route (module doc); any rank of the labels.
 
     ``max_starts`` bounds the gradient restarts tried after ``req.init``; ``req`` holds the parameters of
     :func:`exactrelu.recover.recover`.
@@ -83,7 +84,7 @@ def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int 
     t0 = T.start()
     k, bias, act = req.k, req.bias, req.activation_for(inst)
     work = augmented(inst) if bias else inst
-    lift = Lift(work.d, act.degree, k, inst.n)
+    lift = Lift(work.d, act.degree, k, inst.n, offset=req.output_bias)
     Xf, Yf = float_view(work, act.degree)
     step = _ExactStep(work, inst, act, lift)
     T.add("conversion", t0)
@@ -91,10 +92,10 @@ def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int 
     search.max_starts = max_starts
     W, source = search.run()
     t0 = T.start()
-    Uq, Vq = step.output(W)
+    Uq, cq, Vq = step.output(W)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="linearized", proposer=source,
+    net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="linearized", proposer=source,
                                  random_state=req.random_state, check=req.check, timer=T)
     return RecoveryResult(net, cert, T.t, search.tries, source, step.rank(), [], summary, inst.n * inst.m,
                           route="linearized", attempts=search.log)
@@ -146,7 +147,8 @@ class _Search:
         V = None
         for _ in range(3):
             t0 = self.T.start()
-            g = GradientProposer(self.k, activation=self.act, random_state=seed, n_restarts=1, max_iter=20, init=V)
+            g = GradientProposer(self.k, activation=self.act, random_state=seed, n_restarts=1, max_iter=20, init=V,
+                                 offset=self.req.output_bias)
             with quiet():  # a polish of twenty steps; the exact phase judges it
                 V = g.fit(self.Xf, self.Yf).V_
             self.T.add("proposal", t0)
@@ -176,7 +178,7 @@ class _Search:
                 self._note({"source": source, **info}, res, False)
                 if not isinstance(exc, NotRealizable) or self.step.last_W is None:
                     break
-                V = np.array(self.step.last_W, dtype=np.float64)  # the exact weights' pattern, one more round
+                V = float_rows(self.step.last_W)  # the exact weights' pattern, one more round
         self.T.add("exact", t0)
         return None
 
@@ -191,14 +193,30 @@ class _Search:
         res, info = self.best if self.best else (np.inf, {"reason": "no proposal"})
         evidence = {"best_residual": res, "best": info, "attempts": self.log[:10], "starts": self.tries}
         if info.get("assumption"):
-            return AssumptionViolated(f"pattern-linearised route: {info['reason']}", evidence=evidence,
+            return AssumptionViolated(f"pattern-linearized route: {info['reason']}", evidence=evidence,
                                      suggestion=info.get("suggestion", "more samples"))
         return ProposalFailed(
-            f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearised route "
+            f"no certificate: no proposal's activation pattern explained the labels in the pattern-linearized route "
             f"({self.tries} gradient starts; best: {info['reason']}). The labels may be noisy or rounded, or the "
             f"network not of this form; try another init (e.g. init='hermite' for biased Gaussian data)."
-            + ("" if self.bias else " If the network has hidden biases, pass bias=True (--bias)."),
+            + ("" if self.bias and self.req.output_bias else " If the network has hidden biases or an output bias "
+               "(PyTorch's default Linear), pass bias=True (--bias)."),
             evidence=evidence)
+
+
+def float_rows(W: list[list[int]]) -> np.ndarray:
+    """Integer rows as float64 directions, each row scaled by a power of two first (entries of thousands of digits
+    overflow a float; a row's direction is all a pattern needs).
+
+    >>> r = float_rows([[3 * 2**2000, -2**2000], [1, 2]])
+    >>> (r[0] / abs(r[0, 1])).tolist(), r[1].tolist()
+    ([3.0, -1.0], [1.0, 2.0])
+    """
+    out = []
+    for row in W:
+        shift = max(0, max(abs(int(x)).bit_length() for x in row) - 60)
+        out.append([float(Fraction(int(x), 1 << shift)) for x in row])  # correctly rounded, small ones kept
+    return np.array(out, dtype=np.float64)
 
 
 class _ExactStep:
@@ -212,6 +230,7 @@ class _ExactStep:
         self.Xn = normalize_rows(work.float_inputs())
         self.last_W = None
         self._out = None
+        self._xbits = 1
 
     def rank(self) -> int:
         from .output_layer import rank_of
@@ -244,15 +263,46 @@ class _ExactStep:
         self.last_W = W
         return W
 
-    def output(self, W: list[list[int]]) -> tuple[QMatrix, QMatrix]:
-        """(U, V) with U f(V X) == labels verified on every entry."""
+    def output(self, W: list[list[int]]) -> tuple[QMatrix, QMatrix | None, QMatrix]:
+        """(U, c, V) with U f(V X) + c == labels verified on every entry (c None without an output bias)."""
         if self._out is not None and self._out[0] == W:
             return self._out[1]
+        self._sample_first(W)
+        check_memory(self._product_bytes(W), "the exact hidden layer of a proposal on every sample")
         F = self.act.apply_fmpz_mat(self.XT.times(W))
-        out = (solve_output(F, self.A, self.inst, self.act, int(self.work.inputs.den)), QMatrix(flint.fmpz_mat(W), 1))
+        U, c = solve_output_layer(F, self.A, self.inst, self.act, int(self.work.inputs.den), self.lift.offset)
+        out = (U, c, QMatrix(flint.fmpz_mat(W), 1))
         check_identifiable(F, out[0], self.lift.q)  # the labels hold; is this the only split?
         self._out = (W, out)
         return out
+
+    def _sample_first(self, W: list[list[int]]) -> None:
+        """The labels checked exactly on a spread of samples before the product over every sample: weights solved
+        from a wrong pattern have entries of thousands of digits (a square system's Cramer quotients), and their
+        product with every sample would fill the memory. Failing on the spread proves that no output layer fits
+        every sample (NotRealizable); a spread whose hidden rows have rank < k proves nothing and is passed on.
+        """
+        n = self.inst.n
+        J = sorted({int(j) for j in np.linspace(0, n - 1, min(n, 8 * (len(W) + 1) + 64))})
+        XJ = self.Xrows.matrix(J)
+        self._xbits = max((abs(int(x)).bit_length() for x in XJ.entries()), default=1)
+        F = self.act.apply_fmpz_mat(flint.fmpz_mat(W) * XJ.transpose())
+        A = self.Yint.matrix(J).transpose()
+        try:
+            solve_output_layer(F, A, self.inst, self.act, int(self.work.inputs.den), self.lift.offset)
+        except NotRealizable as exc:
+            if "n_failing" not in exc.evidence:
+                return
+            raise NotRealizable(f"on {len(J)} samples spread over the {n} checked first, {exc}",
+                                evidence={**exc.evidence, "samples_checked_first": len(J)}) from None
+
+    def _product_bytes(self, W: list[list[int]]) -> float:
+        """Estimated bytes of f(W X) and of the output layer's comparison on every sample (FLINT integers)."""
+        src = self.work.inputs.float_source
+        xbits = src[2] if src is not None else self._xbits  # the spread's entries: an estimate, not a bound
+        wbits = max(abs(int(x)).bit_length() for row in W for x in row) + len(W[0]).bit_length()
+        bits = self.act.degree * (wbits + xbits)
+        return 3.0 * self.inst.n * (len(W) + self.inst.m) * (bits / 8 + 32)
 
     def _pattern(self, V: np.ndarray):
         Vn = normalize_rows(V)
@@ -261,7 +311,7 @@ class _ExactStep:
 
     def _design_row(self, S, j: int) -> list[int]:
         f = self.lift.features(self.Xrows[j])
-        return [x if s else 0 for s in S[j] for x in f]
+        return [x if s else 0 for s in S[j] for x in f] + [1] * self.lift.offset
 
     def _independent(self, S, order) -> list[int]:
         P, n = self.lift.P, len(order)
@@ -280,14 +330,18 @@ class _ExactStep:
         q, P = self.lift.q, self.lift.P
         few = [i for i in range(self.lift.k) if counts[i] < q]
         same = [(i, j) for i in range(self.lift.k) for j in range(i) if np.array_equal(S[:, i], S[:, j])]
-        if few:
+        always = [i for i in range(self.lift.k) if counts[i] == S.shape[0]] if self.lift.offset else []
+        if always and self.work.d > self.inst.d:
+            why = (f"proposed unit {always[0]} is active on every sample: with hidden biases and an output bias its "
+                   "constant part and the output bias c are one unknown on the data, and cannot be told apart")
+        elif few:
             why = (f"proposed unit {few[0]} is active on {int(counts[few[0]])} samples, fewer than the {q} its weights "
                    f"need: not identifiable from these data")
         elif same:
             why = (f"proposed units {same[0][1]} and {same[0][0]} are active on exactly the same samples: on the data "
                    "their sum is one unit's worth of coefficients, and they cannot be told apart")
         else:
-            why = f"the linearised system has rank {rank} < {P} on all {S.shape[0]} samples"
+            why = f"the linearized system has rank {rank} < {P} on all {S.shape[0]} samples"
         return {"reason": why, "assumption": True, "rank": rank, "unknowns": P, "active_counts": counts.tolist(),
                 "suggestion": "more samples, or fewer units (k)"}
 

@@ -21,15 +21,17 @@ from fractions import Fraction
 import flint
 
 from ..certificates.envelope import instance_sha256, verify
+from ..certificates.trusted.common import approx, display
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import AssumptionViolated, ExactReluError, NotRealizable, ProposalFailed
 from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows
 from ..exact.matrix import QMatrix
 from ..instances import Instance
-from ..network import Activation, Network
+from ..network import RELU, Activation, Network  # noqa: F401 (RELU: the doctests)
+from .views import ones_row
 
-__all__ = ["label_rows", "solve_output", "residual_error", "no_units", "certify", "split_bias", "rank_of",
-           "check_identifiable"]
+__all__ = ["label_rows", "offset_label_rows", "solve_output", "solve_output_layer", "residual_error", "no_units",
+           "certify", "split_bias", "rank_of", "check_identifiable"]
 
 
 def rank_of(A: flint.fmpz_mat) -> int:
@@ -59,13 +61,62 @@ def label_rows(A: flint.fmpz_mat, k: int) -> list[int]:
             f"rank(labels) = {r} < k = {k}: the row-span route needs U* of full column rank k "
             f"(then the row span of the labels is that of f(V* X)).",
             evidence={"rank": r, "k": k, "m": m},
-            suggestion="route='auto' (the sparse-columns or pattern-linearised routes handle rank(labels) < k), fewer "
+            suggestion="route='auto' (the sparse-columns or pattern-linearized routes handle rank(labels) < k), fewer "
                        "units (k = rank), or the worst-case solver `exactrelu solve`")
     for p in PRIMES[1:]:  # rank(A) = k over Q, so some prime shows it
         rows = independent_rows(A, p)
         if len(rows) == k:
             return rows
     raise AssumptionViolated(f"rank(labels) = {k} over Q but below k modulo {len(PRIMES)} primes")  # pragma: no cover
+
+
+def offset_label_rows(A1: flint.fmpz_mat, k: int) -> list[int]:
+    """Indices of independent rows of ``A1 = [A; 1^T]`` (the labels with the constant row) spanning its row space,
+    for networks with an output bias: k + 1 of them, or k when the constant vector already lies in the labels' row
+    span. Errors name the exact rank of [labels | 1] (rank > k + 1 refutes every k-unit network with an output bias).
+
+    >>> offset_label_rows(flint.fmpz_mat([[1, 2, 3], [1, 1, 1]]), 1)
+    [0, 1]
+    """
+    try:
+        return label_rows(A1, k + 1)
+    except NotRealizable as exc:
+        r = exc.evidence["rank_lower_bound"]
+        raise NotRealizable(
+            f"rank([labels | 1]) >= {r} > k + 1 = {k + 1}: no network with {k} hidden units and an output bias "
+            f"produces these labels (rank([U f(V X + b) + c 1^T; 1^T]) <= k + 1). The labels may be noisy or rounded, "
+            "or k too small.", evidence={"rank_with_ones": r, "k": k}) from None
+    except AssumptionViolated as exc:
+        r = exc.evidence["rank"]
+        if r == k:  # the constant vector is in the labels' row span already: k rows span [A; 1^T]
+            return label_rows(A1, k)
+        raise AssumptionViolated(
+            f"rank([labels | 1]) = {r} < k + 1 = {k + 1}: the row-span route needs U* of full column rank k (then the "
+            "row span of [labels | 1] is that of [f(V* X + b*); 1^T]).", evidence={"rank_with_ones": r, "k": k},
+            suggestion=exc.suggestion) from None
+
+
+def solve_output_layer(F: flint.fmpz_mat, A: flint.fmpz_mat, inst: Instance, act: Activation, xden: int,
+                       offset: bool) -> tuple[QMatrix, QMatrix | None]:
+    """(U, c) with ``U f(V X) + c 1^T = A`` on every entry (``offset``), else (U, None): :func:`solve_output` on F
+    with the constant row appended (one exact system per output gives the row [U_r c_r]). When the constant vector
+    lies in the span of the hidden rows, c = 0 is as good as any (U absorbs it) and U is solved alone.
+
+    >>> inst = Instance.from_arrays([[0], [1], [2]], [[3], [5], [7]])
+    >>> U, c = solve_output_layer(flint.fmpz_mat([[0, 1, 2]]), flint.fmpz_mat([[3, 5, 7]]), inst, RELU, 1, True)
+    >>> U.to_strings(), c.to_strings()
+    ([['2']], [['3']])
+    """
+    if not offset:
+        return solve_output(F, A, inst, act, xden), None
+    k = F.nrows()
+    try:
+        W = solve_output(ones_row(F, int(xden) ** act.degree), A, inst, act, xden)  # m x (k + 1): [U c]
+    except NotRealizable as exc:
+        if exc.evidence.get("rank") != k:
+            raise
+        return solve_output(F, A, inst, act, xden), None
+    return W.take_columns(list(range(k))), W.take_columns([k])
 
 
 def solve_output(F: flint.fmpz_mat, A: flint.fmpz_mat, inst: Instance, act: Activation, xden: int) -> QMatrix:
@@ -113,21 +164,22 @@ def residual_error(R, zden, inst: Instance) -> NotRealizable:
     den = int(zden) * int(inst.labels.den)
     worst = max((abs(Fraction(int(R[r, j]), den)) for j, r in bad[:1000]), default=Fraction(0))
     return NotRealizable(
-        f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {float(worst):.3g}); "
-        "the labels are not exactly realisable by these units (noise or rounding?)",
-        evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
+        f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {approx(worst)}); "
+        "the labels are not exactly realizable by these units (noise or rounding?)",
+        evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": display(worst)})
 
 
-def no_units(k, cands, rejected, tries, detail, d=None, bias=False) -> ExactReluError:
+def no_units(k, cands, rejected, tries, detail, d=None, bias=False, output_bias=False) -> ExactReluError:
     """The error when fewer than k units were confirmed: why the proposals were rejected, what to try."""
     reasons = {}
     for r in rejected:
         reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
     msg = (f"found {len(cands)} of {k} units after {tries} search tries; proposals rejected exactly: "
            + ("; ".join(f"{v} x {k_}" for k_, v in reasons.items()) or "none")
-           + ". The labels may be noisy or rounded (not exactly realisable), or the inputs not in general position.")
-    if not bias:
-        msg += " If the network has hidden biases, pass bias=True (--bias)."
+           + ". The labels may be noisy or rounded (not exactly realizable), or the inputs not in general position.")
+    if not (bias and output_bias):
+        msg += (" If the network has hidden biases or an output bias (PyTorch's default Linear), pass bias=True "
+                "(--bias).")
     if detail:
         msg += f" Search: {detail}"
     if d is not None and k > d:

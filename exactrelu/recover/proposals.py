@@ -6,7 +6,8 @@ use it to choose small exact systems, never to decide. ``init`` may be
 * a proposer name (:data:`exactrelu.propose.PROPOSERS`: ``"auto"``, ``"search"``, ``"gradient"``, ...);
   proposers that do not model biases are fitted on the inputs augmented by a constant 1, so that
   their rows are ``[V_i b_i]``; an estimator whose ``bias`` parameter exists is given ``bias=True``
-  and fitted on the inputs as they are;
+  and fitted on the inputs as they are; with an output bias, one whose ``offset`` parameter exists
+  (search, gradient, auto) is given ``offset=True``;
 * an estimator (scikit-learn style) exposing ``V_`` (k x d) and optionally ``b_`` (k) once fitted;
   it is fitted on the inputs as they are unless it already has ``V_`` (a ``V_`` with d + 1 columns
   is read as ``[V b]``);
@@ -28,6 +29,7 @@ Missing biases are taken as 0; a biased proposal without ``bias=True`` is refuse
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,13 +41,54 @@ from ..propose import PROPOSERS, make_proposer, proposal_array
 from ..propose.selfcheck import quiet
 from .request import RecoveryRequest
 
-__all__ = ["run_proposer", "proposal_rows"]
+__all__ = ["run_proposer", "proposal_rows", "read_init", "InitFile"]
 
 
 def _looks_like_file(text: str) -> bool:
     import os
 
     return text not in PROPOSERS and (os.path.sep in text or "." in text or os.path.exists(text))
+
+
+@dataclass(frozen=True)
+class InitFile:
+    """A weights file given as ``init=``, read at the front door (:func:`read_init`): its path and its network."""
+
+    path: str
+    network: Network
+
+
+def read_init(init: Any, k: int) -> Any:
+    """``init`` as the routes take it: a weights file is read at the front door, before any work.
+
+    Parameters
+    ----------
+    init : what ``recover(init=...)`` accepts (module doc); a string that names a file (it has a path separator or
+        a dot, or exists, and is no proposer's name) is read with :func:`exactrelu.io.weights.read_weights`.
+    k : the number of hidden units the file's network must have.
+
+    Returns
+    -------
+    An :class:`InitFile` (the path and the network read) for a file; anything else as given.
+
+    Raises
+    ------
+    InvalidInput : the file is missing or malformed, or its network has another number of hidden units.
+
+    >>> read_init("auto", 2)
+    'auto'
+    >>> read_init("missing-weights.json", 2)
+    Traceback (most recent call last):
+    exactrelu.errors.InvalidInput: no such weights file: missing-weights.json
+    """
+    if isinstance(init, str) and _looks_like_file(init):
+        from ..io.weights import read_weights
+
+        net = read_weights(init)
+        if net.k != k:
+            raise InvalidInput(f"{init}: the weights have {net.k} hidden units, but k = {k}")
+        return InitFile(init, net)
+    return init
 
 
 def proposal_rows(V, b, D: int, bias: bool, what: str = "the proposal") -> np.ndarray:
@@ -82,17 +125,15 @@ def run_proposer(req: RecoveryRequest, act, Xf: np.ndarray, Yf: np.ndarray, D: i
     init = tensor_array(init)  # a tensor of rows: its values
     if isinstance(init, (np.ndarray, list, tuple)):
         return proposal_rows(init, None, D, bias), None, "weights"
-    if isinstance(init, str) and _looks_like_file(init):
-        from ..io.weights import read_weights
-
-        net = read_weights(init)
-        if net.k != k:
-            raise InvalidInput(f"{init}: the weights have {net.k} hidden units, but k = {k}")
-        return _from_network(net, D, bias, init), None, "weights file"
+    init = read_init(init, k)  # a weights file: read at the front door already (recover), else here
+    if isinstance(init, InitFile):
+        return _from_network(init.network, D, bias, init.path), None, "weights file"
     est = make_proposer(init, k, activation=act, random_state=random_state)
     own = bias and hasattr(est, "bias")  # a proposer that models biases itself sees the inputs as they are
     if own and isinstance(init, str) and not est.bias:
         est.bias = True
+    if req.output_bias and isinstance(init, str) and hasattr(est, "offset"):
+        est.offset = True  # the labels may carry an output bias: the proposer's span holds the constant vector
     if progress is not None and hasattr(est, "progress") and getattr(est, "progress", None) is None:
         est.progress = progress
     if not hasattr(est, "V_"):

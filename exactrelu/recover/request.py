@@ -1,8 +1,8 @@
 """The one record a recovery route is asked with: built once by :func:`exactrelu.recover.recover`, passed down.
 
->>> req = RecoveryRequest(k=2, bias=True)
->>> req.k, req.init, req.activation_for(None).name
-(2, 'auto', 'relu')
+>>> req = RecoveryRequest(k=2, bias=True, output_bias=True)
+>>> req.k, req.init, req.activation_for(None).name, req.model
+(2, 'auto', 'relu', {'biases': True, 'output_bias': True})
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ class RecoveryRequest:
     """What :func:`exactrelu.recover.recover` was asked, checked (its parameters say what each field means).
 
     ``activation`` is as given (None: the instance's, else ReLU; :meth:`activation_for`); ``k`` is a
-    positive integer the front door has checked against the data.
+    positive integer the front door has checked against the data. ``bias`` asks for hidden biases b,
+    ``output_bias`` for an output bias c (the front door reads both from its ``bias=`` argument).
     """
 
     k: int
@@ -32,6 +33,12 @@ class RecoveryRequest:
     check: bool = True
     progress: Callable[[str], None] | None = None
     max_except: Fraction | None = None  # sparse corruption: the largest excepted fraction certified (None: the route's)
+    output_bias: bool = False
+
+    @property
+    def model(self) -> dict:
+        """The class asked for, ``{"biases": ..., "output_bias": ...}`` (docs/certificates.md, "Model classes")."""
+        return {"biases": self.bias, "output_bias": self.output_bias}
 
     def activation_for(self, inst) -> Activation:
         """The activation of the request, else the instance's (``inst`` may be None), else ReLU."""

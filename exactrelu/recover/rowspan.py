@@ -19,6 +19,12 @@ With ``bias=True`` the inputs get a constant coordinate 1 and the route recovers
 general position (no d+1 on a hyperplane), so every step
 above applies with d+1 in place of d.
 
+With an output bias (``output_bias``), ``A = U W + c 1^T`` and ``[A; 1^T] = [[U, c], [0, 1]] [W; 1^T]``: when U
+has full column rank the row span of [A; 1^T] is that of [W; 1^T] (k + 1 dimensions). B is then k + 1 rows of
+[A; 1^T]; the vectors of that span vanishing on Z are the multiples of W_i exactly when the other units *and the
+constant vector* restricted to Z have rank k (``exactrelu.theorems.offset_uniqueness``), so kernels are taken on
+k samples; U and c come from one exact system per output, ``[U_r c_r] [F; 1^T] = A_r``.
+
 Proposals only choose which small exact systems to solve; they never decide anything.
 
 >>> from exactrelu.instances import planted
@@ -43,8 +49,9 @@ from ..instances import Instance
 from ..network import Network
 from ..propose.floats import normalize_rows
 from ..propose.search import SearchProposer
-from .views import InputProducts, RowView, augmented, float_view, stack_rows
-from .output_layer import certify, check_identifiable, label_rows, no_units, solve_output, split_bias
+from .views import InputProducts, RowView, augmented, float_view, ones_row, stack_rows
+from .output_layer import (certify, check_identifiable, label_rows, no_units, offset_label_rows, solve_output_layer,
+                           split_bias)
 from .proposals import run_proposer
 from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
@@ -68,16 +75,17 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     """
     T = Timer()
     t0 = T.start()
-    k, bias, act = req.k, req.bias, req.activation_for(inst)
+    k, bias, offset, act = req.k, req.bias, req.output_bias, req.activation_for(inst)
     work = augmented(inst) if bias else inst
     Xf, Yf = float_view(work, act.degree)
     A = inst.labels.num.transpose()  # m x n integers; labels = A^T / den
+    A1 = ones_row(A) if offset else A  # with an output bias: [A; 1^T], whose row span holds the constant vector
     t0 = T.add("conversion", t0)
-    rows = label_rows(A, k)
-    if rows == list(range(inst.m)):  # every row of A, in order (m = k): no selection product
-        B = A
+    rows = offset_label_rows(A1, k) if offset else label_rows(A, k)
+    if rows == list(range(A1.nrows())):  # every row, in order (m = k): no selection product
+        B = A1
     else:
-        B = flint.fmpz_mat([[int(i == r) for i in range(inst.m)] for r in rows]) * A  # rows of A: k x n
+        B = flint.fmpz_mat([[int(i == r) for i in range(A1.nrows())] for r in rows]) * A1  # rows of A1
     T.add("rank", t0)
     finder = _Finder(B, work, act, req, Xf, T)
     sources = finder.run(Yf)
@@ -87,15 +95,15 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     Vq = QMatrix(flint.fmpz_mat([c.v for c in cands]), 1)
     F = stack_rows([(c.F, c.frow, 1) for c in cands], inst.n)
     t0 = T.add("hidden", t0)
-    Uq = solve_output(F, A, inst, act, int(work.inputs.den))  # U F == A everywhere, or NotRealizable
+    Uq, cq = solve_output_layer(F, A, inst, act, int(work.inputs.den), offset)  # U F + c 1^T == A, or NotRealizable
     check_identifiable(F, Uq, work.d, [len(c.positive) for c in cands])  # supp F_i = supp y_i (confirm_all)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
     if certificate:
-        net, cert, summary = certify(inst, Network(Uq, V, act, b), route="rowspan", proposer="+".join(sources),
+        net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="rowspan", proposer="+".join(sources),
                                      random_state=req.random_state, check=req.check, timer=T)
     else:
-        net, cert, summary = Network(Uq, V, act, b).canonical(), {}, None
+        net, cert, summary = Network(Uq, V, act, b, cq).canonical(), {}, None
     return RecoveryResult(net, cert, T.t, finder.tries, "+".join(sources), k, [c.record for c in cands], summary,
                           inst.n * inst.m, route="rowspan")
 
@@ -106,6 +114,7 @@ class _Finder:
     def __init__(self, B, work: Instance, act, req: RecoveryRequest, Xf, timer):
         random_state, progress, self.req = req.random_state, req.progress, req
         self.B, self.BT, self.work, self.act, self.k = B, RowView(B.transpose()), work, act, req.k
+        self.dim = B.nrows()  # the span's dimension: k, or k + 1 with the constant vector of an output bias
         self.n, self.d = work.n, work.d
         self.Xrows, self.XT = RowView(work.inputs), InputProducts(work.inputs)
         self.rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
@@ -136,26 +145,31 @@ class _Finder:
                 sources.append("search")
         if len(self.cands) < self.k:
             self._always_active()
-            raise no_units(self.k, self.cands, self.rejected, self.tries, "", self.d - int(bias), bias)
+            raise no_units(self.k, self.cands, self.rejected, self.tries, "", self.d - int(bias), bias,
+                           self.req.output_bias)
         return sources
 
     def _always_active(self) -> None:
         """AssumptionViolated if the labels' row span holds an affine function positive on every sample.
 
         Such a vector is a unit active on every sample (or a sum of them): the kernels of this route
-        need samples where a unit is inactive, so it cannot isolate those units.
+        need samples where a unit is inactive, so it cannot isolate those units. With an output bias the
+        constant vector is in the span, so any non-constant affine function there is such a unit (adding a
+        constant makes it one-signed; its constant part and c are one unknown on the data).
         """
-        k, D, n = self.k, self.d, self.n
-        S = sorted(self.rng.choice(n, size=min(n, 4 * (k + D)), replace=False).tolist())
+        k, D, n, dim = self.k, self.d, self.n, self.dim
+        S = sorted(self.rng.choice(n, size=min(n, 4 * (dim + D)), replace=False).tolist())
         M = flint.fmpz_mat([list(self.BT[j]) + [-x for x in self.Xrows[j]] for j in S])
         found = []
         for vec in primitive_kernel(M):
-            c, w = vec[:k], vec[k:]
+            c, w = vec[:dim], vec[dim:]
             y = flint.fmpz_mat([c]) * self.B
             if y != InputProducts(self.work.inputs).times([w]):
                 continue  # holds on the subset only
             vals = y.entries()
-            if all(v > 0 for v in vals) or all(v < 0 for v in vals):
+            if len(set(vals)) == 1:
+                continue  # the constant vector (an output bias's direction): no unit
+            if self.req.output_bias or all(v > 0 for v in vals) or all(v < 0 for v in vals):
                 found.append(w)
         if found:
             raise AssumptionViolated(
@@ -175,12 +189,14 @@ class _Finder:
             seed = rs
         else:
             seed = None if rs is None else (int(rs) * 1_000_003 + rounds) & 0xFFFFFFFF
-        sp = SearchProposer(self.k, activation=self.act, random_state=seed, exclude=masks, progress=self.progress)
+        sp = SearchProposer(self.k, activation=self.act, random_state=seed, exclude=masks, progress=self.progress,
+                            offset=self.req.output_bias)
         try:
             sp.fit(self.Xf, Yf)
         except ProposalFailed as exc:
             self._always_active()
-            raise no_units(self.k, self.cands, self.rejected, self.tries, str(exc), self.d - int(bias), bias) from None
+            raise no_units(self.k, self.cands, self.rejected, self.tries, str(exc), self.d - int(bias), bias,
+                           self.req.output_bias) from None
         finally:
             self.tries += int(getattr(sp, "n_tries_", 0))
             self.T.add("proposal", t0)
@@ -189,7 +205,7 @@ class _Finder:
     def take(self, V_prop: np.ndarray, source: str) -> None:
         """Turn proposal rows into confirmed units: kernels first, then batched exact products and checks."""
         t1 = self.T.start()
-        S = self.Xn @ V_prop.T  # normalised margins, n x rows
+        S = self.Xn @ V_prop.T  # normalized margins, n x rows
         active = (S > 0).sum(axis=1)
         rows = range(min(S.shape[1], 2 * self.k))
         orders = {i: list(_zero_orders(S[:, i], active - (S[:, i] > 0), self.k)) for i in rows}
@@ -210,7 +226,7 @@ class _Finder:
         first = {}
         for i in rows:  # the preferred order of every row: kernels now, one product C B for all
             self._tick(f"exact kernels: row {i + 1} of {len(rows)} of the proposal")
-            kz = kernel_from_order(self.B, self.BT, orders[i][0], self.k, source)
+            kz = kernel_from_order(self.B, self.BT, orders[i][0], self.dim, source)
             if isinstance(kz, dict):
                 self.rejected.append(kz)
             else:
@@ -232,7 +248,7 @@ class _Finder:
                 if cand is not None:
                     self.rejected.append(cand)
                 for order in orders[i][1:]:  # the other orders, one at a time
-                    cand = unit_from_order(self.B, self.BT, order, self.k, source)
+                    cand = unit_from_order(self.B, self.BT, order, self.dim, source)
                     if not isinstance(cand, dict):
                         break
                     self.rejected.append(cand)

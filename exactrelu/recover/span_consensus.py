@@ -9,7 +9,7 @@ it holds, so nothing certified rests on a tolerance here. Two proposers:
    ``w^k``; the number of picks for a miss probability below ``1e-6`` is ``log(1e-6) / log(1 - w^k)``,
    computed in log space (:func:`tries_needed`: ``w^k`` underflows to 0 at k = 10 and w = 0.03, where the
    formula of 0.1 divided by ``log(1.0) = 0``).
-2. **Least absolute deviations** (:func:`lad`): minimise ``sum_j |Z_j beta - t_j|``, one LP solved by HiGHS.
+2. **Least absolute deviations** (:func:`lad`): minimize ``sum_j |Z_j beta - t_j|``, one LP solved by HiGHS.
    Sparse gross errors do not move the L1 fit while enough samples are inliers, so its residual vanishes on
    them. It replaces RANSAC when ``w^k`` is so small that RANSAC would need more than :data:`MAX_TRIES`
    picks (k = 10 at 10% corruption: w = 0.9^11, about 1.5 million picks).
@@ -96,7 +96,7 @@ def consensus(Z: np.ndarray, t: np.ndarray, k: int, rng: np.random.Generator) ->
 def lad(Z: np.ndarray, t: np.ndarray) -> np.ndarray | None:
     """The least-absolute-deviations fit ``argmin_beta sum_j |Z_j beta - t_j|`` (HiGHS), or None.
 
-    Variables ``(beta, s)``, ``-s <= Z beta - t <= s``, minimise ``sum s``; a float proposal only.
+    Variables ``(beta, s)``, ``-s <= Z beta - t <= s``, minimize ``sum s``; a float proposal only.
     """
     import scipy.sparse as sp
     from scipy.optimize import linprog

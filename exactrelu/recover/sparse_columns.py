@@ -13,6 +13,11 @@ directions of their own. The route:
 3. takes the first k groups that verify as the units, computes F = f(W X) exactly on every sample,
    solves U on k columns and verifies ``U F == labels`` on every entry (the shared final steps).
 
+With an output bias c, a sample where exactly one unit is active has label ``c + U[:, i] f(...)`` and one where no
+unit is active has label c: the route takes c to be the label vector that repeats most often (exactly), groups the
+directions of ``labels - c``, and solves U and c together at the end (one exact system per output), so a wrong
+guess of c is refused there, never certified. Without such repeated label vectors it refuses.
+
 If fewer than k units already reproduce every label, the route refuses and names the smaller k (the
 other units would be dead on the data). Each unit needs D samples where it alone is active; the paper shows poly(d) kappa^O(k) samples suffice
 for Gaussian inputs (kappa the condition number of V), so this route is for small k. With m = 1 every
@@ -28,6 +33,7 @@ column is a scalar: it works only when k = 1, or k = 2 with outputs of opposite 
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import flint
 import numpy as np
@@ -37,12 +43,12 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Network
 from .views import InputProducts, RowView, augmented
-from .output_layer import certify, check_identifiable, rank_of, solve_output, split_bias
+from .output_layer import certify, check_identifiable, rank_of, solve_output_layer, split_bias
 from .request import RecoveryRequest
 from .result import RecoveryResult, Timer, UnitRecord
 from .unit_steps import Candidate, primitive_weights, solve_weights
 
-__all__ = ["recover_sparse_columns", "direction_groups"]
+__all__ = ["recover_sparse_columns", "direction_groups", "located_offset"]
 
 
 def direction_groups(label_rows: list[list[int]]) -> list[tuple[tuple[int, ...], list[int]]]:
@@ -78,6 +84,9 @@ def recover_sparse_columns(inst: Instance, req: RecoveryRequest) -> RecoveryResu
     work = augmented(inst) if bias else inst
     D = work.d
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
+    if req.output_bias:
+        offset = located_offset(Ynum)
+        Ynum = [[v - o for v, o in zip(row, offset)] for row in Ynum]
     t0 = T.add("conversion", t0)
     groups = direction_groups(Ynum)
     t0 = T.add("groups", t0)
@@ -91,7 +100,7 @@ def recover_sparse_columns(inst: Instance, req: RecoveryRequest) -> RecoveryResu
     F = act.apply_fmpz_mat(InputProducts(work.inputs).times(W))
     t0 = T.add("hidden", t0)
     try:
-        Uq = solve_output(F, inst.labels.num.transpose(), inst, act, int(work.inputs.den))
+        Uq, cq = solve_output_layer(F, inst.labels.num.transpose(), inst, act, int(work.inputs.den), req.output_bias)
     except NotRealizable:
         if len(units) < k:
             raise _too_few(units, rejected, groups, k, D, inst.m) from None
@@ -102,10 +111,28 @@ def recover_sparse_columns(inst: Instance, req: RecoveryRequest) -> RecoveryResu
         raise _fewer(len(units), k)
     Vq = QMatrix(flint.fmpz_mat(W), 1)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    net, cert, summary = certify(inst, Network(Uq, V, act, b), route="sparse-columns", proposer="none",
+    net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="sparse-columns", proposer="none",
                                  random_state=random_state, check=req.check, timer=T)
     return RecoveryResult(net, cert, T.t, 0, "none", rank_of(inst.labels.num), [c.record for c in units], summary,
                           inst.n * inst.m, route="sparse-columns")
+
+
+def located_offset(Ynum: list[list[int]]) -> list[int]:
+    """The label vector (integer numerators) that occurs most often, on at least two samples: where every unit is
+    inactive the label is the output bias c, so on continuous inputs a repeated label vector is c (a guess that the
+    final exact solve of U and c confirms or refuses). AssumptionViolated when no label vector repeats.
+
+    >>> located_offset([[1, 2], [3, 1], [1, 2], [5, 5]])
+    [1, 2]
+    """
+    counts = Counter(tuple(row) for row in Ynum)
+    top, times = counts.most_common(1)[0] if counts else ((), 0)
+    if times < 2:
+        raise AssumptionViolated(
+            "sparse-columns route with an output bias: no label vector occurs twice, so the output bias c is not "
+            "located (the label of a sample where every unit is inactive is c)", evidence={"repeated": 0},
+            suggestion="route='linearized' (pattern-linearized, from a float proposal), or more samples")
+    return list(top)
 
 
 def _units(groups, Ynum, work: Instance, act, k: int, D: int, random_state):
@@ -200,4 +227,4 @@ def _too_few(units, rejected, groups, k: int, D: int, m: int) -> AssumptionViola
     return AssumptionViolated(
         f"sparse-columns route: found {len(units)} of {k} units; {why}{hint} Largest direction groups: {sizes}",
         evidence={"found": len(units), "group_sizes": sizes, "rejected": rejected[:10]},
-        suggestion="more samples, or route='linearized' (pattern-linearised, from a float proposal)")
+        suggestion="more samples, or route='linearized' (pattern-linearized, from a float proposal)")

@@ -20,6 +20,11 @@ corrupted one generically does not, but its clean coordinates still do. The rout
    every sample and the entries where it differs from the labels are listed, exactly those; the
    independent checker verifies both halves of the claim.
 
+With an output bias c the clean label vectors lie in the affine span ``c + col(U)``: the route appends a constant
+output 1 to every label vector (never corrupted), so that ``[y; 1]`` lies in the (k + 1)-dimensional column span of
+``[[U, c], [0, 1]]``, runs steps 1 and 2 on m + 1 outputs and k + 1 dimensions, keeps the samples whose decoded
+constant is exactly 1, and recovers c with U in step 3.
+
 Nothing decided here rests on a tolerance: the float consensus only picks which samples to solve on.
 A corruption of any size (1e-30 included) is found, since agreement is exact equality.
 
@@ -52,6 +57,7 @@ from ..propose.floats import normalize_rows
 from .request import RecoveryRequest
 from .result import RecoveryResult, Timer
 from .rowspan import recover_rowspan
+from .views import ones_row
 from .sparse_decoding import max_in_hyperplane, span_and_decode, spread
 
 __all__ = ["recover_sparse_corruption", "default_max_except"]
@@ -64,7 +70,7 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
     ------
     AssumptionViolated : m <= k (no redundancy to find corrupted entries), or no k-dimensional span
         holds enough of the label entries (the corruption is not sparse).
-    NotRealizable : the corrected samples are not realised exactly (from the noiseless route).
+    NotRealizable : the corrected samples are not realized exactly (from the noiseless route).
     """
     say, k, random_state = req.say, req.k, req.random_state
     T = Timer()
@@ -78,11 +84,19 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
     act = req.activation_for(inst)
     rng = np.random.default_rng(random_state if isinstance(random_state, int) else 0)
     Ynum = [[int(v) for v in row] for row in inst.labels.num.tolist()]
-    Yf = normalize_rows(inst.float_labels())
+    Yf = inst.float_labels()
+    off = int(req.output_bias)  # an output bias: one more output, the constant 1 (label numerator = den)
+    if off:
+        den = int(inst.labels.den)
+        Ynum, Yf = [row + [den] for row in Ynum], np.hstack([Yf, np.ones((n, 1))])
     t0 = T.add("conversion", t0)
-    decoding = span_and_decode(Ynum, Yf, k, rng)
+    decoding = span_and_decode(Ynum, normalize_rows(Yf), k + off, rng, through=m if off else None)
     kept, labels = decoding.kept_labels()
-    bound = req.max_except if req.max_except is not None else default_max_except(m, max_in_hyperplane(decoding.basis, k))
+    if off:  # the decoded constant must be exactly 1; it is then dropped
+        kept = [j for j in kept if labels[j][0][-1] == labels[j][1] * den]
+        labels = {j: (labels[j][0][:-1], labels[j][1]) for j in kept}
+    z = max_in_hyperplane(decoding.basis, k + off, through=m if off else None)
+    bound = req.max_except if req.max_except is not None else default_max_except(m, z, off)
     T.add("span and decoding", t0)
     say(f"sparse-corruption: {len(kept)} of {n} samples decoded")
     if len(kept) < k:
@@ -97,13 +111,14 @@ def recover_sparse_corruption(inst: Instance, req: RecoveryRequest) -> RecoveryR
         raise type(exc)(f"sparse-corruption: on the {len(kept)} decoded samples with corrected labels: {exc}",
                         evidence=getattr(exc, "evidence", {})) from None
     t0 = T.start()
-    net = _refit_outputs(inst, res.network, rng)
+    net = _refit_outputs(inst, res.network, rng, bool(off))
     T.add("output rows", t0)
     return _certify(inst, req, res, net, T, len(kept), bound)
 
 
-def _refit_outputs(inst: Instance, net, rng):
-    """Each output row of U again, by exact maximum agreement with the original labels over all samples.
+def _refit_outputs(inst: Instance, net, rng, offset: bool = False):
+    """Each output row of U (of [U c] with ``offset``) again, by exact maximum agreement with the original labels
+    over all samples.
 
     The hidden layer F = f(V X + b) is known exactly; for output r the true row agrees with the labels
     wherever that output is clean, while a row fitted to a captured consensus (step 1 can be captured
@@ -113,13 +128,18 @@ def _refit_outputs(inst: Instance, net, rng):
     F = net.hidden_exact(inst.inputs)
     Fnum, Fden, L = F.num, int(F.den), int(inst.labels.den)
     Ff, Yf = F.to_float().T, inst.float_labels()
+    current_rows = net.U.to_fractions()
+    if offset:  # the constant unit: a row of ones (Fden / Fden), its output weights c
+        Fnum, Ff = ones_row(Fnum, Fden), np.hstack([Ff, np.ones((Ff.shape[0], 1))])
+        current_rows = [row + [c] for row, c in zip(current_rows, net.c_fractions())]
     n, k = Ff.shape
     Ycols = inst.labels.num.transpose()
     rows = []
-    for r, current in enumerate(net.U.to_fractions()):
+    for r, current in enumerate(current_rows):
         cands = [current] + [[x * Fraction(Fden, L) for x in u] for u in _row_candidates(Ff, Yf[:, r], Fnum, Ycols, r, k, rng)]
         rows.append(max(cands, key=lambda u: _agreement(u, Fnum, Fden, Ycols, r, L)))
-    return Network(QMatrix.from_rows(rows, name="U"), net.V, net.activation, net.b).canonical()
+    c = [row.pop() for row in rows] if offset else None
+    return Network.from_rows(rows, net.V, net.activation, net.b, c).canonical()
 
 
 def _row_candidates(Ff, y, Fnum, Ycols, r, k, rng, tries: int = 300) -> list[list[Fraction]]:
@@ -165,15 +185,17 @@ def _agreement(u, Fnum, Fden, Ycols, r, L) -> int:
     return sum(1 for p, y in zip(P, Y) if p * L == y * den * Fden)
 
 
-def default_max_except(m: int, z: int) -> Fraction:
+def default_max_except(m: int, z: int, offset: int = 0) -> Fraction:
     """The route's guarantee as a bound on the excepted fraction: a sample with at most
     ``m - (m + z) // 2 - 1`` corrupted outputs is decoded uniquely (step 2; z = k - 1 when any k rows of U are
-    independent, so ``floor((m - k) / 2)``), taken as a fraction of the m outputs of a sample.
+    independent, so ``floor((m - k) / 2)``), taken as a fraction of the m outputs of a sample. With an output bias
+    (``offset`` = 1) the decoding runs on m + 1 outputs, the constant one never corrupted.
 
-    >>> default_max_except(24, 5), default_max_except(6, 1), default_max_except(3, 1)
-    (Fraction(3, 8), Fraction(1, 3), Fraction(0, 1))
+    >>> default_max_except(24, 5), default_max_except(6, 1), default_max_except(3, 1), default_max_except(6, 2, 1)
+    (Fraction(3, 8), Fraction(1, 3), Fraction(0, 1), Fraction(1, 3))
     """
-    return Fraction(max(0, m - (m + z) // 2 - 1), m)
+    outputs = m + offset
+    return min(Fraction(1), Fraction(max(0, outputs - (outputs + z) // 2 - 1), m))
 
 
 def _bounded(n_except: int, total: int, bound: Fraction, given: bool) -> None:

@@ -2,7 +2,7 @@
 in sparsely corrupted labels, and the decoding of each sample's clean labels from it.
 
 Labels are given as integer numerators ``Ynum`` (n rows of m, over the labels' common denominator)
-beside row-normalised floats ``Yf``, which only choose the samples and outputs to solve on; every
+beside row-normalized floats ``Yf``, which only choose the samples and outputs to solve on; every
 span coefficient and every decoded label is exact, and a sample is kept only when its decoded
 labels agree exactly with more than (m + z)/2 of its entries (z: :func:`max_in_hyperplane`).
 
@@ -47,7 +47,7 @@ class Decoding(NamedTuple):
 
 
 def span_and_decode(Ynum: list[list[int]], Yf: np.ndarray, k: int, rng: np.random.Generator,
-                    tries: int = 8) -> Decoding:
+                    tries: int = 8, through: int | None = None) -> Decoding:
     """The span whose decoding keeps the most samples, over a few base sets R0.
 
     The base R0 must hold k outputs whose rows of U are independent; pivoted QR of the corrupted labels
@@ -55,6 +55,10 @@ def span_and_decode(Ynum: list[list[int]], Yf: np.ndarray, k: int, rng: np.rando
     is then wrong. So R0 is drawn again (QR of random subsets of samples, then random k-subsets) until
     the decoding keeps most samples; the candidate that keeps the most is used. Only which samples to
     solve on depends on this choice: the final claim is checked entry by entry.
+
+    ``through``: an output that is never corrupted and equal in every decoded vector (the constant output standing
+    for an output bias): two decoded vectors then differ by a span vector vanishing there, so only hyperplanes
+    through its row count for the agreement threshold (:func:`max_in_hyperplane`).
     """
     n, m = Yf.shape
     nz = np.flatnonzero(np.abs(Yf).max(axis=1) > 0)
@@ -80,7 +84,7 @@ def span_and_decode(Ynum: list[list[int]], Yf: np.ndarray, k: int, rng: np.rando
         except AssumptionViolated as exc:
             last = exc
             continue
-        kept, labels = _decode(Ynum, Yf, B, R0, k, rng)
+        kept, labels = _decode(Ynum, Yf, B, R0, k, rng, through)
         if best is None or len(kept) > len(best.kept):
             best = Decoding(B, R0, kept, labels)
         if len(best.kept) >= n / 2:
@@ -164,10 +168,10 @@ def _beta_nonzero(Ynum, Yf, S, R0, r: int, k: int, rng) -> tuple[list, list[int]
 
 
 
-def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
+def _decode(Ynum, Yf, B, R0, k: int, rng, through: int | None = None) -> tuple[list[int], dict[int, list]]:
     """(kept samples, their corrected label numerators over a common denominator) -- see step 2."""
     n, m = Yf.shape
-    need = (m + max_in_hyperplane(B, k)) // 2 + 1
+    need = (m + max_in_hyperplane(B, k, through=through)) // 2 + 1
     Bf = np.array([[float(x) for x in row] for row in B])
     todo = np.arange(n)
     chosen: dict[tuple[int, ...], list[int]] = {}
@@ -190,14 +194,19 @@ def _decode(Ynum, Yf, B, R0, k: int, rng) -> tuple[list[int], dict[int, list]]:
     return sorted(kept), labels
 
 
-def max_in_hyperplane(B: list[list], k: int, limit: int = 20000) -> int:
+def max_in_hyperplane(B: list[list], k: int, limit: int = 20000, through: int | None = None) -> int:
     """z: the largest number of rows of B (m x k) inside one hyperplane through 0 of Q^k, exactly.
 
     Two span vectors B h and B h' (h != h') are equal exactly at the rows r with B_r (h - h') = 0: rows in
     the hyperplane orthogonal to h - h'. Each hyperplane holding z rows is spanned by k - 1 of them, so
     the (k - 1)-subsets of distinct row directions are enumerated (at most ``limit``; beyond that the
     generic value for distinct directions is used, which only weakens the decoding, never the certificate:
-    the final claim is checked entry by entry).
+    the final claim is checked entry by entry). With ``through`` (a non-zero row every compared vector agrees
+    on) only the hyperplanes holding that row count.
+
+    >>> B = [[1, 0], [2, 0], [0, 1]]
+    >>> max_in_hyperplane(B, 2), max_in_hyperplane(B, 2, through=2)
+    (2, 1)
     """
     zero = sum(1 for row in B if all(x == 0 for x in row))
     if k == 1:
@@ -206,26 +215,33 @@ def max_in_hyperplane(B: list[list], k: int, limit: int = 20000) -> int:
     for row in B:
         if all(x == 0 for x in row):
             continue
-        den = math.lcm(*(Fraction(x).denominator for x in row))
-        ints = [int(Fraction(x) * den) for x in row]
-        g = math.gcd(*ints)
-        ints = [v // g for v in ints]
-        if next(v for v in ints if v) < 0:
-            ints = [-v for v in ints]
-        dirs[tuple(ints)] = dirs.get(tuple(ints), 0) + 1
+        key = _direction(row)
+        dirs[key] = dirs.get(key, 0) + 1
     keys = list(dirs)
     if len(keys) < k - 1:
         return zero + sum(dirs.values())
     if math.comb(len(keys), k - 1) > limit:
         return zero + (k - 2) + max(dirs.values())  # heuristic: the most repeated direction plus generic others
     best = 0
-    for S in itertools.combinations(keys, k - 1):
+    fixed = _direction(B[through]) if through is not None else None
+    subsets = (itertools.combinations(keys, k - 1) if fixed is None else
+               ((fixed, *S) for S in itertools.combinations([v for v in keys if v != fixed], k - 2)))
+    for S in subsets:
         M = [list(v) for v in S]
         normal = [(-1) ** i * _det([row[:i] + row[i + 1:] for row in M]) for i in range(k)]
         if not any(normal):
             continue  # the k - 1 directions span less than a hyperplane
         best = max(best, sum(c for v, c in dirs.items() if sum(a * b for a, b in zip(v, normal)) == 0))
     return zero + best
+
+
+def _direction(row: list) -> tuple[int, ...]:
+    """The primitive integer direction of a non-zero rational row, its first non-zero entry positive."""
+    den = math.lcm(*(Fraction(x).denominator for x in row))
+    ints = [int(Fraction(x) * den) for x in row]
+    g = math.gcd(*ints)
+    ints = [v // g for v in ints]
+    return tuple(-v for v in ints) if next(v for v in ints if v) < 0 else tuple(ints)
 
 
 def _det(M: list[list[int]]) -> int:

@@ -42,11 +42,12 @@ from ..certificates.claims.residual import differing_samples
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
 from .. import parallel
 from ..exact.bulk import map_blocks
-from ..validation import check_positive_integer
+from ..validation import check_k, check_positive_integer
 from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..io.npz import map_npz_instance
 from ..network import Activation, Network
+from .proposals import read_init
 
 __all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
 
@@ -79,7 +80,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
                       add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
     """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module);
     ``bias`` is :func:`~exactrelu.recover.recover`'s (the model class of the subset's recovery, and so of the
-    certificate: every sample is then verified with the biases found).
+    certificate: every sample is then verified with the biases found; ``True``: hidden biases and an output bias).
 
     Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.
@@ -88,6 +89,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
 
     for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
         check_positive_integer(value, name)
+    init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)

@@ -80,9 +80,10 @@ def kernel_from_order(B, BT, order, k, source):
         while pos < len(order) and not any(K[int(order[pos])]):
             pos += 1
         if pos >= len(order):
-            return {"source": source, "reason": f"the row-span vectors vanishing on every confidently inactive sample form a "
-                    f"{len(kern)}-dimensional space: inputs not in general position for this unit", "zeros": Z,
-                    "nullity": len(kern)}
+            return {"source": source,
+                    "reason": f"the row-span vectors vanishing on every confidently inactive sample form a "
+                              f"{len(kern)}-dimensional space: inputs not in general position for this unit",
+                    "zeros": Z, "nullity": len(kern)}
         Z.append(int(order[pos]))
         pos += 1
 
@@ -138,7 +139,7 @@ def _right_hand_side(c: Candidate, pick: list[int], act: Activation) -> list:
         r = rational_root(Fraction(v) / y0, act.degree)
         if r is None:
             raise NotRealizable(
-                f"labels not realisable with rational weights for t^{act.degree}: the ratio of a unit's values at "
+                f"labels not realizable with rational weights for t^{act.degree}: the ratio of a unit's values at "
                 f"samples {j} and {pick[0]} is not a perfect {act.degree}-th power",
                 evidence={"samples": [j, pick[0]], "ratio": str(Fraction(v) / y0)})
         rhs.append(r)

@@ -25,7 +25,8 @@ from ..exact.matrix import QMatrix
 from ..instances import Instance
 from ..network import Activation
 
-__all__ = ["RowView", "InputProducts", "stack_rows", "as_instance", "check_k", "float_view", "augmented"]
+__all__ = ["RowView", "InputProducts", "stack_rows", "as_instance", "check_k", "float_view", "augmented", "with_ones",
+           "ones_row"]
 
 
 class RowView:
@@ -179,3 +180,30 @@ def augmented(inst: Instance) -> Instance:
     flat = [v for j in range(n) for v in (*vals[j * d:(j + 1) * d], den)]
     Xq = QMatrix(flint.fmpz_mat(n, d + 1, flat), den)
     return Instance(Xq, inst.labels, inst.activation, None, None, inst.labels_float, dict(inst.meta))
+
+
+def with_ones(Y: QMatrix) -> QMatrix:
+    """``[Y | 1]``: the matrix with a column of ones appended, exactly (two FLINT products, no loop over entries).
+
+    The labels of a network with an output bias c satisfy ``[labels | 1] = [H | 1] [[U^T, 0], [c^T, 1]]``
+    (H = f(inputs V^T + b)): the constant column joins the hidden units' span (docs/recovery.md).
+
+    >>> with_ones(QMatrix.from_rows([["1/2", 3], [0, "-1/4"]])).to_strings()
+    [['1/2', '3', '1'], ['0', '-1/4', '1']]
+    """
+    n, m = Y.shape
+    den = int(Y.den)
+    keep = flint.fmpz_mat(m, m + 1, [int(i == j) for i in range(m) for j in range(m + 1)])
+    last = flint.fmpz_mat(1, m + 1, [0] * m + [den])
+    return QMatrix(Y.num * keep + flint.fmpz_mat(n, 1, [1] * n) * last, den)
+
+
+def ones_row(A: flint.fmpz_mat, value: int = 1) -> flint.fmpz_mat:
+    """``[A; value 1^T]``: an integer matrix (m x n) with a constant row appended.
+
+    >>> ones_row(flint.fmpz_mat([[1, 2, 3]]), 5).tolist()
+    [[1, 2, 3], [5, 5, 5]]
+    """
+    m, n = A.nrows(), A.ncols()
+    keep = flint.fmpz_mat(m + 1, m, [int(i == j) for i in range(m + 1) for j in range(m)])
+    return keep * A + flint.fmpz_mat(m + 1, 1, [0] * m + [value]) * flint.fmpz_mat(1, n, [1] * n)

@@ -44,7 +44,8 @@ def check_in_ranges(cert_path: str, instance_path: str, *, pieces: int, workers:
         backend = Backend(workers=workers, scheduler=scheduler)
         ex = backend.make()
         try:
-            futures = [ex.submit(checker.range_task, cert_path, instance_path, a, b) for a, b in checker.cuts(n, pieces)]
+            futures = [ex.submit(checker.range_task, cert_path, instance_path, a, b)
+                       for a, b in checker.cuts(n, pieces)]
             return checker.combine_rows(cert, (f.result() for f in futures))
         finally:
             backend.close(ex)

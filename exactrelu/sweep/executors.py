@@ -35,7 +35,8 @@ WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 #: Imported once by the fork server, so that each worker starts with them loaded (the tasks import
 #: SciPy and HiGHS lazily: 0.4 s in each new worker otherwise).
-PRELOAD = ["exactrelu.sweep.tasks", "exactrelu.recover.front_door", "exactrelu.decide.enumeration.worstcase", "exactrelu.decide.search.pattern_search",
+PRELOAD = ["exactrelu.sweep.tasks", "exactrelu.recover.front_door", "exactrelu.decide.enumeration.worstcase",
+           "exactrelu.decide.search.pattern_search",
            "exactrelu.certificates.checker", "scipy.optimize", "scipy.linalg", "highspy"]
 #: How long to try to reach a Dask scheduler.
 CONNECT_TIMEOUT = "20s"

@@ -65,6 +65,13 @@ def boolean(v, where):
     return v
 
 
+def _bias_class(v, where):
+    """A model class as ``--bias`` names it: true / 'both' (hidden and output biases), 'hidden', 'output', false."""
+    if isinstance(v, bool) or v in ("both", "hidden", "output"):
+        return v
+    raise InvalidInput(f"{where}: expected true, false, 'both', 'hidden' or 'output', got {v!r}")
+
+
 def _activation(v, where):
     from ..network import Activation
 
@@ -109,6 +116,7 @@ PARAMS: dict[str, Param] = {
     "weight_bound": Param(_integer(1, 1_000_000), "planted weights in [-B, B]"),
     "input_bits": Param(_integer(0, 40), "round inputs to multiples of 2**-B"),
     "bias": Param(_number(0, 1e6), "hidden biases drawn in [-s, s] (quarters); 0: none"),
+    "output_bias": Param(_number(0, 1e6), "an output bias drawn in [-s, s] (quarters); 0: none"),
     "noise": Param(_noise, "label noise kind (exactrelu.instances.noise: gaussian, rademacher, uniform, laplace, ...)"),
     "noise_scale": Param(_number(0, 1e12), "standard deviation of the label noise"),
     "corrupt": Param(_number(0, 1), "share of the label entries corrupted (exactrelu.instances.corruption); 0: none"),
@@ -121,7 +129,8 @@ PARAMS: dict[str, Param] = {
     # options of the tasks
     "init": Param(_choice("auto", "search", "gradient", "tensor", "ica"), "float proposal of exact recovery"),
     "route": Param(_route, "recover: the exact route (exactrelu.recover.ROUTES)"),
-    "learn_bias": Param(boolean, "recover, fit: learn hidden biases b too"),
+    "learn_bias": Param(_bias_class, "recover, fit: the model class, as --bias: true or 'both' (hidden biases b and "
+                                     "an output bias c), 'hidden', 'output', false"),
     "sparse_noise": Param(boolean, "recover: labels may have corrupted entries; certify realizes-except"),
     "refine": Param(boolean, "fit: run the refinement after the start method (default: as the method says)"),
     "try_recovery": Param(boolean, "solve: try row-span recovery before the enumeration"),

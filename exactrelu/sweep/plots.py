@@ -8,7 +8,7 @@
 * **error**: for approximate fits, the certified relative error (median, quartile band) against the
   noise scale, with the error against the noiseless labels dashed beside it.
 
-Figures go to DIR/plots/ as PNG and PDF, titled from the spec's ``name`` and labelled with units and the
+Figures go to DIR/plots/ as PNG and PDF, titled from the spec's ``name`` and labeled with units and the
 number of seeds per point.
 
 >>> lo, hi = wilson(9, 10)
@@ -43,11 +43,11 @@ def wilson(successes: int, trials: int, z: float = _Z95) -> tuple[float, float]:
         return math.nan, math.nan
     p = successes / trials
     denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
+    center = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
     # at the ends the interval is exactly [0, .] and [., 1]; rounding would leave them 1e-16 away
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)
-    hi = 1.0 if successes == trials else min(1.0, centre + half)
+    lo = 0.0 if successes == 0 else max(0.0, center - half)
+    hi = 1.0 if successes == trials else min(1.0, center + half)
     return lo, hi
 
 
@@ -120,7 +120,8 @@ def _axis(varying: list[str], first: str, second: str) -> str | None:
     return None
 
 
-_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n", "vars": "variables of the formula", "density": "clauses per variable",
+_XLABEL = {"noise_scale": "noise scale (standard deviation of each label entry)", "n": "samples n",
+           "vars": "variables of the formula", "density": "clauses per variable",
            "clauses": "clauses", "d": "input dimension d", "k": "hidden units k"}
 
 

@@ -79,7 +79,8 @@ def _prepare(spec: Spec, directory: Path, resume: bool, force: bool = False) -> 
         raise InvalidInput(f"{directory} exists and is not a directory")
     done = read_rows(directory, repair=resume)
     if done and not resume:
-        raise InvalidInput(f"{directory} already holds {len(done)} rows; add --resume to continue, or choose another -o")
+        raise InvalidInput(f"{directory} already holds {len(done)} rows; add --resume to continue, or choose "
+                           "another -o")
     if resume and not force:
         _same_spec(spec, directory, done)
     directory.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,8 @@
 A spec has three tables. ``[sweep]``: ``task`` (a registered task), ``seeds`` (a count or a list),
 optionally ``name`` (figure titles) and ``certificates`` (keep every certificate in DIR/certs/).
 ``[grid]``: parameters crossed into tasks; a value, a list of values, or a list of tables whose keys
-vary together (``size = [{d = 10, k = 3}, {d = 20, k = 5}]``; a key a table leaves out takes its default). ``[options]``: one value per option of
+vary together (``size = [{d = 10, k = 3}, {d = 20, k = 5}]``; a key a table leaves out takes its default).
+``[options]``: one value per option of
 the task; an option may be varied in ``[grid]`` instead. Unknown keys and bad values are refused with
 one line naming the key (:class:`~exactrelu.errors.InvalidInput`, exit 2 on the command line).
 
@@ -20,10 +21,12 @@ one line naming the key (:class:`~exactrelu.errors.InvalidInput`, exit 2 on the 
 >>> t = spec.tasks()[0]
 >>> t.params["m"], t.params["init"], t.seed
 (2, 'auto', 0)
->>> parse_spec('[sweep]\\ntask = "recover"\\nseeds = 2\\n[grid]\\nd = 4\\nk = 2\\nn = 50\\nsamples = 3', source="s.toml")
+>>> parse_spec('[sweep]\\ntask = "recover"\\nseeds = 2\\n[grid]\\nd = 4\\nk = 2\\nn = 50\\nsamples = 3',
+...            source="s.toml")
 Traceback (most recent call last):
 ...
-exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover' (its parameters: d, k, m, n, activation, ...)
+exactrelu.errors.InvalidInput: s.toml: [grid] samples: unknown parameter of task 'recover'
+(its parameters: d, k, m, n, activation, ...)
 """
 
 from __future__ import annotations
@@ -233,4 +236,5 @@ def _group_member(value: dict, i: int, task: Task, where: str) -> dict:
 
 def _known(key: str, task: Task, where: str) -> None:
     if key not in task.params and key not in task.options:
-        raise InvalidInput(f"{where}: unknown parameter of task {task.name!r} (its parameters: {', '.join(task.keys())})")
+        raise InvalidInput(f"{where}: unknown parameter of task {task.name!r} "
+                           f"(its parameters: {', '.join(task.keys())})")

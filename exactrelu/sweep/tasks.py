@@ -24,7 +24,7 @@ __all__ = ["planted_instance", "get_task"]
 #: Parameters of a planted instance (exactrelu.instances.planted) and their defaults.
 PLANTED = {"d": REQUIRED, "k": REQUIRED, "m": Same("k"), "n": REQUIRED, "activation": "relu", "inputs": "gaussian",
            "weights": "integer", "weight_bound": 3, "input_bits": None, "bias": None, "noise": None,
-           "noise_scale": None, "corrupt": None}
+           "noise_scale": None, "corrupt": None, "output_bias": None}
 
 
 def planted_instance(p: dict, seed: int):
@@ -35,7 +35,8 @@ def planted_instance(p: dict, seed: int):
     noise = (p["noise"], p["noise_scale"]) if "noise" in p else None
     inst = planted(d=p["d"], k=p["k"], m=p["m"], n=p["n"], activation=Activation.parse(p["activation"]), seed=seed,
                    inputs=p["inputs"], weights=p["weights"], weight_bound=p["weight_bound"],
-                   input_bits=p.get("input_bits"), bias=p.get("bias") or None, noise=noise)
+                   input_bits=p.get("input_bits"), bias=p.get("bias") or None, noise=noise,
+                   output_bias=p.get("output_bias") or None)
     if p.get("corrupt"):
         from ..instances.corruption import corrupt
 
@@ -194,7 +195,7 @@ def hardness_random_task(p: dict, seed: int) -> Outcome:
     U = [["1", "1"]] if p["output_weights"] == "given" else None
     out, res = _decide(inst, U, 2, p, time.perf_counter() - t0)
     out.metrics.update({"clauses": clauses, "n": inst.n, "d": inst.d})
-    if res.network is not None:  # a realising network decodes to a satisfying assignment: check it exactly
+    if res.network is not None:  # a realizing network decodes to a satisfying assignment: check it exactly
         out.metrics["decoded_satisfies"] = bool(formula.satisfied_by(chain.invert(res.network, data)))
     return out
 

@@ -31,7 +31,7 @@ _REASON_CHARS = 500
 
 
 def init_worker(main_pid: int | None = None) -> None:
-    """Process-pool initialiser: Ctrl-C reaches the parent only, so no task is ever cut half-way; and the
+    """Process-pool initializer: Ctrl-C reaches the parent only, so no task is ever cut half-way; and the
     worker exits by itself once the sweep's process ``main_pid`` is gone (killed with SIGKILL, say), instead
     of waiting for work forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

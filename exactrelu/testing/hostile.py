@@ -148,7 +148,8 @@ def residual_huge_mismatch(directory: str | os.PathLike) -> Hostile:
 def equivalence_power(directory: str | os.PathLike, k: int = 200) -> Hostile:
     """An ``equivalent`` claim between two networks of k units with power:100 and V entries "1e4298" to "9e4298":
     the canonical forms scale each unit by about (10^4298)^100."""
-    net = {"activation": {"name": "power", "degree": 100}, "U": [["1"] * k], "V": [[f"{i % 9 + 1}e4298"] for i in range(k)]}
+    net = {"activation": {"name": "power", "degree": 100}, "U": [["1"] * k],
+           "V": [[f"{i % 9 + 1}e4298"] for i in range(k)]}
     cert = {"format": "exactrelu.certificate", "version": 1, "claim": "equivalent", "networks": [net, net],
             "canonical": {}}
     return Hostile("equivalent-power100-1e4299", [_write(directory, "equiv_cert.json", cert)], 2,

@@ -168,7 +168,8 @@ def npy_as_weights(directory) -> HostileFile:
 
 def weights_json_exponent(directory) -> HostileFile:
     """JSON weights with the entry ``1e999999999`` (a billion-digit integer in 11 bytes)."""
-    path = _write(Path(directory) / "exp.json", json.dumps({"U": [["1e999999999", "1"]], "V": [["1", "0"], ["0", "1"]]}))
+    weights = {"U": [["1e999999999", "1"]], "V": [["1", "0"], ["0", "1"]]}
+    path = _write(Path(directory) / "exp.json", json.dumps(weights))
     return _equiv(directory, "weights-json-exponent", path, "refused (digits)")
 
 

@@ -69,11 +69,14 @@ def _networks(draw, k, m, d, activation, weights, identifiable, bias=False, outp
     k = positive_int(resolve(draw, k), "k")
     lo = k if identifiable else 1
     m = positive_int(resolve(draw, m) if m is not None else draw(st.integers(lo, lo + 2)), "m")
-    d = positive_int(resolve(draw, d) if d is not None else draw(st.integers(2 if (identifiable and k > 1) else 1, 5)), "d")
+    d = positive_int(resolve(draw, d) if d is not None else draw(st.integers(2 if (identifiable and k > 1) else 1, 5)),
+                     "d")
     act = resolve(draw, activation)
     if not isinstance(act, Activation):
         raise InvalidInput(f"activation must be an Activation or a strategy of them, got {act!r}")
-    elems = (weights if weights is not None else rationals(min_value=-3, max_value=3, max_denominator=4)).map(to_fraction)
+    if weights is None:
+        weights = rationals(min_value=-3, max_value=3, max_denominator=4)
+    elems = weights.map(to_fraction)
     if identifiable:
         if m < k:
             raise InvalidInput(f"an identifiable network needs m >= k (U of full column rank), got m={m}, k={k}")

@@ -45,7 +45,8 @@ def _rationals(draw, min_value, max_value, max_denominator, nonzero):
     else:
         valid = [q for q in range(1, D + 1) if ok(q)]
         if not valid:
-            raise InvalidInput(f"no rational with denominator <= {D} lies in [{lo}, {hi}]" + (" and is non-zero" if nonzero else ""))
+            raise InvalidInput(f"no rational with denominator <= {D} lies in [{lo}, {hi}]"
+                               + (" and is non-zero" if nonzero else ""))
         q = draw(st.sampled_from(valid))
     a, b = math.ceil(lo * q), math.floor(hi * q)
     p = draw(st.integers(a, b))

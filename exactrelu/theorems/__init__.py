@@ -1,7 +1,7 @@
 """Theorems the algorithms rely on, stated in code and checked (symbolically or exactly).
 
 Each module states one claim and its source in its docstring and exposes ``CLAIM``, ``SOURCE``
-and ``prove(**params) -> dict`` (a JSON-serialisable record with ``"passed"``). Symbolic proofs
+and ``prove(**params) -> dict`` (a JSON-serializable record with ``"passed"``). Symbolic proofs
 use SymPy (the ``test`` or ``proofs`` extra). ``exactrelu prove NAME`` / ``--all`` runs them;
 the top-level ``proofs/<name>.py`` scripts run one each and write ``proofs/results/<name>.json``.
 See :mod:`exactrelu.theorems.registry` for why the code lives here.

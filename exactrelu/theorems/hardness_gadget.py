@@ -2,7 +2,7 @@
 
 Claim. Gadget lemma: relu(a) + relu(b) = 1 = relu(-a) + relu(-b) forces {a, b} = {1, -1}; with
 the output weights unknown (u in {1, 0, -1}^2 after positive rescaling, units permuted) every u
-but (1, 1) is refuted. Clause lemma: the realisations of a single-clause instance are exactly
+but (1, 1) is refuted. Clause lemma: the realizations of a single-clause instance are exactly
 V = [s, -s] with s a not-all-equal solution of the clause. CNF -> NAE: the clause translation
 preserves satisfiability (truth tables).
 

@@ -4,7 +4,7 @@ Claim: for f = relu or the rectified power t^c, any positive diagonal D and perm
 (U D^-c P^T) f(P D V x) = U f(V x) for every x; both networks have the same canonical form
 (Network.canonical), which is idempotent and computes the same function. This includes dead
 units (a zero row of V or a zero column of U), which the canonical form zeroes entirely (an
-earlier canonical() left their output column unnormalised: this proof found it). Negative scales are
+earlier canonical() left their output column unnormalized: this proof found it). Negative scales are
 not in the class: flipping the sign of one row of V (with a non-zero output column) changes
 the function.
 
@@ -65,7 +65,8 @@ def transformed(net: Network, D: list[Fraction], perm: list[int]) -> Network:
 
 
 def _flip_witness(net: Network, i: int, X: QMatrix) -> bool:
-    flipped = Network(net.U, rows_scaled(net.V, [Fraction(-1) if j == i else Fraction(1) for j in range(net.k)]), net.activation)
+    signs = [Fraction(-1) if j == i else Fraction(1) for j in range(net.k)]
+    flipped = Network(net.U, rows_scaled(net.V, signs), net.activation)
     return not (flipped.evaluate_exact(X) == net.evaluate_exact(X))
 
 
@@ -96,12 +97,14 @@ def prove(trials: int = 30, seed: int = 0) -> dict:
         failures += [f"trial {trial}: {name}" for name, ok in checks.items() if not ok]
         # a sign flip of a unit with a non-zero output column and non-zero row changes the function;
         # inputs x and -x cannot both leave a non-zero row inactive, so they give an exact witness
-        live = [i for i in range(k) if any(r[i] != 0 for r in net.U.to_fractions()) and any(v != 0 for v in net.V.to_fractions()[i])]
+        U, V = net.U.to_fractions(), net.V.to_fractions()
+        live = [i for i in range(k) if any(r[i] != 0 for r in U) and any(v != 0 for v in V[i])]
         if live:
             i = live[0]
             row = net.V.to_fractions()[i]
             probe = QMatrix.from_fractions(row + [-v for v in row], 2, d)
-            if _flip_witness(net, i, probe) or _flip_witness(net, i, QMatrix.from_fractions(row + [-v for v in row] + X.to_fractions()[0], 3, d)):
+            probe3 = QMatrix.from_fractions(row + [-v for v in row] + X.to_fractions()[0], 3, d)
+            if _flip_witness(net, i, probe) or _flip_witness(net, i, probe3):
                 flips += 1
             else:
                 failures.append(f"trial {trial}: flipping unit {i} was not detected")

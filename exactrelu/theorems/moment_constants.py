@@ -1,4 +1,4 @@
-"""The constants of the moment-tensor initialiser, for the ReLU and the rectified powers t^2, t^3.
+"""The constants of the moment-tensor initializer, for the ReLU and the rectified powers t^2, t^3.
 
 Claim: for z ~ N(0, 1) and c_t(f) = E[f(z) He_t(z)] (He_t probabilists' Hermite polynomials;
 He_2 = z^2 - 1, He_3 = z^3 - 3 z, He_4 = z^4 - 6 z^2 + 3), with r = sqrt(2/pi):
@@ -8,7 +8,7 @@ He_2 = z^2 - 1, He_3 = z^3 - 3 z, He_4 = z^4 - 6 z^2 + 3), with r = sqrt(2/pi):
     t^2 (t>0) 1/2          r      1            r      0
     t^3 (t>0) r            3/2    3 r          3      3 r
 
-For x ~ N(0, I_d) and a unit vector v, rotation invariance gives the tensors the initialiser
+For x ~ N(0, I_d) and a unit vector v, rotation invariance gives the tensors the initializer
 estimates: E[f(v.x)] = c_0, E[f(v.x) x] = c_1 v, E[f(v.x) (x x^T - I)] = c_2 v v^T,
 E[f(v.x) He_3(x)] = c_3 v^(x)3, E[f(v.x) He_4(x)] = c_4 v^(x)4. For a row of norm s,
 f(v.x) = s^c f(u.x) with u = v / s, so the constants scale by s^c.

@@ -11,7 +11,7 @@ listed in :data:`MODULES`. A claim that users rely on belongs in the package: th
 every ``proofs/*.py`` of the checkout to be a package theorem, so that ``exactrelu prove --all``
 runs the same claims installed and from a checkout.
 
-``prove()`` returns a JSON-serialisable record with at least ``"passed"`` (bool); whatever it
+``prove()`` returns a JSON-serializable record with at least ``"passed"`` (bool); whatever it
 checked is in the record. A proof that raises counts as failed.
 
 >>> names = [name for name, _ in discover(proofs_dir=None)]
@@ -43,6 +43,7 @@ MODULES = [
     "exactrelu.theorems.moment_constants",
     "exactrelu.theorems.homogeneity_symmetry",
     "exactrelu.theorems.uniqueness_lemma",
+    "exactrelu.theorems.offset_uniqueness",
     "exactrelu.theorems.augmented_position",
     "exactrelu.theorems.sign_ambiguity",
     "exactrelu.theorems.hardness_gadget",

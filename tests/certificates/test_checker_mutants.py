@@ -50,7 +50,7 @@ def test_a_realizes_certificate_wrong_at_one_end_is_rejected(where):
         _check(cert, inst)
 
 
-# -- symmetry classes: relu(x) + relu(-x) is realisable, so no refutation of it may pass ----------------
+# -- symmetry classes: relu(x) + relu(-x) is realizable, so no refutation of it may pass ----------------
 
 X = [[1], [-1]]
 Y = [[1], [1]]
@@ -432,7 +432,7 @@ def test_an_npy_header_that_is_not_a_literal_is_malformed(tmp_path):
 # -- survivors of the refutation.py run ---------------------------------------------------------------
 
 def test_a_negative_sign_multiplier_cannot_forge_a_case_tree():
-    """relu(x) on x = 1, 2 is realisable (v = 1). With v active on sample 0, the rows v = 1 and -v <= 0 are
+    """relu(x) on x = 1, 2 is realizable (v = 1). With v active on sample 0, the rows v = 1 and -v <= 0 are
     consistent; multiplying the inequality by -1 'refutes' them. The correct checker refuses that row."""
     from exactrelu.certificates.envelope import instance_sha256
     from exactrelu.instances.checker_view import checker_instance
@@ -522,7 +522,7 @@ def test_a_case_refutation_has_a_positive_integer_k_and_a_list_of_cases():
 
 
 def test_unknown_output_weights_need_every_sign_case():
-    """-relu(x) on x = 1, 2 is realisable with u = -1. Three refutations of u = +1 are not the cases
+    """-relu(x) on x = 1, 2 is realizable with u = -1. Three refutations of u = +1 are not the cases
     u in {1, 0, -1}: the checker must insist on exactly those (a mutant that only counted them accepted this)."""
     from exactrelu.certificates.envelope import instance_sha256
     from exactrelu.instances.checker_view import checker_instance

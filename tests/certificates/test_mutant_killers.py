@@ -1,5 +1,5 @@
 """Tests written for mutants of the trusted base that survived benchmarks/mutate_checker.py (issue 26 item 1):
-each pins a behaviour a mutant changed without any other test noticing (benchmarks/README.md lists the rest
+each pins a behavior a mutant changed without any other test noticing (benchmarks/README.md lists the rest
 and why they are harmless)."""
 
 from __future__ import annotations

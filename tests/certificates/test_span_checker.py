@@ -1,5 +1,5 @@
 """The checker's not-realizable by a rank witness and a span refutation (trusted/span.py): valid certificates of the
-solver verify, and every tampering, forgery and transplant onto a realisable instance is rejected. The solver that
+solver verify, and every tampering, forgery and transplant onto a realizable instance is rejected. The solver that
 writes them is tested in tests/decide/test_span_refutation.py."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _rehash(c):
 
 SPAN_TAMPERINGS = {
     "functional zero": lambda c: c["span"].__setitem__("functional", ["0", "0"]),
-    "functional on the realisable row": lambda c: c["span"].__setitem__("functional", ["1", "0"]),
+    "functional on the realizable row": lambda c: c["span"].__setitem__("functional", ["1", "0"]),
     "functional scaled by -1": lambda c: c["span"].__setitem__("functional", [str(-int(x)) for x in c["span"]["functional"]]),
     "one case only": lambda c: c["span"]["cases"].pop(),
     "signs swapped": lambda c: c["span"]["cases"].reverse(),
@@ -103,8 +103,8 @@ def test_rank_certificate_valid_and_tampered():
 
 
 
-def test_a_span_certificate_cannot_refute_a_realisable_instance():
-    """Move the certificate to a realisable instance (same inputs): the checker must reject it."""
+def test_a_span_certificate_cannot_refute_a_realizable_instance():
+    """Move the certificate to a realizable instance (same inputs): the checker must reject it."""
     with pytest.raises(NotRealizable) as exc:
         solve(UNREALISABLE, 2, try_recovery=False)
     good = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])
@@ -120,7 +120,7 @@ REALISABLE = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1],
 
 
 def _forged(functional, tree_plus, tree_minus):
-    """A span certificate for the realisable instance above: every one must be rejected."""
+    """A span certificate for the realizable instance above: every one must be rejected."""
     return {"format": "exactrelu.certificate", "version": 1, "claim": "not-realizable",
             "instance_sha256": instance_sha256(REALISABLE), "activation": {"name": "relu"}, "k": 2,
             "output_weights": "unknown", "rank": {"outputs": [0, 1], "samples": [3, 4]},
@@ -185,7 +185,7 @@ def test_the_rank_witness_has_exactly_its_two_fields(span_cert, rank):
 
 def test_a_negative_sign_multiplier_cannot_forge_a_refutation():
     """With a = a_j, the case s = +1 on 'j active' is refutable only by flipping the inequality -v.x_j <= 0:
-    the forged certificate below is valid but for that one negative multiplier, on a realisable instance."""
+    the forged certificate below is valid but for that one negative multiplier, on a realizable instance."""
     j = 4  # x_j = (2, 1), a_j = (2, 1)
     leaf = {"farkas": [["eq", j, "-1"], ["sign", j, "-1"], ["norm", "-1"]]}
     plus = [{"split": j}, leaf, {"farkas": [["eq", j, "1"], ["norm", "-1"]]}]

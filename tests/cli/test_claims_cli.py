@@ -31,7 +31,7 @@ def run(capsys, *args):
 
 @pytest.fixture
 def grid(tmp_path):
-    """The issue's reproduction: 40 grid samples labelled by 2 units with hidden biases."""
+    """The issue's reproduction: 40 grid samples labeled by 2 units with hidden biases."""
     path = tmp_path / "data.json"
     write_instance(Instance.from_arrays(GRID, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1)] for x, y in GRID]), path)
     return path
@@ -42,8 +42,9 @@ def test_solve_names_the_class_and_diagnoses_biases(capsys, tmp_path, grid):
     code, out, _ = run(capsys, "solve", grid, "-k", 2, "-o", cert)
     assert code == 1
     assert f"NOT REALIZABLE (certified): not-realizable: {NO_LINE}" in out
-    assert "Diagnosis: a 2-unit ReLU network with hidden biases reproduces the labels exactly" in out
-    assert "exactrelu solve --bias" in out
+    assert ("Diagnosis: a 2-unit ReLU network with hidden biases and without output bias reproduces the labels "
+            "exactly") in out
+    assert "exactrelu solve --bias hidden" in out
     assert json.loads(cert.read_text())["model"] == {"biases": False, "output_bias": False}
     code, out, _ = run(capsys, "check", cert, grid)
     assert code == 0 and out.startswith(f"VALID: not-realizable: {NO_LINE}") and "no model field" not in out
@@ -67,7 +68,7 @@ def test_solve_bias_refutation_writes_the_instance_it_is_about(capsys, tmp_path)
     labels = [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1) - _relu(x - 2)] for x, y in GRID]
     write_instance(Instance.from_arrays(GRID, labels), data)
     cert = tmp_path / "no.json"
-    code, out, _ = run(capsys, "solve", data, "-k", 1, "--bias", "-o", cert, "--json")
+    code, out, _ = run(capsys, "solve", data, "-k", 1, "--bias", "hidden", "-o", cert, "--json")
     record = json.loads(out)
     assert code == 1 and record["model"] == {"biases": True, "output_bias": False}
     about = Path(record["instance"])
@@ -77,7 +78,7 @@ def test_solve_bias_refutation_writes_the_instance_it_is_about(capsys, tmp_path)
                          "(40 samples, any output weights)" in out
     code, out, _ = run(capsys, "check", cert, data)  # the original inputs are another instance
     assert code == 1 and "INVALID" in out
-    code, out, _ = run(capsys, "solve", data, "-k", 1, "--bias", "-o", cert)
+    code, out, _ = run(capsys, "solve", data, "-k", 1, "--bias", "hidden", "-o", cert)
     assert "constant 1 column appended, written to" in out and f"exactrelu check {cert} {about}" in out
 
 
@@ -99,7 +100,7 @@ def test_recover_rank_refusal_states_its_class(capsys, tmp_path):
     assert code == 1 and record["model"] == {"biases": True, "output_bias": False}
     assert "no 2-unit ReLU network with hidden biases and without output bias" in record["checked"]
     code, out, _ = run(capsys, "recover", data, "-k", 1, "-o", tmp_path / "c.json")
-    assert code == 1 and "no 1-unit ReLU network with hidden biases and with an output bias" in out
+    assert code == 1 and "no 1-unit ReLU network with hidden biases and with output bias" in out
 
 
 #: what each claim kind's VALID line must state: the class (or the networks) and the extent
@@ -111,12 +112,13 @@ SCOPE = {
                 r"activation degree \d+",
     "lp-feasible": r"lp-feasible: \d+ equations, \d+ inequalities in \d+ variables",
     "lp-infeasible": r"lp-infeasible: \d+ equations, \d+ inequalities in \d+ variables",
-    "not-realizable": r"not-realizable: no \d+-unit ReLU network (with|without) hidden biases and (with an|without) "
+    "not-realizable": r"not-realizable: no \d+-unit ReLU network (with|without) hidden biases and (with|without) "
                       r"output bias reproduces the labels \([\d,]+ samples, (any|the given) output weights\)",
-    "equivalent": r"equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|"
-                  r"widths [\d-]+ and [\d-]+, relu)\) are the same function on all of R\^d",
-    "not-equivalent": r"not-equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|widths "
-                      r"[\d-]+ and [\d-]+)\) differ",
+    "equivalent": r"(epsilon-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|"
+                  r"widths [\d-]+ and [\d-]+, relu)\) are (the same function|within [\d/]+ of each other \(max over "
+                  r"the outputs\)) on (all of R\^d|the box of \d+ intervals)",
+    "not-equivalent": r"not-(epsilon-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, "
+                      r"[a-z0-9 ]+|widths [\d-]+ and [\d-]+)\) differ",
     "transcript": r"transcript: [\d,]+ answers at the queries \([\d,]+ lines?, [\d,]+ axis batch(es)?, [\d,]+ point "
                   r"blocks?; d = \d+, m = \d+\)(; the network \(k = \d+\) gives every one exactly)?(; every ReLU network "
                   r"U relu\(V x \+ b\) \+ c giving them has at least [\d,]+ units?)?",

@@ -22,7 +22,7 @@ temporary folder:
   ``<!-- docs-test: requires MODULE -->`` (an optional extra such as torch) runs the block where MODULE
   is importable and skips it, with that reason, where it is not.
 
-````json```` and unlabelled blocks are formats and listings, not examples, and are not run.
+````json```` and unlabeled blocks are formats and listings, not examples, and are not run.
 """
 
 from __future__ import annotations

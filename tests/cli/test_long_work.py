@@ -1,4 +1,4 @@
-"""Long work says so up front (issue 22, item 6) and every long command honours --time-limit (issue 23,
+"""Long work says so up front (issue 22, item 6) and every long command honors --time-limit (issue 23,
 item 4): the estimate is one stderr line before the work, a size that cannot finish is refused with it
 (exit 2, one line) unless --force, and a limit far below the work ends in exit 1 ("nothing is claimed").
 Wall-clock bounds here are generous (a shared machine); the unlimited runs take minutes to years."""

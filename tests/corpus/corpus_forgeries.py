@@ -61,7 +61,7 @@ def valid_lemmas(inst, U, size: int = 2) -> list[dict]:
 
 
 def forged_drup_certificate(tiny) -> dict:
-    """Issue 26: valid lemmas of a *realisable* instance (U = [[1, 1]]) and DRUP steps made of tautologies, supersets
+    """Issue 26: valid lemmas of a *realizable* instance (U = [[1, 1]]) and DRUP steps made of tautologies, supersets
     of lemma clauses and the unit [7]. Two statement-deletion mutants of the old DRUP replay accepted such a
     certificate; a sound replay refuses it ([7] does not follow), and the checker now refuses DRUP outright."""
     lemmas = valid_lemmas(tiny, [[1, 1]])

@@ -11,7 +11,7 @@ from exactrelu.instances import Instance, planted
 from exactrelu.network import Activation, Network
 
 INSTANCES = ("plain", "biased", "both", "power", "corrupted", "noisy", "unrealisable", "nae", "tiny", "constant_column",
-             "constant_column_free", "identity", "span")
+             "constant_column_free", "identity", "span", "offset", "offset_span")
 GRID = [(x, y) for x in range(-4, 4) for y in range(-2, 3)]  # 40 samples, kinks on grid points
 
 
@@ -52,4 +52,8 @@ def build_instances() -> dict:
     out["identity"] = Instance.from_arrays([[i + 1, 1] for i in range(3)], [[int(i == r) for r in range(3)] for i in range(3)])
     out["span"] = Instance.from_arrays([[1, 0], [0, 1], [1, 1], [-1, 0], [0, -1], [2, 1]],
                                        [[1, 0], [0, 1], [1, 1], [1, 0], [0, 1], [0, 0]])
+    # issue 33: rank(labels) = 2 = k + 1 for k = 1 (no refutation with an output bias), rank([labels | 1]) = 3
+    out["offset"] = Instance.from_arrays([[1], [2], [3]], [[1, 0], [0, 1], [0, 0]])
+    # 3 + relu(x - 1) would fit; 3, 3, 5 at 0, 1, 2 needs a hidden bias: no unit without one, with c, reproduces it
+    out["offset_span"] = Instance.from_arrays([[0], [1], [2]], [[3], [3], [5]])
     return out

@@ -45,6 +45,7 @@ from exactrelu.exact.linalg import nonsingular_minor  # noqa: E402
 from exactrelu.exact.lp import feasible  # noqa: E402
 from exactrelu.instances import write_instance  # noqa: E402
 from exactrelu.network import Activation, Network  # noqa: E402
+from exactrelu.recover.views import with_ones  # noqa: E402
 
 
 class Corpus:
@@ -208,7 +209,8 @@ def _case_claims(c: Corpus, insts: dict) -> None:
     c.invalid("lrat-template-data", tampered(hinted, lambda x: _swap_template_instance(x["cases"][0])), inae,
               "INVALID", "a template instance moved onto other samples")
     c.invalid("lrat-model-output-bias", dict(hinted, model={"biases": False, "output_bias": True}), inae,
-              "does not exclude an output bias", "a hinted refutation stated to exclude an output bias")
+              "not 0 <= negative", "a hinted refutation stated to exclude an output bias: checked with c free, its "
+              "equations leave c")
     c.invalid("drup-retired", old_drup_certificate(hinted, nae), inae, "carries a DRUP proof ('rup')",
               "an honest DRUP certificate (before issue 26): refused, convert with exactrelu check --upgrade")
     c.invalid("drup-forged-issue-26", forged_drup_certificate(tiny), itiny, "carries a DRUP proof ('rup')",
@@ -237,7 +239,7 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
             "a non-zero 3 x 3 minor, k = 2; no model field (old meaning: hidden biases, no output bias)")
     k2 = not_realizable_certificate(ident, 1, *nonsingular_minor(ident.labels, 3))
     assert k2["model"] == {"biases": True, "output_bias": True}, "a (k+2)-minor excludes both"
-    c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with an output bias", "a non-zero 3 x 3 minor, k = 1")
+    c.valid("rank-k+2-output-bias", k2, iid, "with hidden biases and with output bias", "a non-zero 3 x 3 minor, k = 1")
     c.invalid("rank-k+1-output-bias", dict(k1, model={"biases": True, "output_bias": True}), iid, "add one to the rank",
               "a (k+1)-minor stated to exclude an output bias")
     c.invalid("rank-singular", tampered(k1, lambda x: x["rank"]["samples"].__setitem__(2, x["rank"]["samples"][1])), iid,
@@ -250,9 +252,9 @@ def _rank_claims(c: Corpus, insts: dict) -> None:
     except NotRealizable as exc:
         span = exc.certificate
     assert "span" in span, "the solver answered without a span refutation"
-    c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realisable hidden row",
+    c.valid("span", span, isp, "rank(labels) = 2 (a non-zero 2 x 2 minor) and no realizable hidden row",
             "rank k and a span refutation")
-    biased = solve_decision(insts["constant_column_free"], 1, bias=True)
+    biased = solve_decision(insts["constant_column_free"], 1, bias="hidden")
     assert "span" in biased.certificate and biased.instance is not None, "solve --bias answered without a span"
     c.valid("span-bias", biased.certificate, c.instance("grid_with_ones", biased.instance),
             "no 1-unit ReLU network with hidden biases and without output bias reproduces the labels (40 samples",
@@ -272,6 +274,44 @@ _BASE = Network.from_rows(U=[[3, -1, 1]], V=[[1, 2], [0, 1], [-1, 0]], b=[1, 0, 
 _SAME = Network.from_rows(U=[["3/2", -1, "1/2", -1, 1, 1, -1, -1, 1]],
                           V=[[2, 4], [0, 1], [2, 0], [1, 0], [-1, 0], [1, -1], [-1, 1], [1, -1], [-1, 1]],
                           b=[2, 0, 0, 0, 0, 0, 0, 3, -3], c=["7/2"])
+
+
+def _output_bias_claims(c: Corpus, insts: dict) -> None:
+    """Issue 33: refutations that cover an output bias c (the constant column of [labels | 1], c free in the LPs)."""
+    off = insts["offset"]
+    ioff = c.instance("offset", off)
+    wit = not_realizable_certificate(off, 1, *nonsingular_minor(with_ones(off.labels), 3))
+    assert wit["model"] == {"biases": True, "output_bias": True} and off.m in wit["rank"]["outputs"]
+    c.valid("rank-ones-column", wit, ioff, "with hidden biases and with output bias reproduces the labels",
+            "a non-zero 3 x 3 minor of [labels | 1] (its constant column m), k = 1: rank(labels) = 2 alone would not")
+    alone = not_realizable_certificate(off, 2, *nonsingular_minor(with_ones(off.labels), 3))
+    c.invalid("rank-ones-column-alone", alone, ioff, "rank witness has k + 1 or k + 2 rows",
+              "a (k+1) x (k+1) minor with the constant column and no span refutation (it excludes nothing)")
+    span = solve_decision(insts["offset_span"], 1, bias="output").certificate
+    isp = c.instance("offset_span", insts["offset_span"])
+    assert "span" in span and span["model"] == {"biases": False, "output_bias": True}
+    c.valid("span-output-bias", span, isp, "no 1-unit ReLU network without hidden biases and with output bias",
+            "a span refutation on [labels | 1]: the functional vanishes on the constant column")
+    where = span["rank"]["outputs"].index(insts["offset_span"].m)
+    c.invalid("span-output-bias-functional", tampered(span, lambda x: x["span"]["functional"].__setitem__(where, "1")),
+              isp, "must vanish on the constant column", "the functional made non-zero on the constant column")
+    unreal = decide(insts["unrealisable"], k=2, output_bias=True).certificate
+    assert unreal["model"] == {"biases": False, "output_bias": True}
+    iun = c.instance("unrealisable", insts["unrealisable"])
+    c.valid("lrat-output-bias", unreal, iun, "no 2-unit ReLU network without hidden biases and with output bias",
+            "the lazy engine with c free in every exact LP; the checker refutes with c")
+    c.invalid("lrat-output-bias-multiplier", tampered(unreal, lambda x: _first_eq_row(x).__setitem__(3, "1000")), iun,
+              "INVALID", "one multiplier of an equation (which carries c) changed")
+
+
+def _first_eq_row(cert):
+    """The first equation row of a lemma of the first case (hinted refutations)."""
+    for lemma in cert["cases"][0]["lemmas"]:
+        for node in lemma["tree"]:
+            for row in node.get("farkas", []):
+                if row[0] == "eq":
+                    return row
+    raise AssertionError("no equation row")  # pragma: no cover
 
 
 def _equivalence_claims(c: Corpus) -> None:
@@ -335,6 +375,33 @@ def _deep_network_claims(c: Corpus) -> None:
             "the output bias off by 1/6 at every sample: squared error 12/36")
 
 
+def _box_claims(c: Corpus) -> None:
+    """Deep equivalence on a box and within epsilon: the box's rows in the case tree, bounds leaves within epsilon."""
+    a = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, -1]], None), ([[1]], None)])  # relu(relu(x1) - relu(x2))
+    b = Network.from_layers([([[1, -1]], None), ([[1]], None)])                              # relu(x1 - x2)
+    near = Network.from_layers([([[1, -1], [1, 0]], None), ([[1, "1/4"]], None)])          # ... + relu(x1) / 4
+    box = {"lower": ["0", "0"], "upper": ["1", "1"]}
+    same = functionally_equal(a, b, **box).certificate
+    c.valid("deep-equivalent-box", same, None, "VALID: equivalent", "equal on [0, 1]^2 (not on R^2): the box's rows fix "
+            "the first layer's phases")
+    c.invalid("deep-equivalent-box-widened", tampered(same, lambda x: x["domain"]["lower"].__setitem__(1, "-1")), None,
+              "does not prove neuron", "the box widened below 0, where the networks differ: a fix no longer holds")
+    c.invalid("deep-equivalent-box-rows-on-Rd", tampered(same, lambda x: x.__setitem__("domain", {"kind": "R^d"})),
+              None, "needs a box domain", "the box's tree stated for all of R^2")
+    eps = functionally_equal(a, near, epsilon="1/4", **box).certificate
+    c.valid("deep-epsilon-equivalent-box", eps, None, "VALID: epsilon-equivalent", "|f - g| = x1 / 4 <= 1/4 on the box")
+    c.invalid("deep-epsilon-equivalent-smaller", tampered(eps, lambda x: x["property"].__setitem__("epsilon", "1/5")),
+              None, "does not prove output 0", "epsilon lowered to 1/5 < max |f - g| = 1/4")
+    far = functionally_equal(a, near, epsilon="1/5", **box).certificate
+    c.valid("deep-not-epsilon-equivalent-box", far, None, "VALID: not-epsilon-equivalent",
+            "a point of the box where |f - g| > 1/5")
+    c.invalid("deep-not-epsilon-equivalent-within", tampered(far, lambda x: x["property"].__setitem__("epsilon", "1/4")),
+              None, "differ by at most", "epsilon raised to the difference at the witness")
+    apart = functionally_equal(a, near, **box).certificate
+    c.invalid("deep-not-equivalent-outside-box", tampered(apart, lambda x: x["domain"].__setitem__(
+        "upper", ["0", "1"])), None, "not in the box", "the box shrunk so that the witness lies outside it")
+
+
 def _deep_equivalence_claims(c: Corpus) -> None:
     """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
     base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
@@ -369,8 +436,8 @@ def _deep_equivalence_claims(c: Corpus) -> None:
     c.invalid("deep-equivalent-leaf-dropped", tampered(tree, lambda x: x["tree"].pop()), None, "incomplete",
               "the last leaf of the case tree dropped")
     c.invalid("deep-equivalent-box-domain", tampered(tree, lambda x: x.__setitem__(
-        "domain", {"kind": "box", "lower": ["0", "0"], "upper": ["1", "1"]})), None, "knows the domain",
-              "a box domain, which this checker does not know yet")
+        "domain", {"kind": "box", "lower": ["0", "1"], "upper": ["1", "0"]})), None, "the box is empty",
+              "an empty box (a lower bound above its upper bound)")
     sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
     from bench_deep_equiv import gadgets
 
@@ -505,8 +572,10 @@ def build(root: Path) -> Corpus:
     _lp_claims(c)
     _case_claims(c, insts)
     _rank_claims(c, insts)
+    _output_bias_claims(c, insts)
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
+    _box_claims(c)
     _deep_network_claims(c)
     _transcript_claims(c)
     _unreadable(c, insts)

@@ -115,7 +115,7 @@ def test_generic_decisions_agree_with_brute_force_and_are_certified(k, data):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_generic_gaussian_instances_decide_both_ways_and_tampering_is_caught(seed):
-    """Planted Gaussian instances (float64 inputs, exact) are realisable; a bumped label is not (k = 1, 2)."""
+    """Planted Gaussian instances (float64 inputs, exact) are realizable; a bumped label is not (k = 1, 2)."""
     for k in (1, 2):
         inst = planted(d=2, k=k, m=1, n=7, seed=seed)
         yes = decide(inst, k=k)
@@ -124,7 +124,7 @@ def test_generic_gaussian_instances_decide_both_ways_and_tampering_is_caught(see
         Y[0][0] += Fraction(1, 3)
         bad = Instance.from_arrays(inst.inputs.to_fractions(), Y)
         no = decide(bad, k=k)
-        if no.realizable:  # a bump can stay realisable; then its certificate is checked like any other
+        if no.realizable:  # a bump can stay realizable; then its certificate is checked like any other
             continue
         assert verify(no.certificate, bad).startswith("not-realizable")
         with pytest.raises(CertificateInvalid):  # the same certificate does not prove the planted labels

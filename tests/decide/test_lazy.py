@@ -153,11 +153,11 @@ def test_limits():
 
 
 def test_symmetry_is_not_a_free_lunch():
-    """The sorted-units clause alone must not refute a realisable instance: x -> relu(x) + relu(-x) = |x|."""
+    """The sorted-units clause alone must not refute a realizable instance: x -> relu(x) + relu(-x) = |x|."""
     inst = Instance.from_arrays([[1], [-1]], [[1], [1]])
     res = decide(inst, U=[[1, 1]])
     assert res.status == "realizable"
-    # the only realisations have unit 0 active on sample 0 or unit 1: symmetric; the clause keeps one
+    # the only realizations have unit 0 active on sample 0 or unit 1: symmetric; the clause keeps one
     with pytest.raises(checker.CheckFailed):
         check_hinted(_symmetry_clauses({"sample": 0, "classes": [[0, 1]]}, [[1, 1]], 2, 2), [[0, 1]], 4)
 

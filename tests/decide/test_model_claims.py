@@ -31,7 +31,7 @@ def _relu(t):
 
 @pytest.fixture(scope="module")
 def biased_grid():
-    """Issue 23: 40 grid samples labelled by 2 units *with* hidden biases."""
+    """Issue 23: 40 grid samples labeled by 2 units *with* hidden biases."""
     return Instance.from_arrays(GRID, [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1)] for x, y in GRID])
 
 
@@ -49,8 +49,9 @@ def test_solve_without_bias_says_without_hidden_biases_and_diagnoses(biased_grid
     line = _states(res.certificate, biased_grid, NO_BIASES, 2, 40)
     assert res.summary == line
     assert res.evidence["reason"].startswith("no 2-unit ReLU network without hidden biases and without output bias")
-    assert res.evidence["diagnosis"].startswith("a 2-unit ReLU network with hidden biases reproduces the labels "
-                                                "exactly (certified: realizes: 40 samples")
+    assert res.evidence["diagnosis"].startswith("a 2-unit ReLU network with hidden biases and without output bias "
+                                                "reproduces the labels exactly (certified: realizes: 40 samples")
+    assert "exactrelu solve --bias hidden" in res.evidence["diagnosis"]
 
 
 def test_solve_with_bias_certifies_the_issue_reproduction(biased_grid):
@@ -65,7 +66,7 @@ def test_solve_with_bias_certifies_the_issue_reproduction(biased_grid):
 def test_a_biased_refutation_is_about_the_inputs_with_a_constant_column():
     labels = [[_relu(x + y - 1) + 2 * _relu(-x + 2 * y + 1) - _relu(x - 2)] for x, y in GRID]
     inst = Instance.from_arrays(GRID, labels)
-    res = solve_decision(inst, 1, bias=True)
+    res = solve_decision(inst, 1, bias="hidden")
     assert res.status == "not-realizable" and res.model == HIDDEN_BIASES
     aug = res.instance
     assert aug.d == 3 and all(row[:2] == list(p) and row[2] == 1 for row, p in zip(aug.inputs.to_fractions(), GRID))
@@ -78,12 +79,12 @@ def test_a_biased_refutation_is_about_the_inputs_with_a_constant_column():
 
 def test_a_rank_witness_under_bias_is_about_the_instance_given():
     inst = Instance.from_arrays([[1, 0], [0, 1], [1, 1]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
-    res = solve_decision(inst, 2, bias=True)
+    res = solve_decision(inst, 2, bias="hidden")
     assert res.instance is None and res.evidence["route"] == "rank"
     _states(res.certificate, inst, HIDDEN_BIASES, 2, 3)
     res1 = solve_decision(inst, 1)  # a (k + 2) x (k + 2) minor: an output bias is excluded too
     _states(res1.certificate, inst, BOTH_BIASES, 1, 3)
-    assert res1.evidence["reason"].startswith("no 1-unit ReLU network with hidden biases and with an output bias")
+    assert res1.evidence["reason"].startswith("no 1-unit ReLU network with hidden biases and with output bias")
 
 
 def test_the_decision_engines_state_their_class():

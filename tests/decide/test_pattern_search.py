@@ -67,7 +67,7 @@ def test_unsatisfiable_3cnf_agrees_with_pysat():
     inst, _ = reduction_for(f).apply(f)
     res = decide(inst, U=[[1, 1]])
     assert res.status == "not-realizable" and verify(res.certificate, inst).startswith("not-realizable")
-    # dropping a clause makes it satisfiable, and realisable
+    # dropping a clause makes it satisfiable, and realizable
     g = CNF(3, f.clauses[:7])
     inst, data = reduction_for(g).apply(g)
     res = decide(inst, U=[[1, 1]])
@@ -114,7 +114,7 @@ def test_sign_cases_and_errors():
 
 @given(st.integers(0, 10**6), st.integers(0, 3), st.booleans())
 def test_planted_instances_are_realizable_and_any_answer_is_certified(seed, bump, unknown):
-    """Completeness on realisable data; on perturbed labels, whatever the answer, it is certified."""
+    """Completeness on realizable data; on perturbed labels, whatever the answer, it is certified."""
     inst = planted(d=2, k=2, m=1, n=4, seed=seed, inputs="integer")
     U = None if unknown else inst.planted.U.to_strings()
     res = decide(inst, U=U)

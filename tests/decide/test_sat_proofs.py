@@ -33,17 +33,17 @@ def test_cnf_to_nae_truth_tables():
     assert r["proved"] and [c["fresh"] for c in r["cases"]] == [0, 0, 0, 1, 2]
 
 
-def test_realisations_detects_a_wrong_lemma():
+def test_realizations_detects_a_wrong_lemma():
     # labels 2 on x = 1 and x = -1 with U = [1, 1]: the solutions are (2, -2), (-2, 2), not the gadget's
     inst = Instance.from_arrays([[1], [-1]], [[2], [2]])
-    assert lemmas.realisations(inst, [[1, 1]])["solutions"] == [["2", "-2"], ["-2", "2"]]
+    assert lemmas.realizations(inst, [[1, 1]])["solutions"] == [["2", "-2"], ["-2", "2"]]
     # a case with a continuum of solutions is not accepted as a finite set
     flat = Instance.from_arrays([[1]], [[1]])
     with pytest.raises(AssertionError, match="more than one solution"):
-        lemmas.realisations(flat, [[1, 1]])
+        lemmas.realizations(flat, [[1, 1]])
 
 
-def test_realisations_rejects_a_tampered_tree(monkeypatch):
+def test_realizations_rejects_a_tampered_tree(monkeypatch):
     from exactrelu.decide.search import tree
     real = tree.enumerate_leaves
 

@@ -14,7 +14,7 @@ from exactrelu.certificates.envelope import verify
 from exactrelu.errors import AssumptionViolated, CertificateInvalid, NotRealizable
 from exactrelu.exact.matrix import QMatrix
 from exactrelu.instances import Instance, planted
-from exactrelu.decide.enumeration.span_refutation import Realisable, span_refutation
+from exactrelu.decide.enumeration.span_refutation import Realizable, span_refutation
 from exactrelu.certificates.claims.span import not_realizable_certificate
 from exactrelu.exact.linalg import nonsingular_minor
 from exactrelu.decide import solve
@@ -32,11 +32,11 @@ def span_cert():
     return cert
 
 
-def test_a_wrong_functional_finds_a_realisable_row_instead_of_a_proof():
+def test_a_wrong_functional_finds_a_realizable_row_instead_of_a_proof():
     outputs, _ = nonsingular_minor(UNREALISABLE.labels, 2)
     found = span_refutation(UNREALISABLE, outputs, [1, 0])
-    assert isinstance(found, Realisable)
-    # the row it found is realisable: relu(v . x_j) == c . a_j on every sample
+    assert isinstance(found, Realizable)
+    # the row it found is realizable: relu(v . x_j) == c . a_j on every sample
     Y = UNREALISABLE.labels.to_fractions()
     for x, y in zip(UNREALISABLE.inputs.to_fractions(), Y):
         t = sum(a * b for a, b in zip(found.v, x))

@@ -1,4 +1,4 @@
-"""The worst-case solver: non-Gaussian inputs, unrealisable labels, evidence, CLI."""
+"""The worst-case solver: non-Gaussian inputs, unrealizable labels, evidence, CLI."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def test_non_gaussian_inputs(kind):
 @settings(max_examples=12)
 @given(st.integers(0, 2**32))
 def test_random_labels_never_get_a_false_network(seed):
-    """Labels of rank k with no structure: mostly unrealisable; whatever is returned must verify."""
+    """Labels of rank k with no structure: mostly unrealizable; whatever is returned must verify."""
     rng = np.random.default_rng(seed)
     n, d, k = 9, 2, 2
     X = rng.integers(-3, 4, (n, d)).tolist()
@@ -102,7 +102,7 @@ def test_random_labels_never_get_a_false_network(seed):
 
 @settings(max_examples=8)
 @given(st.integers(0, 2**32))
-def test_realisable_integer_instances_are_always_solved(seed):
+def test_realizable_integer_instances_are_always_solved(seed):
     """rank(labels) = k for a planted network: the solver must find a (verified) network."""
     rng = np.random.default_rng(seed)
     inst = planted(d=3, k=2, m=2, n=25, seed=rng, inputs="integer")
@@ -113,7 +113,7 @@ def test_realisable_integer_instances_are_always_solved(seed):
 
 
 def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
-    # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realisable
+    # units relu(t) and relu(t - 1): relu(t) = ramp + relu(t - 1) is not extreme; the ramp is not realizable
     inst = Instance.from_arrays(LINE, [[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]])
     res = solve_decision(inst, 2, try_recovery=False)
     kinds = [(p.kind, p.outcome) for p in res.evidence["patterns"]]
@@ -123,7 +123,7 @@ def test_face_search_finds_a_unit_that_is_not_an_extreme_ray():
             checker.check(c, None)
 
 
-def test_unrealisable_labels_give_checkable_evidence():
+def test_unrealizable_labels_give_checkable_evidence():
     inst = Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]])
     res = solve_decision(inst, 2)
     assert res.status == "not-realizable" and res.network is None
@@ -180,7 +180,7 @@ def test_zero_labels_and_invalid_arguments():
         solve_decision(inst, 1)
 
 
-@pytest.mark.parametrize("labels, k", [([[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]], 2),  # realisable
+@pytest.mark.parametrize("labels, k", [([[0, 0], [0, 0], [0, 0], [1, 0], [2, 1], [3, 2]], 2),  # realizable
                                        ([[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]], 2),  # span refutation
                                        ([[1], [0], [1], [0], [1], [0]], 2),  # one output: the lazy engine
                                        ([[1, 0], [0, 1], [1, 1], [2, 0], [0, 0], [1, 2]], 1)])  # rank > k
@@ -229,7 +229,7 @@ def test_cli_patterns_and_solve(tmp_path, capsys):
     assert "VALID: realizes" in capsys.readouterr().out
 
 
-def test_cli_unrealisable_writes_evidence(tmp_path, capsys):
+def test_cli_unrealizable_writes_evidence(tmp_path, capsys):
     path = write_instance(Instance.from_arrays(LINE, [[0, 1], [0, 0], [0, 0], [1, 0], [2, 0], [3, 1]]), tmp_path / "u.json")
     ev = tmp_path / "ev.json"
     assert main(["solve", str(path), "-k", "2", "--evidence", str(ev)]) == 1

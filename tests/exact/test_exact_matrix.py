@@ -185,7 +185,7 @@ def _by_entry(a):
 
 
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=8), elements=finite))
-def test_float_strings_vectorised_is_as_integer_ratio(a):
+def test_float_strings_vectorized_is_as_integer_ratio(a):
     assert float_strings(a) == _by_entry(a)
 
 

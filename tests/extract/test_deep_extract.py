@@ -115,7 +115,8 @@ def test_the_fresh_queries_refuse_a_network_that_differs():
     rng = np.random.default_rng(7)
     net = Network.from_layers([(rng.integers(-3, 4, (4, 5)), rng.integers(-2, 3, 4)),
                                (rng.integers(-3, 4, (4, 4)), rng.integers(-2, 3, 4)),
-                               (rng.integers(-3, 4, (4, 4)), rng.integers(-2, 3, 4)), (rng.integers(-3, 4, (1, 4)), [1])])
+                               (rng.integers(-3, 4, (4, 4)), rng.integers(-2, 3, 4)),
+                               (rng.integers(-3, 4, (1, 4)), [1])])
     with pytest.raises(AssumptionViolated, match="differs from the oracle at a fresh query after 0 more lines"):
         two_hidden_layers(NetworkOracle(net), np.random.default_rng(7), chords=0, rounds=0)
 

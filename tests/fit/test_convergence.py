@@ -110,7 +110,7 @@ def test_hermite_reports_when_every_attempt_fails(monkeypatch):
     _failing(monkeypatch, 6)
     with pytest.warns(FitNotConverged, match="the hermite fit is no better than the best constant predictor.*"
                                              "another --seed"):
-        res = fit(X, 4, labels=Y, method="hermite", bias=True, random_state=8, certificate=False)
+        res = fit(X, 4, labels=Y, method="hermite", bias="hidden", random_state=8, certificate=False)
     assert len(res.info["attempts"]) == 6 and min(res.info["attempts"]) > res.info["affine_baseline"]
     assert res.stages[-1].relative == pytest.approx(min(res.info["attempts"]))  # the best attempt is kept
 

@@ -42,11 +42,11 @@ def test_projection_signs_choose_the_planted_sign(d, k, seed, flips):
 
 def independent_squared_error(net, inst) -> Fraction:
     """sum (prediction - label)^2 with Python Fractions, from the weights' rationals (no FLINT)."""
-    U, V, b = net.U.to_fractions(), net.V.to_fractions(), net.b_fractions()
+    U, V, b, c = net.U.to_fractions(), net.V.to_fractions(), net.b_fractions(), net.c_fractions()
     total = Fraction(0)
     for x, y in zip(inst.inputs.to_fractions(), inst.labels.to_fractions()):
         h = [max(sum(vi * xi for vi, xi in zip(row, x)) + bi, 0) for row, bi in zip(V, b)]
-        total += sum((sum(u * hi for u, hi in zip(urow, h)) - yr) ** 2 for urow, yr in zip(U, y))
+        total += sum((sum(u * hi for u, hi in zip(urow, h)) + cr - yr) ** 2 for urow, cr, yr in zip(U, c, y))
     return total
 
 
@@ -134,7 +134,7 @@ def test_auto_falls_back_to_gradient_when_the_tensor_cannot_apply():
     assert fit(wide, 3, check=False).method == "gradient"  # k > d: auto chooses the gradient baseline
 
 
-def test_exactly_realisable_labels_are_recognised():
+def test_exactly_realizable_labels_are_recognized():
     inst = planted(d=5, k=2, m=3, n=400, seed=3)
     res = fit(inst, 2)
     assert res.realizable and res.squared_error == 0 and res.network.equivalent(inst.planted)
@@ -221,7 +221,7 @@ def test_fit_command(capsys, tmp_path, noisy):
     assert main(["check", str(c), str(path)]) == 0
     exact = write_instance(planted(d=4, k=2, m=2, n=200, seed=0), tmp_path / "e.json")
     assert main(["fit", str(exact), "-k", "2", "-o", str(w), "--no-check"]) == 0
-    assert "exactly realisable" in capsys.readouterr().out
+    assert "exactly realizable" in capsys.readouterr().out
     with pytest.raises(SystemExit) as exc:  # a usage error: the argparse type refuses it
         main(["fit", str(path), "-k", "0", "-o", str(w)])
     assert exc.value.code == 2
@@ -254,7 +254,7 @@ def test_certify_weights_on_float_rounded_labels_gives_a_residual_certificate(ca
     assert res.how == "residual of the given weights" and res.checked is None
     # weights with hidden biases (a fit with --bias): certified as given, or their residual; no recovery from them
     biased = planted(d=3, k=2, m=2, n=200, seed=1, bias=1.0, noise="gaussian:0.05")
-    fitted = fit(biased, 2, bias=True, method="gradient", certificate=False)
+    fitted = fit(biased, 2, bias="hidden", method="gradient", certificate=False)
     res = certify_weights(biased, fitted.network.U, fitted.network.V, b=fitted.network.b, residual_fallback=True)
     assert res.certificate["claim"] == "residual" and "b" in res.certificate
     assert Fraction(res.certificate["squared_error"]) == fitted.squared_error

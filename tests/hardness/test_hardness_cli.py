@@ -68,7 +68,7 @@ def test_errors_and_exit_codes(files, capsys):
     assert main(["hardness", "lift", str(t / "f.cnf"), str(t / "nope.txt"), "-o", str(t / "x.json")]) == 2
     assert main(["hardness", "decode", str(t / "f.cnf"), str(t / "a.txt")]) == 2  # not JSON
     (t / "w.json").write_text(json.dumps({"U": [["1", "1"]], "V": [["1"] * 5, ["-1"] * 5]}))
-    assert main(["hardness", "decode", str(t / "f.cnf"), str(t / "w.json")]) == 1  # does not realise
+    assert main(["hardness", "decode", str(t / "f.cnf"), str(t / "w.json")]) == 1  # does not realize
     assert "NotRealizable" in capsys.readouterr().err
     (t / "l.json").write_text("[1]")
     assert main(["hardness", "decode", str(t / "f.cnf"), str(t / "l.json")]) == 2

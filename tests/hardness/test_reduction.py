@@ -58,7 +58,7 @@ def test_nae_to_relu_lift_and_invert(f, data):
         net = red.lift(tau, d)
         assert verify(realizes_certificate(inst, net), inst).startswith("realizes")
         assert red.invert(net, d) == tau
-        # any other exact realisation: positive rescaling of each unit, units swapped
+        # any other exact realization: positive rescaling of each unit, units swapped
         c1, c2 = (data.draw(st.fractions(min_value=Fraction(1, 9), max_value=9)) for _ in range(2))
         U, V = net.U.to_fractions()[0], net.V.to_fractions()
         other = Network.from_rows([[U[1] / c2, U[0] / c1]], [[c2 * x for x in V[1]], [c1 * x for x in V[0]]])
@@ -78,7 +78,7 @@ def test_invert_rejects_wrong_weights():
     f = NAEFormula(3, [(1, 2, 3)])
     red = NaeToRelu()
     inst, d = red.apply(f)
-    with pytest.raises(NotRealizable, match="do not realise"):
+    with pytest.raises(NotRealizable, match="do not realize"):
         red.invert(Network.from_rows([[1, 1]], [[1, 1, 1], [-1, -1, -1]]), d)
     with pytest.raises(InvalidInput, match="k = 2"):
         red.invert(Network.from_rows([[1]], [[1, 1, 1]]), d)

@@ -130,10 +130,10 @@ def test_a_large_npz_streams_by_default_and_with_bias(tmp_path, monkeypatch):
 
     monkeypatch.setattr(streaming, "recover_streaming", stop)
     (tmp_path / "big.npz").write_bytes(b"PK")  # never read: the mapping above stands for it
-    for extra in ([], ["--bias"], ["--stream", "--bias"]):
+    for extra in ([], ["--bias"], ["--stream", "--bias"], ["--bias", "hidden"]):
         with pytest.raises(ReachedTheWork):
             main(["recover", str(tmp_path / "big.npz"), "-k", "5", *extra])
-    assert [c["bias"] for c in calls] == [False, True, True]
+    assert [c["bias"] for c in calls] == [False, "both", "both", "hidden"]  # --bias alone: PyTorch's default model
     assert core  # the command module that decides to stream
 
 

@@ -46,7 +46,7 @@ def reference_outputs(path, X):
 X = [[1.0, 2.0, -1.0], [0.5, -0.25, 2.0], [-1.0, 0.0, 0.0]]
 
 
-def test_gemm_alpha_beta_and_untransposed_weights_are_honoured(tmp_path):
+def test_gemm_alpha_beta_and_untransposed_weights_are_honored(tmp_path):
     nodes = [helper.make_node("Gemm", ["x", "A1", "B1"], ["h"], alpha=0.5, beta=2.0),  # transB = 0: A1 is d x k
              helper.make_node("Relu", ["h"], ["r"]), helper.make_node("Gemm", ["r", "W2", "C"], ["y"], transB=1)]
     path = save(tmp_path, nodes, {"A1": W1.T, "B1": B1, "W2": W2, "C": np.array([0.125])})

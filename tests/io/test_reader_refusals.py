@@ -137,6 +137,6 @@ def test_atomic_output_refuses_a_directory(tmp_path):
 def test_entries_is_no_limit_any_more():
     with pytest.raises(InvalidInput, match="'entries' is no longer a limit: honest sizes are limited by the memory"):
         limits.set_limit("entries", 10**8)
-    with pytest.raises(InvalidInput, match="unknown limit 'colour'"):
-        limits.limit("colour")
+    with pytest.raises(InvalidInput, match="unknown limit 'color'"):
+        limits.limit("color")
     assert pickle and struct  # the modules the cases above build files with

@@ -11,7 +11,7 @@ from exactrelu.instances import planted
 from exactrelu.network import RELU, Activation
 from exactrelu.propose import PROPOSERS, WeightsFile, make_proposer
 from exactrelu.propose.floats import (angular_errors, as_generator, check_data, hermite_constants, label_basis,
-                                       normalised_rows, screen_unit)
+                                       normalize_rows, screen_unit)
 from exactrelu.propose.auto import AutoProposer
 from exactrelu.propose.gradient import GradientProposer, propose_gradient
 from exactrelu.propose.tensor import TensorProposer, jennrich, propose_tensor
@@ -47,7 +47,7 @@ def test_screen_passes_true_units_and_polishes_them(d, k, seed):
     inst, X, Y, V = data(d, k, k, 60 * d, seed=seed)
     Q = label_basis(Y, k)
     for v in V:
-        s = screen_unit(Q, normalised_rows(X), v, k, X=X)
+        s = screen_unit(Q, normalize_rows(X), v, k, X=X)
         assert s.ok, s.reason
         assert float(angular_errors(s.v[None], v[None])[0]) < 1e-6
         assert np.allclose(s.activations, np.maximum(X @ v, 0) / np.maximum(X @ v, 0).max(), atol=1e-8)
@@ -55,7 +55,7 @@ def test_screen_passes_true_units_and_polishes_them(d, k, seed):
 
 def test_screen_refuses_wrong_units():
     _, X, Y, V = data(6, 3, 3, 400)
-    Q, Xn = label_basis(Y, 3), normalised_rows(X)
+    Q, Xn = label_basis(Y, 3), normalize_rows(X)
     s = screen_unit(Q, Xn, -V[0], 3, X=X)  # may find another unit vanishing there, never -V[0]
     assert not s.ok or (angular_errors(s.v[None], -V[:1])[0] > 0.1 and min(angular_errors(s.v[None], V[i:i + 1])[0]
                                                                           for i in range(3)) < 1e-6)
@@ -71,7 +71,7 @@ def test_screen_refuses_non_rectified_kernel_vector():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 4))
     y = np.abs(X[:, 0])  # non-negative but not max(v . x, 0) for any v
-    s = screen_unit(y[:, None] / np.linalg.norm(y), normalised_rows(X), X[0], 1, X=X)
+    s = screen_unit(y[:, None] / np.linalg.norm(y), normalize_rows(X), X[0], 1, X=X)
     assert not s.ok and "rectified linear" in s.reason
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactrelu.propose.floats import Screen, label_basis, normalised_rows, screen_unit, screen_units
+from exactrelu.propose.floats import Screen, label_basis, normalize_rows, screen_unit, screen_units
 from exactrelu.propose.gradient import FixedUnits, loss_and_gradient
 
 
@@ -91,7 +91,7 @@ def test_batched_screen_agrees_with_the_previous_screen(d, k, seed, degree, scal
     """True units, their negatives, perturbed and random rows, zero rows, duplicated and zero samples,
     extreme magnitudes: the batched screen gives the verdict (and kernel vector, re-fitted row) of the old one."""
     X, Y, V, rng = _instance(d, k, 60 * d, seed, degree, scale, dup, zeros)
-    Q, Xn = label_basis(Y, k), normalised_rows(X)
+    Q, Xn = label_basis(Y, k), normalize_rows(X)
     rows = np.vstack([V, -V, V + 0.01 * rng.standard_normal(V.shape), rng.standard_normal((3, d)), np.zeros((1, d))])
     batch = screen_units(Q, Xn, rows, k, X=X, degree=degree)
     for v, new in zip(rows, batch):
@@ -104,7 +104,7 @@ def test_batched_screen_agrees_with_the_previous_screen(d, k, seed, degree, scal
 
 def test_batched_screen_on_degenerate_spans_and_inputs():
     X, Y, V, _ = _instance(5, 3, 300, 0)
-    Xn = normalised_rows(X)
+    Xn = normalize_rows(X)
     low = label_basis(Y[:, :1] @ np.ones((1, 3)), 3)  # rank 1 < k
     assert [s.ok for s in screen_units(low, Xn, V, 3, X=X)] == [False] * 3
     Qr = label_basis(np.random.default_rng(1).standard_normal((300, 3)), 3)  # labels of no network
@@ -112,7 +112,7 @@ def test_batched_screen_on_degenerate_spans_and_inputs():
         assert not s.ok and not reference_screen(Qr, Xn, v, 3, X=X).ok
     Xg = np.repeat(X[:40], 8, axis=0)  # few distinct samples: rank-deficient subsets, the SVD fallback decides
     Yg = np.maximum(Xg @ V.T, 0) @ np.eye(3)
-    Qg, Xgn = label_basis(Yg, 3), normalised_rows(Xg)
+    Qg, Xgn = label_basis(Yg, 3), normalize_rows(Xg)
     for v, s in zip(V, screen_units(Qg, Xgn, V, 3, X=Xg)):
         _assert_same(s, reference_screen(Qg, Xgn, v, 3, X=Xg))
     assert screen_units(Qg, Xgn, np.zeros((0, 5)), 3, X=Xg) == []
@@ -124,7 +124,7 @@ def test_normal_equations_fall_back_to_the_svd_when_the_columns_are_dependent():
     X[:, 3] = X[:, 0] + X[:, 1]  # every subset is rank deficient: Cholesky fails or its fit is refused
     v = np.array([1.0, -1.0, 0.5, 0.0])
     y = np.maximum(X @ v, 0)
-    Q, Xn = label_basis(y[:, None], 1), normalised_rows(X)
+    Q, Xn = label_basis(y[:, None], 1), normalize_rows(X)
     new, old = screen_units(Q, Xn, v[None], 1, X=X)[0], reference_screen(Q, Xn, v, 1, X=X)
     _assert_same(new, old)
     assert new.ok and np.allclose(np.maximum(X @ new.v, 0) * (y.max() / np.maximum(X @ new.v, 0).max()), y)
@@ -164,7 +164,7 @@ def test_cached_loss_and_gradient_equal_the_plain_step(d, kf, kv, m, seed, degre
     ref = reference_loss(theta.ravel(), X, Y, s, fixed, degree, 1e-12)
     A = np.maximum(X @ np.vstack([fixed, theta]).T, 0) ** degree
     natural = 2 * s * np.sum(Y * Y) * np.linalg.norm(X) / max(np.linalg.norm(A), 1e-300)  # the gradient's scale
-    tol = 1e-2 if dup_unit and kf else 1e-6  # a singular Gram matrix regularised by 1e-12 amplifies rounding 1e12 x
+    tol = 1e-2 if dup_unit and kf else 1e-6  # a singular Gram matrix regularized by 1e-12 amplifies rounding 1e12 x
     for cache in (None, FixedUnits(X, Y, fixed, degree)):
         loss, g = loss_and_gradient(theta.ravel(), X, Y, s, fixed, degree, 1e-12, cache)
         assert loss == pytest.approx(ref[0], rel=tol, abs=1e-9)

@@ -1,5 +1,7 @@
+"""Failed recoveries name the wider model class that reproduces exact labels (exactrelu.recover.diagnosis), and only
+what they certified: never "noise" for exact labels."""
+
 import json
-"""Failed recoveries name the structure of biased data (exactrelu.recover.diagnosis), and only what they established."""
 
 from fractions import Fraction
 
@@ -27,11 +29,24 @@ def test_hidden_biases_are_found_exactly():
             assert str(b / abs(next(x for x in v if x))) in text or str(b) in text
 
 
-def test_constant_offsets_are_found_by_an_exact_rank_test():
+def test_constant_offsets_are_certified_as_an_output_bias():
     inst = offset(planted(d=4, k=2, m=3, n=200, seed=2))
-    assert constant_in_label_span(inst) == (True, 3)
-    assert "rank(labels) = 3 = k + 1" in explain_failure(inst, 2)
-    assert "constant offset" in explain_failure(inst, 3) and "k + 1" not in explain_failure(inst, 3)
+    assert constant_in_label_span(inst) == (True, 3)  # the exact rank test: an offset joins the labels' span
+    text = explain_failure(inst, 2)
+    assert text.startswith("The labels are reproduced exactly by 2 units without hidden biases and with output bias")
+    assert "c = [1, 1, 1]" in text and "--bias output" in text and "realizes: 200 samples" in text
+    assert explain_failure(inst, 2, bias="output") is None or "lies in the class asked" in explain_failure(
+        inst, 2, bias="output")
+    assert explain_failure(inst, 2, bias=True) is None  # nothing wider than both biases
+
+
+def test_pytorch_default_labels_are_not_blamed_on_noise():
+    """Issue 33 item 3: exact labels of U relu(V x + b) + c, asked without the output bias."""
+    inst = offset(planted(d=4, k=2, m=3, n=300, seed=1, bias=1), c=Fraction(3, 4))
+    text = explain_failure(inst, 2, bias="hidden")
+    assert text.startswith("The labels are reproduced exactly by 2 units with hidden biases and with output bias")
+    assert "the class asked, with hidden biases and without output bias, cannot represent it" in text
+    assert "(bias=True, --bias)" in text
 
 
 def test_nothing_is_claimed_for_unbiased_noise():
@@ -55,17 +70,21 @@ def test_cli_recover_appends_the_diagnosis(tmp_path, capsys):
     biased = write_instance(planted(d=4, k=3, m=3, n=400, seed=1, bias=1), tmp_path / "b.json")
     assert main(["recover", str(biased), "-k", "3"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "Diagnosis: The labels are reproduced exactly by 3 units with hidden biases" in err
+    assert err.count("\n") == 1 and ("Diagnosis (certified: the labels are exact): The labels are reproduced exactly "
+                                     "by 3 units with hidden biases") in err
     shifted = write_instance(offset(planted(d=4, k=2, m=3, n=200, seed=2)), tmp_path / "o.json")
     assert main(["recover", str(shifted), "-k", "2", "--json"]) == 1  # rank 3 > k: a certified "no" ...
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] is False and rec["claim"] == "not-realizable" and rec["certified"] is True
-    assert rec["diagnosis"].startswith("The constant vector lies in the labels' column space")  # ... and why
+    assert rec["diagnosis"].startswith("The labels are reproduced exactly by 2 units without hidden biases and with "
+                                       "output bias")  # ... and the class that does reproduce them, certified
     assert main(["check", rec["certificate"], str(shifted)]) == 0
     capsys.readouterr()
     assert main(["recover", str(shifted), "-k", "2"]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("NOT REALIZABLE (certified)") and "Diagnosis: The constant vector lies in" in out
+    assert out.startswith("NOT REALIZABLE (certified)") and "--bias output" in out
+    assert main(["recover", str(shifted), "-k", "2", "--bias", "output"]) == 0  # asked for: certified
+    capsys.readouterr()
     plain = write_instance(planted(d=4, k=2, m=2, n=100, seed=0), tmp_path / "p.json")
     assert main(["recover", str(plain), "-k", "3"]) == 1  # rank 2 < k = 3: no structure to report
     assert "Diagnosis" not in capsys.readouterr().err
@@ -78,7 +97,7 @@ def test_explained_keeps_the_error_class():
     for exc in (NotRealizable("no units", evidence={"a": 1}), AssumptionViolated("nullity", evidence={"b": 2})):
         out = explained(exc, inst, 3, None, 0)
         assert type(out) is type(exc) and out.evidence == exc.evidence
-        assert str(out).startswith(str(exc) + ". Diagnosis: ")
+        assert str(out).startswith(str(exc) + ". Diagnosis (certified: the labels are exact): ")
     plain = planted(d=4, k=2, m=2, n=100, seed=0)
     exc = NotRealizable("nothing.")
     assert explained(exc, plain, 3, None, 0) is exc

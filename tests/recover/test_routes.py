@@ -93,7 +93,7 @@ def test_unit_never_active_is_named_not_certified():
         recover(inst, k=3, bias=True)
 
 
-# -- pattern-linearised (m = 1, any rank) ---------------------------------------------------------
+# -- pattern-linearized (m = 1, any rank) ---------------------------------------------------------
 
 @settings(deadline=None, max_examples=4)
 @given(k=st.integers(1, 3), bias=st.sampled_from([None, 1.0]), seed=st.integers(0, 10**6))
@@ -320,7 +320,7 @@ def test_docs_recovery_examples_run(capsys):
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "recovery.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if not b.startswith(">>>")]  # doctests: test_docs
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     for block in blocks:
         exec(compile(block, "docs/recovery.md", "exec"), {})
     out = capsys.readouterr().out
@@ -369,3 +369,24 @@ def test_ransac_tries_in_log_space_never_divide_by_zero(w, v, k):
     a, b = tries_needed(lo, k), tries_needed(hi, k)
     assert a >= b >= 1
     assert tries_needed(1e-300, k) == float("inf") and tries_needed(1.0, k) == 1
+
+
+def test_a_weights_file_given_as_init_is_read_once_at_the_door(tmp_path, monkeypatch):
+    """init=PATH is read by recover() before any route runs (a bad file costs no work), and only once."""
+    from exactrelu.io import weights as weights_io
+    from exactrelu.errors import InvalidInput
+    from exactrelu.instances import planted
+    from exactrelu.recover import front_door, recover
+
+    inst = planted(d=4, k=2, m=3, n=60, seed=3)
+    path = weights_io.write_weights(inst.planted, tmp_path / "w.json")
+    reads = []
+    real = weights_io.read_weights
+    monkeypatch.setattr(weights_io, "read_weights", lambda *a, **kw: reads.append(a) or real(*a, **kw))
+    res = recover(inst, k=2, init=str(path))
+    assert res.network.equivalent(inst.planted) and len(reads) == 1
+    monkeypatch.setattr(front_door, "_route", lambda *a: pytest.fail("a route ran before the file was read"))
+    with pytest.raises(InvalidInput, match="missing.json"):
+        recover(inst, k=2, init=str(tmp_path / "missing.json"))
+    with pytest.raises(InvalidInput, match="the weights have 2 hidden units, but k = 3"):
+        recover(inst, k=3, init=str(path))

@@ -188,3 +188,21 @@ def test_a_nan_outside_the_subset_is_refused(tmp_path):
     with pytest.raises(checker.UnreadableInput, match="non-finite"):
         checker.check(realizes_certificate(Instance.from_arrays(*_arrays(300, seed=2)), planted_network()),
                       checker.load_instance(str(tmp_path / "n.npz"), parse=False))
+
+
+def test_recover_streaming_reads_an_init_file_once_before_the_instance(small, tmp_path, monkeypatch):
+    """init=PATH is read at recover_streaming's door: once for every round, and a bad file before the .npz is mapped."""
+    from exactrelu.io import weights as weights_io
+    from exactrelu.recover import streaming
+
+    inst, path, _ = small
+    wpath = str(weights_io.write_weights(inst.planted, tmp_path / "w.json"))
+    reads, real = [], weights_io.read_weights
+    monkeypatch.setattr(weights_io, "read_weights", lambda *a, **kw: reads.append(a) or real(*a, **kw))
+    res = recover_streaming(path, k=2, subset=150, block=97, init=wpath, check=False)
+    assert res.network.equivalent(inst.planted) and len(reads) == 1 and res.proposer == "weights file"
+    monkeypatch.setattr(streaming, "map_npz_instance", lambda p: pytest.fail("the instance was mapped first"))
+    with pytest.raises(InvalidInput, match="the weights have 2 hidden units, but k = 3"):
+        recover_streaming(path, k=3, init=wpath)
+    with pytest.raises(InvalidInput, match="must be a positive integer, got 0"):
+        recover_streaming(path, k=0, init=wpath)

@@ -76,20 +76,46 @@ def test_public_names_load_on_first_use():
         exactrelu.nothing  # noqa: B018
 
 
-def test_old_module_paths_still_import_with_a_warning():
+def _moved_modules():
+    from exactrelu._moved import MOVED
+
+    return sorted(MOVED.items())
+
+
+@pytest.mark.parametrize(("old", "new"), _moved_modules())
+def test_old_module_paths_still_import_with_a_warning(old, new):
+    """One test per old path (exactrelu._moved.MOVED): it imports, warns naming its new home, and is that module."""
     import importlib
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+        mod = importlib.import_module(old)
+    assert mod is importlib.import_module(new)
+
+
+def test_every_module_decide_and_exact_had_before_the_cut_still_imports():
+    """The modules of decide/ and exact/ before issue 35's cut: each moved one has an old path in MOVED (tested
+    above), each kept one is where it was."""
+    import importlib.util
 
     from exactrelu._moved import MOVED
 
-    for old, new in MOVED.items():
-        sys.modules.pop(old, None)
-        with pytest.warns(DeprecationWarning, match=f"moved to {new}"):
-            mod = importlib.import_module(old)
-        assert mod is importlib.import_module(new)
+    moved = ["worstcase", "worstcase_parallel", "patterns", "pattern_lps", "span_refutation", "bias", "refusal",
+             "pattern_search", "lazy", "tree", "rows", "elimination", "clusters", "lemma_store", "lemma_cache",
+             "float_screen", "hint", "sat", "sat.core", "sat.proof", "sat.trim", "sat.upgrade"]
+    codecs = ["limbs", "text", "float64", "float_text", "int_text", "dyadic_product"]
+    kept = ["exactrelu.decide.decision"] + [f"exactrelu.exact.{m}" for m in
+                                            ("matrix", "rationals", "linalg", "lp", "lp_highs", "lp_simplex",
+                                             "lp_system")]
+    for name in [f"exactrelu.decide.{m}" for m in moved] + [f"exactrelu.exact.{m}" for m in codecs]:
+        assert name in MOVED, name
+    for name in kept:
+        assert name not in MOVED and importlib.util.find_spec(name) is not None, name
 
 
 #: the modules that keep old names of moved or renamed definitions (exactrelu._moved.moved_names)
-MODULES_WITH_OLD_NAMES = ["exactrelu.certificates.envelope"]
+MODULES_WITH_OLD_NAMES = ["exactrelu.certificates.envelope", "exactrelu.decide.enumeration.span_refutation",
+                          "exactrelu.hardness.lemmas", "exactrelu.fit._model", "exactrelu.propose.floats"]
 
 
 @pytest.mark.parametrize("module", MODULES_WITH_OLD_NAMES)
@@ -102,7 +128,8 @@ def test_old_names_still_import_with_a_warning(module):
     assert MOVED_NAMES[module]
     for old, place in MOVED_NAMES[module].items():
         where, _, new = place.partition(":")
-        with pytest.warns(DeprecationWarning, match=f"{module}.{old} moved to {where}.{new or old}"):
+        change = f"is renamed {new}" if where == module else f"moved to {where}.{new or old}"
+        with pytest.warns(DeprecationWarning, match=f"{module}.{old} {change};"):
             value = getattr(mod, old)
         assert value is getattr(importlib.import_module(where), new or old)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):

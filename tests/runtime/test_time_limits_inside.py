@@ -64,7 +64,7 @@ def test_solve_on_biased_data_stops_inside_the_enumeration():
     assert time.monotonic() - t0 < 30
 
 
-def test_gradient_steps_are_checked_inside_the_optimiser():
+def test_gradient_steps_are_checked_inside_the_optimizer():
     """A progress callback that raises stops L-BFGS at its next step, not after the restart."""
     X, Y = _planted_floats(4000)
     calls = []

@@ -128,11 +128,13 @@ def test_no_module_writes_its_own_integer_check():
     assert not found, found
 
 
-def test_one_check_of_k_and_one_row_normalisation():
+def test_one_check_of_k_and_one_row_normalization():
     from exactrelu.propose import floats
     from exactrelu.recover import views
 
     assert views.check_k is check_k and floats.check_k is check_k  # the old import paths, kept for one release
-    assert floats.normalised_rows is normalize_rows and floats.normalize_rows is normalize_rows
+    with pytest.warns(DeprecationWarning, match="normalised_rows moved to exactrelu.validation.normalize_rows"):
+        assert floats.normalised_rows is normalize_rows
+    assert floats.normalize_rows is normalize_rows
     text = "\n".join(p.read_text() for p in PACKAGE.rglob("*.py") if p.name != "validation.py")
     assert "def check_k" not in text and "def normalize_rows" not in text and "def normalised_rows" not in text

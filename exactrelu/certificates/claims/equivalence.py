@@ -33,7 +33,8 @@ from .. import checker
 from ..envelope import envelope, provenance
 
 __all__ = ["equivalent_certificate", "not_equivalent_certificate", "verify_equivalence", "deep_equivalent_certificate",
-           "deep_not_equivalent_certificate", "DOMAIN", "PROPERTY"]
+           "deep_not_equivalent_certificate", "DOMAIN", "PROPERTY",
+           "domain_json", "property_json"]
 
 #: the domain and the property of the deep claims written here
 DOMAIN, PROPERTY = {"kind": "R^d"}, {"kind": "equal"}
@@ -54,9 +55,30 @@ def not_equivalent_certificate(net1: Network, net2: Network, witness, values, **
             "provenance": provenance(**prov)}
 
 
+def domain_json(box=None) -> dict:
+    """The certificate's ``"domain"``: all of R^d (``box`` None) or the box ``(lower, upper)``.
+
+    >>> domain_json(([0, 1], ["1/2", 2]))
+    {'kind': 'box', 'lower': ['0', '1'], 'upper': ['1/2', '2']}
+    """
+    if box is None:
+        return dict(DOMAIN)
+    return {"kind": "box", "lower": [format_rational(v) for v in box[0]], "upper": [format_rational(v) for v in box[1]]}
+
+
+def property_json(epsilon=None) -> dict:
+    """The certificate's ``"property"``: equal (``epsilon`` None) or max over the outputs of |f - g| <= epsilon.
+
+    >>> property_json("1/20")
+    {'kind': 'epsilon', 'epsilon': '1/20', 'norm': 'max'}
+    """
+    return dict(PROPERTY) if epsilon is None else {"kind": "epsilon", "epsilon": format_rational(epsilon), "norm": "max"}
+
+
 def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lemmas: list | None = None,
-                                **prov) -> dict:
-    """``equivalent`` on R^d for networks of any depth, proved by ``tree`` and ``lemmas`` (not verified here).
+                                box=None, epsilon=None, **prov) -> dict:
+    """``equivalent`` on R^d (or the box; within epsilon) for networks of any depth, proved by ``tree`` and
+    ``lemmas`` (not verified here).
 
     >>> net = Network.from_layers([([[1]], None), ([[1]], None), ([[2]], None)])
     >>> cert = deep_equivalent_certificate(net, net, [{"equal": [{}]}])
@@ -64,16 +86,18 @@ def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lem
     'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neurons; case tree of 1 leaves checked)'
     """
     cert = envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
-                    domain=dict(DOMAIN), property=dict(PROPERTY))
+                    domain=domain_json(box), property=property_json(epsilon))
     if lemmas:
         cert["lemmas"] = lemmas
     return {**cert, "tree": tree, "provenance": provenance(**prov)}
 
 
-def deep_not_equivalent_certificate(net1: Network, net2: Network, witness, values, **prov) -> dict:
-    """``not-equivalent`` on R^d for networks of any depth: at ``witness`` they output ``values[0]``, ``values[1]``."""
+def deep_not_equivalent_certificate(net1: Network, net2: Network, witness, values, *, box=None, epsilon=None,
+                                    **prov) -> dict:
+    """``not-equivalent`` on R^d (or the box; by more than epsilon) for networks of any depth: at ``witness`` they
+    output ``values[0]``, ``values[1]``."""
     return {**envelope("not-equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
-                       domain=dict(DOMAIN), property=dict(PROPERTY), witness=[format_rational(x) for x in witness],
+                       domain=domain_json(box), property=property_json(epsilon), witness=[format_rational(x) for x in witness],
                        values=[[format_rational(x) for x in v] for v in values]),
             "provenance": provenance(**prov)}
 

@@ -61,7 +61,8 @@ def except_extent(excepted: int, total: int, max_except=None) -> str:
 
     >>> from fractions import Fraction
     >>> except_extent(37, 1200), except_extent(3, 24, Fraction(1, 4)), except_extent(1, 10**6)
-    ('37 of 1,200 entries excepted (3.1%)', '3 of 24 entries excepted (12.5%, at most 1/4 allowed)', '1 of 1,000,000 entries excepted (0.0001%)')
+    ('37 of 1,200 entries excepted (3.1%)', '3 of 24 entries excepted (12.5%, at most 1/4 allowed)',
+     '1 of 1,000,000 entries excepted (0.0001%)')
     """
     pct = 100 * excepted / total if total else 0.0
     shown = f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"

@@ -28,7 +28,8 @@ from .model import model_class
 __all__ = ["cases_certificate"]
 
 
-def cases_certificate(instance: Instance, k: int, given: bool, cases: list[dict], **prov) -> dict:
+def cases_certificate(instance: Instance, k: int, given: bool, cases: list[dict], *, output_bias: bool = False,
+                      **prov) -> dict:
     """``not-realizable`` for k ReLU units: ``cases`` refute every output-weight case.
 
     ``given``: the one case's U is the given output weights; otherwise the cases are the sign vectors of
@@ -36,9 +37,11 @@ def cases_certificate(instance: Instance, k: int, given: bool, cases: list[dict]
     class it excludes (``"model"``), the widest the refutation supports
     (:func:`~exactrelu.certificates.claims.model.model_class`): networks without hidden biases and without
     output bias, and with hidden biases when the inputs have a constant non-zero column (``solve --bias``
-    appends one).
+    appends one). With ``output_bias`` the cases were refuted with c a free variable of every equation, and the
+    class includes an output bias.
     """
+    model = {**model_class(instance.inputs), "output_bias": bool(output_bias)}
     cert = envelope("not-realizable", instance_sha256=instance_sha256(instance), activation=RELU.to_json(), k=k,
-                    output_weights="given" if given else "unknown", cases=cases, model=model_class(instance.inputs))
+                    output_weights="given" if given else "unknown", cases=cases, model=model)
     cert["provenance"] = provenance(**prov)
     return cert

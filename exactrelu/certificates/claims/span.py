@@ -33,13 +33,20 @@ def not_realizable_certificate(instance: Instance, k: int, outputs: list[int], s
     witness the span refutation ``(functional, [tree for s = 1, tree for s = -1])`` (ReLU only; a
     (k+1) x (k+1) witness refutes any ``activation``, hidden biases included).
 
-    The stated class (``"model"``) is the widest the proof supports: a (k+1) x (k+1) witness excludes hidden
-    biases, a (k+2) x (k+2) one an output bias too; a span refutation excludes networks without hidden biases,
-    and with them on inputs with a constant non-zero column (as ``solve --bias`` makes them).
+    The output index m (``instance.m``) names the constant column 1 of ``[labels | 1]`` (the labels of a network
+    with an output bias have rank([labels | 1]) <= k + 1). The stated class (``"model"``) is the widest the proof
+    supports: a (k+1) x (k+1) witness of the labels excludes hidden biases, a (k+2) x (k+2) one (of the labels or
+    with the constant column) an output bias too; a span refutation excludes networks without hidden biases, and
+    with them on inputs with a constant non-zero column (as ``solve --bias`` makes them), and an output bias when
+    its columns include the constant one.
     """
-    t = len(outputs)
-    model = (dict(HIDDEN_BIASES) if t == k + 1 else dict(BOTH_BIASES) if t == k + 2
-             else model_class(instance.inputs))
+    t, ones = len(outputs), instance.m in outputs
+    if t == k + 2:
+        model = dict(BOTH_BIASES)
+    elif t == k + 1 and not ones:
+        model = dict(HIDDEN_BIASES)
+    else:
+        model = {**model_class(instance.inputs), "output_bias": ones}
     cert = envelope("not-realizable", instance_sha256=instance_sha256(instance), activation=activation.to_json(), k=k,
                     output_weights="unknown", rank={"outputs": list(outputs), "samples": list(samples)}, model=model)
     if span is not None:

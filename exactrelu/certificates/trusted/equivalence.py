@@ -35,7 +35,7 @@ from fractions import Fraction
 from operator import mul
 
 from .common import (CheckFailed, activation_degree, canonical, cap_bits, check_power, lcm_within, limit, only_fields,
-                     parse_rational)
+                     parse_rational, read_vector)
 from .deep import evaluate, read_network, reduced_difference
 from .phases import check_phase_tree
 
@@ -197,17 +197,37 @@ def _describe(a, b) -> str:
 
 
 def _deep_pair(cert: dict, extra: set):
-    """Two networks of any depth with the same activation, d and m, on the domain R^d, the property equal."""
+    """Two networks of any depth with the same activation, d and m; the domain (None for R^d, else the box
+    ``(lower, upper)``) and the property's slack (None for equal, else epsilon)."""
     only_fields(cert, {"format", "version", "claim", "networks", "domain", "property", "provenance"} | extra)
     nets = cert.get("networks")
     if not isinstance(nets, list) or len(nets) != 2:
         raise CheckFailed("networks must be a list of two networks")
     a, b = read_network(nets[0], 1), read_network(nets[1], 2)
-    if a[0] != b[0] or len(a[1][0][0][0]) != len(b[1][0][0][0]) or len(a[1][-1][0]) != len(b[1][-1][0]):
+    d = len(a[1][0][0][0])
+    if a[0] != b[0] or d != len(b[1][0][0][0]) or len(a[1][-1][0]) != len(b[1][-1][0]):
         raise CheckFailed("the two networks differ in activation, input dimension d or output dimension m")
-    if cert.get("domain") != {"kind": "R^d"} or cert.get("property") != {"kind": "equal"}:
-        raise CheckFailed('this checker knows the domain {"kind": "R^d"} with the property {"kind": "equal"}')
-    return a, b
+    dom, prop, box, eps = cert.get("domain"), cert.get("property"), None, None
+    if isinstance(dom, dict) and dom.get("kind") == "box" and set(dom) == {"kind", "lower", "upper"}:
+        box = read_vector(dom["lower"], d, "the box's lower"), read_vector(dom["upper"], d, "the box's upper")
+        if any(lo > hi for lo, hi in zip(*box)):
+            raise CheckFailed("the box is empty (a lower bound above its upper bound)")
+    elif dom != {"kind": "R^d"}:
+        raise CheckFailed('the domain is {"kind": "R^d"} or {"kind": "box", "lower": [...], "upper": [...]}')
+    if isinstance(prop, dict) and set(prop) == {"kind", "epsilon", "norm"} and prop["kind"] == "epsilon" \
+            and prop["norm"] == "max":
+        eps = parse_rational(prop["epsilon"])
+        if eps < 0:
+            raise CheckFailed("epsilon must be >= 0")
+    elif prop != {"kind": "equal"}:
+        raise CheckFailed('the property is {"kind": "equal"} or {"kind": "epsilon", "epsilon": q, "norm": "max"}')
+    return a, b, box, eps
+
+
+def _where(box, eps) -> str:
+    """The claim in words: equal or within epsilon, on R^d or the box."""
+    what = "the same function" if eps is None else f"within {canonical(eps)} of each other (max over the outputs)"
+    return f"{what} on " + ("all of R^d" if box is None else f"the box of {len(box[0])} intervals")
 
 
 def _widths(net) -> str:
@@ -215,15 +235,16 @@ def _widths(net) -> str:
 
 
 def _check_deep_equivalent(cert: dict) -> str:
-    a, b = _deep_pair(cert, {"tree", "lemmas"})
+    a, b, box, eps = _deep_pair(cert, {"tree", "lemmas"})
     if a[0] != 1:
         raise CheckFailed("an equivalent claim with a case tree is about ReLU networks")
     red = reduced_difference(a, b)
-    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []))
+    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []), box, eps or Fraction(0))
     proof = (f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves" if cert.get("lemmas") else
              f"case tree of {leaves} leaves")
-    return (f"equivalent: the two networks (widths {_widths(a)} and {_widths(b)}, relu) are the same function on all "
-            f"of R^d (reduced difference: {len(red.forms)} neurons; {proof} checked)")
+    return (f"{'equivalent' if eps is None else 'epsilon-equivalent'}: the two networks (widths {_widths(a)} and "
+            f"{_widths(b)}, relu) are {_where(box, eps)} (reduced difference: {len(red.forms)} neurons; {proof} "
+            "checked)")
 
 
 def check_equivalent(cert: dict, instance=None) -> str:
@@ -242,22 +263,28 @@ def check_equivalent(cert: dict, instance=None) -> str:
 
 
 def check_not_equivalent(cert: dict, instance=None) -> str:
-    """Verify ``not-equivalent``: both networks evaluated at the witness give the stated, different values."""
+    """Verify ``not-equivalent``: both networks evaluated at the witness give the stated values, which differ (by more
+    than epsilon in some output, with that property); with a box, the witness lies in it."""
     deep = "domain" in cert
-    a, b = (_deep_pair if deep else _pair)(cert, {"witness", "values"})
+    a, b, box, eps = (_deep_pair if deep else lambda *z: (*_pair(*z), None, None))(cert, {"witness", "values"})
     d, m = (len(a[1][0][0][0]), len(a[1][-1][0])) if deep else (a[4], a[5])
     x = _fractions(_rows([cert.get("witness")], 1, d, "witness")[0])
     values = [_fractions(r) for r in _rows(cert.get("values"), 2, m, "values")]
+    if box is not None and not all(lo <= t <= hi for lo, t, hi in zip(box[0], x, box[1])):
+        raise CheckFailed("the witness is not in the box")
     for which, net, stated in ((1, a, values[0]), (2, b, values[1])):
         got = evaluate(net, x) if deep else _evaluate(net, x)
         for r, (v, s) in enumerate(zip(got, stated)):
             if v != s:
                 raise CheckFailed(f"network {which} at the witness is {canonical(v)}, not the stated {canonical(s)}"
                                   + (f" (output {r})" if len(got) > 1 else ""))
-    if values[0] == values[1]:
-        raise CheckFailed("the two values at the witness are equal")
+    if values[0] == values[1] or eps is not None and max(abs(p - q) for p, q in zip(*values)) <= eps:
+        raise CheckFailed("the two values at the witness are equal" if eps is None else
+                          f"the two values at the witness differ by at most {canonical(eps)} in every output")
     shape = f"(widths {_widths(a)} and {_widths(b)})" if deep else _describe(a, b)
-    return f"not-equivalent: the two networks {shape} differ at the witness (both evaluated exactly)"
+    return (f"not-equivalent: the two networks {shape} differ at the witness (both evaluated exactly)" if eps is None
+            else f"not-epsilon-equivalent: the two networks {shape} differ by more than {canonical(eps)} at the "
+                 "witness (both evaluated exactly)") + ("" if box is None else ", which lies in the box")
 
 
 #: the readers the ``transcript`` claim shares (trusted modules import each other's public names only)

@@ -77,5 +77,5 @@ def verdict(model: dict, k: int, degree: int, n: int, weights: str, note: str) -
     """
     net = "ReLU network" if degree == 1 else f"network with activation t^{degree}"
     b = "with hidden biases" if model["biases"] else "without hidden biases"
-    c = "with an output bias" if model["output_bias"] else "without output bias"
+    c = "with output bias" if model["output_bias"] else "without output bias"
     return f"no {k}-unit {net} {b} and {c} reproduces the labels ({n:,} samples, {weights}){note}"

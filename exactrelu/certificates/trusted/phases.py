@@ -8,7 +8,12 @@ the rows' polyhedron Q shows A(x) = B(x) for every x of its path. The rows, each
 
 ``["phase", u]`` (decided u) ``-z_u <= 0`` if active, ``z_u <= 0`` if inactive;
 ``["post", u]`` (decided u) ``y_u - z_u = 0`` if active, ``y_u = 0`` if inactive;
-``["relu", u]`` ``z_u - y_u <= 0``; ``["pos", u]`` ``-y_u <= 0`` (any u).
+``["relu", u]`` ``z_u - y_u <= 0``; ``["pos", u]`` ``-y_u <= 0`` (any u);
+``["lower", t]`` ``l_t - x_t <= 0`` and ``["upper", t]`` ``x_t - u_t <= 0`` (input t, on a box domain only).
+
+On a box domain every x lies in the box, so its point (x, y) satisfies the box rows too: a leaf then shows its
+property for every x of its path *in the box*. With the property epsilon (``red.slack`` = E >= 0), a ``bounds``
+leaf proves ``O_r - E <= 0`` and ``-O_r - E <= 0`` instead (lemmas stay exact: their slack is 0).
 
 A *combination* ``{"phase": [[u, m], ...], "post": [...], ...}`` sums m times each row (m >= 0 for an
 inequality) into ``a . v + k``; on Q it is <= 0, and = 0 with equations only. So a target ``t . v + tau`` with
@@ -32,16 +37,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .common import CheckFailed, cap_bits, lcm_within, limit, over, parse_rational
+from .common import CheckFailed, canonical, cap_bits, lcm_within, limit, over, parse_rational
 from .tree import walk_tree
 
-_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False}
+_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False, "lower": True, "upper": True}
 _EQUATIONS = {"post", "lemma"}
 
 
 def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
     if kind == "lemma":
         return red.proved[u]
+    if kind in ("lower", "upper"):  # the box's rows: l_t - x_t <= 0, x_t - u_t <= 0
+        return ({u: Fraction(-1)}, red.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -red.box[1][u])
     f, k = red.forms[u]
     y = red.d + u
     if kind == "relu":
@@ -59,12 +66,17 @@ def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dic
     """``(a, k)``: the sum of the rows of ``cert`` with their multipliers (module docstring)."""
     if not isinstance(cert, dict) or set(cert) - (_EQUATIONS if equations_only else set(_INEQUALITY)):
         raise CheckFailed("a combination is an object of rows " + ("('post', 'lemma' only)" if equations_only else
-                                                                   "('phase', 'post', 'relu', 'pos', 'lemma')"))
+                                                                   "('phase', 'post', 'relu', 'pos', 'lemma', "
+                                                                   "'lower', 'upper')"))
     rows, dens = [], []
     for kind, entries in cert.items():
         if not isinstance(entries, list):
             raise CheckFailed(f"the {kind} rows of a combination must be a list of [neuron, multiplier]")
         top = len(red.proved) if kind == "lemma" else len(red.forms)
+        if kind in ("lower", "upper"):
+            if red.box is None:
+                raise CheckFailed(f"a {kind} row needs a box domain")
+            top = red.d
         for e in entries:
             if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top):
                 raise CheckFailed(f"a {kind} row must be [index, multiplier] with 0 <= index < {top}")
@@ -116,8 +128,9 @@ def _leaf(red, node, dec) -> None:
             continue
         if not isinstance(entry, list) or len(entry) != 2:
             raise CheckFailed("a bounds leaf has [upper, lower] for each output")
-        _bound(red, entry[0], dec, out, f"output {r}'s difference <= 0")
-        _bound(red, entry[1], dec, _neg(out), f"output {r}'s difference >= 0")
+        E = red.slack
+        _bound(red, entry[0], dec, (out[0], out[1] - E), f"output {r}'s difference <= {canonical(E)}")
+        _bound(red, entry[1], dec, (_neg(out)[0], -out[1] - E), f"output {r}'s difference >= -{canonical(E)}")
 
 
 def _neuron(red, u, dec) -> int:
@@ -148,23 +161,23 @@ def _form(red, obj) -> tuple[dict, Fraction]:
     return {v: a for v, a in f.items() if a}, parse_rational(obj["constant"])
 
 
-def _walk(red, tree, targets) -> int:
-    red.targets = targets
+def _walk(red, tree, targets, slack) -> int:
+    red.targets, red.slack = targets, slack
     return walk_tree(tree, {}, lambda u, dec: _neuron(red, u, dec), lambda node, dec: _leaf(red, node, dec),
                      fix=lambda node, dec: _fix(red, node, dec))
 
 
-def check_phase_tree(red, tree, lemmas=()) -> int:
-    """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons; the number of leaves, or
-    CheckFailed."""
+def check_phase_tree(red, tree, lemmas=(), box=None, slack=Fraction(0)) -> int:
+    """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons on the box (``(lower, upper)``,
+    or None for R^d) with the main tree's bounds leaves within ``slack``; the number of leaves, or CheckFailed."""
     if not isinstance(lemmas, list):
         raise CheckFailed("lemmas must be a list of {'forms': [...], 'tree': [...]}")
-    red.proved, leaves = [], 0
+    red.proved, red.box, leaves = [], box, 0
     for lemma in lemmas:
         if not isinstance(lemma, dict) or set(lemma) != {"forms", "tree"} or not isinstance(lemma["forms"], list) \
                 or not lemma["forms"]:
             raise CheckFailed("a lemma is {'forms': [one or more forms], 'tree': [...]}")
         forms = [_form(red, f) for f in lemma["forms"]]
-        leaves += _walk(red, lemma["tree"], forms)
+        leaves += _walk(red, lemma["tree"], forms, Fraction(0))
         red.proved += forms
-    return leaves + _walk(red, tree, red.outputs)
+    return leaves + _walk(red, tree, red.outputs, slack)

@@ -1,6 +1,8 @@
 """The claim ``not-realizable``: case trees and lemmas with Farkas leaves, or a hinted (LRAT) refutation.
 
-Standard library only (docs/certificates.md, "not-realizable").
+Standard library only (docs/certificates.md, "not-realizable"). A certificate whose ``model`` states an output bias
+is checked with c free: every equation of output r reads ``... + c_r == labels[j][r]`` and every half row carries
+``-c_r`` (``eq+``) or ``+c_r`` (``eq-``), so each Farkas combination must cancel c_r as well as V.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ def support(U) -> list:
     return [[(i, u) for i, u in enumerate(row) if u != 0] for row in U]
 
 
-def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
+def _refute_leaf(leaf, dec, X, Y, U, k, supp=None, offset=False):
     """A Farkas combination of the leaf's rows must read 0 <= negative (or 0 == non-zero).
 
     ``X`` holds each sample as its non-zero entries ``[(t, x_t), ...]``; ``supp`` is :func:`support` of U
-    (computed here when not given).
+    (computed here when not given); ``offset``: the output bias c_r is a variable (key ``("c", r)``).
     """
     supp = support(U) if supp is None else supp
     rows = leaf.get("farkas") if isinstance(leaf, dict) and set(leaf) == {"farkas"} else None
@@ -50,6 +52,8 @@ def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
         elif kind != "eq":  # one sign of units alone: the others' part has the opposite sign (relu >= 0)
             _half_row(acc, kind, j, x, y, dec, X, U, k)
             rhs += (-y if kind == "eq+" else y) * Y[j][x]
+            if offset:  # -positive part - c <= -label ; negative part + c <= label
+                acc[("c", x)] = acc.get(("c", x), 0) + (-y if kind == "eq+" else y)
         else:  # sum over active units i of U[x][i] v_i . x_j == labels[j][x]
             if any((j, i) not in dec for i, _ in supp[x]):
                 raise CheckFailed(f"equation {row!r} used before all its units are decided")
@@ -57,6 +61,8 @@ def _refute_leaf(leaf, dec, X, Y, U, k, supp=None):
                 if dec[(j, i)]:
                     for t, v in X[j]:
                         acc[(i, t)] = acc.get((i, t), 0) + y * u * v
+            if offset:
+                acc[("c", x)] = acc.get(("c", x), 0) + y
             rhs += y * Y[j][x]
     if any(a != 0 for a in acc.values()) or rhs >= 0:
         raise CheckFailed("a leaf's Farkas combination is not 0 <= negative")
@@ -86,7 +92,6 @@ FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "o
 NO_BIASES = {"biases": False, "output_bias": False}
 WHY_NO_BIASES = ("a case refutation is about networks without hidden biases, and no input column is one non-zero "
                  "constant that would absorb them")
-WHY_NO_OUTPUT_BIAS = "a case refutation does not exclude an output bias"
 
 #: the refusal of a case that carries a DRUP proof (issue 26: the trusted base checks hinted proofs only)
 DRUP_RETIRED = ("case {number} carries a DRUP proof ('rup'), which this checker no longer replays (it checks hinted "
@@ -126,11 +131,11 @@ def read_claim(cert: dict, instance: dict):
 def check_not_realizable(cert: dict, instance: dict) -> str:
     """Verify the claim ``not-realizable`` (ReLU): every case is refuted, by a case tree or by hinted steps."""
     X, Y, d, k, mode, cases, Us = read_claim(cert, instance)
-    model, note = excluded_class(cert, old=NO_BIASES, output_bias=WHY_NO_OUTPUT_BIAS,
+    model, note = excluded_class(cert, old=NO_BIASES, output_bias=None,  # an output bias: checked with c free
                                  biases=None if constant_column(X) else WHY_NO_BIASES)  # refused before any work
     leaves = hinted = 0
     for number, (case, U) in enumerate(zip(cases, Us)):
-        n_leaves, n_hinted = _check_case(case, number, U, X, Y, k, d)
+        n_leaves, n_hinted = _check_case(case, number, U, X, Y, k, d, model["output_bias"])
         leaves, hinted = leaves + n_leaves, hinted + n_hinted
     weights = "any output weights" if mode == "unknown" else "the given output weights"
     steps = f", {hinted:,} hinted steps checked" if hinted else ""
@@ -138,7 +143,7 @@ def check_not_realizable(cert: dict, instance: dict) -> str:
             f"({mode}), {leaves:,} leaves refuted{steps}")
 
 
-def _check_case(case, number, U, X, Y, k, d) -> tuple[int, int]:
+def _check_case(case, number, U, X, Y, k, d, offset=False) -> tuple[int, int]:
     """Refute one output-weight case: (leaves refuted, hinted steps checked)."""
     keys = set(case) if isinstance(case, dict) else set()
     if "rup" in keys:
@@ -148,28 +153,28 @@ def _check_case(case, number, U, X, Y, k, d) -> tuple[int, int]:
         raise CheckFailed("a case is {'U', 'tree', optional 'lemmas'} or {'U', 'lemmas', 'lrat', "
                           "optional 'templates', 'symmetry'}")
     if "tree" in case:
-        proved, leaves = _proved_lemmas(case.get("lemmas", []), X, Y, U, k)
-        return leaves + _check_tree(case["tree"], {}, proved, X, Y, U, k, support(U)), 0
+        proved, leaves = _proved_lemmas(case.get("lemmas", []), X, Y, U, k, offset)
+        return leaves + _check_tree(case["tree"], {}, proved, X, Y, U, k, support(U), offset), 0
     if len(X) * k > limit("literals"):
         raise over("literals", f"a refutation over {len(X)} x {k} activation literals")
-    clauses, leaves = case_clauses(case, U, X, Y, k, d)
+    clauses, leaves = case_clauses(case, U, X, Y, k, d, offset)
     return leaves, check_hinted(clauses, case["lrat"], len(X) * k)
 
 
-def case_clauses(case: dict, U, X, Y, k: int, d: int) -> tuple[list, int]:
+def case_clauses(case: dict, U, X, Y, k: int, d: int, offset: bool = False) -> tuple[list, int]:
     """The input clauses of a hinted case, after proving every lemma they stand for; and the leaves refuted.
 
     Every full assignment of the literals (j, i) -> active that a network could follow satisfies them:
     "not all of a lemma's assumptions" for the plain lemmas, then each template's instances in order,
     then, under symmetry, "sorted on one sample". Numbered 1, 2, ... in this order (docs/certificates.md).
     """
-    proved, leaves = _proved_lemmas(case["lemmas"], X, Y, U, k)
+    proved, leaves = _proved_lemmas(case["lemmas"], X, Y, U, k, offset)
     clauses = [_clause(dec, k) for dec in proved]
     templates = case.get("templates", [])
     if not isinstance(templates, list):
         raise CheckFailed("templates must be a list")
     for tpl in templates:
-        more, n_leaves = _template_clauses(tpl, X, Y, U, k, d)
+        more, n_leaves = _template_clauses(tpl, X, Y, U, k, d, offset)
         clauses += more
         leaves += n_leaves
     if "symmetry" in case:
@@ -177,12 +182,12 @@ def case_clauses(case: dict, U, X, Y, k: int, d: int) -> tuple[list, int]:
     return clauses, leaves
 
 
-def _proved_lemmas(lemmas, X, Y, U, k) -> tuple[list, int]:
+def _proved_lemmas(lemmas, X, Y, U, k, offset=False) -> tuple[list, int]:
     """The assumptions of each lemma, in order, each proved by its tree (which may cite earlier ones)."""
     proved, leaves, supp = [], 0, support(U)
     for lemma in lemmas:
         dec = _assumed(lemma, len(X), k)
-        leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k, supp)
+        leaves += _check_tree(lemma["tree"], dec, proved, X, Y, U, k, supp, offset)
         proved.append(dec)
     return proved, leaves
 
@@ -204,7 +209,7 @@ def _clause(dec, k) -> list[int]:
     return [-(j * k + i + 1) if a else j * k + i + 1 for (j, i), a in dec.items()]
 
 
-def _template_clauses(tpl, X, Y, U, k, d):
+def _template_clauses(tpl, X, Y, U, k, d, offset=False):
     """The clauses of a template's instances, after proving its lemmas once on the shared data.
 
     An instance ``[[j_0, j_1, ...], [t_0, t_1, ...]]`` puts sample ``j_p`` at position p and
@@ -213,7 +218,8 @@ def _template_clauses(tpl, X, Y, U, k, d):
     entries ``x_(j_p)[t_q]`` and the labels of ``j_p`` equal for all instances. A lemma proved on
     the local data (positions as samples, local coordinates as coordinates) then holds for every
     instance: its rows are the local rows with ``V[i][q]`` renamed ``V[i][t_q]``, an injective
-    renaming, so its Farkas combination still cancels with the same negative right-hand side.
+    renaming, so its Farkas combination still cancels with the same negative right-hand side (an output bias's
+    c_r is not renamed: it is the same variable in every instance).
     """
     if not (isinstance(tpl, dict) and set(tpl) == {"lemmas", "instances"} and isinstance(tpl["lemmas"], list)
             and isinstance(tpl["instances"], list) and tpl["instances"]):
@@ -239,7 +245,7 @@ def _template_clauses(tpl, X, Y, U, k, d):
     leaves, decs, supp = 0, [], support(U)
     for lemma in tpl["lemmas"]:
         dec = _assumed(lemma, len(Xl), k)
-        leaves += _check_tree(lemma["tree"], dec, [], Xl, Yl, U, k, supp)
+        leaves += _check_tree(lemma["tree"], dec, [], Xl, Yl, U, k, supp, offset)
         decs.append(dec)
     clauses = [_clause({(js[p], i): a for (p, i), a in dec.items()}, k) for js in members for dec in decs]
     return clauses, leaves
@@ -250,7 +256,7 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
 
     A permutation inside each class of equal columns leaves every output unchanged; choosing the
     one that sorts the class by "active at sample j0" (active: V[i] . x_j0 >= 0) shows that if any
-    V realises the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
+    V realizes the labels, one does with ``active(j0, a) or not active(j0, b)`` for consecutive a, b.
     """
     if not (isinstance(sym, dict) and set(sym) == {"sample", "classes"} and is_pair([sym["sample"], 0], n, k)
             and isinstance(sym["classes"], list)):
@@ -269,7 +275,7 @@ def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
     return out
 
 
-def _check_tree(tree, dec0, proved, X, Y, U, k, supp) -> int:
+def _check_tree(tree, dec0, proved, X, Y, U, k, supp, offset=False) -> int:
     """Read a case tree over the pairs (sample j, unit i) under the decisions dec0; the number of leaves refuted.
 
     A leaf is a Farkas vector, or {'lemma': t}: an earlier proved lemma whose assumptions all hold here.
@@ -298,6 +304,6 @@ def _check_tree(tree, dec0, proved, X, Y, U, k, supp) -> int:
             if rest is None or len(rest) > len(dec) - len(dec0) or any(dec.get(key) is not a for key, a in rest):
                 raise CheckFailed(f"lemma {t!r} is not proved before, or its assumptions do not hold here")
         else:
-            _refute_leaf(node, dec, X, Y, U, k, supp)
+            _refute_leaf(node, dec, X, Y, U, k, supp, offset)
 
     return walk_tree(tree, dec0, split_key, refute)

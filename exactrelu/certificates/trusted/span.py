@@ -9,6 +9,12 @@ so rank(labels) >= t. With t = k + 1 that alone refutes every k-unit network, fo
 named (ReLU or t^c) and even with hidden biases: ``rank(f(inputs V^T + b) U^T) <= k``. With t = k + 2 it
 also refutes an output bias c: ``rank(f(inputs V^T + b) U^T + 1 c^T) <= k + 1``.
 
+**The constant column.** The output index m (one past the last output) names the all-ones column 1. A network
+with an output bias has ``[labels | 1] = [H | 1] [[U^T, 0], [c^T, 1]]`` (H = f(inputs V^T + b), n x k), so
+rank([labels | 1]) <= k + 1: a (k + 2) x (k + 2) minor of [labels | 1] refutes every k-unit network, output bias
+included. With the constant column, a witness of k + 1 rows refutes nothing alone, and is read with a span
+refutation only (below).
+
 ``span`` (t = k): write A_S for the labels' columns S as a k x n matrix and a_j for its column j.
 If a network existed, its hidden rows W_i = relu(V_i . x_j) would span the row space of A_S (which
 has dimension k), so W_i = c_i^T A_S for independent c_i, and ``a . c_i != 0`` for some i whatever
@@ -17,6 +23,12 @@ either ``v . x_j = c . a_j, v . x_j >= 0`` (active) or ``c . a_j = 0, v . x_j <=
 ``a . c = s`` for s = +1 or -1. Each of the two cases (s = 1, then s = -1) carries a case tree over
 the samples whose every leaf refutes its linear system by a Farkas vector: then no such (v, c),
 hence no network.
+
+``span`` with the constant column (t = k + 1, S = S0 + {m}): an output bias too. If ``[Y_S0 | 1] = [H | 1] M`` has
+rank k + 1, M ((k+1) x (k+1)) is invertible, ``[H | 1] = A_S M^-1``, and the columns g_1 .. g_(k+1) of M^-1 are
+a basis with ``A_S g_(k+1) = 1``, so ``g_(k+1)`` is the unit vector of the constant column. The functional must
+vanish there (``a`` is zero at the position of m in S): then ``a . g_i != 0`` for some unit i <= k, and the
+same case trees refute it (docs/recovery.md, "The output bias").
 """
 
 from __future__ import annotations
@@ -33,6 +45,8 @@ FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "k", "o
 WHY_RANK_OUTPUT_BIAS = ("a (k+1) x (k+1) minor does not exclude an output bias, which can add one to the rank "
                         "(a (k+2) x (k+2) minor does)")
 WHY_SPAN_OUTPUT_BIAS = "a span refutation does not exclude an output bias"
+WHY_ONES_ALONE = ("a minor with the constant column has k + 2 rows, or k + 1 rows and a span refutation (k + 1 rows "
+                  "alone exclude nothing)")
 WHY_SPAN_BIASES = ("a span refutation is about networks without hidden biases, and no input column is one non-zero "
                    "constant that would absorb them")
 
@@ -71,31 +85,43 @@ def check_rank_refutation(cert: dict, instance: dict) -> str:
     rank = cert.get("rank")
     if not (isinstance(rank, dict) and set(rank) == {"outputs", "samples"}):
         raise CheckFailed("rank is {'outputs': [r, ...], 'samples': [j, ...]}")
-    S, J = _indices(rank["outputs"], m, "rank.outputs"), _indices(rank["samples"], n, "rank.samples")
-    t = len(S)
-    if len(J) != t or t not in (k, k + 1, k + 2) or ("span" in cert) != (t == k):
+    S, J = _indices(rank["outputs"], m + 1, "rank.outputs"), _indices(rank["samples"], n, "rank.samples")
+    t, ones = len(S), m in S  # output m: the constant column 1
+    span_rows = k + 1 if ones else k
+    if len(J) != t or t not in (k, k + 1, k + 2) or ("span" in cert) != (t == span_rows):
         raise CheckFailed("the rank witness has k + 1 or k + 2 rows (and no span), or k rows and a span refutation")
+    if ones and t not in (k + 1, k + 2):
+        raise CheckFailed(WHY_ONES_ALONE)
     X = [[(t_, Fraction(p, q)) for t_, (p, q) in enumerate(zip(*row)) if p] for row in Xp]
-    if t > k:  # rank(f(X V^T + b) U^T) <= k whatever f and b; + 1 c^T adds at most one
+    if t > span_rows:  # rank(f(X V^T + b) U^T) <= k whatever f and b; + 1 c^T adds at most one
         model, note = excluded_class(cert, old={"biases": True, "output_bias": False}, biases=None,
                                      output_bias=None if t == k + 2 else WHY_RANK_OUTPUT_BIAS)
     else:
-        model, note = excluded_class(cert, old={"biases": False, "output_bias": False}, output_bias=WHY_SPAN_OUTPUT_BIAS,
+        model, note = excluded_class(cert, old={"biases": False, "output_bias": False},
+                                     output_bias=None if ones else WHY_SPAN_OUTPUT_BIAS,
                                      biases=None if constant_column(X) else WHY_SPAN_BIASES)
-    if not _nonsingular([[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in J]):
+
+    def entry(j, r):
+        return Fraction(1) if r == m else Fraction(Yp[j][0][r], Yp[j][1][r])
+
+    if not _nonsingular([[entry(j, r) for r in S] for j in J]):
         raise CheckFailed("the rank witness is a singular minor of the labels")
     line = verdict(model, k, c, n, "any output weights", note)
-    if t > k:
-        return f"not-realizable: {line}; rank(labels) >= {t} > k = {k} (a non-zero {t} x {t} minor)"
+    what = "[labels | 1]" if ones else "labels"
+    if t > span_rows:
+        bound = f"k + 1 = {k + 1}" if ones else f"k = {k}"
+        return f"not-realizable: {line}; rank({what}) >= {t} > {bound} (a non-zero {t} x {t} minor)"
     if c != 1:
         raise CheckFailed("a span refutation is a claim about the ReLU")
-    leaves = _check_span(cert["span"], k, X, [[Fraction(Yp[j][0][r], Yp[j][1][r]) for r in S] for j in range(n)])
-    return (f"not-realizable: {line}; rank(labels) = {k} (a non-zero {k} x {k} minor) and no realisable hidden row "
+    leaves = _check_span(cert["span"], t, X, [[entry(j, r) for r in S] for j in range(n)],
+                         S.index(m) if ones else None)
+    return (f"not-realizable: {line}; rank({what}) = {t} (a non-zero {t} x {t} minor) and no realizable hidden row "
             f"outside a hyperplane of their row space ({leaves:,} leaves refuted)")
 
 
-def _check_span(span, k, X, A) -> int:
-    """Both sign cases of a span refutation (``A``: the labels' columns S, n rows of k); the leaves refuted."""
+def _check_span(span, k, X, A, constant=None) -> int:
+    """Both sign cases of a span refutation (``A``: the labels' columns S, n rows of k); the leaves refuted.
+    ``constant``: the position of the constant column in S, where the functional must be zero (or None)."""
     if not (isinstance(span, dict) and set(span) == {"functional", "cases"} and isinstance(span["cases"], list)
             and [c.get("sign") if isinstance(c, dict) and type(c.get("sign")) is int else None
                  for c in span["cases"]] == [1, -1]):
@@ -103,6 +129,8 @@ def _check_span(span, k, X, A) -> int:
     a = read_vector(span["functional"], k, "functional")
     if not any(a):
         raise CheckFailed("the functional must be non-zero")
+    if constant is not None and a[constant] != 0:
+        raise CheckFailed("the functional must vanish on the constant column (it stands for the output bias)")
     leaves = 0
     for case in span["cases"]:
         if set(case) != {"sign", "tree"}:

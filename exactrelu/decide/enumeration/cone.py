@@ -1,6 +1,6 @@
-"""Steps 2 and 3 of the worst-case solver: the realisable extreme rays of the cone K, then its higher faces.
+"""Steps 2 and 3 of the worst-case solver: the realizable extreme rays of the cone K, then its higher faces.
 
-:func:`enumerate_units` adds realisable rows of the labels' row span to ``units`` until they span r dimensions, and
+:func:`enumerate_units` adds realizable rows of the labels' row span to ``units`` until they span r dimensions, and
 reports every pattern it examined with its exact reason (:class:`PatternReport`); the rays and faces are decided by
 small exact LPs (``pattern_lps.py``), on an executor when one is given (``worstcase_parallel.py``), always in the
 patterns' order. :func:`exactrelu.decide.enumeration.worstcase.solve_decision` is the front door.
@@ -26,7 +26,7 @@ class PatternReport:
 
     support: tuple[int, ...]
     kind: str  # "extreme-ray" or "face"
-    outcome: str  # "unit" (used), "in-span" (realisable, dependent), "refuted"
+    outcome: str  # "unit" (used), "in-span" (realizable, dependent), "refuted"
     reason: str
     certificates: list[dict] = field(default_factory=list)  # lp-feasible / lp-infeasible
 
@@ -47,7 +47,7 @@ def _rank(cs: list[tuple[int, ...]]) -> int:
 
 
 def enumerate_units(X: QMatrix, B, r: int, units: list, reports: list, opt: EnumerationOptions) -> None:
-    """Steps 2 and 3: realisable extreme rays, then higher faces, until the units span r dimensions."""
+    """Steps 2 and 3: realizable extreme rays, then higher faces, until the units span r dimensions."""
     from .worstcase_parallel import ray_decisions
 
     deadline = opt.deadline
@@ -62,12 +62,15 @@ def enumerate_units(X: QMatrix, B, r: int, units: list, reports: list, opt: Enum
             certs = decided.certificates
             if decided.status == "infeasible":
                 reports.append(PatternReport(ray.support, "extreme-ray", "refuted",
-                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it (Farkas vector)", certs))
+                                             "no v with v.x_j = w_j on the support and v.x_j <= 0 off it "
+                                             "(Farkas vector)", certs))
             elif _rank([u.c for u in units] + [ray.c]) > len(units):
                 units.append(Unit(ray.c, decided.point))
-                reports.append(PatternReport(ray.support, "extreme-ray", "unit", "realisable; independent of the units so far", certs))
+                reports.append(PatternReport(ray.support, "extreme-ray", "unit",
+                                             "realizable; independent of the units so far", certs))
             else:
-                reports.append(PatternReport(ray.support, "extreme-ray", "in-span", "realisable; in the span of the units so far", certs))
+                reports.append(PatternReport(ray.support, "extreme-ray", "in-span",
+                                             "realizable; in the span of the units so far", certs))
             if len(units) == r:
                 break
     finally:
@@ -78,7 +81,7 @@ def enumerate_units(X: QMatrix, B, r: int, units: list, reports: list, opt: Enum
 
 
 def _search_faces(X, B, rays, r, units, reports, opt: EnumerationOptions) -> None:
-    """Step 3: realisable rows inside higher faces, outside the current span, until none is left."""
+    """Step 3: realizable rows inside higher faces, outside the current span, until none is left."""
     from .worstcase_parallel import face_decisions
 
     deadline = opt.deadline
@@ -99,14 +102,16 @@ def _search_faces(X, B, rays, r, units, reports, opt: EnumerationOptions) -> Non
                 S, certs = decided.support, decided.certificates
                 if decided.unit:
                     units.append(decided.unit)
-                    final[S] = PatternReport(S, "face", "unit", "realisable row outside the span of the units so far", certs)
+                    final[S] = PatternReport(S, "face", "unit", "realizable row outside the span of the units so far",
+                                             certs)
                     changed = True
                     if len(units) == r:
                         break
                 else:
                     final[S] = PatternReport(S, "face", "refuted",
-                                             f"every realisable row of this face lies in the span of the {len(units)} units so far "
-                                             "(Farkas vectors for both signs of every functional vanishing on that span)", certs)
+                                             f"every realizable row of this face lies in the span of the "
+                                             f"{len(units)} units so far (Farkas vectors for both signs of every "
+                                             "functional vanishing on that span)", certs)
         finally:
             decisions.close()  # stop the parallel decisions still in flight
     bar.close()

@@ -1,8 +1,8 @@
-"""The exact LPs of the worst-case solver: is one sign pattern (an extreme ray, or a face) realisable?
+"""The exact LPs of the worst-case solver: is one sign pattern (an extreme ray, or a face) realizable?
 
-An extreme ray w of the cone of non-negative vectors of the labels' row span is realisable when some v
+An extreme ray w of the cone of non-negative vectors of the labels' row span is realizable when some v
 has ``v . x_j = w_j`` on its support and ``v . x_j <= 0`` off it (:func:`unit_lp`). A higher face with
-rays R is searched for a realisable ``w = sum lambda_r r`` outside the span found so far, one LP per
+rays R is searched for a realizable ``w = sum lambda_r r`` outside the span found so far, one LP per
 functional vanishing on that span and sign (:func:`face_lp`, :func:`face_decision`). Each LP is
 decided exactly (:func:`exactrelu.exact.lp.feasible`) and its certificate kept on request. Used by the
 serial solver (:mod:`.worstcase`) and its parallel runner (:mod:`.worstcase_parallel`).
@@ -33,7 +33,7 @@ __all__ = ["unit_lp", "face_lp", "annihilator", "face_decision", "ray_decision",
 
 
 class Unit(NamedTuple):
-    """A realisable non-negative row of the labels' row span: ``w = c^T B`` (``c`` integers, ``B`` the basis of
+    """A realizable non-negative row of the labels' row span: ``w = c^T B`` (``c`` integers, ``B`` the basis of
     the solver) and weights ``v`` with ``relu(v X) = w``."""
 
     c: tuple[int, ...]
@@ -49,7 +49,7 @@ class RayDecision(NamedTuple):
 
 
 class FaceDecision(NamedTuple):
-    """One face decided: its ``support``, the realisable row outside the span it holds (or None), the certificates."""
+    """One face decided: its ``support``, the realizable row outside the span it holds (or None), the certificates."""
 
     support: tuple[int, ...]
     unit: Unit | None
@@ -109,14 +109,14 @@ def annihilator(cs: list[tuple[int, ...]], r: int) -> list[list[int]]:
 
 
 def ray_decision(X: QMatrix, ray: Ray, keep: bool, deadline: Deadline | None = None) -> RayDecision:
-    """One extreme ray: is it realisable (:func:`unit_lp`)? With its LP certificate when ``keep``."""
+    """One extreme ray: is it realizable (:func:`unit_lp`)? With its LP certificate when ``keep``."""
     res = unit_lp(X, ray.w, ray.support, deadline)
     return RayDecision(res.status, res.point, [lp_certificate(res)] if keep else [])
 
 
 def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilators: list[list[int]], r: int,
                   keep: bool, deadline: Deadline | None = None) -> FaceDecision:
-    """One face: a realisable row outside the span (a :class:`Unit`) or None, and the LP certificates
+    """One face: a realizable row outside the span (a :class:`Unit`) or None, and the LP certificates
     (``deadline``: checked before every LP and inside each)."""
     certs = []
     for a in annihilators:
@@ -130,6 +130,6 @@ def face_decision(X: QMatrix, members: list[Ray], S: tuple[int, ...], annihilato
                 lam = res.point[: len(members)]
                 c = [sum(l * rr.c[i] for l, rr in zip(lam, members)) for i in range(r)]
                 den = math.lcm(*(x.denominator for x in c))
-                return FaceDecision(tuple(S), Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]]),
-                                    certs)
+                unit = Unit(tuple(int(x * den) for x in c), [v * den for v in res.point[len(members):]])
+                return FaceDecision(tuple(S), unit, certs)
     return FaceDecision(tuple(S), None, certs)

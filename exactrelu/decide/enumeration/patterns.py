@@ -45,7 +45,8 @@ from ...exact.linalg import independent_rows
 from ...exact.matrix import QMatrix
 from ...progress import rate_eta
 
-__all__ = ["cover_count", "sign_patterns", "count_sign_patterns", "extreme_rays", "nonnegative_patterns", "Ray", "integer_basis"]
+__all__ = ["cover_count", "sign_patterns", "count_sign_patterns", "extreme_rays", "nonnegative_patterns", "Ray",
+           "integer_basis"]
 
 
 def cover_count(n: int, k: int) -> int:
@@ -179,7 +180,8 @@ class _Progress:
             now = time.monotonic()
             if now - self.last >= 1.0 or self.done == self.total:
                 self.last = now
-                self.line(f"{self.desc}: {self.done}/{self.total} ({rate_eta(self.done, self.total, now - self.start)})")
+                eta = rate_eta(self.done, self.total, now - self.start)
+                self.line(f"{self.desc}: {self.done}/{self.total} ({eta})")
 
     def close(self) -> None:
         if self.bar is not None:

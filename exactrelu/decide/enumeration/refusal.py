@@ -1,22 +1,22 @@
 """The worst-case solver's "no": its checked certificate, its reason in the words of the class it excludes, and
-the diagnosis when networks *with* hidden biases reproduce the labels that networks without them cannot.
+the diagnosis when networks of a wider class (hidden biases, an output bias) reproduce the labels that networks
+of the class excluded cannot.
 
-A "no" is only as wide as its proof (docs/certificates.md, "Model classes in verdicts"): a rank witness excludes
-hidden biases, a span refutation or a case refutation excludes networks without them (unless the inputs carry a
-constant column, as ``solve --bias`` makes them). So every reason names the class
-(:func:`exactrelu.certificates.claims.model.phrase`), and after a refutation that leaves hidden biases open,
-:func:`biased_diagnosis` tries exact recovery with ``bias=True``: when it certifies, the "no" would mislead
-without that sentence.
+A "no" is only as wide as its proof (docs/certificates.md, "Model classes in verdicts"): it covers exactly the
+class asked (``bias=``). So every reason names the class (:func:`exactrelu.certificates.claims.model.phrase`), and
+after a refutation that leaves a wider class open, :func:`biased_diagnosis` tries exact recovery in the widest
+class (hidden biases and an output bias): when it certifies, the "no" would mislead without that sentence.
 
 >>> from exactrelu.instances import Instance
 >>> inst = Instance.from_arrays([[0], [1], [2], [3]], [[0], [0], [1], [2]])   # relu(x - 1): biased
 >>> print(biased_diagnosis(inst, 1))  # doctest: +ELLIPSIS
-a 1-unit ReLU network with hidden biases reproduces the labels exactly (certified: realizes: 4 samples x 1 outputs ...); this "no" is about networks without hidden biases: ask for biases (solve_decision(..., bias=True), exactrelu solve --bias)
+a 1-unit ReLU network with hidden biases and without output bias reproduces the labels exactly (certified: ...); \
+this "no" is about networks without hidden biases and without output bias: ask for them (...--bias hidden)
 """
 
 from __future__ import annotations
 
-from ...certificates.claims.model import phrase
+from ...certificates.claims.model import BOTH_BIASES, NO_BIASES, bias_name, class_words, phrase
 from ...certificates.claims.span import not_realizable_certificate
 from ...certificates.envelope import verify
 from ...deadline import Deadline
@@ -31,34 +31,39 @@ DIAGNOSIS_SECONDS = 10.0
 
 
 def refuted(instance: Instance, k: int, witness, span, reason: str, evidence: dict, route: str,
-            deadline: Deadline | None = None) -> Decision:
+            deadline: Deadline | None = None, solver=None) -> Decision:
     """The Decision of a proved "no" (rank witness, or a span refutation), its certificate checked independently;
     ``reason`` starts with the class the certificate excludes."""
     outputs, samples = witness
     cert = not_realizable_certificate(instance, k, outputs, samples, span, solver="worstcase")
     evidence = {**evidence, "route": route, "reason": f"{phrase(cert['model'], k)} reproduces the labels: {reason}"}
-    return _diagnosed(Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), evidence), instance, k, deadline)
+    return _diagnosed(Decision(NOT_REALIZABLE, None, cert, verify(cert, instance), evidence), instance, k, deadline,
+                      solver)
 
 
-def decided_no(instance: Instance, k: int, res: Decision, evidence: dict, deadline: Deadline | None = None) -> Decision:
+def decided_no(instance: Instance, k: int, res: Decision, evidence: dict, deadline: Deadline | None = None,
+               solver=None) -> Decision:
     """The lazy engine's "no" (one output, rank(labels) < k) as the solver's, with its reason and diagnosis."""
     evidence = {**evidence, "reason": f"{phrase(res.certificate['model'], k)} reproduces the labels (rank(labels) = "
                                       f"{evidence['rank']} < k, one output: decided by the lazy engine)"}
-    return _diagnosed(Decision(res.status, None, res.certificate, res.summary, evidence), instance, k, deadline)
+    return _diagnosed(Decision(res.status, None, res.certificate, res.summary, evidence), instance, k, deadline, solver)
 
 
-def _diagnosed(res: Decision, instance: Instance, k: int, deadline: Deadline | None) -> Decision:
-    """``res`` with ``evidence["diagnosis"]`` when its class leaves hidden biases open and biased units fit."""
-    if res.certificate["model"]["biases"]:
+def _diagnosed(res: Decision, instance: Instance, k: int, deadline: Deadline | None, solver=None) -> Decision:
+    """``res`` with ``evidence["diagnosis"]`` when its class leaves a wider one open and a network there fits."""
+    if res.certificate["model"] == BOTH_BIASES:
         return res
-    hint = biased_diagnosis(instance, k, deadline)
+    hint = biased_diagnosis(instance, k, deadline, res.certificate["model"], solver)
     if hint is None:
         return res
     return Decision(res.status, None, res.certificate, res.summary, {**res.evidence, "diagnosis": hint}, res.instance)
 
 
-def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = None) -> str | None:
-    """A sentence when exact recovery with hidden biases certifies k units on these labels, else None.
+def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = None,
+                     model: dict | None = None, solver=None) -> str | None:
+    """A sentence when k units with hidden biases and an output bias certifiably reproduce these labels (exact
+    recovery first, then ``solver``, the worst-case solver's front door, when given), else None; ``model`` is the
+    class the "no" excludes (default: neither bias).
 
     Spends at most :data:`DIAGNOSIS_SECONDS` (and never past ``deadline``); only a certified network is
     reported, so the sentence is a fact, and its absence claims nothing.
@@ -72,8 +77,20 @@ def biased_diagnosis(instance: Instance, k: int, deadline: Deadline | None = Non
         return None
     try:
         found = recover(instance, k=k, bias=True, check=True, time_limit=seconds)
+        net, checked = found.network, found.checked
     except (ExactReluError, TimeLimitExceeded):
-        return None
-    return (f"a {k}-unit ReLU network with hidden biases reproduces the labels exactly (certified: {found.checked}); "
-            "this \"no\" is about networks without hidden biases: ask for biases (solve_decision(..., bias=True), "
-            "exactrelu solve --bias)")
+        if solver is None:
+            return None
+        try:  # any inputs; its own "no" (the widest class) asks for nothing more
+            res = solver(instance, k, bias=True, time_limit=seconds)
+        except (ExactReluError, TimeLimitExceeded):
+            return None
+        if not res.realizable:
+            return None
+        net, checked = res.network, res.summary
+    cls = {"biases": net.has_bias, "output_bias": net.has_output_bias}
+    name = bias_name(cls)
+    ask = "(solve_decision(..., bias=True), exactrelu solve --bias)" if name == "both" else \
+        f"(solve_decision(..., bias={name!r}), exactrelu solve --bias {name})"
+    return (f"a {k}-unit ReLU network {class_words(cls)} reproduces the labels exactly (certified: {checked}); "
+            f"this \"no\" is about networks {class_words(model or NO_BIASES)}: ask for them {ask}")

@@ -1,4 +1,5 @@
-"""The span refutation: "no k-unit ReLU network realises these labels" when rank(labels) = k (the worst-case solver's "no").
+"""The span refutation: "no k-unit ReLU network realizes these labels" when rank(labels) = k (the worst-case
+solver's "no").
 
 Two certificates, both written by :mod:`exactrelu.certificates.claims.span` and verified by the
 independent checker (``trusted/span.py``, docs/certificates.md):
@@ -7,13 +8,13 @@ independent checker (``trusted/span.py``, docs/certificates.md):
 * **span** (rank(labels) = k): the k x k minor, a non-zero functional ``a`` on the coordinates c of
   the labels' row space (hidden rows ``w = c^T A_S``), and for s = +1 and s = -1 a case tree over
   the samples whose every leaf is an infeasible linear system, proved by a Farkas vector: no
-  realisable hidden row ``relu(v . x_j) = c . a_j`` has ``a . c = s``.
+  realizable hidden row ``relu(v . x_j) = c . a_j`` has ``a . c = s``.
 
 The span trees are found here by depth-first search (untrusted): each node adds one sample as
 active or inactive; a child whose rows the parent's exact point satisfies needs no LP; otherwise an
 exact LP (:func:`exactrelu.exact.lp.feasible`) decides it, and a refutation that does not use the
 node's own sample closes the parent as well (backjumping). A full pattern that stays feasible is a
-realisable hidden row with ``a . c != 0``: it is returned instead of a tree, so a wrong ``a`` can
+realizable hidden row with ``a . c != 0``: it is returned instead of a tree, so a wrong ``a`` can
 never produce a certificate, and the caller learns a new unit.
 
 >>> from exactrelu.instances import Instance
@@ -35,16 +36,20 @@ import sys
 from fractions import Fraction
 from typing import Callable
 
+from ..._moved import moved_names
 from ...deadline import Deadline
 from ...exact.lp import feasible
 from ...exact.rationals import format_rational
 from ...instances import Instance
 
-__all__ = ["span_refutation", "Realisable"]
+__all__ = ["span_refutation", "Realizable"]
+
+#: the old (UK) spelling, kept for one release with a DeprecationWarning (issue 35: US spelling)
+__getattr__ = moved_names(__name__, {"Realisable": f"{__name__}:Realizable"})
 
 
-class Realisable:
-    """A realisable hidden row found while refuting: ``relu(v . x_j) = c . a_j`` for every j, ``a . c = s``."""
+class Realizable:
+    """A realizable hidden row found while refuting: ``relu(v . x_j) = c . a_j`` for every j, ``a . c = s``."""
 
     def __init__(self, v: list[Fraction], c: list[Fraction]):
         self.v, self.c = v, c
@@ -59,7 +64,7 @@ def _data(instance: Instance, outputs):
 
 def span_refutation(instance: Instance, outputs: list[int], a, *, deadline: Deadline | None = None,
                     progress: Callable[[str], None] | None = None):
-    """The two case trees (s = 1, s = -1) of the span certificate, or a :class:`Realisable` row with a . c != 0."""
+    """The two case trees (s = 1, s = -1) of the span certificate, or a :class:`Realizable` row with a . c != 0."""
     X, A = _data(instance, outputs)
     a = [Fraction(x) for x in a]
     deadline = deadline or Deadline(None)
@@ -70,7 +75,7 @@ def span_refutation(instance: Instance, outputs: list[int], a, *, deadline: Dead
         for s in (1, -1):
             search = _Search(X, A, a, s, deadline, progress)
             out = search.node(0, None)
-            if isinstance(out, Realisable):
+            if isinstance(out, Realizable):
                 return out
             trees.append(out[0])
     finally:
@@ -102,10 +107,11 @@ class _Search:
 
     def node(self, depth, point):
         """Decide the node whose decisions are ``self.dec`` (samples 0..depth-1): a tree with the samples
-        its refutation uses, or a Realisable row."""
+        its refutation uses, or a Realizable row."""
         self.nodes += 1
         if self.nodes % 256 == 1:
-            self.deadline.check(lambda: f"{self.nodes} nodes, {self.lps} exact LPs of the span refutation (s = {self.s})")
+            self.deadline.check(lambda: f"{self.nodes} nodes, {self.lps} exact LPs of the span refutation "
+                                        f"(s = {self.s})")
             if self.progress is not None:
                 self.progress(f"span refutation (a . c = {self.s:+d}): {self.nodes} nodes, {self.lps} exact LPs")
         if point is None or not (depth == 0 or self._holds(point, depth - 1, self.dec[depth - 1])):
@@ -113,7 +119,7 @@ class _Search:
             if leaf is not None:
                 return leaf
         if depth == self.n:
-            return Realisable(point[:self.d], point[self.d:])
+            return Realizable(point[:self.d], point[self.d:])
         j, subtrees, uses = depth, [], set()
         for active in (True, False):
             self.dec[j] = active
@@ -121,7 +127,7 @@ class _Search:
                 out = self.node(depth + 1, point)
             finally:
                 del self.dec[j]
-            if isinstance(out, Realisable):
+            if isinstance(out, Realizable):
                 return out
             tree, conflict = out
             if j not in conflict:  # the refutation never used sample j: it closes this node as well

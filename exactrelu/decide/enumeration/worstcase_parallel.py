@@ -1,6 +1,7 @@
 """The worst-case solver's pattern decisions, in order, computed on a ``concurrent.futures`` executor.
 
-Each extreme ray of the cone is decided by one small exact LP (:func:`exactrelu.decide.enumeration.pattern_lps.unit_lp`),
+Each extreme ray of the cone is decided by one small exact LP
+(:func:`exactrelu.decide.enumeration.pattern_lps.unit_lp`),
 each higher face by a few (:func:`exactrelu.decide.enumeration.pattern_lps.face_decision`, against the functionals
 vanishing on the units found so far). :func:`ray_decisions` and :func:`face_decisions` send chunks of
 patterns to the executor as plain values (the inputs as integer rows and one denominator; rays as
@@ -9,7 +10,7 @@ decisions *in the patterns' order*, so that the solver reads exactly what its se
 computed and stops at the same pattern: same reports, same certificates. Faces are decided
 speculatively with the units known when they were sent; when a face yields a new unit, the decisions
 after it (made against the old span) are dropped and sent again. Chunks still in flight when the
-solver stops are cancelled (or computed and dropped).
+solver stops are canceled (or computed and dropped).
 
 >>> from exactrelu.exact.matrix import QMatrix
 >>> from exactrelu.decide.enumeration.patterns import Ray

@@ -63,7 +63,7 @@ def eliminate(rows, residual: list[int], val: dict, max_cores: int = 256):
 
     ``rows`` are ``(tag, coefs, rhs, is_eq)`` integer rows, ``residual`` the indices still holding unknowns,
     ``val`` the propagated values. A core is ``{row index: multiplier}`` on the original rows *before* the
-    propagated variables are cancelled (the caller's back-substitution does that); ``y >= 0`` on
+    propagated variables are canceled (the caller's back-substitution does that); ``y >= 0`` on
     inequalities and the substituted combination reads ``0 <= negative`` (or ``0 == negative``).
     ``point`` maps the free variables to Fractions. None: the equations leave freedom, an LP must decide.
     """

@@ -1,7 +1,7 @@
 """A float proposal for the lazy engine: which output-weight case to try first, and the solver's first phases.
 
 For unknown output weights (m = 1) the engine refutes or solves one sign vector u at a time. On a
-realisable instance all the cases before the realisable one are refuted first (a (3, 2, 40) planted
+realizable instance all the cases before the realizable one are refuted first (a (3, 2, 40) planted
 instance spent 552 solver rounds so). :func:`proposal_hint` fits a float network by gradient descent
 (:mod:`exactrelu.propose.gradient`); if it reproduces the labels to float precision, the signs of its
 output weights name the case to try first, and its activation pattern becomes the SAT solver's first

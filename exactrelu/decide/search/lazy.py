@@ -70,6 +70,7 @@ class CaseResult:
 
     status: str  # "realizable" | "not-realizable"
     V: list | None = None  # k x d Fractions (realizable)
+    c: list | None = None  # m Fractions, the output bias (realizable, with an output bias)
     case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
 
@@ -266,7 +267,8 @@ class CaseSearch:
         t0 = time.monotonic()
         method = request.method
         self.method, self.proof, self.progress = method, request.proof, request.progress
-        self.R = R = Rows(request.X, request.Y, U, like=None if shared is None else shared.get("rows"))
+        self.R = R = Rows(request.X, request.Y, U, like=None if shared is None else shared.get("rows"),
+                          offset=request.output_bias)
         if shared is not None:
             shared.setdefault("rows", R)
         self.stats = stats = {"rounds": 0, "lps": 0, "lemmas": 0, "cluster_hits": 0, "solve_seconds": 0.0}
@@ -352,7 +354,8 @@ class CaseSearch:
                 V = [[Fraction(point.get((i, t), 0)) for t in range(R.d)] if i in R.rel else [Fraction(0)] * R.d
                      for i in range(R.k)]
                 stats["lemmas"] = len(store.clauses)
-                self.result = CaseResult("realizable", V=V, stats=stats)
+                c = [Fraction(point.get(("c", r), 0)) for r in range(R.m)] if R.offset else None
+                self.result = CaseResult("realizable", V=V, c=c, stats=stats)
                 return self.result
             self.fresh = False
             for cl in new:

@@ -93,6 +93,8 @@ def shape_key(R, members: list, coords: tuple, method: str, max_nodes: int) -> s
     lines = [f"{CACHE_FORMAT} v1 {compiler_version()}",
              "U " + " ; ".join(" ".join(fmt(x) for x in row) for row in R.U),
              f"method {method} nodes {max_nodes}", f"coords {len(coords)}"]
+    if getattr(R, "offset", False):  # an output bias: other rows, other refutations
+        lines.append("output bias")
     for j in members:
         lines.append(" ".join(f"{q[t]}:{fmt(R.X[j][t])}" for t in R.supp[j]) + " | " + " ".join(fmt(y) for y in R.Y[j]))
     return "\n".join(lines)

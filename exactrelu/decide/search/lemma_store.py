@@ -103,7 +103,8 @@ class LemmaStore:
             inst = sorted({o[2] for o in used if o[0] == "template" and o[1] == shape})
             if not lem:
                 continue
-            templates.append({"lemmas": [tpl["lemmas"][t] for t in lem], "instances": [tpl["instances"][i] for i in inst]})
+            templates.append({"lemmas": [tpl["lemmas"][t] for t in lem],
+                              "instances": [tpl["instances"][i] for i in inst]})
             for i in inst:
                 for t in lem:
                     p = at.get(("template", shape, i, t))

@@ -3,8 +3,8 @@
 Question: are there real weights V (k x d) -- and, when U is unknown, U (1 x k) -- with
 ``U relu(V x_j) = y_j`` for every sample j? The answer is proved either way:
 
-* **realisable**: exact rational weights and a ``realizes`` certificate;
-* **not realisable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
+* **realizable**: exact rational weights and a ``realizes`` certificate;
+* **not realizable**: a ``not-realizable`` certificate (docs/certificates.md), verified by the
   stdlib checker: lemmas with Farkas vectors and a hinted (or DRUP) refutation of their clauses
   (the default lazy engine, :mod:`exactrelu.decide.search.lazy`), or a case tree over activation
   patterns with a Farkas vector or a learnt lemma at every leaf (``engine="tree"``).
@@ -39,7 +39,7 @@ from ...certificates.claims.realizes import realizes_certificate
 from ...certificates.claims.refutation import cases_certificate
 from ...certificates.envelope import verify
 from ...errors import InvalidInput, SearchLimit, TimeLimitExceeded
-from ...validation import check_k
+from ...validation import check_flag, check_k
 from ...exact.matrix import QMatrix
 from ...instances import Instance
 from ...network import RELU, Network
@@ -81,8 +81,8 @@ HINT_RATE = 2.5e5
 
 def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engine: str = "auto",
            max_nodes: int | None = None, time_limit: float | None = None, progress=None,
-           proof: str = "lrat") -> Decision:
-    """Decide exactly whether ``instance`` is realisable by k ReLU units; certify the answer.
+           proof: str = "lrat", output_bias: bool = False) -> Decision:
+    """Decide exactly whether ``instance`` is realizable by k ReLU units; certify the answer.
 
     Parameters
     ----------
@@ -101,6 +101,8 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     progress : optional callable receiving a statistics dict while the lazy engine runs.
     proof : the lazy engine's refutation: ``"lrat"`` (hinted and trimmed, checked in linear time;
         the default) or ``"drup"`` (hints found from the solver's DRUP proof by our trimmer).
+    output_bias : networks with an output bias c (``U relu(V x_j) + c = y_j``): c is one more free variable of every
+        exact LP (the lazy engine; the certificate states the class, and the checker refutes with c).
 
     Returns
     -------
@@ -111,13 +113,14 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
         search statistics (``nodes``, ``lps``, ``cases``, the lazy engine's ``rounds``, ``lemmas`` and
         seconds per phase, ``check_seconds``).
     """
-    engine = _checked_arguments(instance, engine, proof)
+    engine = _checked_arguments(instance, engine, proof, output_bias)
     X, Y = _exact_rows(instance.inputs), _exact_rows(instance.labels)
     cases, given, k = _cases(instance, U, k)
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 4 * instance.n * k + 1000))
     req = SearchRequest(X, Y, instance.d, method=method, engine=engine, proof=proof, max_nodes=max_nodes,
-                        time_limit=time_limit, progress=progress, stats={"nodes": 0, "lps": 0, "cases": len(cases)})
+                        time_limit=time_limit, progress=progress, stats={"nodes": 0, "lps": 0, "cases": len(cases)},
+                        output_bias=output_bias)
     try:
         found = _search(req, cases, k, given)
         if isinstance(found, Network):
@@ -130,12 +133,12 @@ def decide(instance: Instance, *, U=None, k: int = 2, method: str = "auto", engi
     stats["engine"] = engine
     if req.deadline is not None and time.monotonic() > req.deadline:
         raise TimeLimitExceeded("the search ran out of its time limit before its certificate was checked")
-    cert = cases_certificate(instance, k, given, refuted, engine=engine,
+    cert = cases_certificate(instance, k, given, refuted, output_bias=output_bias, engine=engine,
                              **{key: stats[key] for key in ("nodes", "rounds", "lps") if key in stats})
     return Decision(NOT_REALIZABLE, None, cert, _checked(cert, instance, stats), stats)
 
 
-def _checked_arguments(instance: Instance, engine: str, proof: str) -> str:
+def _checked_arguments(instance: Instance, engine: str, proof: str, output_bias: bool = False) -> str:
     """Refuse what :func:`decide` cannot take; the engine to use ("auto" is "lazy")."""
     if not isinstance(instance, Instance):
         raise InvalidInput("decide needs an Instance")
@@ -147,11 +150,14 @@ def _checked_arguments(instance: Instance, engine: str, proof: str) -> str:
         raise InvalidInput(f"unknown proof {proof!r}; choose 'lrat' or 'drup'")
     if instance.activation is not None and instance.activation != RELU:
         raise InvalidInput(f"the decision procedure is for the ReLU; the instance has {instance.activation}")
+    if check_flag(output_bias, "output_bias") and engine == "tree":
+        raise InvalidInput("the tree engine decides networks without output bias; with output_bias=True use "
+                           "engine='lazy'")
     return engine
 
 
 def _search(req: SearchRequest, cases: list, k: int, given: bool):
-    """Every output-weight case in turn: the first realising Network, or ``{case number: refuted case}``."""
+    """Every output-weight case in turn: the first realizing Network, or ``{case number: refuted case}``."""
     if req.engine == "lazy" and not given and len(cases) > 1:  # every case tried briefly first, then the hint
         return _lazy_cases(req, cases, k)
     refuted, pending, hinted, phases, first = {}, list(range(1, len(cases) + 1)), False, None, None
@@ -203,12 +209,11 @@ def _first_case(X, Y, k, given, engine, stats):
 def _case(req: SearchRequest, Uc, phases=None):
     """One output-weight case: ``("realizable", network)`` or ``("refuted", certificate case)``."""
     U_text = [[format_rational(x) for x in row] for row in Uc]
-    Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
     stats, d = req.stats, req.d
     if req.engine == "lazy":
         out = _lazy_case(req, Uc, phases)
         if out.status == "realizable":
-            return "realizable", Network(Uq, QMatrix.from_fractions([x for r in out.V for x in r], len(out.V), d), RELU)
+            return "realizable", _lazy_network(Uc, out.V, d, out.c)
         return "refuted", {"U": U_text, **out.case}
     s = _Search(req.X, req.Y, Uc, method=req.method,
                 max_nodes=None if req.max_nodes is None else req.max_nodes - stats["nodes"])
@@ -223,7 +228,7 @@ def _case(req: SearchRequest, Uc, phases=None):
 
 
 def _lazy_cases(req: SearchRequest, cases: list, k: int):
-    """Unknown U, lazy engine: the first realising Network, or ``{case number: refuted certificate case}``.
+    """Unknown U, lazy engine: the first realizing Network, or ``{case number: refuted certificate case}``.
 
     Each case's search is made (its eager lemmas) and given a few budgeted solver rounds, in the fixed order;
     the cases still open then search until about the time a float fit would take (:data:`HINT_RATE`); if some
@@ -289,13 +294,13 @@ class _CaseRuns:
         return search.stats["rounds"] + max(self.req.max_nodes - used, 0)
 
     def settle(self, number: int, res) -> Network | None:
-        """A decided case: its statistics added up, its search closed; the Network if realisable, else None."""
+        """A decided case: its statistics added up, its search closed; the Network if realizable, else None."""
         search = self.searches.pop(number)
         search.close()
         _add_stats(self.req.stats, res.stats)
         Uc = self.cases[number - 1]
         if res.status == "realizable":
-            return _lazy_network(Uc, res.V, self.req.d)
+            return _lazy_network(Uc, res.V, self.req.d, res.c)
         self.refuted[number] = {"U": [[format_rational(x) for x in row] for row in Uc], **res.case}
         return None
 
@@ -304,9 +309,10 @@ class _CaseRuns:
             search.close()
 
 
-def _lazy_network(Uc, V, d) -> Network:
+def _lazy_network(Uc, V, d, c=None) -> Network:
     Uq = QMatrix.from_fractions([x for r in Uc for x in r], len(Uc), len(Uc[0]))
-    return Network(Uq, QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU)
+    cq = None if c is None or not any(c) else QMatrix.from_fractions(list(c), len(c), 1)
+    return Network(Uq, QMatrix.from_fractions([x for r in V for x in r], len(V), d), RELU, None, cq)
 
 
 def _checked(cert, instance, stats) -> str:

@@ -28,7 +28,8 @@ class SearchRequest:
     (taken from ``X`` when not given); ``max_nodes`` bounds the search nodes (tree engine) or solver rounds (lazy
     engine) of the whole decision, ``time_limit`` its seconds from ``start`` (a ``time.monotonic()`` value: when
     the request was made, unless given); ``progress`` receives the statistics of the case being searched.
-    ``stats`` is the one field that changes: the decision's statistics, added up over its cases.
+    ``stats`` is the one field that changes: the decision's statistics, added up over its cases. ``output_bias``:
+    the networks have an output bias c, one more free variable of every equation (:class:`.rows.Rows`).
     """
 
     X: list
@@ -43,6 +44,7 @@ class SearchRequest:
     symmetry: bool = True
     stats: dict = field(default_factory=dict)
     start: float = field(default_factory=time.monotonic)
+    output_bias: bool = False
 
     def __post_init__(self):
         if self.d is None:

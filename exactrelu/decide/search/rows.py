@@ -8,6 +8,10 @@ integer coefficients on the variables ``(i, t)`` (``V[i][t]``), an integer right
 the positive scale that turned the original row into integers; a Farkas multiplier on the integer
 row times that scale is the multiplier on the original row (what the certificates record).
 
+With an output bias (``offset``) the variable ``("c", r)`` (c_r) joins every equation of output r with
+coefficient 1 (``... + c_r == Y[j][r]``), and the half rows with coefficient ``-sign``: the label is the sum of
+both signs' parts and c_r, so ``-positive part - c_r <= -Y`` and ``negative part + c_r <= Y``.
+
 :func:`decide_rows` decides such a system: exact propagation, then one exact LP.
 """
 
@@ -251,10 +255,12 @@ class Rows:
     ScaledRow(row=Row(tag=Tag(kind='sign', sample=0, index=1), coefs={(1, 0): -1}, rhs=0, is_eq=False), scale=Fraction(2, 1))
     >>> R.eq_row(0, 0, (True, False)) == ((("eq", 0, 0), {(0, 0): 1}, 2, True), 2)
     True
+    >>> Rows([[Fraction(1, 2)]], [[Fraction(1)]], [[Fraction(1)]], offset=True).eq_row(0, 0, (False,)).row.coefs
+    {('c', 0): 1}
     """
 
-    def __init__(self, X, Y, U, *, like: "Rows | None" = None):
-        self.X, self.Y, self.U = X, Y, U
+    def __init__(self, X, Y, U, *, like: "Rows | None" = None, offset: bool = False):
+        self.X, self.Y, self.U, self.offset = X, Y, U, offset
         if like is not None and like.X is X and like.Y is Y:  # another U on the same data: share what U does not change
             self._for_u(U)
             self.order, self.supp, self.xint = like.order, like.supp, like.xint
@@ -305,6 +311,8 @@ class Rows:
                 if a:
                     for t in self.supp[j]:
                         coefs[(i, t)] = self.U[r][i] * self.X[j][t]
+            if self.offset:
+                coefs[("c", r)] = Fraction(1)
             y = self.Y[j][r]
             scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
             hit = ScaledRow(Row(Tag("eq", j, r), {key2: int(c * scale) for key2, c in coefs.items()}, int(y * scale), True),
@@ -325,6 +333,8 @@ class Rows:
                 if a:
                     for t in self.supp[j]:
                         coefs[(i, t)] = -sign * self.U[r][i] * self.X[j][t]
+            if self.offset:
+                coefs[("c", r)] = Fraction(-sign)
             y = -sign * self.Y[j][r]
             scale = math.lcm(y.denominator, *(c.denominator for c in coefs.values()))
             tag = Tag("eq+" if sign > 0 else "eq-", j, r)

@@ -80,7 +80,8 @@ class _Search:
         self.deadline: float | None = None
         # the rows of the current node (ids), kept as stacks; rowdata holds their integer form
         self.rowdata: dict = {}
-        self.E = [("eq", j, r) for j in range(self.n) for r in range(self.m) if not any(U[r][i] != 0 for i in range(self.k))]
+        self.E = [("eq", j, r) for j in range(self.n) for r in range(self.m)
+                  if not any(U[r][i] != 0 for i in range(self.k))]
         self.B: list = []
         for row in self.E:
             self.rowdata[row] = self._int_coeffs(row)
@@ -156,7 +157,8 @@ class _Search:
             rhs = [b - (sum(c[t] * fixed[t] for t in sup if t not in colset) if fixed is not None else 0)
                    for c, b, _, sup in rows]
             den = math.lcm(*(x.denominator for x in rhs)) if fixed is not None else 1
-            A = QMatrix(flint.fmpz_mat(len(rows), nv, [c[t] * den for c, _, _, _ in rows for t in cols]), 1) if nv else [[]] * len(rows)
+            A = (QMatrix(flint.fmpz_mat(len(rows), nv, [c[t] * den for c, _, _, _ in rows for t in cols]), 1)
+                 if nv else [[]] * len(rows))
             return A, QMatrix(flint.fmpz_mat(len(rows), 1, [int(x * den) for x in rhs]), 1)
 
         colset = set(cols)

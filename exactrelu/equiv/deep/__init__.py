@@ -34,7 +34,7 @@ from ...network import Network
 from .forms import reduced_difference
 from .search import Search, Stats, _Found, _Spent, _Stuck
 
-__all__ = ["DeepAnswer", "deep_equivalence"]
+__all__ = ["DeepAnswer", "deep_equivalence", "read_box", "read_epsilon"]
 
 
 @dataclass
@@ -55,21 +55,40 @@ def _exact_values(net: Network, x: list[Fraction]) -> list[Fraction]:
     return net.evaluate_exact(QMatrix.from_fractions(list(x), 1, len(x))).to_fractions()[0]
 
 
-def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 256) -> list[Fraction] | None:
-    """An input where the networks differ, found by floats and confirmed exactly, or None.
+def _gap(a: Network, b: Network, x: list[Fraction]) -> Fraction:
+    """max over the outputs of |a(x) - b(x)|, exactly."""
+    return max(abs(p - q) for p, q in zip(_exact_values(a, x), _exact_values(b, x)))
 
-    Gaussian points at scales 1, 10, 100 and 1000 and the origin; the float outputs rank them, and the few
-    largest differences are evaluated exactly (float64 points are dyadic rationals).
+
+def _points(d: int, box, rng, per_scale: int) -> np.ndarray:
+    """Float proposals: Gaussian points at scales 1 to 1000 on R^d; on a box, its centre, corners and uniform points."""
+    if box is None:
+        return np.vstack([np.zeros((1, d))] + [s * rng.standard_normal((per_scale, d)) for s in (1, 10, 100, 1000)])
+    lo, hi = (np.array([float(v) for v in side]) for side in box)
+    corners = np.where(rng.integers(0, 2, (per_scale, d)).astype(bool), hi, lo)
+    return np.vstack([(lo + hi) / 2, corners, lo + (hi - lo) * rng.random((3 * per_scale, d))])
+
+
+def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 256, box=None,
+                    slack: Fraction = Fraction(0)) -> list[Fraction] | None:
+    """An input (in the box, if one is given) where the networks differ by more than ``slack`` in some output, found
+    by floats and confirmed exactly, or None.
+
+    Gaussian points at scales 1, 10, 100 and 1000 and the origin (on a box: its centre, random corners and uniform
+    points, each clamped into the box exactly); the float outputs rank them, and the few largest differences are
+    evaluated exactly (float64 points are dyadic rationals).
     """
     rng = np.random.default_rng(seed)
-    pts = np.vstack([np.zeros((1, a.d))] + [s * rng.standard_normal((per_scale, a.d)) for s in (1, 10, 100, 1000)])
+    pts = _points(a.d, box, rng, per_scale)
     with np.errstate(all="ignore"):
         gap = np.abs(a.predict(pts) - b.predict(pts)).max(axis=1)
         scale = 1 + np.abs(a.predict(pts)).max(axis=1)
-    order = np.argsort(-np.nan_to_num(gap / scale, nan=np.inf))[:8]
+    order = np.argsort(-np.nan_to_num(gap / scale if box is None else gap, nan=np.inf))[:8]
     for i in order:
         x = [Fraction(float(v)) for v in pts[i]]
-        if _exact_values(a, x) != _exact_values(b, x):
+        if box is not None:
+            x = [min(max(v, lo), hi) for v, lo, hi in zip(x, *box)]
+        if _gap(a, b, x) > slack:
             return x
     return None
 
@@ -113,12 +132,12 @@ def _form_json(form) -> dict:
             "constant": format_rational(form[1])}
 
 
-def _lemmas(red, differ, parts, budget: dict, stats: Stats) -> tuple[list, list]:
+def _lemmas(red, differ, parts, budget: dict, stats: Stats, box=None) -> tuple[list, list]:
     """Each part proved zero by its own tree (lemmas), and the main tree: one leaf summing them per output."""
     lemmas = []
     for part in parts:
         lemmas.append({"forms": [_form_json(f) for f in part],
-                       "tree": Search(red, differ, targets=part, stats=stats, **budget).subtree()})
+                       "tree": Search(red, differ, targets=part, stats=stats, box=box, **budget).subtree()})
     m = len(red.outputs)
     leaf = {"equal": [{"lemma": [[t * m + r, "1"] for t in range(len(parts))]} for r in range(m)]}
     return lemmas, [leaf]
@@ -128,15 +147,55 @@ def _check_pair(a: Network, b: Network) -> None:
     if not isinstance(a, Network) or not isinstance(b, Network):
         raise InvalidInput("deep_equivalence compares two Network objects (exactrelu.io.weights.read_weights reads files)")
     if a.activation.degree != 1 or b.activation.degree != 1:
-        raise InvalidInput("equivalence of networks deeper than two layers is decided for the ReLU only "
-                           f"(got {a.activation} and {b.activation})")
+        raise InvalidInput("equivalence of networks deeper than two layers, on a box or within epsilon is decided "
+                           f"for the ReLU only (got {a.activation} and {b.activation})")
     if a.d != b.d or a.m != b.m:
         raise InvalidInput(f"the networks map R^{a.d} -> R^{a.m} and R^{b.d} -> R^{b.m}: not comparable")
 
 
+def read_box(lower, upper, d: int) -> tuple[list[Fraction], list[Fraction]] | None:
+    """The box ``(lower, upper)`` as exact rationals (d each, lower <= upper), or None when both are None.
+
+    >>> read_box(["0", "1/2"], [1, "0.75"], 2)
+    ([Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 1), Fraction(3, 4)])
+    """
+    from ...exact.rationals import to_fraction
+
+    if lower is None and upper is None:
+        return None
+    if lower is None or upper is None:
+        raise InvalidInput("a box needs both its lower and its upper bounds")
+    box = [to_fraction(v) for v in lower], [to_fraction(v) for v in upper]
+    if len(box[0]) != d or len(box[1]) != d:
+        raise InvalidInput(f"the box has {len(box[0])} lower and {len(box[1])} upper bounds; the networks read "
+                           f"{d} inputs")
+    bad = [t for t, (lo, hi) in enumerate(zip(*box)) if lo > hi]
+    if bad:
+        raise InvalidInput(f"the box is empty: input {bad[0]} has lower bound {box[0][bad[0]]} above its upper "
+                           f"bound {box[1][bad[0]]}")
+    return box
+
+
+def read_epsilon(epsilon) -> Fraction | None:
+    """epsilon as an exact rational >= 0, or None.
+
+    >>> read_epsilon("0.05")
+    Fraction(1, 20)
+    """
+    from ...exact.rationals import to_fraction
+
+    if epsilon is None:
+        return None
+    eps = to_fraction(epsilon)
+    if eps < 0:
+        raise InvalidInput(f"epsilon must be >= 0, got {eps}")
+    return eps
+
+
 def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int | None = None, progress=None,
-                     seed: int = 0) -> DeepAnswer:
-    """Decide whether two ReLU networks (any depths) are the same function on all of R^d, exactly.
+                     seed: int = 0, lower=None, upper=None, epsilon=None) -> DeepAnswer:
+    """Decide whether two ReLU networks (any depths) are the same function on all of R^d (or on a box, or within
+    epsilon), exactly.
 
     Parameters
     ----------
@@ -145,11 +204,14 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     max_nodes : the most case-tree nodes to visit.
     progress : a callable taking one line of text (``LineProgress``), or None.
     seed : seed of the float search for a witness (the answer does not depend on it).
+    lower, upper : the box (d rationals each, decimal strings read exactly); None for all of R^d.
+    epsilon : prove max over the outputs of |a(x) - b(x)| <= epsilon instead of equality (None: equality).
 
     Returns
     -------
     DeepAnswer
-        "equivalent" with the case tree, "not-equivalent" with an exact witness, or "unknown" when the budget ran out.
+        "equivalent" with the case tree, "not-equivalent" with an exact witness (in the box; differing by more than
+        epsilon), or "unknown" when the budget ran out.
 
     Examples
     --------
@@ -158,37 +220,43 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     >>> deep_equivalence(net, Network.from_layers([([[1], [-1]], None), ([[1, -1], [1, 1]], None),
     ...                                             ([[1, 0]], None)])).tree
     [{'equal': [{}]}]
+    >>> half = Network.from_layers([([[1]], None), ([["1/2"]], None)])      # relu(x) / 2
+    >>> deep_equivalence(net, half, lower=[0], upper=[1], epsilon="1/2").status
+    'equivalent'
     """
     _check_pair(a, b)
+    box, eps = read_box(lower, upper, a.d), read_epsilon(epsilon)
+    slack = eps or Fraction(0)
     deadline = Deadline.coerce(time_limit)
-    x = sampled_witness(a, b, seed=seed)  # a few float evaluations: most different pairs end here
+    x = sampled_witness(a, b, seed=seed, box=box, slack=slack)  # a few float evaluations: most different pairs end here
     stats: dict = {}
     if x is None:
         red = reduced_difference(a, b)
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress})
+        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress},
+                          box, slack)
         if isinstance(found, DeepAnswer):
             return found
         x = found
     return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
 
 
-def _searched(a: Network, b: Network, red, stats: dict, budget: dict):
+def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, slack=Fraction(0)):
     """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
     "unknown" when the budget ran out), or the exact witness it found."""
     def differ(p):
-        return _exact_values(a, p) != _exact_values(b, p)
+        return _gap(a, b, p) > slack
 
-    search = Search(red, differ, **budget)
+    search = Search(red, differ, box=box, slack=slack, **budget)
     depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
     try:
-        parts = independent_parts(red)
+        parts = independent_parts(red) if not slack else None  # lemmas prove parts exactly zero
         if parts is not None:
             try:
-                lemmas, tree = _lemmas(red, differ, parts, budget, search.stats)
+                lemmas, tree = _lemmas(red, differ, parts, budget, search.stats, box)
                 return DeepAnswer("equivalent", tree, lemmas=lemmas,
                                   stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
             except _Stuck:  # the parts are not zero one by one: the whole difference in one tree

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from ...deadline import Deadline
 from ...exact.rationals import format_rational
-from .bounds import prove_at_most, prove_empty, screen, variables_of
+from .bounds import box_farkas, box_proof, prove_at_most, prove_empty, screen, variables_of
 from .forms import Form, add_to, is_zero, scaled
 
 __all__ = ["Search", "Stats"]
@@ -68,14 +68,25 @@ class Search:
     """
 
     def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
-                 progress=None, targets=None, stats: Stats | None = None):
+                 progress=None, targets=None, stats: Stats | None = None, box=None, slack=Fraction(0)):
         self.red, self.d, self.differ = red, red.d, differ
+        self.box, self.slack = box, slack  # box: (lower, upper) lists of Fractions, or None for R^d
         self.targets = red.outputs if targets is None else targets
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
+        self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
+        self.prow: dict = {}  # ... and their phase rows
         self.stats = Stats() if stats is None else stats
         self._shown = 0.0
         self.level = []
+        self.reads = [[v - self.d for v in f if v >= self.d] for f, _ in red.forms]  # the neurons each form reads
+        self.readers: list[list[int]] = [[] for _ in red.forms]
+        for u, below in enumerate(self.reads):
+            for v in below:
+                self.readers[v].append(u)
+        self.pending = [len(below) for below in self.reads]  # undecided reads (on a box: kept by _decided)
+        self.ready = {u for u, n in enumerate(self.pending) if not n}
+        self.read_by_targets = {v - self.d for f, _ in self.targets for v in f if v >= self.d}
         for f, _ in red.forms:  # 1 + the deepest neuron it reads
             self.level.append(1 + max((self.level[v - self.d] for v in f if v >= self.d), default=0))
 
@@ -106,10 +117,15 @@ class Search:
         """The node's rows, substituted: the decided neurons' phases, and the relaxation (y >= z, y >= 0) of every
         undecided neuron they or ``forms`` read, closed under the neurons those read."""
         rows = []
+        for t in range(self.d if self.box is not None else 0):
+            rows += [(("lower", t), self._original("lower", t)), (("upper", t), self._original("upper", t))]
         for u, active in self.dec.items():
+            if u in self.prow:  # on a box: kept while u is decided
+                rows.append(self.prow[u])
+                continue
             z = self._z(u, memo)
             rows.append((("phase", u), scaled(z, Fraction(-1)) if active else z))
-        todo = self._undecided([f for _, f in rows] + list(forms))
+        todo = self._undecided([f for _, f in rows] + list(forms)) if self.box is None else set()  # box: bottom-up
         seen: set = set()
         while todo:
             u = todo.pop()
@@ -124,6 +140,8 @@ class Search:
 
     # -- certificates in the checker's rows --------------------------------------------------------------
     def _original(self, kind: str, u: int) -> Form:
+        if kind in ("lower", "upper"):  # the box's rows l_t - x_t <= 0, x_t - u_t <= 0
+            return ({u: Fraction(-1)}, self.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -self.box[1][u])
         f, k = self.red.forms[u]
         y = self.d + u
         if kind == "relu":
@@ -153,6 +171,46 @@ class Search:
             raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
         return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
 
+    def interval(self, form: Form) -> dict | None:
+        """Multipliers of the box's rows proving ``form <= 0`` when it reads the inputs only and its largest value on
+        the box (exact interval arithmetic) is <= 0; else None."""
+        if self.box is None or any(v >= self.d for v in form[0]):
+            return None
+        lower, upper = self.box
+        top = form[1] + sum(a * (upper[t] if a > 0 else lower[t]) for t, a in form[0].items())
+        if top > 0:
+            return None
+        return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
+
+    def _next_on_box(self) -> int | None:
+        """On a box: the lowest undecided neuron whose reads are all decided (``self.ready``) and that the targets
+        read through undecided and active neurons, or None when the targets read no undecided neuron (then the
+        lowest such neuron is ready). Decided bottom-up, every decided neuron's form reads the inputs only: so does
+        this one's, and its range on the box is an exact interval."""
+        for u in sorted(self.ready, key=lambda v: (self.level[v], v)):
+            todo, seen = [u], {u}
+            while todo:  # up through the readers that pass u's value on, to a target
+                w = todo.pop()
+                if w in self.read_by_targets:
+                    return u
+                for r in self.readers[w]:
+                    if r not in seen and self.dec.get(r) is not False:
+                        seen.add(r)
+                        todo.append(r)
+        return None
+
+    def _decided(self, u: int, on: bool) -> None:
+        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone."""
+        (self.ready.discard if on else self.ready.add)(u)
+        for w in self.readers[u]:
+            if on:
+                self.pending[w] -= 1
+                if not self.pending[w]:
+                    self.ready.add(w)
+            else:
+                self.ready.discard(w)
+                self.pending[w] += 1
+
     # -- the search ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
         s = self.stats
@@ -180,7 +238,11 @@ class Search:
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
-        memo: dict = {}
+        if self.box is not None:  # bottom-up: the outputs are substituted only once they read decided neurons only
+            u = self._next_on_box()
+            if u is not None:
+                return self._branch(u, self._rows(self.zmemo, []), self.zmemo, splits)
+        memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
         outs = [self._subst(o, memo) for o in self.targets]
         if all(is_zero(o) for o in outs):
             return self._leaf({"equal": [self.combination({}, o) for o in self.targets]}, splits)
@@ -193,9 +255,17 @@ class Search:
             frontier = self._undecided([f for _, f in rows])
             if not frontier:  # the targets are not zero where the networks agree: not a lemma that holds
                 raise _Stuck("a lemma's target is not zero on a node where every neuron is decided")
-        u = max(frontier, key=lambda v: (self.level[v], -v))
-        z = self._z(u, memo)
-        span = screen(rows, z)
+        return self._branch(max(frontier, key=lambda v: (self.level[v], -v)), rows, memo, splits)
+
+    def _branch(self, u: int, rows, memo: dict, splits: int) -> list:
+        """Decide neuron u on the node: fixed when a proof keeps it on one side, else split."""
+        z = self._z(u, memo) if self.box is None else self._subst(self.red.forms[u], memo)  # cached once decided
+        for active in (False, True):
+            quick = self.interval(scaled(z, Fraction(-1)) if active else z)
+            if quick is not None:
+                return self._fixed(u, active, quick, splits)
+        found: dict = {}
+        span = screen(rows, z, found)
         if span is None:
             empty = self._empty(rows, splits)
             if empty is not None:
@@ -203,48 +273,104 @@ class Search:
             span = (-float("inf"), float("inf"))
         for active, ok in ((False, span[1] <= 0), (True, span[0] >= 0)):
             if ok:
-                self.stats.lps += 1
-                proof = prove_at_most(rows, scaled(z, Fraction(-1)) if active else z)
+                target = scaled(z, Fraction(-1)) if active else z
+                proof = self._from_duals(rows, target, found.get("min" if active else "max"))
+                if proof is None and self.box is None:  # on a box, splitting is cheaper than an exact LP
+                    self.stats.lps += 1
+                    proof = self._exact(prove_at_most, rows, target)
                 if isinstance(proof, dict):
-                    target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
-                    node = {"fix": [u, active], "bound": self.combination(proof, target)}
-                    self.stats.fixes += 1
-                    return [node] + self._decide(u, active, splits)
+                    return self._fixed(u, active, proof, splits)
         self.stats.splits += 1
         return [{"split": u}] + self._decide(u, True, splits + 1) + self._decide(u, False, splits + 1)
 
+    def _exact(self, lp, *rows_and_target):
+        """An exact LP of :mod:`.bounds` within the search's time limit (its exact simplex checks it per pivot)."""
+        from ...errors import TimeLimitExceeded
+
+        try:
+            return lp(*rows_and_target, deadline=self.deadline)
+        except TimeLimitExceeded:
+            raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed") from None
+
+    def _fixed(self, u: int, active: bool, proof: dict, splits: int) -> list:
+        target = scaled(self.red.forms[u], Fraction(-1)) if active else self.red.forms[u]
+        self.stats.fixes += 1
+        return [{"fix": [u, active], "bound": self.combination(proof, target)}] + self._decide(u, active, splits)
+
     def _decide(self, u: int, active: bool, splits: int) -> list:
+        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
+            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
+            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
+            self._decided(u, True)
         self.dec[u] = active
         try:
             return self.subtree(splits)
         finally:
             del self.dec[u]
+            if self.box is not None:
+                self.zmemo.pop(u)
+                self.prow.pop(u)
+                self._decided(u, False)
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1
-        proof = prove_empty(rows)
+        proof = box_farkas(rows, self.d, self.box) if self.box is not None else None  # floats first on a box
+        proof = self._exact(prove_empty, rows) if proof is None else proof
         if not isinstance(proof, dict):
             return None
         self.stats.farkas += 1
         return self._leaf({"farkas": self.combination(proof, None)}, splits)
 
+    def _from_duals(self, rows, target: Form, solved) -> dict | None:
+        """On a box: exact multipliers proving ``target <= 0``, made from HiGHS's duals (:func:`.bounds.box_proof`)."""
+        if self.box is None or solved is None or any(v >= self.d for v in target[0]):
+            return None
+        return box_proof(rows, target, solved[0], self.d, self.box)
+
     def _bounds_leaf(self, rows, outs, splits: int) -> list | None:
-        """Outputs that read the inputs only: prove each zero on the node, or find where it is not."""
-        empty = self._empty(rows, splits)
+        """Outputs that read the inputs only: prove each zero (within the slack) on the node, or find where it is
+        not. On a box the floats go first: HiGHS's duals are made exact proofs, its maximizers tried as witnesses;
+        only what they leave open goes to exact LPs."""
+        empty = self._empty(rows, splits) if self.box is None else None
         if empty is not None:
             return empty
         proofs = []
         for o, orig in zip(outs, self.targets):
             pair = []
             for sign in (Fraction(1), Fraction(-1)):
-                self.stats.lps += 1
-                proof = prove_at_most(rows, scaled(o, sign)) if not is_zero(o) else {}
+                form = scaled(o, sign)
+                form = (form[0], form[1] - self.slack)  # |O| <= slack (0: O = 0) on the node
+                proof = {} if is_zero(o) else self.interval(form)
+                if proof is None and self.box is not None:
+                    proof = self._float_first(rows, form, splits)
+                    if isinstance(proof, list):
+                        return proof  # the node is empty: a Farkas leaf
+                if proof is None:
+                    self.stats.lps += 1
+                    proof = self._exact(prove_at_most, rows, form)
                 if not isinstance(proof, dict):
-                    self._try_witness(rows, proof, scaled(o, sign))
+                    self._try_witness(rows, proof, form)
                     return None
                 pair.append(self.combination(proof, scaled(orig, sign)))
             proofs.append(pair)
         return self._leaf({"bounds": proofs}, splits)
+
+    def _float_first(self, rows, form: Form, splits: int):
+        """On a box: a proof of ``form <= 0`` from HiGHS's duals, a Farkas leaf if the node is empty, or None; raises
+        :class:`_Found` when HiGHS's maximizer, made exact and put into the box, is a witness."""
+        found: dict = {}
+        span = screen(rows, form, found)
+        if span is None:
+            return self._empty(rows, splits)
+        if "max" not in found:
+            return None
+        if span[1] <= 0:
+            return self._from_duals(rows, form, found["max"])
+        point = found["max"][1]
+        x = [min(max(Fraction(float(point.get(t, 0))), lo), hi) for t, lo, hi in zip(range(self.d), *self.box)]
+        if self.differ(x):
+            raise _Found(x)
+        return None
 
     def _try_witness(self, rows, found, form: Form) -> None:
         """The inputs of a point (or far along a ray) of the node where ``form`` > 0: a witness if the networks
@@ -252,7 +378,7 @@ class Search:
         kind, vec = found
         names = variables_of(rows, form)
         if kind == "ray":
-            base = prove_empty(rows)[1]  # the node is not empty (checked before)
+            base = self._exact(prove_empty, rows)[1]  # the node is not empty (checked before)
             point = dict(zip(variables_of(rows), base))
             ray = dict(zip(names, vec))
             value = form[1] + sum(a * point.get(v, 0) for v, a in form[0].items())

@@ -93,7 +93,8 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     >>> as_float_array(np.array([1 + 2j]), ndim=1)
     Traceback (most recent call last):
     ...
-    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are accepted
+    exactrelu.errors.InvalidInput: Complex data not supported: array has dtype complex128; only real numbers are
+    accepted
     """
     a = tensor_array(a)
     if type(a).__module__.startswith("scipy.sparse"):
@@ -116,7 +117,8 @@ def as_float_array(a, *, name: str = "array", ndim: int = 2) -> np.ndarray:
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         what = "NaN" if np.isnan(arr[idx]) else "an infinity"
-        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite values")
+        raise InvalidInput(f"{name} has a non-finite entry ({what}) at index {idx}: exact arithmetic needs finite "
+                           "values")
     return arr
 
 

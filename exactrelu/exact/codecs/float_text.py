@@ -95,7 +95,8 @@ def assemble_text(digits: np.ndarray, ndig: np.ndarray, neg: np.ndarray, table: 
 
     >>> digits = np.frombuffer(b"0012" b"0305", dtype=np.uint8).reshape(2, 4)
     >>> table = np.frombuffer(b"    " b"/2  ", dtype=np.uint8).reshape(2, 4)
-    >>> assemble_text(digits, np.array([2, 3]), np.array([True, False]), table, np.array([0, 2]), np.array([1, 0]), (1, 2))
+    >>> assemble_text(digits, np.array([2, 3]), np.array([True, False]), table, np.array([0, 2]), np.array([1, 0]),
+    ...               (1, 2))
     '-12/2 305\\n'
     """
     nd = digits.shape[1]

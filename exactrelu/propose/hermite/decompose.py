@@ -16,7 +16,7 @@ distinct eigenvalue, so one pencil finds every unit. This is Algorithm 1's "deco
 tensors" done at once. Several random draws are tried; the one whose components fit T best wins.
 
 **ALS polish** (:func:`cp_als`): alternating least squares for the CP model
-T ~ [[A, B, C]] started at (B, B, C), then the directions are symmetrised. Jennrich alone is
+T ~ [[A, B, C]] started at (B, B, C), then the directions are symmetrized. Jennrich alone is
 exact on exact tensors but loses accuracy quickly with sampling noise (it uses two
 combinations); the polish fits all slices and brings the error to the level of the noise.
 
@@ -109,11 +109,12 @@ def jennrich_pencil(T: np.ndarray, k: int, rng: np.random.Generator, reference=N
     return cands[0][1], len(cands)
 
 
-def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 200, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
-    """ALS for T[a, b, s] ~ sum_i A[a, i] B[b, i] C[s, i] from A = B = B0; returns (B symmetrised, C, sweeps).
+def cp_als(T: np.ndarray, B0: np.ndarray, n_sweeps: int = 200,
+           tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray, int]:
+    """ALS for T[a, b, s] ~ sum_i A[a, i] B[b, i] C[s, i] from A = B = B0; returns (B symmetrized, C, sweeps).
 
     Each sweep solves the three linear least-squares problems in closed form (normal equations
-    with Hadamard products of Gram matrices). At the end A and B are normalised, sign-aligned and
+    with Hadamard products of Gram matrices). At the end A and B are normalized, sign-aligned and
     averaged, and C is refitted to the symmetric components.
     """
     A = B0.copy()

@@ -1,6 +1,6 @@
 """Hermite coefficient tensors of a function of Gaussian inputs, estimated from samples.
 
-For x ~ N(0, I_d) and labels y = f(x), the t-th (probabilists', unnormalised) Hermite coefficient
+For x ~ N(0, I_d) and labels y = f(x), the t-th (probabilists', unnormalized) Hermite coefficient
 tensor is ``f_t = E[y He_t(x)]`` with He_0 = 1, He_1(x) = x, He_2(x) = x x^T - I,
 ``He_3(x)_abc = x_a x_b x_c - (delta_ab x_c + delta_ac x_b + delta_bc x_a)`` and He_4 as in
 :func:`he4_correction`. For the biased network ``f(x) = sum_i a_i relu(w_i . x + b_i)`` with unit
@@ -56,7 +56,7 @@ _CHUNK = 32768  # samples per block (memory O(chunk * max(d, k^2)))
 
 
 def hermite_coefficient(t: int, b) -> np.ndarray:
-    """``g_t(b) = E[relu(z + b) He_t(z)]``, z ~ N(0, 1) (vectorised over ``b``).
+    """``g_t(b) = E[relu(z + b) He_t(z)]``, z ~ N(0, 1) (vectorized over ``b``).
 
     >>> [round(float(hermite_coefficient(t, 0.0)), 6) + 0.0 for t in range(5)]
     [0.398942, 0.5, 0.398942, 0.0, -0.398942]
@@ -141,7 +141,8 @@ def contraction(X: np.ndarray, y: np.ndarray, t: int, vectors: list[np.ndarray])
             v, w = vectors
             s, r = Xb @ v, Xb @ w
             ysr = yb * s * r
-            # He4(x)(., ., v, w) = x x^T (sr - v.w) - I (sr - v.w) - (v x^T + x v^T) r - (w x^T + x w^T) s + v w^T + w v^T
+            # He4(x)(., ., v, w) = x x^T (sr - v.w) - I (sr - v.w) - (v x^T + x v^T) r - (w x^T + x w^T) s
+            #                      + v w^T + w v^T
             c = ysr - yb * float(v @ w)
             out += (Xb * c[:, None]).T @ Xb - c.sum() * I
             a = (yb * r) @ Xb

@@ -53,7 +53,8 @@ def affine_fit(Z: np.ndarray, r: np.ndarray, radius: float | None = None) -> tup
     return sol[:d], float(sol[d])
 
 
-def linear_units(Z: np.ndarray, r: np.ndarray, radius: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def linear_units(Z: np.ndarray, r: np.ndarray,
+                 radius: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Units (V rows unit norm, b, a) computing the truncated affine fit of ``r``: two units, or one constant unit.
 
     ``w . x + c = |w| relu(v . x + c/|w|) - |w| relu(-v . x - c/|w|)`` with v = w / |w|; when w is

@@ -66,7 +66,9 @@ def fit_bias(lams, sigmas, orders) -> tuple[np.ndarray, np.ndarray]:
     _, alpha = _profile(beta, lam, w, orders)
     sw = np.sqrt(w)
     for i in range(k):  # Gauss-Newton on (alpha, beta) from the grid point, near the noise-free optimum
-        fun = lambda p, i=i: sw * (lam[i] - p[0] * np.array([hermite_coefficient(t, p[1]) for t in orders]))  # noqa: E731
+        def fun(p, i=i):
+            return sw * (lam[i] - p[0] * np.array([hermite_coefficient(t, p[1]) for t in orders]))
+
         opt = least_squares(fun, [alpha[i], beta[i]], xtol=1e-15, ftol=1e-15, gtol=1e-15)
         alpha[i], beta[i] = opt.x
     return alpha, beta

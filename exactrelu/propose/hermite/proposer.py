@@ -16,7 +16,7 @@ V = W^T) from x ~ N(0, Sigma) in the full-rank setting (k <= d, independent rows
 5. **Large |b|** (:mod:`.hermite_large_bias`): units whose bias is beyond ``bias_threshold`` (or
    whose f_2 coefficient is lost in the noise) are replaced by a truncated affine fit of the
    residual, i.e. two ReLU units: at most k + 2 units, a small L2 error.
-6. Optional ``refine``: pattern-linearised least squares on the samples (one output; our
+6. Optional ``refine``: pattern-linearized least squares on the samples (one output; our
    addition, not the paper's): with the activation pattern fixed the labels are linear in
    (a_i w_i, a_i b_i), so each step is one linear least-squares solve; on noiseless data it
    reaches the exact parameters once the pattern is right.
@@ -63,15 +63,20 @@ class HermiteProposer(Proposer):
     random_state : None, int or Generator (random contractions and Jennrich draws).
     whiten : whiten the inputs with their empirical second moment (inputs N(0, Sigma)).
     polish : ALS polish after Jennrich. n_draws : Jennrich draws (the best fit is kept).
-    refine : rounds of pattern-linearised least squares on the samples (one output only; 0 = off).
+    refine : rounds of pattern-linearized least squares on the samples (one output only; 0 = off).
     large_bias : ``"auto"`` (replace units with |b| > ``bias_threshold`` or an insignificant f_2
         coefficient by two linear units) or False (keep all k units).
     bias_threshold : |b_i| / |w_i| above which a unit counts as a large-bias unit.
     check_inputs : warn (GaussianityWarning) when the whitened inputs do not look Gaussian.
+    offset : learn an output bias c too (``relu(inputs @ V.T + b) @ U.T + c``). c enters the zeroth Hermite
+        coefficient only (``f_0 = sum_i a_i g_0(b_i) + c``; the coefficients of order >= 1 do not see a constant):
+        the tensors and the output weights are those without c, the signs are chosen from f_1 alone, and
+        ``c = f_0 - sum_i a_i E[relu(w_i . x + b_i)]`` (the expectation over the samples).
 
     Attributes
     ----------
-    V_ : (k', d) unit rows; b_ : (k',) biases; U_ : (m, k') output weights; W_ = V_.T; a_ = U_[0]
+    V_ : (k', d) unit rows; b_ : (k',) biases; U_ : (m, k') output weights; c_ : (m,) output bias (zero without
+        ``offset``); W_ = V_.T; a_ = U_[0]
         when m = 1 (else U_.T). k' = k, or fewer + 2 when the large-bias stage ran.
     signs_ : (k,) orientation chosen for each decomposed unit; sign_margin_ : per unit, |gap| / |a|
         between the two orientations' f_1 fits (full rank). sign_choices_ : float survivors (sign
@@ -87,7 +92,7 @@ class HermiteProposer(Proposer):
 
     def __init__(self, k: int, *, bias: bool = True, activation: Activation | str = "relu", random_state=None,
                  whiten: bool = True, polish: bool = True, n_draws: int = 8, refine: int = 0,
-                 large_bias="auto", bias_threshold: float = 3.0, check_inputs: bool = True):
+                 large_bias="auto", bias_threshold: float = 3.0, check_inputs: bool = True, offset: bool = False):
         self.k = k
         self.bias = bias
         self.activation = activation
@@ -99,6 +104,7 @@ class HermiteProposer(Proposer):
         self.large_bias = large_bias
         self.bias_threshold = bias_threshold
         self.check_inputs = check_inputs
+        self.offset = offset
 
     # -- validation -----------------------------------------------------------------------------
     def _validate(self, inputs, labels):
@@ -110,7 +116,7 @@ class HermiteProposer(Proposer):
             raise InvalidInput(f"large_bias must be 'auto' or False, got {self.large_bias!r}")
         check_integer(self.refine, "refine", minimum=0)
         check_integer(self.n_draws, "n_draws", minimum=1)
-        for name in ("whiten", "polish", "check_inputs"):
+        for name in ("whiten", "polish", "check_inputs", "offset"):
             check_flag(getattr(self, name), name)
         check_number(self.bias_threshold, "bias_threshold", minimum=0, strict=True)
         k, X, Y = self._check_fit_data(inputs, labels)
@@ -148,20 +154,24 @@ class HermiteProposer(Proposer):
         alpha, beta = unit_parameters(lam2, lam3, lam4, sig, bias=self.bias)
         Uw = (P @ dec.B).T  # k x d unit rows, whitened
         say("hermite: signs and output weights")
-        choice = resolve_signs(Uw, alpha, beta, lo.f0, lo.f1, np.sqrt(lo.second / n))
+        choice = resolve_signs(Uw, alpha, beta, None if self.offset else lo.f0, lo.f1, np.sqrt(lo.second / n))
         Uw, beta = Uw * choice.signs[:, None], beta * choice.signs
         A = self._output_weights(Z, Y, P, dec.B, beta)  # m x k
+        c0 = Y.mean(axis=0) - A @ hermite_coefficient(0, beta) if self.offset else np.zeros(Y.shape[1])
         self.signs_, self.sign_margin_, self.sign_choices_ = choice.signs, choice.margin, choice.survivors
         self.coefficients_ = np.stack([lam2, lam3, lam4])
         self.residual_, self.span_ = dec.residual, P
-        large, (Vw, bw, A) = self._large_bias_choice(Z, Y, Uw, beta, A, lam2, sig[0], say)
+        large, (Vw, bw, A) = self._large_bias_choice(Z, Y - c0, Uw, beta, A, lam2, sig[0], say)
         W = Vw @ Linv  # rows in input coordinates: (Linv^T u) . x = u . z
         rho = np.linalg.norm(W, axis=1)
         rho = np.where(rho > 0, rho, 1.0)
         V, b, U = W / rho[:, None], bw / rho, A * rho[None, :]
         if self.refine and Y.shape[1] == 1:
-            V, b, U = _refine(X, Y[:, 0], V, b, U[0], self.refine)
+            V, b, U = _refine(X, Y[:, 0], V, b, U[0], self.refine, self.offset)
         self._set_result(V, b, U, large)
+        # the zeroth coefficient: c = f_0 - sum_i a_i E[relu(v_i . x + b_i)] (over the samples), else 0
+        self.c_ = Y.mean(axis=0) - U @ np.maximum(X @ V.T + b, 0.0).mean(axis=0) if self.offset \
+            else np.zeros(Y.shape[1])
         self.training_error_ = self_check("HermiteProposer", error_against_constant(self.evaluate(X), Y),
                                           "another random_state (the decomposition's draws), refine=, or the "
                                           "gradient learner")
@@ -242,14 +252,15 @@ class HermiteProposer(Proposer):
     def evaluate(self, inputs) -> np.ndarray:
         """Float predictions (n x m) of the learned network."""
         X = np.asarray(inputs, dtype=np.float64)
-        return np.maximum(X @ self.V_.T + self.b_, 0.0) @ self.U_.T
+        return np.maximum(X @ self.V_.T + self.b_, 0.0) @ self.U_.T + self.c_
 
     def to_network(self) -> Network:
         """The learned network with its float weights taken as exact dyadic rationals (not certified)."""
-        return Network.from_rows(self.U_.tolist(), self.V_.tolist(), RELU, b=self.b_.tolist())
+        c = self.c_.tolist() if np.any(self.c_) else None
+        return Network.from_rows(self.U_.tolist(), self.V_.tolist(), RELU, b=self.b_.tolist(), c=c)
 
     def parameter_error(self, planted: Network) -> float:
-        """Largest error of matched (unit-normalised) parameters against a planted network: see
+        """Largest error of matched (unit-normalized) parameters against a planted network: see
         :func:`network_parameter_error`."""
         return network_parameter_error(self.V_, self.b_, self.U_, planted)
 
@@ -257,7 +268,7 @@ class HermiteProposer(Proposer):
 def network_parameter_error(V, b, U, planted: Network) -> float:
     """max over matched units of |v - v*|, |beta - beta*| and |a - a*| / max|a*| (rows scaled to unit norm).
 
-    Units are matched by the assignment maximising the total cosine of (v, beta) (signs count).
+    Units are matched by the assignment maximizing the total cosine of (v, beta) (signs count).
     Returns inf when the unit counts differ.
     """
     from scipy.optimize import linear_sum_assignment
@@ -294,8 +305,8 @@ def _cubic_part(Zp, T3):
     return (cube - 3.0 * lin) / 6.0
 
 
-def _refine(X, y, V, b, a, rounds):
-    """Pattern-linearised least squares: fix the pattern, solve y ~ sum_active (p_i . x + q_i), repeat."""
+def _refine(X, y, V, b, a, rounds, offset=False):
+    """Pattern-linearized least squares: fix the pattern, solve y ~ sum_active (p_i . x + q_i) (+ c), repeat."""
     n, d = X.shape
     k = V.shape[0]
     sgn = np.where(a >= 0, 1.0, -1.0)
@@ -308,7 +319,9 @@ def _refine(X, y, V, b, a, rounds):
             break
         pattern = new
         D = (pattern[:, :, None] * Xa[:, None, :]).reshape(n, k * (d + 1))
-        sol = np.linalg.lstsq(D, y, rcond=None)[0].reshape(k, d + 1)
+        if offset:
+            D = np.hstack([D, np.ones((n, 1))])
+        sol = np.linalg.lstsq(D, y, rcond=None)[0][: k * (d + 1)].reshape(k, d + 1)
         P, q = sol[:, :d], sol[:, d]
     rho = np.linalg.norm(P, axis=1)
     rho = np.where(rho > 0, rho, 1.0)

@@ -38,7 +38,7 @@ from .estimators import hermite_coefficient
 
 __all__ = ["SignChoice", "resolve_signs", "equivalent_flips", "flip_units"]
 
-MAX_ENUMERATED = 16  # flips enumerated explicitly up to this many units (2^16 subsets, vectorised)
+MAX_ENUMERATED = 16  # flips enumerated explicitly up to this many units (2^16 subsets, vectorized)
 
 
 @dataclass
@@ -59,9 +59,10 @@ def _predicted(U, alpha, beta, s):
     return f0, f1
 
 
-def resolve_signs(U: np.ndarray, alpha: np.ndarray, beta: np.ndarray, f0: float, f1: np.ndarray,
+def resolve_signs(U: np.ndarray, alpha: np.ndarray, beta: np.ndarray, f0: float | None, f1: np.ndarray,
                   noise: float, z: float = 4.0) -> SignChoice:
-    """Choose the orientation of each unit (rows ``U`` k x d, unit norm) from estimated f_0 and f_1.
+    """Choose the orientation of each unit (rows ``U`` k x d, unit norm) from estimated f_0 and f_1 (f_1 alone when
+    ``f0`` is None: an output bias makes f_0 a free constant).
 
     Full rank (k <= d, independent rows): the coefficients c of f_1 on the rows are unique, and
     ``c_i = alpha_i Phi(beta_i)`` (kept) or ``-alpha_i Phi(-beta_i)`` (flipped): they differ by
@@ -89,7 +90,7 @@ def resolve_signs(U: np.ndarray, alpha: np.ndarray, beta: np.ndarray, f0: float,
         scores = np.empty(len(S))
         for j, s in enumerate(S):
             p0, p1 = _predicted(U, alpha, beta, s)
-            scores[j] = float(np.sum((p1 - f1) ** 2) + (p0 - f0) ** 2)
+            scores[j] = float(np.sum((p1 - f1) ** 2) + (0.0 if f0 is None else (p0 - f0) ** 2))
         best = int(np.argmin(scores))
         signs = S[best]
         margin = np.full(k, np.nan)

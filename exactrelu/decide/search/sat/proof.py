@@ -117,7 +117,7 @@ def lrat_core(data: bytes, order: list) -> Core:
     """Trim an LRAT trace (text) of the input clauses added in ``order`` to the clauses its empty clause needs.
 
     The numbers the trace never defines are the input clauses', in the order they were added.
-    Vectorised: lines are found from the newlines, and the clauses the empty clause reaches
+    Vectorized: lines are found from the newlines, and the clauses the empty clause reaches
     through hints by a breadth-first search on the hint graph (numpy for small traces, scipy.sparse.csgraph for large).
     Raises :class:`ProofFormatError` when ``data`` is not such a trace.
     """
@@ -190,7 +190,7 @@ def _backward(arr, start, z1, z2, order) -> Core:
 def _reachable(n: int, src, dst, root: int):
     """The nodes reachable from ``root`` along edges ``src[e] -> dst[e]`` (``src`` non-decreasing), sorted.
 
-    A breadth-first search in numpy, one vectorised step per level (importing scipy cost 0.3-0.4 s, more than
+    A breadth-first search in numpy, one vectorized step per level (importing scipy cost 0.3-0.4 s, more than
     the whole trim of a small proof); a trace of more than :data:`SMALL_TRACE` nodes that is still going after
     :data:`MAX_LEVELS` levels is handed to scipy's (a deep proof has many levels). CaDiCaL's traces of the
     reduction's instances at N = 200 and 300 (33,619 and 91,320 steps) have 31 levels each.

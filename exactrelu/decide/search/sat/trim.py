@@ -11,7 +11,7 @@ own LRAT trace). Three phases:
 2. **Backward.** Starting from the conflict, walk the steps from the last to the first. A step
    that some kept clause used (it is *marked*) is checked by reverse unit propagation against
    the clauses before it, **core first**: clauses already marked propagate to a fixpoint before
-   any unmarked clause may propagate one literal. The conflict is analysed back to the clauses
+   any unmarked clause may propagate one literal. The conflict is analyzed back to the clauses
    it needed, in the order they became unit: those are the step's hints, and they are marked.
 3. Steps never marked are dropped, and so are input clauses never marked.
 
@@ -169,7 +169,7 @@ class _Trimmer:
             else:
                 return None
 
-    def analyse(self, ci, assumed) -> list:
+    def analyze(self, ci, assumed) -> list:
         """The clauses that derive the conflict on ``ci``, in trail order, ``ci`` last; marks them."""
         reason, where = self.reason, self.where
         seen, used, stack = set(), [], [ci]
@@ -205,7 +205,7 @@ class _Trimmer:
             conflict = self.propagate(mark)
         if conflict is None:
             raise ProofFormatError(f"proof step {lits} does not follow by unit propagation")
-        hints = self.analyse(conflict, assumed | {-x for x in lits})
+        hints = self.analyze(conflict, assumed | {-x for x in lits})
         self.backtrack(mark)
         return hints
 
@@ -243,7 +243,7 @@ def drup_core(clauses, proof, nvars: int | None = None) -> Core:
                 break
     if conflict is None:
         raise ProofFormatError("the DRUP proof does not refute the clauses")
-    hints = {None: T.analyse(conflict, set())}  # the empty clause
+    hints = {None: T.analyze(conflict, set())}  # the empty clause
     for t in range(len(added) - 1, -1, -1):
         ci = added[t]
         T.backtrack(before[t])

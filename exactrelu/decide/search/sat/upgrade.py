@@ -50,7 +50,7 @@ def upgrade_certificate(cert: dict, instance: dict) -> dict:
                                      f"'symmetry'}}, found {sorted(case)[:8]}")
         body = {key: v for key, v in case.items() if key != "rup"}
         try:
-            clauses, _ = case_clauses(body, U, X, Y, k, d)
+            clauses, _ = case_clauses(body, U, X, Y, k, d, bool((cert.get("model") or {}).get("output_bias")))
         except (CheckFailed, KeyError) as exc:
             raise CertificateInvalid(f"case {number}: {exc}") from None
         out.append(dict(body, lrat=lrat_from_drup(clauses, case["rup"], len(X) * k, number)))
