@@ -41,6 +41,7 @@ from ..errors import AssumptionViolated, NotRealizable, ProposalFailed
 from ..exact.linalg import independent_rows
 from ..exact.matrix import QMatrix
 from ..instances import Instance
+from ..limits import check_memory
 from ..network import Activation, Network
 from ..propose.floats import normalize_rows
 from ..propose.gradient import GradientProposer
@@ -177,7 +178,7 @@ class _Search:
                 self._note({"source": source, **info}, res, False)
                 if not isinstance(exc, NotRealizable) or self.step.last_W is None:
                     break
-                V = np.array(self.step.last_W, dtype=np.float64)  # the exact weights' pattern, one more round
+                V = float_rows(self.step.last_W)  # the exact weights' pattern, one more round
         self.T.add("exact", t0)
         return None
 
@@ -203,6 +204,21 @@ class _Search:
             evidence=evidence)
 
 
+def float_rows(W: list[list[int]]) -> np.ndarray:
+    """Integer rows as float64 directions, each row scaled by a power of two first (entries of thousands of digits
+    overflow a float; a row's direction is all a pattern needs).
+
+    >>> r = float_rows([[3 * 2**2000, -2**2000], [1, 2]])
+    >>> (r[0] / abs(r[0, 1])).tolist(), r[1].tolist()
+    ([3.0, -1.0], [1.0, 2.0])
+    """
+    out = []
+    for row in W:
+        shift = max(0, max(abs(int(x)).bit_length() for x in row) - 60)
+        out.append([float(Fraction(int(x), 1 << shift)) for x in row])  # correctly rounded, small ones kept
+    return np.array(out, dtype=np.float64)
+
+
 class _ExactStep:
     """Step 2 and 3 of the module doc for one proposal."""
 
@@ -214,6 +230,7 @@ class _ExactStep:
         self.Xn = normalize_rows(work.float_inputs())
         self.last_W = None
         self._out = None
+        self._xbits = 1
 
     def rank(self) -> int:
         from .output_layer import rank_of
@@ -250,12 +267,42 @@ class _ExactStep:
         """(U, c, V) with U f(V X) + c == labels verified on every entry (c None without an output bias)."""
         if self._out is not None and self._out[0] == W:
             return self._out[1]
+        self._sample_first(W)
+        check_memory(self._product_bytes(W), "the exact hidden layer of a proposal on every sample")
         F = self.act.apply_fmpz_mat(self.XT.times(W))
         U, c = solve_output_layer(F, self.A, self.inst, self.act, int(self.work.inputs.den), self.lift.offset)
         out = (U, c, QMatrix(flint.fmpz_mat(W), 1))
         check_identifiable(F, out[0], self.lift.q)  # the labels hold; is this the only split?
         self._out = (W, out)
         return out
+
+    def _sample_first(self, W: list[list[int]]) -> None:
+        """The labels checked exactly on a spread of samples before the product over every sample: weights solved
+        from a wrong pattern have entries of thousands of digits (a square system's Cramer quotients), and their
+        product with every sample would fill the memory. Failing on the spread proves that no output layer fits
+        every sample (NotRealizable); a spread whose hidden rows have rank < k proves nothing and is passed on.
+        """
+        n = self.inst.n
+        J = sorted({int(j) for j in np.linspace(0, n - 1, min(n, 8 * (len(W) + 1) + 64))})
+        XJ = self.Xrows.matrix(J)
+        self._xbits = max((abs(int(x)).bit_length() for x in XJ.entries()), default=1)
+        F = self.act.apply_fmpz_mat(flint.fmpz_mat(W) * XJ.transpose())
+        A = self.Yint.matrix(J).transpose()
+        try:
+            solve_output_layer(F, A, self.inst, self.act, int(self.work.inputs.den), self.lift.offset)
+        except NotRealizable as exc:
+            if "n_failing" not in exc.evidence:
+                return
+            raise NotRealizable(f"on {len(J)} samples spread over the {n} checked first, {exc}",
+                                evidence={**exc.evidence, "samples_checked_first": len(J)}) from None
+
+    def _product_bytes(self, W: list[list[int]]) -> float:
+        """Estimated bytes of f(W X) and of the output layer's comparison on every sample (FLINT integers)."""
+        src = self.work.inputs.float_source
+        xbits = src[2] if src is not None else self._xbits  # the spread's entries: an estimate, not a bound
+        wbits = max(abs(int(x)).bit_length() for row in W for x in row) + len(W[0]).bit_length()
+        bits = self.act.degree * (wbits + xbits)
+        return 3.0 * self.inst.n * (len(W) + self.inst.m) * (bits / 8 + 32)
 
     def _pattern(self, V: np.ndarray):
         Vn = normalize_rows(V)

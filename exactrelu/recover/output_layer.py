@@ -21,6 +21,7 @@ from fractions import Fraction
 import flint
 
 from ..certificates.envelope import instance_sha256, verify
+from ..certificates.trusted.common import approx, display
 from ..certificates.claims.realizes import realizes_certificate
 from ..errors import AssumptionViolated, ExactReluError, NotRealizable, ProposalFailed
 from ..exact.linalg import PRIMES, exact_rank, independent_columns, independent_rows
@@ -163,9 +164,9 @@ def residual_error(R, zden, inst: Instance) -> NotRealizable:
     den = int(zden) * int(inst.labels.den)
     worst = max((abs(Fraction(int(R[r, j]), den)) for j, r in bad[:1000]), default=Fraction(0))
     return NotRealizable(
-        f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {float(worst):.3g}); "
+        f"U f(V X) differs from the labels in {len(bad)} of {n * m} entries (largest residual {approx(worst)}); "
         "the labels are not exactly realizable by these units (noise or rounding?)",
-        evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": str(worst)})
+        evidence={"failing_entries": bad[:10], "n_failing": len(bad), "max_residual": display(worst)})
 
 
 def no_units(k, cands, rejected, tries, detail, d=None, bias=False, output_bias=False) -> ExactReluError:

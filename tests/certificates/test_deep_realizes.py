@@ -8,7 +8,8 @@ import pytest
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.claims.realizes import realizes_certificate, residual_certificate
-from exactrelu.certificates.envelope import checker_instance, verify
+from exactrelu.certificates.envelope import verify
+from exactrelu.instances.checker_view import checker_instance
 from exactrelu.certificates.trusted import common
 from exactrelu.errors import NotRealizable
 from exactrelu.exact.matrix import QMatrix
