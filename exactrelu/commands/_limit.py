@@ -34,7 +34,7 @@ from typing import Callable
 from ..deadline import Deadline, run_within
 from ..errors import TimeLimitExceeded
 from ..io.files import OutputGuard
-from ..validation import seconds_arg
+from ..arguments import seconds_arg
 
 __all__ = ["TIME_LIMIT_HELP", "add_time_limit", "limited", "time_limit_seconds"]
 
@@ -45,7 +45,7 @@ BACKSTOP = 0.1
 
 
 def time_limit_seconds(text: str) -> float:
-    """argparse type of ``--time-limit``: a finite number of seconds, zero or more (``validation.seconds_arg``).
+    """argparse type of ``--time-limit``: a finite number of seconds, zero or more (``arguments.seconds_arg``).
 
     >>> time_limit_seconds("2.5")
     2.5

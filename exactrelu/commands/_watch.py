@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..validation import seconds_arg
+from ..arguments import seconds_arg
 
 __all__ = ["SLACK", "SLACK_MIN", "INTERRUPT_GRACE", "process_start", "time_limit", "watched", "in_child", "leave"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._data import add_data_arguments, read_data
 from ._report import emit, json_command
-from ..validation import seconds_arg, seed_arg
+from ..arguments import seconds_arg, seed_arg
 from ._weights import add_layers_argument, read_net
 
 

@@ -8,7 +8,7 @@ exact checker (:mod:`exactrelu.certificates.fast`) unless ``--reference`` asks f
 from __future__ import annotations
 
 from ..errors import CertificateInvalid, InvalidInput
-from ..validation import positive_int_arg, scheduler_arg
+from ..arguments import positive_int_arg, scheduler_arg
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 

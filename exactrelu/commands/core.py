@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from ..validation import integer_arg, number_arg, positive_int_arg, seconds_arg, seed_arg
+from ..arguments import integer_arg, number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import AssumptionViolated, InvalidInput, NotRealizable
 from ._data import add_bias_argument, add_data_arguments, bias_of, read_data, read_timings

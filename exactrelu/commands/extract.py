@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..validation import positive_int_arg, seed_arg
+from ..arguments import positive_int_arg, seed_arg
 from ._limit import TIME_LIMIT_HELP, limited, time_limit_seconds
 from ._report import emit, json_command
 from ._weights import add_layers_argument, read_net

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from ..validation import number_arg, positive_int_arg, seconds_arg, seed_arg
+from ..arguments import number_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..errors import FitNotConverged
 from ._data import add_bias_argument, add_data_arguments, bias_of, read_data, read_timings

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from ..validation import nonnegative_int_arg, positive_int_arg, seconds_arg, seed_arg
+from ..arguments import nonnegative_int_arg, positive_int_arg, seconds_arg, seed_arg
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.envelope import verify, write_certificate

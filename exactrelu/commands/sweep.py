@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from ..validation import positive_int_arg, scheduler_arg
+from ..arguments import positive_int_arg, scheduler_arg
 
 from ..errors import InvalidInput
 from ._limit import add_time_limit

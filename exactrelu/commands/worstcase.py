@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from dataclasses import asdict
-from ..validation import positive_int_arg, scheduler_arg, seconds_arg
+from ..arguments import positive_int_arg, scheduler_arg, seconds_arg
 
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic

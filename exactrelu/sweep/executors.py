@@ -24,7 +24,8 @@ import threading
 
 from ..errors import InvalidInput
 from ..parallel import usable_cores
-from ..validation import check_positive_integer, scheduler_address
+from ..validation import check_positive_integer
+from ..arguments import scheduler_address
 from .worker import init_worker
 
 __all__ = ["Backend", "SerialExecutor", "default_workers"]

@@ -14,8 +14,8 @@ from hypothesis import given, strategies as st
 
 from exactrelu.errors import InvalidInput
 from exactrelu.validation import (as_generator, check_flag, check_integer, check_k, check_nonnegative_integer,
-                                  check_number, check_positive_integer, check_seed, integer_arg, normalize_rows,
-                                  number_arg, positive_int_arg, seconds_arg, seed_arg)
+                                  check_number, check_positive_integer, check_seed, normalize_rows)
+from exactrelu.arguments import integer_arg, number_arg, positive_int_arg, seconds_arg, seed_arg
 
 PACKAGE = Path(__file__).resolve().parents[2] / "exactrelu"
 

@@ -47,6 +47,7 @@ from .sat.proof import drup_refute, lrat_core, lrat_solver, refute, sat_interrup
 from .float_screen import probably_feasible
 from .rows import Rows, decide_rows
 from .lemma_store import LemmaStore
+from .symmetry import symmetry_classes, symmetry_clauses
 from .request import SearchRequest
 
 __all__ = ["solve_case", "CaseSearch", "CaseResult", "SearchRequest", "decide_rows", "RoundLimit", "PROOFS"]  # RoundLimit: deprecated alias of
@@ -73,25 +74,6 @@ class CaseResult:
     c: list | None = None  # m Fractions, the output bias (realizable, with an output bias)
     case: dict = field(default_factory=dict)  # the certificate case without "U" (not-realizable)
     stats: dict = field(default_factory=dict)
-
-
-def _symmetry(R: Rows):
-    """Classes of units with equal output-weight columns (size >= 2), and a sample to sort them on."""
-    cols: dict = {}
-    for i in R.rel:
-        cols.setdefault(tuple(R.U[r][i] for r in range(R.m)), []).append(i)
-    classes = [c for c in cols.values() if len(c) > 1]
-    if not classes:
-        return None
-    j0 = next((j for j in range(R.n) if R.supp[j]), None)
-    if j0 is None:
-        return None
-    return {"sample": j0, "classes": classes}
-
-
-def _symmetry_clauses(R: Rows, sym) -> list[list[int]]:
-    j0 = sym["sample"]
-    return [[R.lit(j0, a), -R.lit(j0, b)] for cls in sym["classes"] for a, b in zip(cls, cls[1:])]
 
 
 def _eager(R: Rows, store: LemmaStore, method: str, stats: dict, shared: dict | None = None) -> list:
@@ -275,9 +257,9 @@ class CaseSearch:
         self.store = store = LemmaStore(R)
         self.lazy = _eager(R, store, method, stats, shared)
         stats["clusters"] = len(self.lazy)
-        sym = _symmetry(R) if request.symmetry else None
+        sym = symmetry_classes(R) if request.symmetry else None
         if sym:
-            store.add_symmetry(sym, _symmetry_clauses(R, sym))
+            store.add_symmetry(sym, symmetry_clauses(R, sym))
         stats["lemma_seconds"] = time.monotonic() - t0
         self.sat = None
         self.cache: dict = {}
