@@ -120,7 +120,8 @@ def test_matmul_at_the_bound_with_extreme_limbs_is_exact():
 floats_of_ints = st.one_of(st.integers(-(2**53), 2**53).map(float),
                            st.tuples(st.integers(-(2**53) + 1, 2**53 - 1), st.integers(0, 969))
                            .map(lambda t: float(np.ldexp(float(t[0]), t[1]))),
-                           st.sampled_from([0.0, -0.0, 2.0**1022, -(2.0**1023 - 2.0**970), 2.0**24 - 1, 2.0**24, -(2.0**24)]))
+                           st.sampled_from([0.0, -0.0, 2.0**1022, -(2.0**1023 - 2.0**970), 2.0**24 - 1, 2.0**24,
+                                            -(2.0**24)]))
 
 
 @given(st.lists(floats_of_ints, min_size=1, max_size=20))

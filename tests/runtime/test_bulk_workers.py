@@ -1,4 +1,5 @@
-"""The exact bulk steps' threads (parallel.bulk_workers, exact/bulk.py map_blocks): every idle core, the same results."""
+"""The exact bulk steps' threads (parallel.bulk_workers, exact/bulk.py map_blocks): every idle core, the same
+results."""
 
 import threading
 

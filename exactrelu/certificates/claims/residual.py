@@ -89,14 +89,14 @@ def exact_residual(network: Network, instance: Instance, *, max_listed: int | No
                    chunk: int | None = None, method: str = "auto") -> Residual:
     """The exact residual of ``network`` on ``instance`` (prediction minus labels, over Q), streamed by samples.
 
-    The samples are taken ``chunk`` at a time (default: :data:`CHUNK_ENTRIES` over the row width), so that
-    only one chunk's exact integers are held at once. A ReLU network on numbers of at most :data:`~exactrelu.exact.bulk.MAX_LIMBS`
-    limbs goes by :mod:`exactrelu.exact.codecs.limbs` (int64 limb arrays, exact by the bounds there; every input
-    float64 array read without converting it to FLINT); anything else (powers, huge entries) by FLINT products
-    per chunk. Both give every difference as an integer over a known denominator, so the sums are exact
-    integer sums per denominator; ``max_listed`` caps the list of failing entries kept (``max_listed=None``
-    keeps all of them, as a ``realizes-except`` certificate needs). ``method="flint"`` takes the FLINT route
-    whatever the network (the reference the limb route is tested against); ``"auto"`` chooses as above.
+    The samples are taken ``chunk`` at a time (default: :data:`CHUNK_ENTRIES` over the row width), so that only one
+    chunk's exact integers are held at once. A ReLU network on numbers of at most
+    :data:`~exactrelu.exact.bulk.MAX_LIMBS` limbs goes by :mod:`exactrelu.exact.codecs.limbs` (int64 limb arrays, exact
+    by the bounds there; every input float64 array read without converting it to FLINT); anything else (powers, huge
+    entries) by FLINT products per chunk. Both give every difference as an integer over a known denominator, so the sums
+    are exact integer sums per denominator; ``max_listed`` caps the list of failing entries kept (``max_listed=None``
+    keeps all of them, as a ``realizes-except`` certificate needs). ``method="flint"`` takes the FLINT route whatever
+    the network (the reference the limb route is tested against); ``"auto"`` chooses as above.
 
     >>> from exactrelu.instances import planted
     >>> inst = planted(d=3, k=2, m=2, n=50, seed=2, noise="gaussian:0.1")

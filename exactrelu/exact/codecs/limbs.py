@@ -34,8 +34,8 @@ import numpy as np
 from ...errors import InvalidInput
 
 __all__ = ["W", "MAX_TERMS", "EXACT", "from_ints", "from_float_integers", "float_digits", "scale_floats", "normalized",
-           "matmul", "rectified", "scaled", "subtract", "sign", "absolute", "to_ints", "sum_of_squares", "argmax", "pad",
-           "to_fmpz_mat", "to_floats", "u32_words"]
+           "matmul", "rectified", "scaled", "subtract", "sign", "absolute", "to_ints", "sum_of_squares", "argmax",
+           "pad", "to_fmpz_mat", "to_floats", "u32_words"]
 
 W = 24  #: bits per limb
 _HALF = 1 << (W - 1)

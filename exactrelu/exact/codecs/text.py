@@ -229,5 +229,6 @@ def rows_of(a, name: str) -> list[list]:
         try:
             out.append(list(r))
         except TypeError:
-            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); row {i} is {type(r).__name__}") from None
+            raise InvalidInput(f"{name} must be a list of rows (each a list of numbers); "
+                               f"row {i} is {type(r).__name__}") from None
     return out
