@@ -12,7 +12,9 @@ integers (FLINT matrices of f(V X) and of the labels, their text for the hash) i
 3. when some sample disagrees, adds up to ``add`` of them to the subset and starts again (at most ``rounds``
    rounds: the subset may not have pinned the network down); then raises NotRealizable with the samples as evidence;
 4. writes nothing itself: the certificate (O(k d), independent of n) is returned, and the independent checker,
-   when ``check``, reads the ``.npz`` file itself a block of rows at a time.
+   when ``check``, reads the ``.npz`` file itself a block of rows at a time (the fast exact checker on every idle
+   core, :func:`check_npz`). The subset's recovery makes no certificate of its own (``certificate=False``): the
+   one certificate is the whole instance's, made after every sample is verified.
 
 Memory: the float arrays (memory-mapped from a stored ``.npz``: pages of the file), the subset's exact work, and
 one block's exact rows. It does not grow with n beyond the float arrays.
@@ -101,7 +103,7 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
         t0 = time.perf_counter()
         sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=activation)
         res = recover(sub, k=k, activation=activation, init=init, random_state=random_state, check=False,
-                      progress=progress, time_limit=time_limit, bias=bias)
+                      progress=progress, time_limit=time_limit, bias=bias, certificate=False)  # certified below
         timings[f"subset_round_{round_}"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)
@@ -161,11 +163,21 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
 
 def check_npz(cert: dict, path: str | os.PathLike) -> str:
     """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time;
-    CertificateInvalid when it refuses."""
-    from ..certificates import checker
+    CertificateInvalid when it refuses. The fast exact checker (:mod:`exactrelu.certificates.fast`) on every idle
+    core for a large instance, as the library's own check of an instance in memory
+    (:func:`~exactrelu.certificates.envelope.verify`); the reference checker when ``EXACTRELU_CHECKER=reference``."""
+    from .. import blas
+    from ..certificates import checker, fast
+    from ..certificates.envelope import _checker
 
     try:
-        return checker.check(cert, checker.load_instance(str(path), parse=False), str(path))
+        instance = checker.load_instance(str(path), parse=False)
+        entries = len(instance["inputs"]) * (len(instance["inputs"][0]) + len(instance["labels"][0]))
+        workers = parallel.check_workers(entries)
+        if _checker() == "reference":
+            return checker.check_parallel(cert, instance, workers, str(path))
+        with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):
+            return fast.check(cert, instance, workers, where=str(path))
     except checker.CheckFailed as exc:
         raise CertificateInvalid(str(exc)) from None
     except checker.UnreadableInput as exc:
