@@ -68,3 +68,26 @@ def test_streaming_certifies_the_whole_instance_once(small, monkeypatch):
     assert res.checked.startswith("realizes: 300 samples")
     assert np.array_equal(np.asarray(res.network.U.to_fractions(), dtype=float),
                           np.asarray(recover(inst, k=2).network.U.to_fractions(), dtype=float))
+
+
+@pytest.mark.parametrize("child", ["works", "fails"])
+def test_the_hash_made_ahead_is_the_instance_hash(small, monkeypatch, child):
+    """The instance hash made by a forked child while the subset is recovered, or (a failed child) in the
+    verification's pass: the in-memory instance's hash either way."""
+    from exactrelu import parallel
+
+    inst, path, cert = small
+    real = parallel.check_workers
+    monkeypatch.setattr(parallel, "check_workers", lambda entries: 2)
+    monkeypatch.setattr(parallel, "idle_core", lambda: True)
+    if child == "fails":
+        monkeypatch.setattr(streaming, "npz_sha256", lambda arrays: "not a digest")
+    X, Y = streaming.map_npz_instance(path)
+    job = streaming.hash_ahead(X, Y, 64)
+    assert job is not None
+    assert job.result() == (cert["instance_sha256"] if child == "works" else None)
+    res = streaming.recover_streaming(path, k=2, subset=100, block=64)
+    assert res.certificate["instance_sha256"] == cert["instance_sha256"]
+    monkeypatch.setattr(parallel, "check_workers", real)
+    monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "many")  # malformed: the check reports it, nothing is forked
+    assert streaming.hash_ahead(X, Y, 64) is None
