@@ -245,8 +245,8 @@ def split_bias(V: QMatrix) -> tuple[QMatrix, QMatrix]:
 
 def certify(inst: Instance, net: Network, *, route: str, proposer: str, random_state, check: bool, timer,
             certificate: bool = True) -> tuple:
-    """(canonical network, ``realizes`` certificate, checker summary or None); times 'certificate' and 'independent_check'.
-    ``certificate=False``: (canonical network, {}, None), nothing hashed or checked."""
+    """(canonical network, ``realizes`` certificate, checker summary or None); times 'certificate' and
+    'independent_check'. ``certificate=False``: (canonical network, {}, None), nothing hashed or checked."""
     t0 = timer.start()
     net = net.canonical()
     if not certificate:

@@ -208,22 +208,14 @@ def hash_ahead(X, Y, block: int) -> "parallel.Ahead | None":
 
 
 def check_npz(cert: dict, path: str | os.PathLike) -> str:
-    """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time;
-    CertificateInvalid when it refuses. The fast exact checker (:mod:`exactrelu.certificates.fast`) on every idle
-    core for a large instance, as the library's own check of an instance in memory
-    (:func:`~exactrelu.certificates.envelope.verify`); the reference checker when ``EXACTRELU_CHECKER=reference``."""
-    from .. import blas
-    from ..certificates import checker, fast
-    from ..certificates.envelope import _checker
+    """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time
+    (the fast checker on every idle core, or the reference when ``EXACTRELU_CHECKER=reference``);
+    CertificateInvalid when it refuses."""
+    from ..certificates import checker
+    from ..certificates.envelope import check_read
 
     try:
-        instance = checker.load_instance(str(path), parse=False)
-        entries = len(instance["inputs"]) * (len(instance["inputs"][0]) + len(instance["labels"][0]))
-        workers = parallel.check_workers(entries)
-        if _checker() == "reference":
-            return checker.check_parallel(cert, instance, workers, str(path))
-        with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):
-            return fast.check(cert, instance, workers, where=str(path))
+        return check_read(cert, checker.load_instance(str(path), parse=False), str(path))
     except checker.CheckFailed as exc:
         raise CertificateInvalid(str(exc)) from None
     except checker.UnreadableInput as exc:
