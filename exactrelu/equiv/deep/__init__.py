@@ -31,7 +31,7 @@ from ...deadline import Deadline
 from ...errors import InvalidInput
 from ...exact.matrix import QMatrix
 from ...network import Network
-from .forms import reduced_difference
+from .forms import network_layers, reduced_difference
 from .search import Search, Stats, _Found, _Spent, _Stuck
 
 __all__ = ["DeepAnswer", "deep_equivalence", "read_box", "read_epsilon"]
@@ -193,7 +193,8 @@ def read_epsilon(epsilon) -> Fraction | None:
 
 
 def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int | None = None, progress=None,
-                     seed: int = 0, lower=None, upper=None, epsilon=None, top1: bool = False) -> DeepAnswer:
+                     seed: int = 0, lower=None, upper=None, epsilon=None, top1: bool = False,
+                     workers: int | None = None) -> DeepAnswer:
     """Decide whether two ReLU networks (any depths) are the same function on all of R^d (or on a box, or within
     epsilon), exactly.
 
@@ -208,6 +209,8 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     epsilon : prove max over the outputs of |a(x) - b(x)| <= epsilon instead of equality (None: equality).
     top1 : prove instead that at every x some class is a largest output of both networks (their argmax sets meet;
         without ties: the same argmax); a counterexample is a point where the argmax sets do not meet.
+    workers : processes for the independent subtrees of a large case split (None: every idle core); the tree is the
+        one of one process, whatever the number (:mod:`.pool`).
 
     Returns
     -------
@@ -230,11 +233,12 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     """
     _check_pair(a, b)
     box, eps = read_box(lower, upper, a.d), read_epsilon(epsilon)
+    workers = _workers(workers)
     if top1:
         if eps is not None:
             raise InvalidInput("ask for --epsilon or --top1, not both")
         return _top1(a, b, box, seed, {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit),
-                                       "progress": progress})
+                                       "progress": progress, "workers": workers})
     slack = eps or Fraction(0)
     deadline = Deadline.coerce(time_limit)
     x = sampled_witness(a, b, seed=seed, box=box, slack=slack)  # a few float evaluations: most different pairs end here
@@ -244,12 +248,27 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress},
-                          box, slack)
+        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress,
+                                             "workers": workers}, box, slack)
         if isinstance(found, DeepAnswer):
             return found
         x = found
     return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+
+
+def _workers(workers) -> int:
+    """The number of processes: every idle core when None (:func:`exactrelu.parallel.idle_cores`), else 1 to 256.
+
+    >>> _workers(2)
+    2
+    """
+    from ...parallel import idle_cores
+
+    if workers is None:
+        return idle_cores()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
+        raise InvalidInput(f"workers must be an integer from 1 to 256, got {workers!r}")
+    return workers
 
 
 def _top1(a: Network, b: Network, box, seed: int, budget: dict) -> DeepAnswer:
@@ -276,17 +295,22 @@ def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, 
     """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
     "unknown" when the budget ran out), or the exact witness it found. With ``differ`` (the top-1 property's
     counterexample test) the search is :class:`.top1.Top1Search`."""
+    from .pool import Differ, search_tree
+    from .top1 import Top1Search
+
     top1 = differ is not None
     if not top1:
         def differ(p):
             return _gap(a, b, p) > slack
 
-    if top1:
-        from .top1 import Top1Search
+    budget = dict(budget)
+    workers = budget.pop("workers", 1)
+    extra = {} if top1 else {"slack": slack}
 
-        search = Top1Search(red, differ, box=box, **budget)
-    else:
-        search = Search(red, differ, box=box, slack=slack, **budget)
+    def make(cls=Top1Search if top1 else Search, **over):
+        return cls(red, differ, box=box, **extra, **{**budget, **over})
+
+    search = make()
     depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
     try:
@@ -298,7 +322,7 @@ def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, 
                                   stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
             except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
                 pass
-        tree = search.subtree()
+        tree = search_tree(search, make, workers, Differ(network_layers(a), network_layers(b), slack, top1))
     except _Found as found:
         x = found.x
     except _Spent as spent:

@@ -303,11 +303,7 @@ class Search:
         return [{"fix": [u, active], "bound": self.combination(proof, target)}] + self._decide(u, active, splits)
 
     def _decide(self, u: int, active: bool, splits: int) -> list:
-        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
-            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
-            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
-            self._decided(u, True)
-        self.dec[u] = active
+        self.push(u, active)
         try:
             return self.subtree(splits)
         finally:
@@ -316,6 +312,14 @@ class Search:
                 self.zmemo.pop(u)
                 self.prow.pop(u)
                 self._decided(u, False)
+
+    def push(self, u: int, active: bool) -> None:
+        """Decide neuron u (a path's decisions are pushed in order: :mod:`.pool` replays a path this way)."""
+        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
+            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
+            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
+            self._decided(u, True)
+        self.dec[u] = active
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1
