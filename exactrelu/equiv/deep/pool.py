@@ -21,6 +21,7 @@ import concurrent.futures as cf
 import math
 import multiprocessing
 import sys
+import time
 from fractions import Fraction
 
 from ...certificates.trusted.deep import evaluate
@@ -70,12 +71,15 @@ def _run(task) -> tuple:
     """A worker: replay the path, search below it; ("tree", nodes, stats), ("found", x), ("spent", why) or
     ("stuck", why)."""
     cls, red, differ, kwargs, seconds, path, splits = task
+    cpu = time.process_time()
     search = cls(red, differ, deadline=Deadline(seconds) if seconds is not None else None, **kwargs)
     for u, active in path:
         search.push(u, active)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3 * len(red.forms) + 1000))
     try:
-        return "tree", search.subtree(splits), search.stats
+        tree = search.subtree(splits)
+        search.stats.worker_cpu = time.process_time() - cpu
+        return "tree", tree, search.stats
     except _Found as found:
         return "found", found.x
     except _Spent as spent:
@@ -85,7 +89,7 @@ def _run(task) -> tuple:
 
 
 def _add(stats: Stats, more: Stats) -> None:
-    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "closed"):
+    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "closed", "worker_cpu"):
         setattr(stats, name, getattr(stats, name) + getattr(more, name))
     stats.deepest = max(stats.deepest, more.deepest)
 
