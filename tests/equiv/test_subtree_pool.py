@@ -97,3 +97,46 @@ def test_the_command_line_takes_workers(tmp_path, capsys, pooled):
     capsys.readouterr()
     assert main(["equiv", a, b, *box, "--workers", "300"]) == 2
     assert "workers must be an integer from 1 to 256" in capsys.readouterr().err
+
+
+# -- the deadline in every step (issue 37 item 3): sampling, the reduction, a top1 leaf's LPs ------------------------
+
+def test_a_tiny_time_limit_stops_the_witness_sampling():
+    f, g = _pair(7)
+    h = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], ["1/4", 0])])
+    res = deep_equivalence(f, g, time_limit=1e-9)
+    assert res.status == "unknown" and "the search for a witness (0 of 8 candidate points" in res.reason
+    idt = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], None)])
+    res = deep_equivalence(idt, h, top1=True, time_limit=1e-9, lower=[-1, -1], upper=[1, 1])
+    assert res.status == "unknown" and "the search for a witness" in res.reason
+
+
+def test_a_tiny_time_limit_stops_the_reduction(monkeypatch):
+    import exactrelu.equiv.deep as deep
+
+    monkeypatch.setattr(deep, "sampled_witness", lambda *args, **kwargs: None)
+    f, g = _pair(7)
+    res = deep_equivalence(f, g, time_limit=1e-9)
+    assert res.status == "unknown" and "the reduction of the two networks (0 neurons so far)" in res.reason
+
+
+def test_a_tiny_time_limit_stops_a_top1_leaf(monkeypatch):
+    """With the node ticks and the steps before the search out of the way, the leaf's own check answers."""
+    import exactrelu.equiv.deep as deep
+    import exactrelu.equiv.deep.top1 as top1
+    from exactrelu.deadline import Deadline
+
+    real = deep.reduced_difference
+    monkeypatch.setattr(deep, "reduced_difference", lambda a, b, deadline=None: real(a, b))
+    monkeypatch.setattr(top1, "top1_witness", lambda *args, **kwargs: None)
+    monkeypatch.setattr(top1.Top1Search, "_tick", lambda self: None)
+    f, g = _pair(7)
+    res = deep_equivalence(f, g, top1=True, time_limit=Deadline(0), workers=1, lower=[-2, -2], upper=[2, 2])
+    assert res.status == "unknown" and res.reason == "the time limit of 0 s passed"
+
+
+def test_the_command_line_answers_unknown_at_a_tiny_limit(tmp_path, capsys):
+    f, g = _pair(7)
+    a, b = str(write_weights(f, tmp_path / "a.json")), str(write_weights(g, tmp_path / "b.json"))
+    assert main(["equiv", a, b, "--lower=-2,-2", "--upper=2,2", "--top1", "--time-limit", "0.000001"]) == 3
+    assert "UNKNOWN" in capsys.readouterr().out

@@ -70,7 +70,7 @@ def _points(d: int, box, rng, per_scale: int) -> np.ndarray:
 
 
 def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 256, box=None,
-                    slack: Fraction = Fraction(0)) -> list[Fraction] | None:
+                    slack: Fraction = Fraction(0), deadline: Deadline | None = None) -> list[Fraction] | None:
     """An input (in the box, if one is given) where the networks differ by more than ``slack`` in some output, found
     by floats and confirmed exactly, or None.
 
@@ -84,13 +84,20 @@ def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 2
         gap = np.abs(a.predict(pts) - b.predict(pts)).max(axis=1)
         scale = 1 + np.abs(a.predict(pts)).max(axis=1)
     order = np.argsort(-np.nan_to_num(gap / scale if box is None else gap, nan=np.inf))[:8]
-    for i in order:
+    for n, i in enumerate(order):
+        checked(deadline, n, len(order))
         x = [Fraction(float(v)) for v in pts[i]]
         if box is not None:
             x = [min(max(v, lo), hi) for v, lo, hi in zip(x, *box)]
         if _gap(a, b, x) > slack:
             return x
     return None
+
+
+def checked(deadline: Deadline | None, done: int, of: int) -> None:
+    """TimeLimitExceeded when ``deadline`` has passed, saying how far the search for a witness got."""
+    if deadline is not None:
+        deadline.check(lambda: f"the search for a witness ({done} of {of} candidate points evaluated exactly)")
 
 
 def independent_parts(red) -> list[list[tuple[dict, Fraction]]] | None:
@@ -234,26 +241,13 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     _check_pair(a, b)
     box, eps = read_box(lower, upper, a.d), read_epsilon(epsilon)
     workers = _workers(workers)
-    if top1:
-        if eps is not None:
-            raise InvalidInput("ask for --epsilon or --top1, not both")
-        return _top1(a, b, box, seed, {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit),
-                                       "progress": progress, "workers": workers})
-    slack = eps or Fraction(0)
-    deadline = Deadline.coerce(time_limit)
-    x = sampled_witness(a, b, seed=seed, box=box, slack=slack)  # a few float evaluations: most different pairs end here
-    stats: dict = {}
-    if x is None:
-        red = reduced_difference(a, b)
-        stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
-        if all(not f and k == 0 for f, k in red.outputs):
-            return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress,
-                                             "workers": workers}, box, slack)
-        if isinstance(found, DeepAnswer):
-            return found
-        x = found
-    return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+    if top1 and eps is not None:
+        raise InvalidInput("ask for --epsilon or --top1, not both")
+    if top1 and a.m == 1:  # one class: the largest output of both, everywhere
+        return DeepAnswer("equivalent", [{"top1": {"net": 0, "classes": [{"beats": []}]}}], stats={"nodes": 0})
+    budget = {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit), "progress": progress,
+              "workers": workers}
+    return _decide(a, b, box, seed, budget, eps or Fraction(0), top1)
 
 
 def _workers(workers) -> int:
@@ -271,20 +265,24 @@ def _workers(workers) -> int:
     return workers
 
 
-def _top1(a: Network, b: Network, box, seed: int, budget: dict) -> DeepAnswer:
-    """deep_equivalence for the top-1 property: sampled counterexamples, then the case split of :mod:`.top1`."""
+def _decide(a: Network, b: Network, box, seed: int, budget: dict, slack: Fraction, top1: bool) -> DeepAnswer:
+    """Sampled witnesses (a few float evaluations: most different pairs end there), the reduced difference, then
+    the case split (:func:`_searched`); the deadline is checked in each step ("unknown", with how far it got)."""
+    from ...errors import TimeLimitExceeded
     from .top1 import top1_differ, top1_witness
 
-    if a.m == 1:  # one class: the largest output of both, everywhere
-        return DeepAnswer("equivalent", [{"top1": {"net": 0, "classes": [{"beats": []}]}}], stats={"nodes": 0})
-    x = top1_witness(a, b, seed=seed, box=box)
-    stats: dict = {}
-    if x is None:
-        red = reduced_difference(a, b)
+    deadline, red, stats = budget["deadline"], None, {}
+    try:
+        x = (top1_witness(a, b, seed=seed, box=box, deadline=deadline) if top1 else
+             sampled_witness(a, b, seed=seed, box=box, slack=slack, deadline=deadline))
+        red = reduced_difference(a, b, deadline) if x is None else None
+    except TimeLimitExceeded as exc:
+        return DeepAnswer("unknown", reason=str(exc).replace("\n", " "), stats={"nodes": 0})
+    if red is not None:
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, budget, box, differ=top1_differ(a, b))
+        found = _searched(a, b, red, stats, budget, box, slack, differ=top1_differ(a, b) if top1 else None)
         if isinstance(found, DeepAnswer):
             return found
         x = found
