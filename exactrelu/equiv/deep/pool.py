@@ -27,6 +27,7 @@ from fractions import Fraction
 from ...certificates.trusted.deep import evaluate
 from ...deadline import Deadline
 from .search import Stats, _Found, _Spent, _Stuck
+from .top1 import argmax_set
 
 __all__ = ["SERIAL_NODES", "cut_depth", "search_tree", "Differ"]
 
@@ -50,7 +51,7 @@ class Differ:
     def __call__(self, x) -> bool:
         va, vb = evaluate(self.a, list(x)), evaluate(self.b, list(x))
         if self.top1:
-            return not {r for r, v in enumerate(va) if v == max(va)} & {r for r, v in enumerate(vb) if v == max(vb)}
+            return not argmax_set(va) & argmax_set(vb)
         return max(abs(p - q) for p, q in zip(va, vb)) > self.slack
 
 
