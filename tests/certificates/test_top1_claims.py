@@ -6,23 +6,12 @@ holds the valid and tampered certificates of the same claims; these tamper with 
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 
 import pytest
 
 from exactrelu.certificates import checker
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
-
-
-def _load(kind: str, name: str) -> dict:
-    return json.loads((CORPUS / kind / f"{name}.json").read_text())
-
-
-def _rejects(cert: dict, message: str) -> None:
-    with pytest.raises(checker.CheckFailed, match=message):
-        checker.check(cert, None)
+from test_box_claims import _load, _rejects
 
 
 def _leaf(cert: dict) -> dict:
