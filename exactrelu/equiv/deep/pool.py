@@ -24,7 +24,6 @@ import sys
 import time
 from fractions import Fraction
 
-from ...certificates.trusted.deep import evaluate
 from ...deadline import Deadline
 from .search import Stats, _Found, _Spent, _Stuck
 from .top1 import argmax_set
@@ -41,15 +40,24 @@ def cut_depth(workers: int) -> int:
 
 
 class Differ:
-    """``differ(x)`` of a search, picklable: the two networks' layers (Fractions), evaluated exactly at x by the
-    checker's own :func:`~exactrelu.certificates.trusted.deep.evaluate`; differ by more than ``slack`` in some output,
-    or (``top1``) have argmax sets that do not meet."""
+    """``differ(x)`` of a search, picklable: the two networks' layers (Fractions), rebuilt in the worker and evaluated
+    exactly at x as in one process; True when they differ by more than ``slack`` in some output, or (``top1``) when
+    their argmax sets do not meet."""
 
     def __init__(self, a, b, slack=Fraction(0), top1: bool = False):
-        self.a, self.b, self.slack, self.top1 = a, b, slack, top1
+        self.a, self.b, self.slack, self.top1, self.nets = a, b, slack, top1, None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "nets": None}
 
     def __call__(self, x) -> bool:
-        va, vb = evaluate(self.a, list(x)), evaluate(self.b, list(x))
+        from ...network import Network
+        from . import _exact_values
+
+        if self.nets is None:
+            self.nets = [Network.from_layers([([[str(v) for v in row] for row in W], [str(v) for v in b])
+                                              for W, b in layers]) for _, layers in (self.a, self.b)]
+        va, vb = (_exact_values(net, list(x)) for net in self.nets)
         if self.top1:
             return not argmax_set(va) & argmax_set(vb)
         return max(abs(p - q) for p, q in zip(va, vb)) > self.slack
