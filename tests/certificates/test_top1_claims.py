@@ -136,3 +136,12 @@ def test_a_counterexample_with_disjoint_ties_is_accepted():
     assert checker.check(cert, None).startswith("not-top1-equivalent: ")
     cert["witness"], cert["values"] = ["0"], [["0", "0", "0"], ["0", "0", "0"]]  # all tie: the sets meet
     _rejects(cert, "have a class in common")
+
+
+def test_the_verdict_counts_the_leaves_of_every_lemma_and_of_the_main_tree():
+    """check_phase_tree adds each lemma's leaves to the count (mutant: ``leaves = ...`` keeps the last lemma's)."""
+    cert = _load("valid", "deep-equivalent-lemmas")
+    trees = [lemma["tree"] for lemma in cert["lemmas"]] + [cert["tree"]]
+    leaves = sum(not ({"split"} == set(node) or "fix" in node) for tree in trees for node in tree)
+    assert len(cert["lemmas"]) >= 2 and leaves > sum(not ({"split"} == set(n) or "fix" in n) for n in trees[-2])
+    assert f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves checked" in checker.check(cert, None)
