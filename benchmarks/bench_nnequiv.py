@@ -10,7 +10,8 @@ the pairs of its ``instances-versions.csv``, strategy ``DONT``); the input regio
 Each pair runs as the command a user would type, ``exactrelu equiv A B --vnnlib P --epsilon E --time-limit S -o
 CERT --json``, in its own process (a top-1 pair: ``--top1`` instead of ``--epsilon E``); a certificate it writes is
 checked again by ``exactrelu check``. The CPU seconds of the run (``resource`` of the children) go beside them.
-Times are wall-clock seconds of one run on a shared 2-core machine: say how loaded it was when you quote them. NNEquiv's times are the ones its paper publishes.
+Times are wall-clock seconds of one run on a shared 2-core machine: say how loaded it was when you quote them.
+NNEquiv's times are the ones its paper publishes.
 """
 
 from __future__ import annotations
