@@ -257,12 +257,9 @@ def _workers(workers) -> int:
     2
     """
     from ...parallel import idle_cores
+    from ...validation import check_integer
 
-    if workers is None:
-        return idle_cores()
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 256:
-        raise InvalidInput(f"workers must be an integer from 1 to 256, got {workers!r}")
-    return workers
+    return idle_cores() if workers is None else check_integer(workers, "workers", minimum=1, maximum=256)
 
 
 def _decide(a: Network, b: Network, box, seed: int, budget: dict, slack: Fraction, top1: bool) -> DeepAnswer:
