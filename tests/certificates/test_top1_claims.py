@@ -145,3 +145,13 @@ def test_the_verdict_counts_the_leaves_of_every_lemma_and_of_the_main_tree():
     leaves = sum(not ({"split"} == set(node) or "fix" in node) for tree in trees for node in tree)
     assert len(cert["lemmas"]) >= 2 and leaves > sum(not ({"split"} == set(n) or "fix" in n) for n in trees[-2])
     assert f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves checked" in checker.check(cert, None)
+
+
+def test_the_verdicts_say_the_claim_the_tie_rule_and_the_proof_in_words():
+    """The verdict lines in full (mutants of _where, the proof's words and the widths' order change them)."""
+    assert checker.check(_load("valid", "deep-top1-equivalent-box"), None) == (
+        "top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2, relu) are top-1 equal (ties: the sets of largest "
+        "outputs meet) on the box of 2 intervals (reduced difference: 2 neurons; case tree of 1 leaves checked)")
+    assert checker.check(_load("valid", "deep-not-top1-equivalent-box"), None) == (
+        "not-top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2) have no largest output in common at the "
+        "witness (ties: the sets of largest outputs meet; both evaluated exactly), which lies in the box")
