@@ -151,7 +151,7 @@ def test_the_verdicts_say_the_claim_the_tie_rule_and_the_proof_in_words():
     """The verdict lines in full (mutants of _where, the proof's words and the widths' order change them)."""
     assert checker.check(_load("valid", "deep-top1-equivalent-box"), None) == (
         "top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2, relu) are top-1 equal (ties: the sets of largest "
-        "outputs meet) on the box of 2 intervals (reduced difference: 2 neurons; case tree of 1 leaves checked)")
+        "outputs meet) on the box of 2 intervals (reduced difference: 2 neurons; case tree of 1 leaf checked)")
     assert checker.check(_load("valid", "deep-not-top1-equivalent-box"), None) == (
         "not-top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2) have no largest output in common at the "
         "witness (ties: the sets of largest outputs meet; both evaluated exactly), which lies in the box")
