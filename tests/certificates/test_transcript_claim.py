@@ -178,3 +178,61 @@ def test_axis_batches_with_units_on_off_and_near(x):
         bad["queries"][0]["answers"][l][1] = str(Fraction(bad["queries"][0]["answers"][l][1]) - 1)
         with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {l}, output 1"):
             check(bad, None)
+
+
+@st.composite
+def deep_networks_and_blocks(draw):
+    """A network of 2 or 3 hidden layers (small rationals), a line with many points (so that several share their
+    activation patterns and several do not), an axis batch and points, with the exact answers."""
+    d, m, depth = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 3))
+    vec = lambda n: draw(st.lists(small, min_size=n, max_size=n))  # noqa: E731
+    widths = [d] + [draw(st.integers(1, 3)) for _ in range(depth)] + [m]
+    net = Network.from_layers([([vec(a) for _ in range(b)], vec(b)) for a, b in zip(widths, widths[1:])])
+    ts = draw(st.lists(small, min_size=1, max_size=12))
+    h = draw(small.filter(bool))
+    return net, blocks_of(net, vec(d), vec(d), ts, vec(d), h, [vec(d) for _ in range(draw(st.integers(1, 3)))])
+
+
+@settings(deadline=None, max_examples=40)
+@given(deep_networks_and_blocks(), st.data())
+def test_deep_networks_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, data):
+    """The deep check (first layer per block, the layers above shared along a line by activation pattern) accepts
+    the exact answers of networks of 2 and 3 hidden layers and refuses every answer changed by 2^-40."""
+    net, blocks = case
+    cert = transcript_certificate(net.d, net.m, blocks, network=net)
+    assert "gives every one exactly" in check(cert, None)
+    b = data.draw(st.integers(0, 2))
+    j = data.draw(st.integers(0, len(blocks[b]["answers"]) - 1))
+    r = data.draw(st.integers(0, net.m - 1))
+    bad = copy.deepcopy(cert)
+    bad["queries"][b]["answers"][j][r] = str(Fraction(bad["queries"][b]["answers"][j][r]) + Fraction(1, 2**40))
+    with pytest.raises(CheckFailed, match=rf"block {b} .*, output {r}: the network's value differs"):
+        check(bad, None)
+
+
+def test_deep_line_points_sharing_a_pattern_below_but_not_above():
+    """relu(relu(x) - 1) on the line x = t: t = 1/2 and t = 3 have the same first-layer pattern (on) and different
+    second-layer ones; t = -1 and t = -2 share both. Every answer is checked at its own pattern."""
+    net = Network.from_layers([([[1]], [0]), ([[1]], [-1]), ([[2], [-1]], [0, "1/2"])])
+    ts = [Fraction(1, 2), 3, -1, -2, 1, 5]
+    block = blocks_of(net, [0], [1], ts, [0], 1, [[0]])[0]
+    assert [a[0] for a in block["answers"]] == ["0", "4", "0", "0", "0", "8"]
+    cert = transcript_certificate(1, 2, [block], network=net)
+    assert "hidden widths 1-1" in check(cert, None)
+    for j, row in enumerate(block["answers"]):
+        bad = copy.deepcopy(cert)
+        bad["queries"][0]["answers"][j] = [row[0], str(Fraction(row[1]) + 1)]
+        with pytest.raises(CheckFailed, match=f"block 0 .line., point {j}, output 1"):
+            check(bad, None)
+
+
+def test_deep_hostile_sizes_are_refused_before_the_work():
+    """A deep network whose layers' growth puts a block's integers over the limit 'intermediate' is refused before
+    any point is evaluated (lines, axis batches and points alike)."""
+    big = Fraction(10**4000 + 1, 10**4000)  # each layer over 10^4000: 30 layers, about 120,000 digits
+    net = Network.from_layers([([[big, 1]], [0])] + [([[big]], [0])] * 30 + [([[1]], None)])
+    for block in ({"line": {"p": ["0", "0"], "q": ["1", "0"]}, "t": ["0"], "answers": [["0"]]},
+                  {"axes": {"x": ["0", "0"], "step": "1"}, "answers": [["0"], ["0"]]},
+                  {"points": [["0", "0"]], "answers": [["0"]]}):
+        with pytest.raises(UnreadableInput, match="the exact check of block 0 .* limit intermediate"):
+            check(transcript_certificate(2, 1, [block], network=net), None)

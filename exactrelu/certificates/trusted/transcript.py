@@ -35,11 +35,12 @@ output row r over Du[r], the output bias over Dc); the integers' sizes are bound
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd
 from itertools import repeat
 from operator import add, mul
 
 from .common import CheckFailed, cap_bits, digits_of, lcm_within, only_fields, over
-from .deep import hidden_rows, read_network
+from .deep import read_network
 from .equivalence import network_units, rational_row, rational_rows
 from .packed import Packed
 
@@ -202,51 +203,94 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
             net.compare(net.units.dot(X + [E]), E, answers, j * m, f"{where}, point {j}")
 
 
+def _dots(rows, x: list[int], C: int) -> list[int]:
+    """``[NW_i . x + Nb_i C for each row]`` of rows stored as (g, r) with ``[NW_i | Nb_i] = g r`` (g the content of
+    the row: a large common factor is multiplied once, not d times)."""
+    return [g * (sum(map(mul, r, x)) + r[-1] * C) for g, r in rows]  # zip stops at x: r[-1] is the bias
+
+
 class _DeepNet:
-    """A network of any depth (``"layers"``), evaluated exactly at every point of a block: the hidden layers in
-    integers (:func:`.deep.hidden_rows`, bounded before any point), then the last layer."""
+    """A network of any depth (``"layers"``) in integers: layer t as the rows ``[NW_t | Nb_t]`` over one denominator
+    D_t (W_t = NW_t / D_t, b_t = Nb_t / D_t). A value h over C goes through layer t as ``NW_t h + Nb_t C`` over
+    ``D_t C`` (:func:`_dots`). The first layer's pre-activations of a block come as in :class:`_Net` (a line's
+    ``b A + a S`` at t = a / b, an axis batch's ``Z + g w[l]``); on a line, the layers above are shared by the points
+    with the same activation patterns below (:meth:`line`)."""
 
     def __init__(self, obj, d: int, m: int):
-        degree, self.layers = read_network(obj, "of the transcript")
+        degree, layers = read_network(obj, "of the transcript")
         if degree != 1:
             raise CheckFailed("the transcript claim is about ReLU networks (activation relu)")
-        if (len(self.layers[0][0][0]), len(self.layers[-1][0])) != (d, m):
-            raise CheckFailed(f"the network has d = {len(self.layers[0][0][0])}, m = {len(self.layers[-1][0])}; the "
+        if (len(layers[0][0][0]), len(layers[-1][0])) != (d, m):
+            raise CheckFailed(f"the network has d = {len(layers[0][0][0])}, m = {len(layers[-1][0])}; the "
                               f"transcript has d = {d}, m = {m}")
-        self.k, self.m = "-".join(str(len(W)) for W, _ in self.layers[:-1]), m
-        W, b = self.layers[-1]
-        self.D = lcm_within([f.denominator for row in W for f in (*row, *b)], cap_bits(), "the last layer")
-        self.NW = [[f.numerator * (self.D // f.denominator) for f in row] for row in W]
-        self.Nb = [f.numerator * (self.D // f.denominator) for f in b]
+        self.k, self.m, self.cap, self.layers = "-".join(str(len(W)) for W, _ in layers[:-1]), m, cap_bits(), []
+        for t, (W, b) in enumerate(layers):
+            D = lcm_within([f.denominator for row in W for f in (*row, *b)], self.cap, f"layer {t}")
+            rows = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
+            norm = max(sum(map(abs, r)) for r in rows)  # |NW_i . h + Nb_i C| <= norm max(|h|, C)
+            self.layers.append(([(g, [v // g for v in r]) for r in rows for g in [gcd(*r) or 1]], D, norm))
+            self.cols = self.cols if t else list(zip(*rows))[:d]  # column l of NW_1
+        self.grow = max((max(n.bit_length(), D.bit_length()) for _, D, n in self.layers[1:]), default=0)
+
+    def bound(self, first_bits: int, t_bits: int, answers, where: str) -> None:
+        """Refuse a block whose values are over the limit ``intermediate``: ``first_bits`` bounds the bits of the
+        first layer's values and their denominator (of a line's A, S and C: then ``t_bits`` those of t's parts);
+        each layer above adds at most ``grow`` bits (``|NW h + Nb C| <= norm max(|h|, C)``, ``D C``)."""
+        nums, dens = answers
+        total = first_bits + self.layers[0][2].bit_length() + self.grow * (len(self.layers) - 1) + t_bits + 1
+        if total + _bits(nums) + _bits(dens or ()) > self.cap:
+            raise over("intermediate", f"the exact check of {where} (integers of about {digits_of(total)} digits)")
+
+    def up(self, T: list[int], C: int) -> tuple[list[int], int]:
+        """The first layer's pre-activations T over C through the layers above: the outputs over their
+        denominator."""
+        for rows, D, _ in self.layers[1:]:
+            T, C = _dots(rows, [v if v > 0 else 0 for v in T], C), C * D
+        return T, C
+
+    def equal(self, out: list[int], C: int, answers, at: int, where: str) -> None:
+        nums, dens = answers
+        for r, v in enumerate(out):
+            if (1 if dens is None else dens[at + r]) * v != nums[at + r] * C:
+                raise CheckFailed(f"{where}, output {r}: the network's value differs from the answer")
+
+    def line(self, A: list[int], S: list[int], C: int, tn, td, answers, where: str) -> None:
+        """The points ``t = a / b`` (b > 0) of a line whose first-layer pre-activations are ``(b A + a S) / (b C)``.
+        Where layer t's pre-activations are ``(b A_t + a S_t) / (b C_t)`` and its active units are the mask,
+        layer t + 1's are ``(b A' + a S') / (b C_t D)`` with ``A' = NW (mask A_t) + Nb C_t``,
+        ``S' = NW (mask S_t)``: the same for every point with the same masks so far (computed once for each)."""
+        shared: dict = {}
+        for j, (a, b) in enumerate(zip(tn, td)):
+            At, St, Ct, key = A, S, C, ()
+            for rows, D, _ in self.layers[1:]:
+                mask = tuple(x * b + y * a > 0 for x, y in zip(At, St))
+                key = (key, mask)
+                if key not in shared:
+                    shared[key] = (_dots(rows, [x if o else 0 for x, o in zip(At, mask)], Ct),
+                                   _dots(rows, [y if o else 0 for y, o in zip(St, mask)], 0))
+                (At, St), Ct = shared[key], Ct * D
+            self.equal([x * b + y * a for x, y in zip(At, St)], Ct * b, answers, j * self.m, f"{where}, point {j}")
 
     def check(self, kind: str, params, answers, d: int, where: str) -> None:
-        nums, dens = answers
-        X = []
-        for x in _points(kind, params, d):
-            X.append(([v.numerator for v in x], [v.denominator for v in x]))
-        x_bits = max(_bits(v for row in X for v in row[0]), _bits(v for row in X for v in row[1]))
-        for j, (Nh, Dh) in enumerate(hidden_rows(self.layers[:-1], 1, X, x_bits)):
-            E = Dh[0] if Dh else 1
-            for r, (row, nb) in enumerate(zip(self.NW, self.Nb)):
-                yd = 1 if dens is None else dens[j * self.m + r]
-                if yd * (sum(map(mul, row, Nh)) + nb * E) != nums[j * self.m + r] * self.D * E:
-                    raise CheckFailed(f"{where}, point {j}, output {r}: the network's value differs from the answer")
-
-
-def _points(kind: str, params, d: int):
-    """The points of one block, exactly (:func:`_block`'s parameters)."""
-    if kind == "line":
-        P, Q, D, tn, td = params
-        for a, b in zip(tn, td):
-            yield [Fraction(p * b + a * q, D * b) for p, q in zip(P, Q)]
-    elif kind == "axes":
-        X, DX, h = params
-        x = [Fraction(v, DX) for v in X[:d]]
-        for l in range(d):
-            yield [v + h if i == l else v for i, v in enumerate(x)]
-    else:
-        for X, E in params:
-            yield [Fraction(v, E) for v in X]
+        """Every answer of one block equals the network's value at its point (class docstring)."""
+        first, D1, _ = self.layers[0]
+        if kind == "line":
+            P, Q, D, tn, td = params
+            self.bound(max(_bits(P), _bits(Q), D.bit_length()) + D1.bit_length(), max(_bits(tn), _bits(td)),
+                       answers, where)
+            self.line(_dots(first, P, D), _dots(first, Q, 0), D1 * D, tn, td, answers, where)
+        elif kind == "axes":
+            X, DX, h = params
+            Z = [v * h.denominator for v in _dots(first, X[:d], DX)]  # hd (NW_1 x + Nb_1) DX
+            g, C = h.numerator * DX, D1 * DX * h.denominator
+            self.bound(_bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + D1.bit_length(), 0,
+                       answers, where)
+            for l, col in enumerate(self.cols):
+                self.equal(*self.up([z + g * w for z, w in zip(Z, col)], C), answers, l * self.m, f"{where}, axis {l}")
+        else:
+            self.bound(max(max(_bits(X), E.bit_length()) for X, E in params) + D1.bit_length(), 0, answers, where)
+            for j, (X, E) in enumerate(params):
+                self.equal(*self.up(_dots(first, X, E), D1 * E), answers, j * self.m, f"{where}, point {j}")
 
 
 def _windows(obj, blocks: list, m: int) -> tuple[int, int]:
