@@ -76,10 +76,13 @@ class MappedOracle(Oracle):
             self._key, self._mapped = key, (self.x(list(p)), self._direction(list(q)))
         return self.base.along_line(*self._mapped, ts)
 
-    def along_axes(self, x0, delta):
-        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R)."""
-        base = self.x(list(x0))
-        return self.base([[v + delta * row[l] for v, row in zip(base, self.R)] for l in range(self.d)])
+    def along_axes(self, x0, delta):  # type: ignore[override]
+        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R): an axis batch of the
+        base oracle along the basis of R's columns (kept once in the certificate, not as k points of d large
+        rationals each)."""
+        if not hasattr(self, "_basis"):
+            self._basis = tuple(tuple(row[l] for row in self.R) for l in range(self.d))
+        return self.base.along_axes(self.x(list(x0)), delta, self._basis)
 
 
 def _independent(rows: list) -> bool:

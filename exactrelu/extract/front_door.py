@@ -113,11 +113,11 @@ def _within_k(net: Network, form: CanonicalForm, lower: int, k: int | None) -> N
 def _certificate(oracle: Oracle, line: Line, found, net: Network | None, seed: int, check: bool):
     """(certificate, checker's summary or None, K): the transcript of every query, with ``net`` and the windows of
     the kinks on ``line`` whose three answers are not collinear (K of them; all of them, by construction)."""
-    blocks, lines = oracle.blocks()
+    blocks, lines, bases = oracle.blocks()
     index, where = lines[(line.p, line.q)] if found else (None, {})
     windows = [[where[a], where[t], where[b]] for kink in found for (a, t, b) in [kink.window]
                if Piece.through(a, kink.answers[0], b, kink.answers[2])(t) != kink.answers[1]]
-    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net,
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, bases=bases,
                                   windows={"block": index, "points": windows} if windows else None,
                                   method="extract", seed=seed, queries=oracle.queries)
     return cert, verify_transcript(cert) if check else None, len(windows)
@@ -215,8 +215,8 @@ def _extract_deep(oracle: Oracle, widths, seed: int, count: int, check: bool, pr
                                  evidence={"widths": list(net.widths)})
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
-    blocks, _ = oracle.blocks()
-    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, method="extract", seed=seed,
+    blocks, _, bases = oracle.blocks()
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, bases=bases, method="extract", seed=seed,
                                   queries=oracle.queries, hidden_layers=2)
     try:
         summary = verify_transcript(cert) if check else "transcript (not checked: check=False)"

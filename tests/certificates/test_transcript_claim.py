@@ -236,3 +236,53 @@ def test_deep_hostile_sizes_are_refused_before_the_work():
                   {"points": [["0", "0"]], "answers": [["0"]]}):
         with pytest.raises(UnreadableInput, match="the exact check of block 0 .* limit intermediate"):
             check(transcript_certificate(2, 1, [block], network=net), None)
+
+
+def _basis_block(net: Network, x, h, basis) -> dict:
+    """The axis batch of the points x + h u for the vectors u of basis 0, with the network's exact answers."""
+    points = [[a + h * v for a, v in zip(x, u)] for u in basis]
+    return {"axes": {"x": list(map(str, x)), "step": str(h), "basis": 0}, "answers": _values(net, points)}
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.booleans(), st.data())
+def test_axis_batches_along_a_basis(deep, data):
+    """x + h u_l for the vectors of a basis kept once in the certificate: the exact answers of one- and two-hidden-
+    layer networks are accepted, each changed answer is refused at its vector."""
+    d, m = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2))
+    vec = lambda n: data.draw(st.lists(small, min_size=n, max_size=n))  # noqa: E731
+    widths = [d] + [data.draw(st.integers(1, 3)) for _ in range(2 if deep else 1)] + [m]
+    net = Network.from_layers([([vec(a) for _ in range(b)], vec(b)) for a, b in zip(widths, widths[1:])])
+    basis = [vec(d) for _ in range(data.draw(st.integers(1, 4)))]
+    block = _basis_block(net, vec(d), data.draw(small.filter(bool)), basis)
+    cert = transcript_certificate(d, m, [block], network=net, bases=[[list(map(str, u)) for u in basis]])
+    assert f"{len(basis)} answer" in check(cert, None)
+    j, r = data.draw(st.integers(0, len(basis) - 1)), data.draw(st.integers(0, m - 1))
+    bad = copy.deepcopy(cert)
+    bad["queries"][0]["answers"][j][r] = str(Fraction(bad["queries"][0]["answers"][j][r]) - Fraction(1, 2**40))
+    with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {j}, output {r}"):
+        check(bad, None)
+
+
+def test_a_basis_beside_windows_and_its_refusals():
+    """A one-hidden-layer certificate with a basis batch still states the width bound; malformed bases and basis
+    indices are refused."""
+    cert = _good()
+    net = Network.from_rows(U=[[1, -2]], V=[[1, 0], [1, 1]], b=[0, -1], c=["1/2"])
+    cert["queries"].append(_basis_block(net, [Fraction(1, 3), 2], Fraction(1, 4), [[1, 1], [Fraction(1, 7), -3]]))
+    cert["bases"] = [[["1", "1"], ["1/7", "-3"]]]
+    cert["windows"]["points"] = [[1, 2, 3], [3, 4, 5]]  # the kinks at 0 and 1: at least 2 units
+    text = check(cert, None)
+    assert "2 axis batches" in text and text.endswith("so none has fewer units than this network")
+    for change, match in [(_set(["bases"], []), "bases must be a non-empty list"),
+                          (_set(["bases"], {"0": 1}), "bases must be a non-empty list"),
+                          (_set(["bases", 0], [["1"]]), "every row of basis 0 must be a list of 2 rationals"),
+                          (_set(["queries", 3, "axes", "basis"], 1), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "basis"], "0"), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "basis"], True), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "base"], 0), 'an axis block needs "axes"'),
+                          (_set(["bases", 0, 1], ["1/7", "-2"]), "block 3 .axes., axis 1, output 0")]:
+        bad = copy.deepcopy(cert)
+        change(bad)
+        with pytest.raises(CheckFailed, match=match):
+            check(bad, None)

@@ -27,6 +27,8 @@ def test_two_hidden_layers_exact_with_a_checked_transcript():
     assert functionally_equal(res.network, HIDDEN).status == "equivalent"
     assert res.summary == verify_transcript(res.certificate)
     assert res.summary.endswith("the network (hidden widths 3-3) gives every one exactly")
+    # the second layer's Jacobians: axis batches along the columns of R, the basis kept once
+    assert len(res.certificate["bases"]) == 1 and any("basis" in b.get("axes", {}) for b in res.certificate["queries"])
     assert f"{res.queries} queries" in res.statement and "not proved: that the oracle equals" in res.statement
     assert res.evidence["first_layer"] == 3 and res.evidence["queries_lines"] < res.queries
     bad = copy.deepcopy(res.certificate)

@@ -6,7 +6,8 @@ The queries come in blocks, each with its answers (m rationals per point, in ord
 ``{"line": {"p": [d], "q": [d]}, "t": [n], "answers": [[m] x n]}``
     the points ``p + t q``, one for each t;
 ``{"axes": {"x": [d], "step": "h"}, "answers": [[m] x d]}``
-    the d points ``x + h e_l``, l = 0, ..., d - 1 (e_l the l-th unit vector);
+    the d points ``x + h e_l``, l = 0, ..., d - 1 (e_l the l-th unit vector); with ``"basis": i`` in ``"axes"``, the
+    n points ``x + h u_l`` for the n vectors u_l of basis i of the certificate's ``"bases"`` (``[[[d] x n], ...]``);
 ``{"points": [[d] x n], "answers": [[m] x n]}``
     the points as written.
 
@@ -25,8 +26,10 @@ A certificate has ``"d"``, ``"m"``, ``"queries"`` (the blocks) and at least one 
     point per unit, none when V_i q = 0); an affine function on ``[t_a, t_c]`` makes the three answers collinear, so
     g has some t_i in every open window, and disjoint windows hold distinct t_i (docs/certificates.md, "Transcripts").
 
-A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims) is checked point by point: every point
-of every block is built exactly and the network evaluated on it layer by layer in integers.
+A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims), or any network when the certificate
+has bases, is checked by :class:`_DeepNet`: each layer over one denominator, the first layer's pre-activations per
+block as for one hidden layer (a basis's images ``W_1 u_l`` once per basis), the layers above point by point in
+integers, or on a line once per activation pattern (docs/certificates.md, "Transcripts", gives the proof).
 
 Every comparison is in integers (a unit as (w, L) with (V_i, b_i) = w / L; a point over one denominator E; the
 output row r over Du[r], the output bias over Dc); the integers' sizes are bounded before each block is evaluated.
@@ -46,7 +49,7 @@ from .packed import Packed
 
 __all__ = ["check_transcript"]
 
-_FIELDS = {"format", "version", "claim", "d", "m", "queries", "network", "windows", "provenance"}
+_FIELDS = {"format", "version", "claim", "d", "m", "queries", "bases", "network", "windows", "provenance"}
 
 
 def _dimension(cert: dict, name: str) -> int:
@@ -148,9 +151,22 @@ class _Net:
 _KINDS = {"line": {"line", "t", "answers"}, "axes": {"axes", "answers"}, "points": {"points", "answers"}}
 
 
-def _block(block, d: int, m: int) -> tuple[str, object, int, tuple]:
+def _bases(obj, d: int) -> list:
+    """The certificate's bases, each a non-empty list of vectors of d rationals: (their integers U_l, EU) with
+    ``u_l = U_l / EU``."""
+    if not isinstance(obj, list) or not obj:
+        raise CheckFailed("bases must be a non-empty list of bases (each a list of vectors of d rationals)")
+    out = []
+    for i, basis in enumerate(obj):
+        U, EU = _over_one(*_flat(basis, None, d, f"basis {i}"), f"basis {i}")
+        out.append(([U[j:j + d] for j in range(0, len(U), d)], EU))
+    return out
+
+
+def _block(block, d: int, m: int, bases: list) -> tuple[str, object, int, tuple]:
     """(kind, its points' parameters, number of points, flat answers) of one block, its fields checked: a line's
-    (P, Q, D, tn, td) with p = P / D, q = Q / D, t = tn / td; an axis batch's (X, DX, h); the points' (X, E) rows."""
+    (P, Q, D, tn, td) with p = P / D, q = Q / D, t = tn / td; an axis batch's (X, DX, h, basis index or None); the
+    points' (X, E) rows."""
     kind = next((key for key in _KINDS if key in block), None) if isinstance(block, dict) else None
     if kind is None or set(block) != _KINDS[kind]:
         raise CheckFailed('every query block is {"line", "t", "answers"}, {"axes", "answers"} or {"points", "answers"}')
@@ -164,11 +180,14 @@ def _block(block, d: int, m: int) -> tuple[str, object, int, tuple]:
         params, n = (P[:d], P[d:], D, tn, td), len(tn)
     elif kind == "axes":
         axes = block["axes"]
-        if not isinstance(axes, dict) or set(axes) != {"x", "step"}:
-            raise CheckFailed('an axis block needs "axes": {"x": [d rationals], "step": rational}')
+        if not isinstance(axes, dict) or set(axes) - {"basis"} != {"x", "step"}:
+            raise CheckFailed('an axis block needs "axes": {"x": [d rationals], "step": rational} (and "basis": i)')
+        basis = axes.get("basis")
+        if basis is not None and (type(basis) is not int or not 0 <= basis < len(bases)):
+            raise CheckFailed("axes.basis must be the index of one of the certificate's bases")
         X, DX = _over_one(*_flat([axes["x"]], 1, d, "x"), "x")
         hn, hd = _flat([[axes["step"]]], 1, 1, "step")
-        params, n = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1)), d
+        params, n = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1), basis), d if basis is None else len(bases[basis][0])
     else:
         rows = rational_rows(block["points"], None, d, "points")
         params, n = [_over_one(nums, dens, "a point") for nums, dens in rows], len(rows)
@@ -188,7 +207,7 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
             net.compare(list(map(add, map(mul, A, repeat(b)), map(mul, S, repeat(a)))), D * b, answers, j * m,
                         f"{where}, point {j}")
     elif kind == "axes":
-        X, DX, h = params
+        X, DX, h, _ = params  # a block with a basis is checked by _DeepNet
         if h == 0:
             raise CheckFailed(f"{where}: the step of an axis block must be non-zero")
         Z = list(map(mul, net.units.dot(X), repeat(h.denominator)))  # L_i DX hd (V_i x + b_i)
@@ -216,7 +235,7 @@ class _DeepNet:
     ``b A + a S`` at t = a / b, an axis batch's ``Z + g w[l]``); on a line, the layers above are shared by the points
     with the same activation patterns below (:meth:`line`)."""
 
-    def __init__(self, obj, d: int, m: int):
+    def __init__(self, obj, d: int, m: int, bases: list):
         degree, layers = read_network(obj, "of the transcript")
         if degree != 1:
             raise CheckFailed("the transcript claim is about ReLU networks (activation relu)")
@@ -224,6 +243,7 @@ class _DeepNet:
             raise CheckFailed(f"the network has d = {len(layers[0][0][0])}, m = {len(layers[-1][0])}; the "
                               f"transcript has d = {d}, m = {m}")
         self.k, self.m, self.cap, self.layers = "-".join(str(len(W)) for W, _ in layers[:-1]), m, cap_bits(), []
+        self.bases, self.images = bases, {}
         for t, (W, b) in enumerate(layers):
             D = lcm_within([f.denominator for row in W for f in (*row, *b)], self.cap, f"layer {t}")
             rows = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
@@ -279,13 +299,20 @@ class _DeepNet:
             self.bound(max(_bits(P), _bits(Q), D.bit_length()) + D1.bit_length(), max(_bits(tn), _bits(td)),
                        answers, where)
             self.line(_dots(first, P, D), _dots(first, Q, 0), D1 * D, tn, td, answers, where)
-        elif kind == "axes":
-            X, DX, h = params
-            Z = [v * h.denominator for v in _dots(first, X[:d], DX)]  # hd (NW_1 x + Nb_1) DX
-            g, C = h.numerator * DX, D1 * DX * h.denominator
-            self.bound(_bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + D1.bit_length(), 0,
-                       answers, where)
-            for l, col in enumerate(self.cols):
+        elif kind == "axes":  # x + h u_l = (hd EU X + hn DX U_l) / (DX hd EU): T = hd EU Z0 + hn DX (NW_1 U_l)
+            X, DX, h, basis = params
+            cols, EU, u_bits = self.cols, 1, 1
+            if basis is not None:
+                U, EU = self.bases[basis]
+                u_bits = _bits(v for u in U for v in u)
+                if basis not in self.images:  # NW_1 u_l for every l, once per basis
+                    self.images[basis] = [_dots(first, u, 0) for u in U]
+                cols = self.images[basis]
+            self.bound(_bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + EU.bit_length() + u_bits
+                       + D1.bit_length() + 1, 0, answers, where)
+            Z = [v * h.denominator * EU for v in _dots(first, X[:d], DX)]
+            g, C = h.numerator * DX, D1 * DX * h.denominator * EU
+            for l, col in enumerate(cols):
                 self.equal(*self.up([z + g * w for z, w in zip(Z, col)], C), answers, l * self.m, f"{where}, axis {l}")
         else:
             self.bound(max(max(_bits(X), E.bit_length()) for X, E in params) + D1.bit_length(), 0, answers, where)
@@ -333,15 +360,18 @@ def check_transcript(cert: dict, instance=None) -> str:
         raise CheckFailed("queries must be a non-empty list of blocks")
     if "network" not in cert and "windows" not in cert:
         raise CheckFailed("a transcript certificate states a network, windows, or both")
-    blocks = [_block(block, d, m) for block in raw]
+    bases = _bases(cert["bases"], d) if "bases" in cert else []
+    blocks = [_block(block, d, m, bases) for block in raw]
     deep = "network" in cert and isinstance(cert["network"], dict) and "layers" in cert["network"]
-    net = (_DeepNet if deep else _Net)(cert["network"], d, m) if "network" in cert else None
+    layered = deep or bool(bases)  # axis batches along a basis are checked by _DeepNet (any depth)
+    net = None if "network" not in cert else _DeepNet(cert["network"], d, m, bases) if layered else \
+        _Net(cert["network"], d, m)
     bound = _windows(cert["windows"], blocks, m) if "windows" in cert else None
     if net is not None:
         for n, (kind, params, _, answers) in enumerate(blocks):
             if kind == "axes" and params[2] == 0:
                 raise CheckFailed(f"block {n} (axes): the step of an axis block must be non-zero")
-            if deep:
+            if layered:
                 net.check(kind, params, answers, d, f"block {n} ({kind})")
             else:
                 _check_block(net, kind, params, answers, d, f"block {n} ({kind})")
@@ -354,6 +384,6 @@ def check_transcript(cert: dict, instance=None) -> str:
     if bound is not None:
         text += (f"; every ReLU network U relu(V x + b) + c giving them has at least {_many(bound[0], 'unit')} "
                  f"({_many(bound[0], 'disjoint window')} of block {bound[1]} with answers not collinear)")
-        if net is not None and not deep and net.k == bound[0]:
+        if net is not None and not deep and str(net.k) == str(bound[0]):
             text += ", so none has fewer units than this network"
     return text
