@@ -157,9 +157,10 @@ def orient(planes, seen):
             ahead = 1 if sum(a * v for a, v in zip(p, q)) > 0 else -1  # the side of the right region
             moved = (_moves(left, u), _moves(right, u))
             if moved == (True, True) or moved == (False, False):
-                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer neuron: f "
+                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer ReLU neuron: f "
                                          f"{'changes' if moved[0] else 'does not change'} with it on both sides of a "
-                                         "kink (the oracle is deeper than asked, or the first layer was misread)")
+                                         "kink (a unit that is not a ReLU, such as a leaky one, an oracle deeper than "
+                                         "asked, or the first layer misread)")
             votes.add(ahead if moved[1] else -ahead)
         if len(votes) != 1:
             raise AssumptionViolated(f"first-layer neuron {i} is active on one side at one kink and on the other at "
