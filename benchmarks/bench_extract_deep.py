@@ -57,9 +57,9 @@ def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    out = ["| d-k1-k2-m | seeds | exact (`--expect` equivalent) | refused | wrong | complete transcripts | median queries "
-           "(range) | median extract s (CPU) | median check s (CPU) | check / extract (CPU) | median `--expect` s | "
-           "certificate MB |", "|" + "---|" * 12]
+    out = ["| d-k1-k2-m | seeds | exact (`--expect` equivalent) | refused | wrong | complete transcripts | "
+           "median queries (range) | median extract s (CPU) | median check s (CPU) | check / extract (CPU) | "
+           "median `--expect` s | certificate MB |", "|" + "---|" * 12]
     for size in dict.fromkeys(r["size"] for r in rows):
         rs = [r for r in rows if r["size"] == size]
         ok = [r for r in rs if r["ok"]]

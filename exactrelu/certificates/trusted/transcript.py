@@ -187,7 +187,8 @@ def _block(block, d: int, m: int, bases: list) -> tuple[str, object, int, tuple]
             raise CheckFailed("axes.basis must be the index of one of the certificate's bases")
         X, DX = _over_one(*_flat([axes["x"]], 1, d, "x"), "x")
         hn, hd = _flat([[axes["step"]]], 1, 1, "step")
-        params, n = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1), basis), d if basis is None else len(bases[basis][0])
+        params = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1), basis)
+        n = d if basis is None else len(bases[basis][0])
     else:
         rows = rational_rows(block["points"], None, d, "points")
         params, n = [_over_one(nums, dens, "a point") for nums, dens in rows], len(rows)
