@@ -241,6 +241,28 @@ def _checker() -> str:
     return name
 
 
+def check_read(cert: dict, instance: dict | None, where: str, workers: int | None = None, *,
+               reference: bool | None = None) -> str:
+    """Verify ``cert`` against an instance read by the checker's own reader (``checker.load_instance(path,
+    parse=False)``: a JSON or .npz file, not parsed); the summary, or the checker's CheckFailed / UnreadableInput.
+
+    The fast checker (the reference when ``reference`` is true; None: ``EXACTRELU_CHECKER``), on ``workers``
+    processes, by default every idle core of a large instance (:func:`exactrelu.parallel.check_workers`) with one
+    BLAS thread each. The fast checker hands every claim it does not decide itself to the reference.
+    """
+    from . import checker, fast
+
+    rows = 0 if instance is None else len(instance["inputs"])
+    entries = rows and rows * (len(instance["inputs"][0]) + len(instance["labels"][0]))
+    if workers is None:
+        workers = parallel.check_workers(entries)
+    if reference if reference is not None else _checker() == "reference":
+        return checker.check_parallel(cert, instance, workers, where) if workers > 1 else \
+            checker.check(cert, instance, where)
+    with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):  # small products: one thread
+        return fast.check(cert, instance, workers, where=where)
+
+
 def verify(cert: dict, instance: Instance) -> str:
     """Run the independent check; return its summary or raise CertificateInvalid.
 

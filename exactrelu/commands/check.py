@@ -66,17 +66,12 @@ def cmd_check(args) -> int:
 
 def _check_fast(cert_path: str, instance_path: str | None, workers: int | None) -> str:
     """The fast checker on the files: ``workers`` processes, or every idle core for a large instance."""
-    from .. import blas, parallel
-    from ..certificates import checker, fast
+    from ..certificates import checker
+    from ..certificates.envelope import check_read
 
     cert = checker.read_certificate(cert_path)
     instance = checker.load_instance(instance_path, parse=False) if instance_path is not None else None
-    entries = 0 if instance is None else len(instance["inputs"]) * (len(instance["inputs"][0]) +
-                                                                    len(instance["labels"][0]))
-    if workers is None:
-        workers = parallel.check_workers(entries)
-    with blas.fixed_threads(1 if entries >= parallel.PARALLEL_CHECK_ENTRIES else None):  # small products: one thread
-        return fast.check(cert, instance, workers, where=instance_path or "the instance")
+    return check_read(cert, instance, instance_path or "the instance", workers, reference=False)
 
 
 def _scope(path: str) -> dict:

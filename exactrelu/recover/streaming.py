@@ -160,12 +160,14 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
 
 
 def check_npz(cert: dict, path: str | os.PathLike) -> str:
-    """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time;
+    """The independent checker's verdict on ``cert`` about the ``.npz`` at ``path``, read a block of rows at a time
+    (the fast checker on every idle core, or the reference when ``EXACTRELU_CHECKER=reference``);
     CertificateInvalid when it refuses."""
     from ..certificates import checker
+    from ..certificates.envelope import check_read
 
     try:
-        return checker.check(cert, checker.load_instance(str(path), parse=False), str(path))
+        return check_read(cert, checker.load_instance(str(path), parse=False), str(path))
     except checker.CheckFailed as exc:
         raise CertificateInvalid(str(exc)) from None
     except checker.UnreadableInput as exc:
