@@ -286,3 +286,19 @@ def test_a_basis_beside_windows_and_its_refusals():
         change(bad)
         with pytest.raises(CheckFailed, match=match):
             check(bad, None)
+
+
+def test_deep_network_refusals():
+    """A deep network of another activation, or of another d or m than the transcript, is refused by name."""
+    net = Network.from_layers([([[1, -1], [2, 1]], [0, 1]), ([[1, 1]], [-1]), ([[2]], None)])
+    cert = transcript_certificate(2, 1, blocks_of(net, [0, 0], [1, 0], [0, 1], [0, 0], 1, [[1, 1]]), network=net)
+    assert "hidden widths 2-1" in check(cert, None)
+    for change, match in [(_set(["network", "activation"], {"name": "power", "degree": 2}), "about ReLU networks"),
+                          (_set(["network", "layers", 0, "W"], [["1"], ["2"]]),
+                           "the network has d = 1, m = 1; the transcript has d = 2, m = 1"),
+                          (_set(["network", "layers", 2], {"W": [["2"], ["1"]]}),
+                           "the network has d = 2, m = 2; the transcript has d = 2, m = 1")]:
+        bad = copy.deepcopy(cert)
+        change(bad)
+        with pytest.raises(CheckFailed, match=match):
+            check(bad, None)
