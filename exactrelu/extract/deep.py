@@ -164,7 +164,9 @@ def orient(planes, seen):
             votes.add(ahead if moved[1] else -ahead)
         if len(votes) != 1:
             raise AssumptionViolated(f"first-layer neuron {i} is active on one side at one kink and on the other at "
-                                     "another: not a first-layer neuron")
+                                     "another: the first layer read from the lines is not one (a first-layer neuron "
+                                     "met on too few lines, and a second-layer piece taken in its place; or an oracle "
+                                     "deeper than asked)")
         signs.append(votes.pop())
     N = [[s * v for v in row] for s, row in zip(signs, N)]
     c = [s * v for s, v in zip(signs, c)]
