@@ -233,9 +233,10 @@ def test_deep_hostile_sizes_are_refused_before_the_work():
     net = Network.from_layers([([[big, 1]], [0])] + [([[big]], [0])] * 30 + [([[1]], None)])
     for block in ({"line": {"p": ["0", "0"], "q": ["1", "0"]}, "t": ["0"], "answers": [["0"]]},
                   {"axes": {"x": ["0", "0"], "step": "1"}, "answers": [["0"], ["0"]]},
-                  {"points": [["0", "0"]], "answers": [["0"]]}):
+                  {"points": [["0", "0"]], "answers": [["0"]]},
+                  {"axes": {"x": ["0", "0"], "step": "1", "basis": 0}, "answers": [["0"]]}):
         with pytest.raises(UnreadableInput, match="the exact check of block 0 .* limit intermediate"):
-            check(transcript_certificate(2, 1, [block], network=net), None)
+            check(transcript_certificate(2, 1, [block], network=net, bases=[[["1", "1/3"]]]), None)
 
 
 def _basis_block(net: Network, x, h, basis) -> dict:

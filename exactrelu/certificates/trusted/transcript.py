@@ -302,15 +302,13 @@ class _DeepNet:
             self.line(_dots(first, P, D), _dots(first, Q, 0), D1 * D, tn, td, answers, where)
         elif kind == "axes":  # x + h u_l = (hd EU X + hn DX U_l) / (DX hd EU): T = hd EU Z0 + hn DX (NW_1 U_l)
             X, DX, h, basis = params
-            cols, EU, u_bits = self.cols, 1, 1
-            if basis is not None:
-                U, EU = self.bases[basis]
-                u_bits = _bits(v for u in U for v in u)
-                if basis not in self.images:  # NW_1 u_l for every l, once per basis
-                    self.images[basis] = [_dots(first, u, 0) for u in U]
-                cols = self.images[basis]
+            U, EU = (None, 1) if basis is None else self.bases[basis]
+            u_bits = 1 if basis is None else _bits(v for u in U for v in u)
             self.bound(_bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + EU.bit_length() + u_bits
                        + D1.bit_length() + 1, 0, answers, where)
+            if basis is not None and basis not in self.images:  # NW_1 u_l for every l, once per basis
+                self.images[basis] = [_dots(first, u, 0) for u in U]
+            cols = self.cols if basis is None else self.images[basis]
             Z = [v * h.denominator * EU for v in _dots(first, X[:d], DX)]
             g, C = h.numerator * DX, D1 * DX * h.denominator * EU
             for l, col in enumerate(cols):
