@@ -5,13 +5,15 @@ Hidden networks: float32 ``W1 ~ N(0, 1/d)``, ``b1 ~ N(0, 0.01)``, ``W2 ~ N(0, 1/
 20-16-16-1 (and 100-32-32-1 with ``--sizes``); with ``--weights int``, integer weights and biases uniform in
 -3..3 and -2..2 (output bias 1) instead. For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
 the ``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the deep equivalence of
-the extracted and the hidden network (``functionally_equal``, its certificate checked; timed). A refusal is recorded
-with its reason. Float attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover
+the extracted and the hidden network (``functionally_equal``, its certificate checked; timed), through
+``_extract_common.time_extract_row`` (wall-clock and CPU seconds: on a shared machine CPU is what a run costs). A
+refusal is recorded with its reason. ``--first-seed`` and ``--seeds`` split a size's seeds over processes. Float attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover
 weights approximately; none reports two hidden layers exactly.
 
 Usage::
 
-    python benchmarks/bench_extract_deep.py [--seeds 10] [--sizes 10x8x8,20x16x16] [--out results/x.json]
+    python benchmarks/bench_extract_deep.py [--seeds 10] [--first-seed 0] [--sizes 10x8x8,20x16x16,100x32x32]
+                                            [--out results/x.json]
 """
 
 from __future__ import annotations
