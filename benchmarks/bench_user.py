@@ -8,10 +8,13 @@ of its certificate, PyTorch on the same file, and the numpy -> FLINT conversion'
 For each (d, k, m, n): a planted instance stored as an .npz (bench_scale.make_npz: Gaussian inputs rounded to
 multiples of 2^-20, integer weights in [-3, 3], labels exact in float64), made in a process of its own; then, each
 a fresh process timed from outside (wall; CPU and peak RSS from ``wait4``, the process's own and its children's
-that it waited for):
+that it waited for; the one-minute load average before each; bytecode compiled once before, as an installed
+package has it):
 
 * ``recover``: ``exactrelu recover FILE.npz -k K -o CERT --json``, the default settings (reading, streaming above
   4M entries, exact phase, every sample verified, certificate written, the independent check);
+* ``recover_1core`` (and ``recover_2core`` on machines of more than 2 cores): the same command with its CPU
+  affinity cut to 1 (2) cores, which the library's worker counts read (issue 36 item 3: 1, 2 and all cores);
 * ``check``: ``exactrelu check CERT FILE.npz`` (the library's default check of that certificate) and
   ``check --workers 1`` (one process);
 * ``reference``: ``exactrelu check --reference`` when the installed version has that flag (issue 36 item 2);
@@ -43,12 +46,25 @@ SIZES = [(200, 20, 20, 20000), (100, 50, 50, 100000)]
 EXE = [sys.executable, "-c", "import sys; from exactrelu.cli import main; sys.exit(main())"]
 
 
-def timed(cmd: list[str]) -> dict:
-    """Run ``cmd``; wall, CPU (user + system, its waited-for children included) and peak RSS from ``wait4``, the
-    exit status and stdout's JSON record."""
+#: the children's environment: bytecode may be written (an installed package has its sources compiled; the
+#: session's PYTHONDONTWRITEBYTECODE made every timed process compile the package, 0.3-0.4 s)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def warm() -> None:
+    """Compile the package's sources once (as an installed package has them), so no timed process pays for it."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "exactrelu")], env=ENV, check=True)
+
+
+def timed(cmd: list[str], cores: int | None = None) -> dict:
+    """Run ``cmd`` (on the first ``cores`` CPUs only when given: its affinity, which the library's worker counts
+    read); wall, CPU (user + system, its waited-for children included) and peak RSS from ``wait4``, the exit status,
+    stdout's JSON record and the one-minute load average before it started."""
+    pin = None if cores is None else (lambda: os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:cores]))
+    load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=ENV, preexec_fn=pin)
         out = proc.stdout.read()  # a JSON record: small
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
@@ -56,7 +72,7 @@ def timed(cmd: list[str]) -> dict:
         err.seek(0)
         message = err.read()
     row = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_rss_mb": usage.ru_maxrss / 1024,
-           "exit": proc.returncode}
+           "exit": proc.returncode, "load_before": load}
     try:
         row["record"] = json.loads(out) if out.strip().startswith("{") else None
     except json.JSONDecodeError:
@@ -104,6 +120,10 @@ def size_row(d: int, k: int, m: int, n: int, tmp: Path, cap: float, reference: b
                     f"bench_scale.make_npz({str(npz)!r}, {n}, d={d}, k={k}, m={m})"], check=True)
     row = {"size": [d, k, m, n], "file_mb": npz.stat().st_size / 2**20}
     row["recover"] = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"])
+    for cores in (1, 2):  # the same command on 1 and 2 of the machine's cores (its affinity); "all" is the above
+        if cores < len(os.sched_getaffinity(0)) or cores == 1:
+            row[f"recover_{cores}core"] = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"],
+                                                cores)
     row["check"] = timed(EXE + ["check", str(cert), str(npz), "--json"])
     row["check_1"] = timed(EXE + ["check", str(cert), str(npz), "--workers", "1", "--json"])
     if reference:
@@ -159,9 +179,9 @@ def has_reference() -> bool:
 
 
 def print_table(rows: list) -> None:
-    print("\n| (d,k,m,n) | recover FILE.npz -k K (CPU) | its phases | check (CPU) | check, 1 process | reference "
-          "| peak MB | PyTorch wall, rel. error | ours / PyTorch |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n| (d,k,m,n) | recover FILE.npz -k K (CPU) | its phases | on 1 core (CPU) | check (CPU) | check, 1 process "
+          "| reference | peak MB | PyTorch wall, rel. error | ours / PyTorch |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         rec = r["recover"]
         T = (rec.get("record") or {}).get("timings") or {}
@@ -175,8 +195,11 @@ def print_table(rows: list) -> None:
         if isinstance(conv, dict):
             print(f"  numpy -> FLINT in recover --no-check {r['size']}: {conv['entries']:,} entries, "
                   f"{conv['seconds']:.2f} s of {conv['wall']:.1f} s; {conv['where']}")
+        one = r.get("recover_1core")
+        one = f"{one['wall']:.1f} ({one['cpu']:.1f})" if one else "-"
         print(f"| ({','.join(map(str, r['size']))}) | {rec['wall']:.1f} ({rec['cpu']:.1f}) exit {rec['exit']} | "
-              f"{phases} | {r['check']['wall']:.1f} ({r['check']['cpu']:.1f}) | {r['check_1']['wall']:.1f} | {ref} | "
+              f"{phases} | {one} | {r['check']['wall']:.1f} ({r['check']['cpu']:.1f}) | {r['check_1']['wall']:.1f} | "
+              f"{ref} | "
               f"{rec['peak_rss_mb']:.0f} | {torch} | {ratio} |", flush=True)
 
 
@@ -212,6 +235,7 @@ def main() -> None:
     rows = []
     if not args.conversion_only:  # (this process holds no large array: its children's peak RSS is their own)
         reference = has_reference()
+        warm()
         with tempfile.TemporaryDirectory() as tmp:
             for size in sizes:
                 rows.append(size_row(*size, Path(tmp), args.torch_cap, reference))

@@ -30,6 +30,7 @@ and :mod:`exactrelu.recover.output_layer` (label basis, output layer, final veri
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable
 
 from ..blas import small_problem_threads
@@ -71,6 +72,7 @@ def recover(
     progress: Callable[[str], None] | None = None,
     time_limit: "float | Deadline | None" = None,
     max_except=None,
+    certificate: bool = True,
 ) -> RecoveryResult:
     """Recover U, V (and b, c) with ``f(inputs @ V.T + b) @ U.T + c == labels`` exactly, and certify it.
 
@@ -101,6 +103,9 @@ def recover(
         claim may except (a rational in [0, 1], taken exactly; written into the certificate, where the checker
         enforces it). None: the route's decoding guarantee (:func:`~exactrelu.recover.sparse_corruption.
         default_max_except`). More excepted entries, or all of them, are refused (AssumptionViolated), not certified.
+    certificate : False: the exact network only, not certified (the result's ``certificate`` is ``{}``, nothing is
+        hashed or checked; a sparse-corruption route certifies anyway): for a caller that verifies the network on
+        more samples and certifies it itself, as :func:`~exactrelu.recover.streaming.recover_streaming` does.
 
     Raises
     ------
@@ -118,6 +123,7 @@ def recover(
         raise InvalidInput(f"unknown route {route!r}; choose from {list(ROUTES)}")
     model = bias_class(bias)
     sparse_noise = check_flag(sparse_noise, "sparse_noise")
+    certificate = check_flag(certificate, "certificate")
     random_state = check_seed(random_state, "random_state")
     if k > inst.n:
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
@@ -127,11 +133,12 @@ def recover(
     deadline = Deadline.coerce(time_limit)
     if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
         progress = with_deadline(progress, deadline)
-    req = RecoveryRequest(k, activation, model["biases"], init, random_state, check, progress, max_except=bound,
-                          output_bias=model["output_bias"])
+    req = RecoveryRequest(k, activation, model["biases"], init, random_state, check and certificate, progress,
+                          max_except=bound, output_bias=model["output_bias"], certificate=certificate)
     try:
         # BLAS threads only pay on large float steps; the instance hash is made meanwhile (a forked child)
-        with small_problem_threads(inst.n * (inst.d + inst.m)), instance_hash_ahead(inst):
+        with small_problem_threads(inst.n * (inst.d + inst.m)), \
+                instance_hash_ahead(inst) if certificate else contextlib.nullcontext():
             return _route(inst, route, sparse_noise, req)
     except NotRealizable as exc:
         if exc.certificate is None and _rank_over_k(exc.evidence, k, req.output_bias):  # a proved "no": certify it

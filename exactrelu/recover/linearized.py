@@ -96,7 +96,8 @@ def recover_linearized(inst: Instance, req: RecoveryRequest, *, max_starts: int 
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
     net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="linearized", proposer=source,
-                                 random_state=req.random_state, check=req.check, timer=T)
+                                 random_state=req.random_state, check=req.check, timer=T,
+                                 certificate=req.certificate)
     return RecoveryResult(net, cert, T.t, search.tries, source, step.rank(), [], summary, inst.n * inst.m,
                           route="linearized", attempts=search.log)
 

@@ -34,6 +34,7 @@ class RecoveryRequest:
     progress: Callable[[str], None] | None = None
     max_except: Fraction | None = None  # sparse corruption: the largest excepted fraction certified (None: the route's)
     output_bias: bool = False
+    certificate: bool = True  # False: the network only (the caller certifies it itself: recover_streaming)
 
     @property
     def model(self) -> dict:

@@ -99,7 +99,7 @@ def recover_rowspan(inst: Instance, req: RecoveryRequest, *, certificate: bool =
     check_identifiable(F, Uq, work.d, [len(c.positive) for c in cands])  # supp F_i = supp y_i (confirm_all)
     T.add("output", t0)
     V, b = split_bias(Vq) if bias else (Vq, None)
-    if certificate:
+    if certificate and req.certificate:
         net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="rowspan", proposer="+".join(sources),
                                      random_state=req.random_state, check=req.check, timer=T)
     else:

@@ -112,7 +112,8 @@ def recover_sparse_columns(inst: Instance, req: RecoveryRequest) -> RecoveryResu
     Vq = QMatrix(flint.fmpz_mat(W), 1)
     V, b = split_bias(Vq) if bias else (Vq, None)
     net, cert, summary = certify(inst, Network(Uq, V, act, b, cq), route="sparse-columns", proposer="none",
-                                 random_state=random_state, check=req.check, timer=T)
+                                 random_state=random_state, check=req.check, timer=T,
+                                 certificate=req.certificate)
     return RecoveryResult(net, cert, T.t, 0, "none", rank_of(inst.labels.num), [c.record for c in units], summary,
                           inst.n * inst.m, route="sparse-columns")
 

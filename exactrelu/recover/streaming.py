@@ -12,7 +12,9 @@ integers (FLINT matrices of f(V X) and of the labels, their text for the hash) i
 3. when some sample disagrees, adds up to ``add`` of them to the subset and starts again (at most ``rounds``
    rounds: the subset may not have pinned the network down); then raises NotRealizable with the samples as evidence;
 4. writes nothing itself: the certificate (O(k d), independent of n) is returned, and the independent checker,
-   when ``check``, reads the ``.npz`` file itself a block of rows at a time.
+   when ``check``, reads the ``.npz`` file itself a block of rows at a time (the fast exact checker on every idle
+   core, :func:`check_npz`). The subset's recovery makes no certificate of its own (``certificate=False``): the
+   one certificate is the whole instance's, made after every sample is verified.
 
 Memory: the float arrays (memory-mapped from a stored ``.npz``: pages of the file), the subset's exact work, and
 one block's exact rows. It does not grow with n beyond the float arrays.
@@ -39,6 +41,7 @@ import numpy as np
 
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.claims.residual import differing_samples
+from ..certificates.envelope import _is_hex_digest
 from ..errors import CertificateInvalid, InvalidInput, NotRealizable
 from .. import parallel
 from ..exact.bulk import map_blocks
@@ -85,8 +88,6 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
     Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.
     """
-    from . import recover
-
     for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
         check_positive_integer(value, name)
     init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
@@ -96,26 +97,14 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
     n = X.shape[0]
     idx = np.unique(np.linspace(0, n - 1, min(n, subset)).round().astype(np.int64))
     timings["map"] = time.perf_counter() - t0
-    digest = None
-    for round_ in range(1, rounds + 1):
-        t0 = time.perf_counter()
-        sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=activation)
-        res = recover(sub, k=k, activation=activation, init=init, random_state=random_state, check=False,
-                      progress=progress, time_limit=time_limit, bias=bias)
-        timings[f"subset_round_{round_}"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)
-        digest = digest or text_hash
-        timings[f"verify_round_{round_}"] = time.perf_counter() - t0
-        if not bad:
-            break
-        idx = np.union1d(idx, np.asarray(bad[:add], dtype=np.int64))
-    else:
-        raise NotRealizable(
-            f"the network recovered exactly from {len(idx)} samples differs from the labels at samples "
-            f"{bad[:5]} (and maybe more) after {rounds} rounds of adding them: the labels may not be exactly "
-            "realisable, or the instance needs the whole-data route (a JSON instance)",
-            evidence={"failing_samples": bad[:10], "subset": int(len(idx)), "rounds": rounds})
+    ahead = hash_ahead(X, Y, block)  # the instance's hash on an idle core while the subset is recovered
+    try:
+        options = dict(k=k, activation=activation, init=init, random_state=random_state, check=False,
+                       progress=progress, time_limit=time_limit, bias=bias, certificate=False)  # certified below
+        res, sub, idx, digest, round_ = _rounds(X, Y, idx, options, ahead, block, rounds, add, timings)
+    finally:
+        if ahead is not None:
+            ahead.cancel()
     t0 = time.perf_counter()
     seed = random_state if isinstance(random_state, int) else None
     cert = realizes_certificate(sub, res.network, sha256=digest, seed=seed, proposer=res.proposer,
@@ -128,6 +117,33 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
         timings["independent_check"] = time.perf_counter() - t0
     return StreamedRecovery(res.network, cert, summary, n * Y.shape[1], timings, int(len(idx)), round_, res.route,
                             res.proposer, res.tries)
+
+
+def _rounds(X, Y, idx, options: dict, ahead, block: int, rounds: int, add: int, timings: dict) -> tuple:
+    """The rounds of :func:`recover_streaming`: (result, subset instance, its samples, the instance's SHA-256, the
+    round that verified every sample); NotRealizable after ``rounds`` rounds with samples still disagreeing."""
+    from . import recover
+
+    digest = None
+    for round_ in range(1, rounds + 1):
+        t0 = time.perf_counter()
+        sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=options["activation"])
+        res = recover(sub, **options)
+        timings[f"subset_round_{round_}"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        if digest is None and ahead is not None:  # the child's digest (validated), else hashed in this pass
+            digest = ahead.result()
+        bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)
+        digest = digest or text_hash
+        timings[f"verify_round_{round_}"] = time.perf_counter() - t0
+        if not bad:
+            return res, sub, idx, digest, round_
+        idx = np.union1d(idx, np.asarray(bad[:add], dtype=np.int64))
+    raise NotRealizable(
+        f"the network recovered exactly from {len(idx)} samples differs from the labels at samples "
+        f"{bad[:5]} (and maybe more) after {rounds} rounds of adding them: the labels may not be exactly "
+        "realisable, or the instance needs the whole-data route (a JSON instance)",
+        evidence={"failing_samples": bad[:10], "subset": int(len(idx)), "rounds": rounds})
 
 
 def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = BLOCK, *, hashing: bool = True,
@@ -146,9 +162,7 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
     def one(a: int, b: int) -> tuple[bytes, list[int]]:
         Xq = QMatrix.from_numpy(np.asarray(X[a:b]), name="inputs", lazy=True)
         Yq = QMatrix.from_numpy(np.asarray(Y[a:b]), name="labels", lazy=True)
-        text = b""
-        if hashing:  # the canonical text of the rows, one text per block (exact/codecs/float_text.py)
-            text = "".join([f"{x} | {y}\n" for x, y in zip(Xq.row_texts(0, b - a), Yq.row_texts(0, b - a))]).encode()
+        text = _block_text(Xq, Yq) if hashing else b""
         return text, [a + j for j in differing_samples(network, Xq, Yq)]  # exact: limb products by BLAS
 
     bad: list[int] = []
@@ -157,6 +171,40 @@ def verify_blocks(network: Network, X: np.ndarray, Y: np.ndarray, block: int = B
             h.update(text)
         bad += failing[:limit - len(bad)]
     return bad, (h.hexdigest() if h is not None else None)
+
+
+def _block_text(Xq: QMatrix, Yq: QMatrix) -> bytes:
+    """The canonical text of a block's rows (exact/codecs/float_text.py), one text per block."""
+    b = Xq.shape[0]
+    return "".join([f"{x} | {y}\n" for x, y in zip(Xq.row_texts(0, b), Yq.row_texts(0, b))]).encode()
+
+
+def npz_sha256(arrays: tuple) -> str:
+    """The instance's SHA-256 (docs/design.md) of float (or integer) arrays ``(X, Y, block)``, ``block`` rows at a
+    time: the digest :func:`verify_blocks` makes, without the verification.
+
+    >>> X, Y = np.array([[0.5, -3.0]]), np.array([[1.0]])
+    >>> npz_sha256((X, Y, 1)) == verify_blocks(Network(QMatrix.from_rows([[1]]), QMatrix.from_rows([[1, 0]])), X, Y)[1]
+    True
+    """
+    X, Y, block = arrays
+    n, (d, m) = X.shape[0], (X.shape[1], Y.shape[1])
+    h = hashlib.sha256(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
+    for a in range(0, n, block):
+        h.update(_block_text(QMatrix.from_numpy(np.asarray(X[a:a + block]), name="inputs", lazy=True),
+                             QMatrix.from_numpy(np.asarray(Y[a:a + block]), name="labels", lazy=True)))
+    return h.hexdigest()
+
+
+def hash_ahead(X, Y, block: int) -> "parallel.Ahead | None":
+    """A forked child making :func:`npz_sha256` while the subset is recovered, when the check would fork for an
+    instance this large and a core is idle now (as :func:`~exactrelu.certificates.envelope.instance_hash_ahead`);
+    None otherwise. Its result is a validated hex digest or None (then the caller hashes)."""
+    try:
+        fork = parallel.check_workers(X.shape[0] * (X.shape[1] + Y.shape[1])) > 1 and parallel.idle_core()
+    except InvalidInput:  # a malformed EXACTRELU_CHECK_WORKERS: the check reports it; nothing forked here
+        return None
+    return parallel.start(npz_sha256, (X, Y, block), valid=_is_hex_digest) if fork else None
 
 
 def check_npz(cert: dict, path: str | os.PathLike) -> str:
