@@ -7,8 +7,9 @@ Hidden networks: float32 ``W1 ~ N(0, 1/d)``, ``b1 ~ N(0, 0.01)``, ``W2 ~ N(0, 1/
 the ``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the deep equivalence of
 the extracted and the hidden network (``functionally_equal``, its certificate checked; timed), through
 ``_extract_common.time_extract_row`` (wall-clock and CPU seconds: on a shared machine CPU is what a run costs). A
-refusal is recorded with its reason. ``--first-seed`` and ``--seeds`` split a size's seeds over processes. Float attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover
-weights approximately; none reports two hidden layers exactly.
+refusal is recorded with its reason. ``--first-seed`` and ``--seeds`` split a size's seeds over processes. Float
+attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover weights approximately; none
+reports two hidden layers exactly.
 
 Usage::
 
