@@ -97,10 +97,11 @@ TESTS = {
     "trusted/equivalence.py": [_C + "test_equivalence_claims.py", "tests/corpus/test_corpus.py", _C + "test_hostile_work.py",
                                _C + "test_mutant_killers.py",
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py",
-                               _C + "test_deep_claims.py", _C + "test_box_claims.py"],
+                               _C + "test_deep_claims.py", _C + "test_box_claims.py", _C + "test_top1_claims.py"],
     "trusted/deep.py": [_C + "test_deep_claims.py", _C + "test_deep_realizes.py", "tests/corpus/test_corpus.py",
                         "tests/equiv/test_deep_equivalence.py"],
-    "trusted/phases.py": [_C + "test_deep_claims.py", _C + "test_box_claims.py", "tests/corpus/test_corpus.py",
+    "trusted/phases.py": [_C + "test_top1_claims.py", _C + "test_deep_claims.py", _C + "test_box_claims.py",
+                          "tests/corpus/test_corpus.py",
                           "tests/equiv/test_deep_equivalence.py"],
     # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
     "trusted/schedule.py": [_C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",

@@ -35,6 +35,9 @@ def register(sub) -> None:
                                                     "constraints are not read)")
     p.add_argument("--epsilon", metavar="E", help="prove max over the outputs of |NET1(x) - NET2(x)| <= E instead "
                                                   "of equality (ReLU; a counterexample differs by more than E)")
+    p.add_argument("--top1", action="store_true",
+                   help="prove instead that at every x some class is a largest output of both networks (ties: their "
+                        "sets of largest outputs meet; ReLU; a counterexample is a point where they do not)")
     add_layers_argument(p, of="NET1")
     add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
@@ -137,6 +140,7 @@ def cmd_equiv(args) -> int:
     import sys
 
     from ..equiv import functionally_equal
+    from ..errors import InvalidInput
     from ..progress import LineProgress
 
     lower, upper, where = _domain(args)
@@ -144,19 +148,27 @@ def cmd_equiv(args) -> int:
     where = where or f"all of R^{a.d}"
     args.done = f"read both networks ({_shape(a)} and {_shape(b)})"
     progress = LineProgress() if sys.stderr.isatty() and not getattr(args, "json", False) else None
+    if args.top1 and args.epsilon is not None:
+        raise InvalidInput("ask for --epsilon or --top1, not both")
     res = functionally_equal(a, b, time_limit=_search_budget(args.time_limit), max_nodes=args.max_nodes,
-                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon)
+                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon, top1=args.top1)
     record = {"equivalent": res.equal if res.status != "unknown" else None, "status": res.status,
               "summary": res.summary, "certificate": args.output if res.status != "unknown" else None}
     record["domain"] = where
+    if args.top1:
+        record["property"] = "top1 (ties: some class is among the largest outputs of both networks)"
     two = "hyperplanes" in res.evidence
     record.update({"hyperplanes": res.evidence["hyperplanes"]} if two else {k: res.evidence.get(k) for k in (
         "depths", "reduced_neurons", "nodes", "leaves", "splits", "fixes", "closed_share")})
+    if res.status == "not-equivalent":
+        record.update(witness=[str(x) for x in res.witness], values=[[str(v) for v in r] for r in res.values])
     if res.status == "unknown":
         return emit(args, record, [f"UNKNOWN: {res.summary}",
                                    "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
     if args.output:
         _write_json(res.certificate, args.output)
+    if args.top1:
+        return emit(args, record, _top1_lines(args, res, where, lower is not None), ok=res.equal)
     eps = f" by more than {args.epsilon}" if args.epsilon is not None else ""
     if res.equal:
         how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
@@ -167,7 +179,6 @@ def cmd_equiv(args) -> int:
                  f"({how})"]
     else:
         why = f" (their canonical forms differ in the {res.evidence['differs_in']})" if two else ""
-        record.update(witness=[str(x) for x in res.witness], values=[[str(v) for v in r] for r in res.values])
         if two:
             record["differs_in"] = res.evidence["differs_in"]
         inside = f", in {where}" if lower is not None else ""
@@ -179,6 +190,28 @@ def cmd_equiv(args) -> int:
     if args.output:
         lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
     return emit(args, record, lines, ok=res.equal)
+
+
+def _top1_lines(args, res, where: str, on_box: bool) -> list[str]:
+    """The answer to --top1, in words, with the tie rule (and the JSON record gets the witness)."""
+    from ..equiv.deep.top1 import argmax_set
+
+    tie = "ties: a class counts when it is among the largest outputs, and the two sets must meet"
+    if res.equal:
+        how = res.evidence.get("leaves", 1)
+        lines = [f"TOP1-EQUIVALENT: {args.first} and {args.second} have a largest output in common at every x of "
+                 f"{where} ({tie}; {how:,} leaves in the case tree)"]
+    else:
+        tops = [sorted(argmax_set(v)) for v in res.values]
+        inside = f", in {where}" if on_box else ""
+        lines = [f"NOT TOP1-EQUIVALENT: at x = {_short(res.witness)}{inside} the largest outputs are classes {tops[0]} "
+                 f"of {args.first} and {tops[1]} of {args.second}, none in common ({tie})",
+                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
+                 "  (floats for reading; the exact rationals are in the certificate)"]
+    lines.append(f"checked: {res.summary}")
+    if args.output:
+        lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
+    return lines
 
 
 def cmd_minimize(args) -> int:

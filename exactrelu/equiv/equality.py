@@ -127,23 +127,27 @@ def _deep(net1: Network, net2: Network, check: bool, seed: int, budget: dict, wh
     from .deep import deep_equivalence, read_box, read_epsilon
 
     box, eps = read_box(where["lower"], where["upper"], net1.d), read_epsilon(where["epsilon"])
-    ans = deep_equivalence(net1, net2, seed=seed, lower=box and box[0], upper=box and box[1], epsilon=eps, **budget)
+    top1 = bool(where["top1"])
+    ans = deep_equivalence(net1, net2, seed=seed, lower=box and box[0], upper=box and box[1], epsilon=eps, top1=top1,
+                           **budget)
     evidence = {"depths": [net1.depth, net2.depth], **ans.stats}
     if ans.status == "unknown":
         summary = (f"unknown: {ans.reason} after {ans.stats.get('nodes', 0):,} case-tree nodes "
                    f"({ans.stats.get('closed_share', 0):.1%} of the tree closed); nothing is claimed")
         return Equivalence("unknown", None, None, None, {}, summary, {**evidence, "reason": ans.reason})
     if ans.status == "equivalent":
-        cert = deep_equivalent_certificate(net1, net2, ans.tree, lemmas=ans.lemmas, box=box, epsilon=eps, **prov)
+        cert = deep_equivalent_certificate(net1, net2, ans.tree, lemmas=ans.lemmas, box=box, epsilon=eps, top1=top1,
+                                           **prov)
     else:
-        cert = deep_not_equivalent_certificate(net1, net2, ans.witness, ans.values, box=box, epsilon=eps, **prov)
+        cert = deep_not_equivalent_certificate(net1, net2, ans.witness, ans.values, box=box, epsilon=eps, top1=top1,
+                                               **prov)
     summary = verify_equivalence(cert) if check else f"{ans.status} (not checked: check=False)"
     return Equivalence(ans.status, None, ans.witness, ans.values, cert, summary, evidence)
 
 
 def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed: int = 0, time_limit=None,
                        max_nodes: int | None = None, progress=None, lower=None, upper=None, epsilon=None,
-                       **prov) -> Equivalence:
+                       top1: bool = False, **prov) -> Equivalence:
     """Decide exactly whether ``net1`` and ``net2`` are the same function on all of R^d; certify the answer.
 
     Parameters
@@ -155,6 +159,8 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
         search for networks deeper than two layers; when it runs out the status is ``"unknown"``.
     lower, upper : a box (d rationals each) instead of all of R^d (ReLU networks of any depth, by the case split).
     epsilon : ask whether max over the outputs of |net1(x) - net2(x)| <= epsilon instead of equality (ReLU).
+    top1 : ask instead whether at every x some class is a largest output of both networks (ReLU; ties: their sets
+        of largest outputs meet; without ties, the same argmax).
     **prov : extra provenance recorded in the certificate.
 
     Returns
@@ -180,7 +186,7 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
     True
     """
     _comparable(net1, net2)
-    where = {"lower": lower, "upper": upper, "epsilon": epsilon}
+    where = {"lower": lower, "upper": upper, "epsilon": epsilon, "top1": top1 or None}
     if net1.depth != 2 or net2.depth != 2 or any(v is not None for v in where.values()):
         budget = {"time_limit": time_limit, "max_nodes": max_nodes, "progress": progress}
         return _deep(net1, net2, check, seed, budget, where, prov)

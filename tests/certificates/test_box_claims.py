@@ -97,7 +97,7 @@ def test_a_witness_exactly_epsilon_apart_is_no_counterexample():
     ("domain", {"kind": "box", "lower": ["0"], "upper": ["1"]}, "lower must be a list of 2"),
     ("domain", {"kind": "ball"}, "the domain is"),
     ("property", {"kind": "epsilon", "epsilon": "1", "norm": "l2"}, "the property is"),
-    ("property", {"kind": "top1"}, "the property is"),
+    ("property", {"kind": "top1", "k": 2}, "the property is"),
 ])
 def test_malformed_domains_and_properties_are_refused(field, value, message):
     cert = _load("valid", "deep-equivalent-box")

@@ -96,7 +96,7 @@ def test_bounds_leaves_replace_equal_leaves(tree_cert):
     (lambda c: c["tree"][4].__setitem__("fix", [0, False]), "split or fix must name a neuron 0 <= u < 4 not decided"),
     (lambda c: c.__setitem__("tree", {"split": 0}), "a tree is a list"),
     (lambda c: c.__setitem__("domain", {"kind": "box"}), "the domain is"),
-    (lambda c: c.__setitem__("property", {"kind": "top1"}), "the property is"),
+    (lambda c: c.__setitem__("property", {"kind": "top5"}), "the property is"),
     (lambda c: c.__setitem__("canonical", {}), "unknown fields"),
     (lambda c: c["networks"].pop(), "a list of two networks"),
     (lambda c: c["networks"][1]["layers"][1]["W"][0].__setitem__(0, "2"), "does not|Farkas|do not|neuron"),

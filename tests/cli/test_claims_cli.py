@@ -114,11 +114,12 @@ SCOPE = {
     "lp-infeasible": r"lp-infeasible: \d+ equations, \d+ inequalities in \d+ variables",
     "not-realizable": r"not-realizable: no \d+-unit ReLU network (with|without) hidden biases and (with|without) "
                       r"output bias reproduces the labels \([\d,]+ samples, (any|the given) output weights\)",
-    "equivalent": r"(epsilon-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, [a-z0-9 ]+|"
-                  r"widths [\d-]+ and [\d-]+, relu)\) are (the same function|within [\d/]+ of each other \(max over "
-                  r"the outputs\)) on (all of R\^d|the box of \d+ intervals)",
-    "not-equivalent": r"not-(epsilon-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, "
-                      r"[a-z0-9 ]+|widths [\d-]+ and [\d-]+)\) differ",
+    "equivalent": r"(epsilon-|top1-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, m = \d+, "
+                  r"[a-z0-9 ]+|widths [\d-]+ and [\d-]+, relu)\) are (the same function|within [\d/]+ of each other "
+                  r"\(max over the outputs\)|top-1 equal \(ties: the sets of largest outputs meet\)) on (all of R\^d|"
+                  r"the box of \d+ intervals)",
+    "not-equivalent": r"not-(epsilon-|top1-)?equivalent: the two networks \((k = \d+ and \d+ units, d = \d+, "
+                      r"m = \d+, [a-z0-9 ]+|widths [\d-]+ and [\d-]+)\) (differ|have no largest output in common)",
     "transcript": r"transcript: [\d,]+ answers at the queries \([\d,]+ lines?, [\d,]+ axis batch(es)?, [\d,]+ point "
                   r"blocks?; d = \d+, m = \d+\)(; the network \(k = \d+\) gives every one exactly)?(; every ReLU network "
                   r"U relu\(V x \+ b\) \+ c giving them has at least [\d,]+ units?)?",

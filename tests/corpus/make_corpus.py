@@ -402,6 +402,44 @@ def _box_claims(c: Corpus) -> None:
         "upper", ["0", "1"])), None, "not in the box", "the box shrunk so that the witness lies outside it")
 
 
+def _top1_claims(c: Corpus) -> None:
+    """Top-1 equivalence on a box: top1 leaves (argmax rows, classes that beat or are empty), counterexamples."""
+    f = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], None)])
+    g = Network.from_layers([([[2, 0], [0, 2]], None), ([[1, 0], [0, 1]], [1, 1])])          # 2 f + 1
+    h = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], ["1/4", 0])])     # f + (1/4, 0)
+    tie = Network.from_layers([([[1, 0]], None), ([[1], [1]], None)])                     # (relu(x1), relu(x1))
+    lead = Network.from_layers([([[1, 0]], None), ([[1], [1]], [1, 0])])                  # ... + (1, 0)
+    box = {"lower": ["0", "0"], "upper": ["1", "1"]}
+    same = functionally_equal(f, g, top1=True, **box).certificate
+    c.valid("deep-top1-equivalent-box", same, None, "VALID: top1-equivalent", "g = 2 f + 1 has f's argmax everywhere: "
+            "each class of the leaf beats the other by the argmax rows")
+    c.invalid("deep-top1-equivalent-argmax-halved", tampered(same, lambda x: x["tree"][-1]["top1"]["classes"][0][
+        "beats"][0]["argmax"][0].__setitem__(1, "1")), None, "does not prove class 0 at least class 1",
+              "an argmax row's multiplier halved: the combination no longer matches g_1 - g_0")
+    c.invalid("deep-top1-equivalent-as-equal", tampered(same, lambda x: x.__setitem__("property", {"kind": "equal"})),
+              None, "a leaf is", "the top1 tree stated for equality: top1 leaves prove nothing about f - g")
+    c.invalid("deep-top1-argmax-outside-leaf", tampered(same, lambda x: x["tree"][0]["bound"].__setitem__(
+        "argmax", [[0, "1"]])), None, "outside a class of a top1 leaf", "an argmax row in a fix, where no class is")
+    ties = functionally_equal(tie, lead, top1=True, **box).certificate
+    c.valid("deep-top1-equivalent-ties", ties, None, "VALID: top1-equivalent", "the first network ties its two "
+            "outputs everywhere, the second prefers class 0: their argmax sets meet; proved by the second's regions")
+    c.invalid("deep-top1-equivalent-ties-wrong-side", tampered(ties, lambda x: x["tree"][-1]["top1"].__setitem__(
+        "net", 0)), None, "does not prove class 1", "the tying network's regions: on its class 1 the other prefers 0")
+    high = functionally_equal(f, g, top1=True, lower=["0", "2"], upper=["1", "3"]).certificate
+    c.valid("deep-top1-equivalent-empty-class", high, None, "VALID: top1-equivalent", "on [0, 1] x [2, 3] f's class "
+            "0 region is empty: a Farkas entry")
+    c.invalid("deep-top1-equivalent-empty-class-moved", tampered(high, lambda x: x["domain"].__setitem__(
+        "upper", ["3", "3"])), None, "Farkas entry (class 0)", "the box widened to where class 0 is not empty")
+    apart = functionally_equal(f, h, top1=True, **box).certificate
+    c.valid("deep-not-top1-equivalent-box", apart, None, "VALID: not-top1-equivalent",
+            "a point of the box where f prefers class 1 and f + (1/4, 0) class 0")
+    agree = functionally_equal(f, h, epsilon="1/5", **box).certificate  # a witness where the argmax sets may meet
+    agree["witness"], agree["property"] = ["1", "0"], {"kind": "top1"}
+    agree["values"] = [["1", "0"], ["5/4", "0"]]
+    c.invalid("deep-not-top1-equivalent-common-class", agree, None, "have a class in common",
+              "both networks' largest output at the witness is class 0")
+
+
 def _deep_equivalence_claims(c: Corpus) -> None:
     """equivalent and not-equivalent for networks of any depth: the domain R^d, a case tree over neuron phases."""
     base = Network.from_layers([([[1, -1], [2, 1], [0, 3]], [0, 1, -1]), ([[1, 1, -1], [2, 0, 1]], [-1, 0]),
@@ -576,6 +614,7 @@ def build(root: Path) -> Corpus:
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
     _box_claims(c)
+    _top1_claims(c)
     _deep_network_claims(c)
     _transcript_claims(c)
     _unreadable(c, insts)

@@ -66,17 +66,22 @@ def domain_json(box=None) -> dict:
     return {"kind": "box", "lower": [format_rational(v) for v in box[0]], "upper": [format_rational(v) for v in box[1]]}
 
 
-def property_json(epsilon=None) -> dict:
-    """The certificate's ``"property"``: equal (``epsilon`` None) or max over the outputs of |f - g| <= epsilon.
+def property_json(epsilon=None, top1: bool = False) -> dict:
+    """The certificate's ``"property"``: equal (``epsilon`` None), max over the outputs of |f - g| <= epsilon, or
+    top1 (some class is a largest output of both networks at every point).
 
     >>> property_json("1/20")
     {'kind': 'epsilon', 'epsilon': '1/20', 'norm': 'max'}
+    >>> property_json(top1=True)
+    {'kind': 'top1'}
     """
+    if top1:
+        return {"kind": "top1"}
     return dict(PROPERTY) if epsilon is None else {"kind": "epsilon", "epsilon": format_rational(epsilon), "norm": "max"}
 
 
 def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lemmas: list | None = None,
-                                box=None, epsilon=None, **prov) -> dict:
+                                box=None, epsilon=None, top1: bool = False, **prov) -> dict:
     """``equivalent`` on R^d (or the box; within epsilon) for networks of any depth, proved by ``tree`` and
     ``lemmas`` (not verified here).
 
@@ -86,18 +91,18 @@ def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lem
     'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neurons; case tree of 1 leaves checked)'
     """
     cert = envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
-                    domain=domain_json(box), property=property_json(epsilon))
+                    domain=domain_json(box), property=property_json(epsilon, top1))
     if lemmas:
         cert["lemmas"] = lemmas
     return {**cert, "tree": tree, "provenance": provenance(**prov)}
 
 
 def deep_not_equivalent_certificate(net1: Network, net2: Network, witness, values, *, box=None, epsilon=None,
-                                    **prov) -> dict:
+                                    top1: bool = False, **prov) -> dict:
     """``not-equivalent`` on R^d (or the box; by more than epsilon) for networks of any depth: at ``witness`` they
     output ``values[0]``, ``values[1]``."""
     return {**envelope("not-equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
-                       domain=domain_json(box), property=property_json(epsilon), witness=[format_rational(x) for x in witness],
+                       domain=domain_json(box), property=property_json(epsilon, top1), witness=[format_rational(x) for x in witness],
                        values=[[format_rational(x) for x in v] for v in values]),
             "provenance": provenance(**prov)}
 

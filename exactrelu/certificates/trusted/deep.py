@@ -170,9 +170,11 @@ class Reduction:
 
 
 def reduced_difference(a, b) -> Reduction:
-    """The reduction of A - B (both ReLU, same d and m): ``.forms`` and ``.outputs`` (m forms)."""
+    """The reduction of A - B (both ReLU, same d and m): ``.forms``, ``.outputs`` (m forms) and ``.nets``, the
+    output forms of A and of B."""
     red = Reduction(len(a[1][0][0][0]))
     oa, ob = red.network(a[1]), red.network(b[1])
+    red.nets = oa, ob
     red.outputs = []
     for (fa, ka), (fb, kb) in zip(oa, ob):
         f = dict(fa)

@@ -198,7 +198,7 @@ def _describe(a, b) -> str:
 
 def _deep_pair(cert: dict, extra: set):
     """Two networks of any depth with the same activation, d and m; the domain (None for R^d, else the box
-    ``(lower, upper)``) and the property's slack (None for equal, else epsilon)."""
+    ``(lower, upper)``) and the property (None for equal, epsilon, or :data:`TOP1`)."""
     only_fields(cert, {"format", "version", "claim", "networks", "domain", "property", "provenance"} | extra)
     nets = cert.get("networks")
     if not isinstance(nets, list) or len(nets) != 2:
@@ -219,14 +219,28 @@ def _deep_pair(cert: dict, extra: set):
         eps = parse_rational(prop["epsilon"])
         if eps < 0:
             raise CheckFailed("epsilon must be >= 0")
+    elif prop == {"kind": "top1"}:
+        eps = TOP1
     elif prop != {"kind": "equal"}:
-        raise CheckFailed('the property is {"kind": "equal"} or {"kind": "epsilon", "epsilon": q, "norm": "max"}')
+        raise CheckFailed('the property is {"kind": "equal"}, {"kind": "epsilon", "epsilon": q, "norm": "max"} or '
+                          '{"kind": "top1"}')
     return a, b, box, eps
 
 
+#: the property top1 (``{"kind": "top1"}``): at every x of the domain the two networks' argmax sets meet
+TOP1 = "top1"
+TIES = "ties: the sets of largest outputs meet"
+
+
+def _argmax(values) -> set:
+    top = max(values)
+    return {r for r, v in enumerate(values) if v == top}
+
+
 def _where(box, eps) -> str:
-    """The claim in words: equal or within epsilon, on R^d or the box."""
-    what = "the same function" if eps is None else f"within {canonical(eps)} of each other (max over the outputs)"
+    """The claim in words: equal, within epsilon or top-1 equal, on R^d or the box."""
+    what = ("the same function" if eps is None else f"top-1 equal ({TIES})" if eps is TOP1 else
+            f"within {canonical(eps)} of each other (max over the outputs)")
     return f"{what} on " + ("all of R^d" if box is None else f"the box of {len(box[0])} intervals")
 
 
@@ -239,10 +253,13 @@ def _check_deep_equivalent(cert: dict) -> str:
     if a[0] != 1:
         raise CheckFailed("an equivalent claim with a case tree is about ReLU networks")
     red = reduced_difference(a, b)
-    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []), box, eps or Fraction(0))
+    top1 = eps is TOP1
+    leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []), box,
+                              Fraction(0) if top1 else eps or Fraction(0), top1)
     proof = (f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves" if cert.get("lemmas") else
              f"case tree of {leaves} leaves")
-    return (f"{'equivalent' if eps is None else 'epsilon-equivalent'}: the two networks (widths {_widths(a)} and "
+    name = "equivalent" if eps is None else "top1-equivalent" if top1 else "epsilon-equivalent"
+    return (f"{name}: the two networks (widths {_widths(a)} and "
             f"{_widths(b)}, relu) are {_where(box, eps)} (reduced difference: {len(red.forms)} neurons; {proof} "
             "checked)")
 
@@ -264,7 +281,8 @@ def check_equivalent(cert: dict, instance=None) -> str:
 
 def check_not_equivalent(cert: dict, instance=None) -> str:
     """Verify ``not-equivalent``: both networks evaluated at the witness give the stated values, which differ (by more
-    than epsilon in some output, with that property); with a box, the witness lies in it."""
+    than epsilon in some output, with that property; with top1, in sets of largest outputs that do not meet); with a
+    box, the witness lies in it."""
     deep = "domain" in cert
     a, b, box, eps = (_deep_pair if deep else lambda *z: (*_pair(*z), None, None))(cert, {"witness", "values"})
     d, m = (len(a[1][0][0][0]), len(a[1][-1][0])) if deep else (a[4], a[5])
@@ -278,10 +296,16 @@ def check_not_equivalent(cert: dict, instance=None) -> str:
             if v != s:
                 raise CheckFailed(f"network {which} at the witness is {canonical(v)}, not the stated {canonical(s)}"
                                   + (f" (output {r})" if len(got) > 1 else ""))
-    if values[0] == values[1] or eps is not None and max(abs(p - q) for p, q in zip(*values)) <= eps:
+    if eps is TOP1:
+        if _argmax(values[0]) & _argmax(values[1]):
+            raise CheckFailed("the two networks' largest outputs at the witness have a class in common")
+    elif values[0] == values[1] or eps is not None and max(abs(p - q) for p, q in zip(*values)) <= eps:
         raise CheckFailed("the two values at the witness are equal" if eps is None else
                           f"the two values at the witness differ by at most {canonical(eps)} in every output")
     shape = f"(widths {_widths(a)} and {_widths(b)})" if deep else _describe(a, b)
+    if eps is TOP1:
+        return (f"not-top1-equivalent: the two networks {shape} have no largest output in common at the witness "
+                f"({TIES}; both evaluated exactly)") + ("" if box is None else ", which lies in the box")
     return (f"not-equivalent: the two networks {shape} differ at the witness (both evaluated exactly)" if eps is None
             else f"not-epsilon-equivalent: the two networks {shape} differ by more than {canonical(eps)} at the "
                  "witness (both evaluated exactly)") + ("" if box is None else ", which lies in the box")

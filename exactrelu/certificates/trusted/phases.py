@@ -9,7 +9,8 @@ the rows' polyhedron Q shows A(x) = B(x) for every x of its path. The rows, each
 ``["phase", u]`` (decided u) ``-z_u <= 0`` if active, ``z_u <= 0`` if inactive;
 ``["post", u]`` (decided u) ``y_u - z_u = 0`` if active, ``y_u = 0`` if inactive;
 ``["relu", u]`` ``z_u - y_u <= 0``; ``["pos", u]`` ``-y_u <= 0`` (any u);
-``["lower", t]`` ``l_t - x_t <= 0`` and ``["upper", t]`` ``x_t - u_t <= 0`` (input t, on a box domain only).
+``["lower", t]`` ``l_t - x_t <= 0`` and ``["upper", t]`` ``x_t - u_t <= 0`` (input t, on a box domain only);
+``["argmax", i]`` ``F_i - F_j <= 0`` (inside class j of a ``top1`` leaf, F the outputs of the leaf's network).
 
 On a box domain every x lies in the box, so its point (x, y) satisfies the box rows too: a leaf then shows its
 property for every x of its path *in the box*. With the property epsilon (``red.slack`` = E >= 0), a ``bounds``
@@ -23,7 +24,12 @@ inequality) into ``a . v + k``; on Q it is <= 0, and = 0 with equations only. So
 ``{"fix": [u, active], "bound": C}``: C proves ``z_u <= 0`` (inactive) or ``-z_u <= 0`` (active) on Q: one subtree;
 ``{"farkas": C}``: a = 0 and k > 0, so Q is empty (0 >= k > 0);
 ``{"equal": [C_0, ..., C_{m-1}]}``: equations only, each summing to output r's form exactly: zero on Q;
-``{"bounds": [[U_0, L_0], ...]}``: U_r proves ``O_r <= 0``, L_r proves ``-O_r <= 0`` on Q.
+``{"bounds": [[U_0, L_0], ...]}``: U_r proves ``O_r <= 0``, L_r proves ``-O_r <= 0`` on Q;
+``{"top1": {"net": s, "classes": [E_0, ..., E_{m-1}]}}`` (property top1 only, main tree): with F the outputs of
+network s + 1 and G the other's (:mod:`.deep`, ``red.nets``), each E_j is ``{"farkas": C}`` (Q with the argmax
+rows of class j is empty) or ``{"beats": [C_i for i != j, in order]}``, C_i proving ``G_i - G_j <= 0`` on Q with
+the argmax rows of class j. Every x of the leaf has some j with F_j(x) largest; its point satisfies the argmax rows
+of class j, so E_j is not a Farkas entry and G_j(x) is largest too: the argmax sets meet.
 
 **Lemmas.** ``"lemmas": [{"forms": [F, ...], "tree": [...]}, ...]``, each F ``{"terms": [[variable, q], ...],
 "constant": q}``: lemma t claims every F_i(x, y) = 0 for every x (y_u = relu(z_u(x))), proved by its own tree
@@ -40,13 +46,17 @@ from fractions import Fraction
 from .common import CheckFailed, canonical, cap_bits, lcm_within, limit, over, parse_rational
 from .tree import walk_tree
 
-_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False, "lower": True, "upper": True}
+_INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False, "lower": True, "upper": True,
+               "argmax": True}
 _EQUATIONS = {"post", "lemma"}
 
 
 def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
     if kind == "lemma":
         return red.proved[u]
+    if kind == "argmax":  # F_u - F_j <= 0 in class j of a top1 leaf
+        F, j = red.arg
+        return _minus(F[u], F[j])
     if kind in ("lower", "upper"):  # the box's rows: l_t - x_t <= 0, x_t - u_t <= 0
         return ({u: Fraction(-1)}, red.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -red.box[1][u])
     f, k = red.forms[u]
@@ -67,7 +77,7 @@ def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dic
     if not isinstance(cert, dict) or set(cert) - (_EQUATIONS if equations_only else set(_INEQUALITY)):
         raise CheckFailed("a combination is an object of rows " + ("('post', 'lemma' only)" if equations_only else
                                                                    "('phase', 'post', 'relu', 'pos', 'lemma', "
-                                                                   "'lower', 'upper')"))
+                                                                   "'lower', 'upper', 'argmax')"))
     rows, dens = [], []
     for kind, entries in cert.items():
         if not isinstance(entries, list):
@@ -77,6 +87,10 @@ def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dic
             if red.box is None:
                 raise CheckFailed(f"a {kind} row needs a box domain")
             top = red.d
+        if kind == "argmax":
+            if red.arg is None:
+                raise CheckFailed("an argmax row outside a class of a top1 leaf")
+            top = len(red.outputs)
         for e in entries:
             if not (isinstance(e, list) and len(e) == 2 and type(e[0]) is int and 0 <= e[0] < top):
                 raise CheckFailed(f"a {kind} row must be [index, multiplier] with 0 <= index < {top}")
@@ -110,14 +124,51 @@ def _neg(form):
     return {v: -a for v, a in form[0].items()}, -form[1]
 
 
+def _minus(f, g):
+    """The form f - g."""
+    acc = dict(f[0])
+    for v, a in g[0].items():
+        acc[v] = acc.get(v, 0) - a
+    return {v: a for v, a in acc.items() if a}, f[1] - g[1]
+
+
+def _farkas(red, cert, dec, what: str) -> None:
+    a, k = combination(red, cert, dec)
+    if a or k <= 0:
+        raise CheckFailed(f"a Farkas {what} does not sum to 0 <= negative")
+
+
+def _top1(red, body, dec) -> None:
+    """A top1 leaf (module docstring): every class j of network s + 1 is empty on the leaf or beats the others."""
+    m = len(red.outputs)
+    if not (isinstance(body, dict) and set(body) == {"net", "classes"} and body["net"] in (0, 1)
+            and type(body["net"]) is int and isinstance(body["classes"], list) and len(body["classes"]) == m):
+        raise CheckFailed(f"a top1 leaf is {{'net': 0 or 1, 'classes': [one entry per output ({m})]}}")
+    F, G = red.nets if body["net"] == 0 else red.nets[::-1]
+    for j, entry in enumerate(body["classes"]):
+        red.arg = F, j
+        if isinstance(entry, dict) and set(entry) == {"farkas"}:
+            _farkas(red, entry["farkas"], dec, f"entry (class {j})")
+        elif isinstance(entry, dict) and set(entry) == {"beats"} and isinstance(entry["beats"], list) \
+                and len(entry["beats"]) == m - 1:
+            for i, cert in zip([i for i in range(m) if i != j], entry["beats"]):
+                _bound(red, cert, dec, _minus(G[i], G[j]), f"class {j} at least class {i} in the other network")
+        else:
+            raise CheckFailed(f"class {j} of a top1 leaf is {{'farkas': C}} or {{'beats': [{m - 1} combinations]}}")
+        red.arg = None
+
+
 def _leaf(red, node, dec) -> None:
-    if not isinstance(node, dict) or len(node) != 1 or next(iter(node)) not in ("farkas", "equal", "bounds"):
-        raise CheckFailed("a leaf is {'farkas': ...}, {'equal': [...]} or {'bounds': [...]}")
+    kinds = ("farkas", "equal", "bounds", "top1") if red.top1 else ("farkas", "equal", "bounds")
+    if not isinstance(node, dict) or len(node) != 1 or next(iter(node)) not in kinds:
+        raise CheckFailed("a leaf is {'farkas': ...}, {'equal': [...]}" + (", {'bounds': [...]} or {'top1': {...}}"
+                                                                            if red.top1 else " or {'bounds': [...]}"))
     kind, body = next(iter(node.items()))
     if kind == "farkas":
-        a, k = combination(red, body, dec)
-        if a or k <= 0:
-            raise CheckFailed("a Farkas leaf does not sum to 0 <= negative")
+        _farkas(red, body, dec, "leaf")
+        return
+    if kind == "top1":
+        _top1(red, body, dec)
         return
     if not isinstance(body, list) or len(body) != len(red.targets):
         raise CheckFailed(f"an {kind} leaf has one entry per target ({len(red.targets)})")
@@ -161,15 +212,16 @@ def _form(red, obj) -> tuple[dict, Fraction]:
     return {v: a for v, a in f.items() if a}, parse_rational(obj["constant"])
 
 
-def _walk(red, tree, targets, slack) -> int:
-    red.targets, red.slack = targets, slack
+def _walk(red, tree, targets, slack, top1=False) -> int:
+    red.targets, red.slack, red.top1, red.arg = targets, slack, top1, None
     return walk_tree(tree, {}, lambda u, dec: _neuron(red, u, dec), lambda node, dec: _leaf(red, node, dec),
                      fix=lambda node, dec: _fix(red, node, dec))
 
 
-def check_phase_tree(red, tree, lemmas=(), box=None, slack=Fraction(0)) -> int:
+def check_phase_tree(red, tree, lemmas=(), box=None, slack=Fraction(0), top1=False) -> int:
     """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons on the box (``(lower, upper)``,
-    or None for R^d) with the main tree's bounds leaves within ``slack``; the number of leaves, or CheckFailed."""
+    or None for R^d) with the main tree's bounds leaves within ``slack`` (and its top1 leaves with ``top1``); the
+    number of leaves, or CheckFailed."""
     if not isinstance(lemmas, list):
         raise CheckFailed("lemmas must be a list of {'forms': [...], 'tree': [...]}")
     red.proved, red.box, leaves = [], box, 0
@@ -180,4 +232,4 @@ def check_phase_tree(red, tree, lemmas=(), box=None, slack=Fraction(0)) -> int:
         forms = [_form(red, f) for f in lemma["forms"]]
         leaves += _walk(red, lemma["tree"], forms, Fraction(0))
         red.proved += forms
-    return leaves + _walk(red, tree, red.outputs, slack)
+    return leaves + _walk(red, tree, red.outputs, slack, top1)

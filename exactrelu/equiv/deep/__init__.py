@@ -193,7 +193,7 @@ def read_epsilon(epsilon) -> Fraction | None:
 
 
 def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int | None = None, progress=None,
-                     seed: int = 0, lower=None, upper=None, epsilon=None) -> DeepAnswer:
+                     seed: int = 0, lower=None, upper=None, epsilon=None, top1: bool = False) -> DeepAnswer:
     """Decide whether two ReLU networks (any depths) are the same function on all of R^d (or on a box, or within
     epsilon), exactly.
 
@@ -206,6 +206,8 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     seed : seed of the float search for a witness (the answer does not depend on it).
     lower, upper : the box (d rationals each, decimal strings read exactly); None for all of R^d.
     epsilon : prove max over the outputs of |a(x) - b(x)| <= epsilon instead of equality (None: equality).
+    top1 : prove instead that at every x some class is a largest output of both networks (their argmax sets meet;
+        without ties: the same argmax); a counterexample is a point where the argmax sets do not meet.
 
     Returns
     -------
@@ -223,9 +225,16 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     >>> half = Network.from_layers([([[1]], None), ([["1/2"]], None)])      # relu(x) / 2
     >>> deep_equivalence(net, half, lower=[0], upper=[1], epsilon="1/2").status
     'equivalent'
+    >>> deep_equivalence(net, half, lower=[-1], upper=[1], top1=True).tree   # one output: top-1 equal at once
+    [{'top1': {'net': 0, 'classes': [{'beats': []}]}}]
     """
     _check_pair(a, b)
     box, eps = read_box(lower, upper, a.d), read_epsilon(epsilon)
+    if top1:
+        if eps is not None:
+            raise InvalidInput("ask for --epsilon or --top1, not both")
+        return _top1(a, b, box, seed, {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit),
+                                       "progress": progress})
     slack = eps or Fraction(0)
     deadline = Deadline.coerce(time_limit)
     x = sampled_witness(a, b, seed=seed, box=box, slack=slack)  # a few float evaluations: most different pairs end here
@@ -243,17 +252,45 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
 
 
-def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, slack=Fraction(0)):
-    """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
-    "unknown" when the budget ran out), or the exact witness it found."""
-    def differ(p):
-        return _gap(a, b, p) > slack
+def _top1(a: Network, b: Network, box, seed: int, budget: dict) -> DeepAnswer:
+    """deep_equivalence for the top-1 property: sampled counterexamples, then the case split of :mod:`.top1`."""
+    from .top1 import top1_differ, top1_witness
 
-    search = Search(red, differ, box=box, slack=slack, **budget)
+    if a.m == 1:  # one class: the largest output of both, everywhere
+        return DeepAnswer("equivalent", [{"top1": {"net": 0, "classes": [{"beats": []}]}}], stats={"nodes": 0})
+    x = top1_witness(a, b, seed=seed, box=box)
+    stats: dict = {}
+    if x is None:
+        red = reduced_difference(a, b)
+        stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
+        if all(not f and k == 0 for f, k in red.outputs):
+            return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
+        found = _searched(a, b, red, stats, budget, box, differ=top1_differ(a, b))
+        if isinstance(found, DeepAnswer):
+            return found
+        x = found
+    return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+
+
+def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, slack=Fraction(0), differ=None):
+    """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
+    "unknown" when the budget ran out), or the exact witness it found. With ``differ`` (the top-1 property's
+    counterexample test) the search is :class:`.top1.Top1Search`."""
+    top1 = differ is not None
+    if not top1:
+        def differ(p):
+            return _gap(a, b, p) > slack
+
+    if top1:
+        from .top1 import Top1Search
+
+        search = Top1Search(red, differ, box=box, **budget)
+    else:
+        search = Search(red, differ, box=box, slack=slack, **budget)
     depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
     try:
-        parts = independent_parts(red) if not slack else None  # lemmas prove parts exactly zero
+        parts = independent_parts(red) if not slack and not top1 else None  # lemmas prove parts exactly zero
         if parts is not None:
             try:
                 lemmas, tree = _lemmas(red, differ, parts, budget, search.stats, box)
@@ -266,6 +303,12 @@ def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, 
         x = found.x
     except _Spent as spent:
         return DeepAnswer("unknown", reason=str(spent), stats={**stats, **search.stats.to_json()})
+    except _Stuck:  # top1 only (lemmas are caught above): ties that neither network's argmax regions prove
+        if not top1:
+            raise  # pragma: no cover (a bug: the difference's search always finds a witness where it is not zero)
+        return DeepAnswer("unknown", reason="both networks tie between their largest outputs on one leaf of the case "
+                          "tree, and neither network's argmax regions prove it there (a split by a hyperplane would)",
+                          stats={**stats, **search.stats.to_json()})
     else:
         return DeepAnswer("equivalent", tree, stats={**stats, **search.stats.to_json()})
     finally:

@@ -72,6 +72,7 @@ class Search:
         self.red, self.d, self.differ = red, red.d, differ
         self.box, self.slack = box, slack  # box: (lower, upper) lists of Fractions, or None for R^d
         self.targets = red.outputs if targets is None else targets
+        self.zero_targets = self.targets  # the forms an equal leaf proves zero
         self.max_nodes, self.deadline, self.progress = max_nodes, deadline, progress
         self.dec: dict[int, bool] = {}
         self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
@@ -109,6 +110,10 @@ class Search:
                 add_to(acc, g, a)
                 const += a * k
         return acc, const
+
+    def _zero(self, outs, memo: dict) -> bool:
+        """The substituted targets ``outs`` are zero on the node: an ``equal`` leaf over ``self.zero_targets``."""
+        return all(is_zero(o) for o in outs)
 
     def _undecided(self, forms) -> set[int]:
         return {v - self.d for f, _ in forms for v in f if v >= self.d}
@@ -244,8 +249,8 @@ class Search:
                 return self._branch(u, self._rows(self.zmemo, []), self.zmemo, splits)
         memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
         outs = [self._subst(o, memo) for o in self.targets]
-        if all(is_zero(o) for o in outs):
-            return self._leaf({"equal": [self.combination({}, o) for o in self.targets]}, splits)
+        if self._zero(outs, memo):
+            return self._leaf({"equal": [self.combination({}, o) for o in self.zero_targets]}, splits)
         rows = self._rows(memo, outs)
         frontier = self._undecided(outs)
         if not frontier:
