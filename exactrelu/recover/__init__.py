@@ -11,6 +11,16 @@ certified "no", are in :mod:`exactrelu.decide`.
 'realizes'
 """
 
-from .front_door import ROUTES, RecoveryResult, UnitRecord, recover
+from __future__ import annotations
 
 __all__ = ["recover", "RecoveryResult", "UnitRecord", "ROUTES"]
+
+
+def __getattr__(name: str):
+    """The front door's names, imported when first asked for: a module of this package (``views``, ``diagnosis``)
+    is imported without the routes, the float proposers and SciPy (0.6 s of ``hardness decide``'s start)."""
+    if name in __all__:
+        from . import front_door
+
+        return getattr(front_door, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -187,3 +187,16 @@ def test_integers_over_a_power_of_two_are_reduced_and_written_as_the_reference(i
 def test_integers_over_a_denominator_beyond_the_table_go_to_the_reference():
     assert numbers.from_integers([1, 2], 1075, (1, 2)) is None
     assert numbers.from_integers([], 3, (0, 2)) is None
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0]) | finite, min_size=1, max_size=4), st.booleans())
+def test_float_text_at_every_group_of_four_digits(row, negate):
+    """The digits are written in groups of four from tables (leading zeros deleted, a lone 0 kept): numerators on
+    both sides of every power 10^j (j <= 19), over 1 and over 2^t, beside any float, are the reference's text."""
+    edges = [float(v) for j in range(1, 20) for v in (10**j - 1, 10**j) if v < 2**64]
+    edges += [np.ldexp(v, -t) for v in (1.0, 3.0, 9999.0, 10001.0, 99999999.0, 2.0**53 - 1) for t in (1, 20, 1074)]
+    edges += [5e-324] * (-len(edges) % 8)
+    x = np.array([edges[i:i + 8] + row + [5e-324] * (4 - len(row)) for i in range(0, len(edges), 8)])
+    x = -x if negate else x
+    texts = numbers.from_floats(x)[1]
+    assert texts == [_reference_text(r) for r in x.tolist()]

@@ -133,3 +133,16 @@ def test_text_of_limbs_equals_fractions(values, s, rows):
     assert M.shape == (rows, c) and M.row_texts(0, rows) == want
     assert M.row_strings(rows - 1, rows) == [want[-1].split(" ")] and M.to_strings() == [t.split(" ") for t in want]
     assert M.num.entries() == values
+
+
+@given(st.lists(adversarial, min_size=1, max_size=5), st.booleans())
+def test_every_group_of_four_digits_at_its_edges(row, negate):
+    """The digits are written in groups of four from tables (leading zeros blank, a lone 0 kept): numerators on
+    both sides of every power 10^j up to 2^63, over 1 and over 2^t, beside any float, are str(Fraction(x))."""
+    edges = [float(v) for j in range(1, 19) for v in (10**j - 1, 10**j, 10**j + 1)]
+    edges += [float(np.ldexp(v, -t)) for v in (1.0, 3.0, 9999.0, 10001.0, 99999999.0, 2.0**53 - 1)
+              for t in (1, 20, 1074)]
+    edges += [5e-324] * (-len(edges) % 8)
+    a = np.array([edges[i:i + 8] + row + [0.0] * (5 - len(row)) for i in range(0, len(edges), 8)])
+    a = -a if negate else a
+    assert float_row_texts(a) == [" ".join(r) for r in plain(a)]

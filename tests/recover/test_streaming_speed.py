@@ -91,3 +91,20 @@ def test_the_hash_made_ahead_is_the_instance_hash(small, monkeypatch, child):
     monkeypatch.setattr(parallel, "check_workers", real)
     monkeypatch.setenv("EXACTRELU_CHECK_WORKERS", "many")  # malformed: the check reports it, nothing is forked
     assert streaming.hash_ahead(X, Y, 64) is None
+
+
+def test_the_decision_imports_no_router_and_no_scipy():
+    """``exactrelu.recover``'s names come on first use: a module of the package (``diagnosis``, imported by the
+    decision's bias step) brings neither the front door nor SciPy; an unknown name is an AttributeError."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import exactrelu.decide.search.pattern_search, exactrelu.recover.diagnosis; "
+            "print(sorted(m for m in sys.modules if m.startswith('scipy') or m.endswith('front_door')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    import exactrelu.recover as package
+
+    assert package.recover is recover and "recover" in package.__all__
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        package.nothing  # noqa: B018

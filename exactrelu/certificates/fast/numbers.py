@@ -73,22 +73,6 @@ def _denominators() -> tuple[np.ndarray, np.ndarray]:
     return _bytes_table(texts, max(map(len, texts))), np.array(list(map(len, texts)))
 
 
-def _decimal(v: np.ndarray) -> np.ndarray:
-    """The decimal digits of each uint64 as bytes, right-aligned in as many columns as the longest needs, leading
-    zeros made the filler (0 is "0"): groups of four digits (``divmod`` by 10^4) written from a table."""
-    count = 1 + np.searchsorted(_POW10, v, side="right")
-    nd = int(count.max(initial=1))
-    ng = -(-nd // 4)
-    groups = np.empty((v.size, ng), dtype=np.intp)
-    rest = v
-    for g in range(ng - 1, 0, -1):
-        rest, groups[:, g] = np.divmod(rest, np.uint64(10_000))
-    groups[:, 0] = rest  # below 10^4: v has at most 4 ng digits
-    digits = _groups()[groups].view(np.uint8).reshape(v.size, 4 * ng)[:, 4 * ng - nd:]
-    digits[np.arange(nd) < (nd - count)[:, None]] = _FILL
-    return digits
-
-
 def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
     """The numbers of a 2-D float64 array and the canonical text of each row; None when an entry is not finite."""
     if not np.isfinite(x).all():
@@ -113,11 +97,66 @@ def _float_texts(flat: np.ndarray, neg: np.ndarray, mag: np.ndarray, E: np.ndarr
     big = whole & (np.abs(flat) >= 2.0**64)
     if whole.any():
         value[whole] = np.abs(np.where(big, 0.0, flat)[whole]).astype(np.uint64)
-    rows = _texts(_decimal(value), neg, np.maximum(-E, 0), shape)
+    rows = _texts_words(value, neg, np.maximum(-E, 0), shape)
     for i in np.flatnonzero(big.reshape(shape).any(axis=1)):
         rows[i] = " ".join("%d" % v if v == int(v) else "%d/%d" % v.as_integer_ratio()
                            for v in flat[i * shape[1]:(i + 1) * shape[1]].tolist()).encode()
     return rows
+
+
+@functools.cache
+def _group_words() -> np.ndarray:
+    """Three tables of 10,000 four-byte words: the text of 0000 .. 9999; the same with leading zeros made the filler
+    (a group with no non-zero group before it; 0 is four fillers); and that again with 0 written "0" (the last group
+    of a number below 10^4)."""
+    full = ["%04d" % i for i in range(10_000)]
+    lead = ["%4s" % ("%d" % i if i else "") for i in range(10_000)]
+    last = ["%4d" % i for i in range(10_000)]
+    text = "".join(full + lead + last).replace(" ", chr(_FILL)).encode("ascii")
+    return np.frombuffer(text, dtype=np.uint32)
+
+
+@functools.cache
+def _denominator_words(words: int) -> np.ndarray:
+    """``"/" + str(2^t)`` padded with the filler to ``words`` four-byte words, one item per t <= 1074 (a void item of
+    4 ``words`` bytes: one gather copies each entry's whole denominator)."""
+    table, _ = _denominators()
+    out = np.zeros((table.shape[0], 4 * words), dtype=np.uint8)
+    w = min(table.shape[1], 4 * words)
+    out[:, :w] = table[:, :w]
+    return out.view(f"V{4 * words}").reshape(-1)
+
+
+def _texts_words(value: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple) -> list[bytes]:
+    """The rows' text of entries ``(-1)^neg value / 2^t`` (value a uint64): laid out in four-byte words (a sign word,
+    the decimal groups of four digits, the denominator's words, a separator word) padded with the filler, which is
+    then deleted."""
+    _, lengths = _denominators()
+    nd = int(1 + np.searchsorted(_POW10, value.max(initial=0), side="right"))
+    ng = -(-nd // 4)
+    wd = -(-int(lengths[t].max(initial=0)) // 4)
+    buf = bytearray(4 * value.size * (ng + wd + 2))  # the layout, deleted from in place of a copy of it
+    field = np.frombuffer(buf, dtype=np.uint32).reshape(value.size, ng + wd + 2)
+    words = _group_words()
+    minus = np.frombuffer(b"-" + bytes(3), dtype=np.uint32)[0]
+    field[:, 0] = np.where(neg, minus, np.uint32(0))
+    rest = value
+    for g in range(ng - 1, -1, -1):  # group g of ng, most significant first
+        if g:
+            rest, group = np.divmod(rest, np.uint64(10_000))
+        else:
+            group = rest
+        # no non-zero group before this one: value < 10^(4 (ng - g)); the last group writes 0 as "0"
+        state = (value < np.uint64(10 ** (4 * (ng - g)))) if g else np.ones(value.shape, dtype=bool)
+        if g == ng - 1:
+            state = state.astype(np.intp) * 2
+        field[:, 1 + g] = words[group.astype(np.intp) + 10_000 * state]
+    if wd:
+        field[:, 1 + ng:1 + ng + wd] = _denominator_words(wd)[t].view(np.uint32).reshape(value.size, wd)
+    field[:, -1] = np.frombuffer(b" " + bytes(3), dtype=np.uint32)[0]
+    field.reshape(shape[0], shape[1], -1)[:, -1, -1] = np.frombuffer(b"\n" + bytes(3), dtype=np.uint32)[0]
+    del field
+    return bytes(buf.translate(None, bytes([_FILL]))).split(b"\n")[:-1]
 
 
 def _texts(digits: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple) -> list[bytes]:

@@ -76,11 +76,59 @@ def _texts(a: np.ndarray) -> list[str]:
 
 
 def _block_text(a: np.ndarray) -> str:
-    """The text of a block of rows: entries separated by " ", each row ended by "\\n"."""
+    """The text of a block of rows: entries separated by " ", each row ended by "\\n".
+
+    Laid out in four-byte words, one row of words per entry: a sign word ("-" or nothing), the numerator's decimal
+    groups of four digits (from :func:`_group_words`: a group with no non-zero group before it has its leading zeros
+    blank, and the last group of such a number writes 0 as "0"), ``"/" + str(2^t)`` as one item of words, a
+    separator word; every blank byte (0) is then deleted (``bytearray.translate``), which keeps the rest in order.
+    """
     mag, neg, den = _parts(a)
+    ng = -(-int(np.searchsorted(_POW10, mag.max(initial=0), side="right") + 1) // 4)
+    lengths = _denominators()[1]
+    wd = -(-int(lengths[den].max(initial=0)) // 4)
+    buf = bytearray(4 * mag.size * (ng + wd + 2))
+    field = np.frombuffer(buf, dtype=np.uint32).reshape(mag.size, ng + wd + 2)
+    field[:, 0] = np.where(neg, _word(b"-"), np.uint32(0))
+    words, rest = _group_words(), mag
+    for g in range(ng - 1, -1, -1):  # group g of ng, the most significant first
+        rest, group = np.divmod(rest, np.uint64(10_000)) if g else (None, rest)
+        # 0: four digits; 1: no non-zero group before (mag < 10^(4 (ng - g))), leading zeros blank; 2: the same
+        # for the last group, where a lone 0 is "0"
+        lead = mag < np.uint64(10 ** (4 * (ng - g))) if g else np.ones(mag.shape, dtype=bool)
+        field[:, 1 + g] = words[group.astype(np.intp) + 10_000 * (lead.astype(np.intp) << (g == ng - 1))]
+    if wd:
+        field[:, 1 + ng:1 + ng + wd] = _denominator_words(wd)[den].view(np.uint32).reshape(mag.size, wd)
+    field[:, -1] = _word(b" ")
+    field.reshape(a.shape[0], a.shape[1], -1)[:, -1, -1] = _word(b"\n")  # the last entry of a row ends its line
+    del field  # (the buffer's export ends; the text is read from it)
+    return buf.translate(None, b"\0").decode("ascii")
+
+
+def _word(char: bytes) -> np.uint32:
+    """The four-byte word of one character and three blanks."""
+    return np.frombuffer(char + bytes(3), dtype=np.uint32)[0]
+
+
+@functools.cache
+def _group_words() -> np.ndarray:
+    """Three tables of 10,000 four-byte words: 0000 ... 9999; the same with leading zeros blank (0: four blanks);
+    and that with 0 written "0"."""
+    text = "".join(["%04d" % i for i in range(10_000)] + ["%4s" % (i or "") for i in range(10_000)]
+                   + ["%4d" % i for i in range(10_000)])
+    return np.frombuffer(text.replace(" ", "\0").encode("ascii"), dtype=np.uint32)
+
+
+@functools.cache
+def _denominator_words(words: int) -> np.ndarray:
+    """``"/" + str(2^t)`` (t <= 1074) padded with blanks to ``words`` four-byte words, one item (4 ``words`` bytes)
+    per t."""
     table, lengths = _denominators()
-    ndig = 1 + np.searchsorted(_POW10, mag, side="right")
-    return assemble_text(_digit_bytes(mag), ndig, neg, table, lengths, den, a.shape)
+    out = np.zeros((table.shape[0], 4 * words), dtype=np.uint8)
+    for t in range(table.shape[0]):
+        w = min(int(lengths[t]), 4 * words)
+        out[t, :w] = table[t, :w]
+    return out.view(f"V{4 * words}").reshape(-1)
 
 
 def assemble_text(digits: np.ndarray, ndig: np.ndarray, neg: np.ndarray, table: np.ndarray, lengths: np.ndarray,
