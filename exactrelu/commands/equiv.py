@@ -172,8 +172,9 @@ def cmd_equiv(args) -> int:
     eps = f" by more than {args.epsilon}" if args.epsilon is not None else ""
     if res.equal:
         how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
-               f"{_shape(a)} and {_shape(b).replace('widths ', '')}; {res.evidence['reduced_neurons']} neurons in "
-               f"their reduced difference, {res.evidence.get('leaves', 1):,} leaves in the case tree")
+               f"{_shape(a)} and {_shape(b).replace('widths ', '')}; "
+               f"{_count(res.evidence['reduced_neurons'], 'neuron')} in their reduced difference, "
+               f"{_count(res.evidence.get('leaves', 1), 'leaf', 'leaves')} in the case tree")
         what = "the same function" if args.epsilon is None else f"within {args.epsilon} of each other"
         lines = [f"{'EPSILON-' if eps else ''}EQUIVALENT: {args.first} and {args.second} are {what} on {where} "
                  f"({how})"]
@@ -192,6 +193,11 @@ def cmd_equiv(args) -> int:
     return emit(args, record, lines, ok=res.equal)
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with the noun in the right number: "1 leaf", "3 leaves"."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 def _top1_lines(args, res, where: str, on_box: bool) -> list[str]:
     """The answer to --top1, in words, with the tie rule (and the JSON record gets the witness)."""
     from ..equiv.deep.top1 import argmax_set
@@ -200,7 +206,7 @@ def _top1_lines(args, res, where: str, on_box: bool) -> list[str]:
     if res.equal:
         how = res.evidence.get("leaves", 1)
         lines = [f"TOP1-EQUIVALENT: {args.first} and {args.second} have a largest output in common at every x of "
-                 f"{where} ({tie}; {how:,} leaves in the case tree)"]
+                 f"{where} ({tie}; {_count(how, 'leaf', 'leaves')} in the case tree)"]
     else:
         tops = [sorted(argmax_set(v)) for v in res.values]
         inside = f", in {where}" if on_box else ""

@@ -88,7 +88,7 @@ def deep_equivalent_certificate(net1: Network, net2: Network, tree: list, *, lem
     >>> net = Network.from_layers([([[1]], None), ([[1]], None), ([[2]], None)])
     >>> cert = deep_equivalent_certificate(net, net, [{"equal": [{}]}])
     >>> verify_equivalence(cert)
-    'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neurons; case tree of 1 leaves checked)'
+    'equivalent: the two networks (widths 1-1-1-1 and 1-1-1-1, relu) are the same function on all of R^d (reduced difference: 1 neuron; case tree of 1 leaf checked)'
     """
     cert = envelope("equivalent", networks=[net1.to_json(layered=True), net2.to_json(layered=True)],
                     domain=domain_json(box), property=property_json(epsilon, top1))

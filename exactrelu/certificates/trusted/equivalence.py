@@ -256,12 +256,12 @@ def _check_deep_equivalent(cert: dict) -> str:
     top1 = eps is TOP1
     leaves = check_phase_tree(red, cert.get("tree"), cert.get("lemmas", []), box,
                               Fraction(0) if top1 else eps or Fraction(0), top1)
-    proof = (f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves" if cert.get("lemmas") else
-             f"case tree of {leaves} leaves")
+    tree = f"{leaves} {'leaf' if leaves == 1 else 'leaves'}"
+    proof = f"{len(cert['lemmas'])} lemmas and case trees of {tree}" if cert.get("lemmas") else f"case tree of {tree}"
     name = "equivalent" if eps is None else "top1-equivalent" if top1 else "epsilon-equivalent"
     return (f"{name}: the two networks (widths {_widths(a)} and "
-            f"{_widths(b)}, relu) are {_where(box, eps)} (reduced difference: {len(red.forms)} neurons; {proof} "
-            "checked)")
+            f"{_widths(b)}, relu) are {_where(box, eps)} (reduced difference: {len(red.forms)} "
+            f"neuron{'' if len(red.forms) == 1 else 's'}; {proof} checked)")
 
 
 def check_equivalent(cert: dict, instance=None) -> str:
