@@ -18,18 +18,17 @@ import argparse
 import json
 import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from exactrelu.certificates.claims.transcript import verify_transcript  # noqa: E402
+from _extract_common import time_extract_row  # noqa: E402
 from exactrelu.equiv import canonical_form  # noqa: E402
 from exactrelu.exact.matrix import QMatrix  # noqa: E402
-from exactrelu.extract import NetworkOracle, extract  # noqa: E402
 from exactrelu.network import Network  # noqa: E402
 
 PUBLISHED = {  # parameters: (queries log2, worst-case error log2), Carlini et al. 2020, abstract
@@ -46,21 +45,15 @@ def hidden(d: int, k: int, m: int, seed: int = 0) -> Network:
 
 def row(d: int, k: int, m: int, check: bool) -> dict:
     net = hidden(d, k, m)
-    t = time.perf_counter()
-    res = extract(NetworkOracle(net), k=k, check=False)
-    secs = time.perf_counter() - t
-    out = {"d": d, "k": k, "m": m, "parameters": k * d + k + m * k + m, "queries": res.queries,
-           "per_first_layer_parameter": res.queries / (k * d + k), "line": res.evidence["queries_line"],
-           "jacobians": res.evidence["queries_regions"], "fresh": res.evidence["queries_fresh"],
-           "extract_s": secs, "exact": canonical_form(res.network) == canonical_form(net),
-           "width_lower_bound": res.width_lower_bound,
-           "transcript_points": sum(len(block["answers"]) for block in res.certificate["queries"])}
-    out["transcript_complete"] = out["transcript_points"] == res.queries
-    if check:
-        t = time.perf_counter()
-        verify_transcript(res.certificate)
-        out["check_s"] = time.perf_counter() - t
-    print(json.dumps(out), flush=True)
+    out, res = time_extract_row(net, {"d": d, "k": k, "m": m}, check=check, expect=False, k=k, seed=0)
+    if res is None:
+        raise SystemExit(f"({d}, {k}, {m}): {out['error']}")
+    out.update(parameters=k * d + k + m * k + m, per_first_layer_parameter=res.queries / (k * d + k),
+               line=res.evidence["queries_line"], jacobians=res.evidence["queries_regions"],
+               fresh=res.evidence["queries_fresh"], exact=canonical_form(res.network) == canonical_form(net),
+               width_lower_bound=res.width_lower_bound, transcript_points=out["answers_certified"],
+               transcript_complete=out["complete"])
+    print(json.dumps({key: v for key, v in out.items() if key != "summary"}), flush=True)
     return out
 
 

@@ -5,13 +5,16 @@ Hidden networks: float32 ``W1 ~ N(0, 1/d)``, ``b1 ~ N(0, 0.01)``, ``W2 ~ N(0, 1/
 20-16-16-1 (and 100-32-32-1 with ``--sizes``); with ``--weights int``, integer weights and biases uniform in
 -3..3 and -2..2 (output bias 1) instead. For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
 the ``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the deep equivalence of
-the extracted and the hidden network (``functionally_equal``, its certificate checked; timed). A refusal is recorded
-with its reason. Float attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover
-weights approximately; none reports two hidden layers exactly.
+the extracted and the hidden network (``functionally_equal``, its certificate checked; timed), through
+``_extract_common.time_extract_row`` (wall-clock and CPU seconds: on a shared machine CPU is what a run costs). A
+refusal is recorded with its reason. ``--first-seed`` and ``--seeds`` split a size's seeds over processes. Float
+attacks on deep networks (Carlini et al. 2020; Canales-Martinez et al. 2024) recover weights approximately; none
+reports two hidden layers exactly.
 
 Usage::
 
-    python benchmarks/bench_extract_deep.py [--seeds 10] [--sizes 10x8x8,20x16x16] [--out results/x.json]
+    python benchmarks/bench_extract_deep.py [--seeds 10] [--first-seed 0] [--sizes 10x8x8,20x16x16,100x32x32]
+                                            [--out results/x.json]
 """
 
 from __future__ import annotations
@@ -21,17 +24,15 @@ import json
 import math
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from exactrelu.certificates.claims.transcript import verify_transcript  # noqa: E402
-from exactrelu.equiv import functionally_equal  # noqa: E402
-from exactrelu.extract import NetworkOracle, extract  # noqa: E402
+from _extract_common import time_extract_row  # noqa: E402
 from exactrelu.network import Network  # noqa: E402
 
 
@@ -51,40 +52,34 @@ def family(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> Net
 def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> dict:
     hidden = family(d, k1, k2, seed, weights)
     row = {"size": f"{d}-{k1}-{k2}-1" + (" int" if weights == "int" else ""), "seed": seed}
-    oracle = NetworkOracle(hidden)
-    t = time.perf_counter()
-    try:
-        res = extract(oracle, hidden_layers=2, seed=seed, check=False)
-    except Exception as exc:  # a benchmark records every refusal and goes on
-        row.update(ok=False, error=f"{type(exc).__name__}: {str(exc)[:300]}", queries=oracle.queries,
-                   extract_s=time.perf_counter() - t)
-        return row
-    row["extract_s"] = time.perf_counter() - t
-    t = time.perf_counter()
-    summary = verify_transcript(res.certificate)
-    row["check_s"] = time.perf_counter() - t
-    answers = sum(len(block["answers"]) for block in res.certificate["queries"])
-    t = time.perf_counter()
-    cmp = functionally_equal(res.network, hidden, time_limit=600)
-    row.update(ok=True, queries=res.queries, complete=answers == res.queries, widths=list(res.network.widths),
-               expect=cmp.status, expect_s=time.perf_counter() - t, summary=summary,
-               evidence={k: v for k, v in res.evidence.items() if k != "line_counts"})
+    row, res = time_extract_row(hidden, row, hidden_layers=2, seed=seed)
+    if res is not None:
+        row.update(widths=list(res.network.widths), evidence={k: v for k, v in res.evidence.items()
+                                                             if k not in ("line_counts", "form")})
     return row
 
 
 def markdown(rows: list[dict]) -> str:
-    out = ["| d-k1-k2-m | seeds | exact (`--expect` equivalent) | refused | complete transcripts | median queries | "
-           "median extract s | median check s | median `--expect` s |", "|" + "---|" * 9]
+    out = ["| d-k1-k2-m | seeds | exact (`--expect` equivalent) | refused | wrong | complete transcripts | "
+           "median queries (range) | median extract s (CPU) | median check s (CPU) | check / extract (CPU) | "
+           "median `--expect` s | certificate MB |", "|" + "---|" * 12]
     for size in dict.fromkeys(r["size"] for r in rows):
         rs = [r for r in rows if r["size"] == size]
         ok = [r for r in rs if r["ok"]]
+        if not ok:
+            out.append(f"| {size} | {len(rs)} | 0 | {len(rs)} | 0 |" + " - |" * 7)
+            continue
 
-        def med(key):
-            return f"{statistics.median(r[key] for r in ok):,.1f}" if ok else "-"
-        out.append(f"| {size} | {len(rs)} | {sum(r.get('expect') == 'equivalent' for r in ok)} | "
-                   f"{len(rs) - len(ok)} | {sum(r['complete'] for r in ok)} | "
-                   f"{statistics.median(r['queries'] for r in ok) if ok else '-':,} | {med('extract_s')} | "
-                   f"{med('check_s')} | {med('expect_s')} |")
+        def med(key, f="{:,.1f}"):
+            return f.format(statistics.median(r[key] for r in ok))
+        q = [r["queries"] for r in ok]
+        out.append(f"| {size} | {len(rs)} | {sum(r.get('expect') == 'equivalent' for r in ok)} | {len(rs) - len(ok)} | "
+                   f"{sum(r.get('expect') == 'not-equivalent' for r in ok)} | {sum(r['complete'] for r in ok)} | "
+                   f"{statistics.median(q):,.0f} (2^{math.log2(statistics.median(q)):.1f}; {min(q):,}-{max(q):,}) | "
+                   f"{med('extract_s')} ({med('extract_cpu_s')}) | {med('check_s')} ({med('check_cpu_s')}) | "
+                   f"{statistics.median(r['check_cpu_s'] / r['extract_cpu_s'] for r in ok):.2f} | {med('expect_s')} | "
+                   f"{med('certificate_mb')} |")
+    out += [f"\nrefused: {r['size']} seed {r['seed']}: {r['error']}" for r in rows if not r["ok"]]
     return "\n".join(out)
 
 
@@ -92,17 +87,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--sizes", default="10x8x8,20x16x16")
+    ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--weights", choices=("float32", "int"), default="float32")
     ap.add_argument("--out", default=str(HERE / "results" / "bench_extract_deep.json"))
     args = ap.parse_args()
     rows = []
     for size in args.sizes.split(","):
         d, k1, k2 = map(int, size.split("x"))
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             rows.append(run(d, k1, k2, seed, args.weights))
             r = rows[-1]
             print(json.dumps({k: r.get(k) for k in ("size", "seed", "ok", "queries", "widths", "expect", "extract_s",
-                                                     "check_s", "expect_s", "error")}), flush=True)
+                                                     "extract_cpu_s", "check_s", "check_cpu_s", "expect_s",
+                                                     "certificate_mb", "error")}), flush=True)
             Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
     print(markdown(rows))
 

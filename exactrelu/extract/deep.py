@@ -76,10 +76,13 @@ class MappedOracle(Oracle):
             self._key, self._mapped = key, (self.x(list(p)), self._direction(list(q)))
         return self.base.along_line(*self._mapped, ts)
 
-    def along_axes(self, x0, delta):
-        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R)."""
-        base = self.x(list(x0))
-        return self.base([[v + delta * row[l] for v, row in zip(base, self.R)] for l in range(self.d)])
+    def along_axes(self, x0, delta):  # type: ignore[override]
+        """The points ``R (x0 + delta e_l - c) = R (x0 - c) + delta R_l`` (R_l column l of R): an axis batch of the
+        base oracle along the basis of R's columns (kept once in the certificate, not as k points of d large
+        rationals each)."""
+        if not hasattr(self, "_basis"):
+            self._basis = tuple(tuple(row[l] for row in self.R) for l in range(self.d))
+        return self.base.along_axes(self.x(list(x0)), delta, self._basis)
 
 
 def _independent(rows: list) -> bool:
@@ -154,13 +157,16 @@ def orient(planes, seen):
             ahead = 1 if sum(a * v for a, v in zip(p, q)) > 0 else -1  # the side of the right region
             moved = (_moves(left, u), _moves(right, u))
             if moved == (True, True) or moved == (False, False):
-                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer neuron: f "
+                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer ReLU neuron: f "
                                          f"{'changes' if moved[0] else 'does not change'} with it on both sides of a "
-                                         "kink (the oracle is deeper than asked, or the first layer was misread)")
+                                         "kink (a unit that is not a ReLU, such as a leaky one, an oracle deeper than "
+                                         "asked, or the first layer misread)")
             votes.add(ahead if moved[1] else -ahead)
         if len(votes) != 1:
             raise AssumptionViolated(f"first-layer neuron {i} is active on one side at one kink and on the other at "
-                                     "another: not a first-layer neuron")
+                                     "another: the first layer read from the lines is not one (a first-layer neuron "
+                                     "met on too few lines, and a second-layer piece taken in its place; or an oracle "
+                                     "deeper than asked)")
         signs.append(votes.pop())
     N = [[s * v for v in row] for s, row in zip(signs, N)]
     c = [s * v for s, v in zip(signs, c)]

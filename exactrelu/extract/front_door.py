@@ -113,11 +113,11 @@ def _within_k(net: Network, form: CanonicalForm, lower: int, k: int | None) -> N
 def _certificate(oracle: Oracle, line: Line, found, net: Network | None, seed: int, check: bool):
     """(certificate, checker's summary or None, K): the transcript of every query, with ``net`` and the windows of
     the kinks on ``line`` whose three answers are not collinear (K of them; all of them, by construction)."""
-    blocks, lines = oracle.blocks()
+    blocks, lines, bases = oracle.blocks()
     index, where = lines[(line.p, line.q)] if found else (None, {})
     windows = [[where[a], where[t], where[b]] for kink in found for (a, t, b) in [kink.window]
                if Piece.through(a, kink.answers[0], b, kink.answers[2])(t) != kink.answers[1]]
-    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net,
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, bases=bases,
                                   windows={"block": index, "points": windows} if windows else None,
                                   method="extract", seed=seed, queries=oracle.queries)
     return cert, verify_transcript(cert) if check else None, len(windows)
@@ -215,8 +215,8 @@ def _extract_deep(oracle: Oracle, widths, seed: int, count: int, check: bool, pr
                                  evidence={"widths": list(net.widths)})
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
-    blocks, _ = oracle.blocks()
-    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, method="extract", seed=seed,
+    blocks, _, bases = oracle.blocks()
+    cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, bases=bases, method="extract", seed=seed,
                                   queries=oracle.queries, hidden_layers=2)
     try:
         summary = verify_transcript(cert) if check else "transcript (not checked: check=False)"
@@ -263,6 +263,15 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
         The oracle is not affine far out, kinks accumulate, probes keep leaving their region, a fresh query
         differs, or the query budget is exhausted: nothing is claimed.
     """
+    _arguments(oracle, k, fresh, lines, hidden_layers, widths)
+    count = fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
+    if hidden_layers == 2:
+        return _extract_deep(oracle, widths, seed, count, check, progress)
+    return _extract_one(oracle, k, seed, count, check, progress, lines)
+
+
+def _arguments(oracle, k, fresh, lines, hidden_layers, widths) -> None:
+    """Refuse the arguments of :func:`extract` that are not of their kind, before any query (InvalidInput)."""
     if not isinstance(oracle, Oracle):
         raise InvalidInput("extract needs an Oracle (CallableOracle, NetworkOracle or CommandOracle)")
     for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
@@ -278,9 +287,11 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
             raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
         for w in widths:
             check_positive_integer(w, "each of widths")
-    t0, count = time.perf_counter(), fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
-    if hidden_layers == 2:
-        return _extract_deep(oracle, widths, seed, count, check, progress)
+
+
+def _extract_one(oracle: Oracle, k, seed: int, count: int, check: bool, progress, lines: int) -> Extraction:
+    """One hidden layer (module docstring): the lines, the transcript certificate, the statement."""
+    t0 = time.perf_counter()
     line, found, form, net, lower, optimal, phases = _lines(oracle, as_generator(seed), k, progress, seed,
                                                             check, count, lines)
     if progress:

@@ -43,8 +43,8 @@ class Oracle:
     """Exact query access to f: R^d -> R^m (``m`` is learnt from the first answer when not given).
 
     Attributes: ``queries`` (points asked so far), ``transcript`` (``(point, answer)`` pairs, in order; points on
-    a line are kept as ``("line", p, q, t, answer)`` and axis batches as ``("axes", x0, delta, answers)``, both
-    expanded by :meth:`points`).
+    a line are kept as ``("line", p, q, t, answer)`` and axis batches as ``("axes", x0, delta, answers)``, or
+    ``("axes", x0, delta, answers, basis)`` along a basis, all expanded by :meth:`points`).
     """
 
     def __init__(self, d: int, m: int | None = None, *, max_queries: int | None = None, time_limit=None):
@@ -103,11 +103,17 @@ class Oracle:
     def _evaluate_line(self, p: Point, q: Point, ts: list[Fraction]) -> list[list[Fraction]]:
         return self._evaluate([_point(p, q, t) for t in ts])
 
-    def along_axes(self, x0: Point, delta: Fraction) -> list[list[Fraction]]:
-        """The answers at ``x0 + delta e_l``, l = 0..d-1 (d queries)."""
-        self._spend(self.d)
-        answers = self._checked(self._evaluate_axes(x0, delta), self.d)
-        self.transcript.append(("axes", list(x0), delta, answers))
+    def along_axes(self, x0: Point, delta: Fraction, basis: tuple | None = None) -> list[list[Fraction]]:
+        """The answers at ``x0 + delta e_l``, l = 0..d-1 (d queries); with ``basis`` (a tuple of n tuples of d
+        Fractions), at ``x0 + delta u_l`` for its n vectors (n queries; the certificate keeps the basis once)."""
+        if basis is None:
+            self._spend(self.d)
+            answers = self._checked(self._evaluate_axes(x0, delta), self.d)
+            self.transcript.append(("axes", list(x0), delta, answers))
+            return answers
+        self._spend(len(basis))
+        answers = self._checked(self._evaluate(_along(x0, delta, basis)), len(basis))
+        self.transcript.append(("axes", list(x0), delta, answers, basis))
         return answers
 
     def points(self, *, axes: bool = True) -> tuple[list[Point], list[list[Fraction]]]:
@@ -120,23 +126,23 @@ class Oracle:
             elif item[0] == "axes":
                 if not axes:
                     continue
-                _, x0, delta, answers = item
-                for l, y in enumerate(answers):
-                    x = list(x0)
-                    x[l] += delta
-                    X.append(x)
-                    Y.append(y)
+                x0, delta, answers = item[1:4]
+                basis = item[4] if len(item) > 4 else [[int(i == l) for i in range(self.d)] for l in range(self.d)]
+                X += _along(x0, delta, basis)
+                Y += answers
             else:
                 X.append(item[0])
                 Y.append(item[1])
         return X, Y
 
-    def blocks(self) -> tuple[list[dict], dict]:
+    def blocks(self) -> tuple[list[dict], dict, list]:
         """The transcript as the query blocks of a ``transcript`` certificate (one block per line, one per axis batch,
-        one per run of other points; canonical rational strings), and for each line ``(tuple(p), tuple(q))`` its
-        block's index and the index of each t in it (docs/certificates.md, "Transcripts")."""
+        one per run of other points; canonical rational strings), for each line ``(tuple(p), tuple(q))`` its
+        block's index and the index of each t in it, and the bases of the axis batches along one (each once, as
+        lists of vectors of strings; docs/certificates.md, "Transcripts")."""
         out: list[dict] = []
         lines: dict = {}
+        bases: dict = {}  # id of a basis -> (its index, the basis)
         for item in self.transcript:
             if item[0] == "line":
                 _, p, q, t, y = item
@@ -149,18 +155,25 @@ class Oracle:
                 out[index]["t"].append(str(t))
                 out[index]["answers"].append(list(map(str, y)))
             elif item[0] == "axes":
-                _, x0, delta, answers = item
-                out.append({"axes": {"x": list(map(str, x0)), "step": str(delta)},
-                            "answers": [list(map(str, y)) for y in answers]})
+                x0, delta, answers = item[1:4]
+                axes = {"x": list(map(str, x0)), "step": str(delta)}
+                if len(item) > 4:
+                    axes["basis"] = bases.setdefault(id(item[4]), (len(bases), item[4]))[0]
+                out.append({"axes": axes, "answers": [list(map(str, y)) for y in answers]})
             else:
                 if not out or "points" not in out[-1]:
                     out.append({"points": [], "answers": []})
                 out[-1]["points"].append(list(map(str, item[0])))
                 out[-1]["answers"].append(list(map(str, item[1])))
-        return out, lines
+        return out, lines, [[list(map(str, u)) for u in basis] for _, basis in bases.values()]
 
     def close(self) -> None:
         """Release what the oracle holds (a process); a no-op by default."""
+
+
+def _along(x0: Point, delta: Fraction, basis) -> list[Point]:
+    """The points ``x0 + delta u`` for the vectors u of ``basis``."""
+    return [[a + delta * v if v else a for a, v in zip(x0, u)] for u in basis]
 
 
 _LINE_INTS: dict = {}

@@ -178,3 +178,128 @@ def test_axis_batches_with_units_on_off_and_near(x):
         bad["queries"][0]["answers"][l][1] = str(Fraction(bad["queries"][0]["answers"][l][1]) - 1)
         with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {l}, output 1"):
             check(bad, None)
+
+
+@st.composite
+def deep_networks_and_blocks(draw):
+    """A network of 2 or 3 hidden layers (small rationals), a line with many points (so that several share their
+    activation patterns and several do not), an axis batch and points, with the exact answers."""
+    d, m, depth = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(2, 3))
+    vec = lambda n: draw(st.lists(small, min_size=n, max_size=n))  # noqa: E731
+    widths = [d] + [draw(st.integers(1, 3)) for _ in range(depth)] + [m]
+    net = Network.from_layers([([vec(a) for _ in range(b)], vec(b)) for a, b in zip(widths, widths[1:])])
+    ts = draw(st.lists(small, min_size=1, max_size=12))
+    h = draw(small.filter(bool))
+    return net, blocks_of(net, vec(d), vec(d), ts, vec(d), h, [vec(d) for _ in range(draw(st.integers(1, 3)))])
+
+
+@settings(deadline=None, max_examples=40)
+@given(deep_networks_and_blocks(), st.data())
+def test_deep_networks_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, data):
+    """The deep check (first layer per block, the layers above shared along a line by activation pattern) accepts
+    the exact answers of networks of 2 and 3 hidden layers and refuses every answer changed by 2^-40."""
+    net, blocks = case
+    cert = transcript_certificate(net.d, net.m, blocks, network=net)
+    assert "gives every one exactly" in check(cert, None)
+    b = data.draw(st.integers(0, 2))
+    j = data.draw(st.integers(0, len(blocks[b]["answers"]) - 1))
+    r = data.draw(st.integers(0, net.m - 1))
+    bad = copy.deepcopy(cert)
+    bad["queries"][b]["answers"][j][r] = str(Fraction(bad["queries"][b]["answers"][j][r]) + Fraction(1, 2**40))
+    with pytest.raises(CheckFailed, match=rf"block {b} .*, output {r}: the network's value differs"):
+        check(bad, None)
+
+
+def test_deep_line_points_sharing_a_pattern_below_but_not_above():
+    """relu(relu(x) - 1) on the line x = t: t = 1/2 and t = 3 have the same first-layer pattern (on) and different
+    second-layer ones; t = -1 and t = -2 share both. Every answer is checked at its own pattern."""
+    net = Network.from_layers([([[1]], [0]), ([[1]], [-1]), ([[2], [-1]], [0, "1/2"])])
+    ts = [Fraction(1, 2), 3, -1, -2, 1, 5]
+    block = blocks_of(net, [0], [1], ts, [0], 1, [[0]])[0]
+    assert [a[0] for a in block["answers"]] == ["0", "4", "0", "0", "0", "8"]
+    cert = transcript_certificate(1, 2, [block], network=net)
+    assert "hidden widths 1-1" in check(cert, None)
+    for j, row in enumerate(block["answers"]):
+        bad = copy.deepcopy(cert)
+        bad["queries"][0]["answers"][j] = [row[0], str(Fraction(row[1]) + 1)]
+        with pytest.raises(CheckFailed, match=f"block 0 .line., point {j}, output 1"):
+            check(bad, None)
+
+
+def test_deep_hostile_sizes_are_refused_before_the_work():
+    """A deep network whose layers' growth puts a block's integers over the limit 'intermediate' is refused before
+    any point is evaluated (lines, axis batches and points alike)."""
+    big = Fraction(10**4000 + 1, 10**4000)  # each layer over 10^4000: 30 layers, about 120,000 digits
+    net = Network.from_layers([([[big, 1]], [0])] + [([[big]], [0])] * 30 + [([[1]], None)])
+    for block in ({"line": {"p": ["0", "0"], "q": ["1", "0"]}, "t": ["0"], "answers": [["0"]]},
+                  {"axes": {"x": ["0", "0"], "step": "1"}, "answers": [["0"], ["0"]]},
+                  {"points": [["0", "0"]], "answers": [["0"]]},
+                  {"axes": {"x": ["0", "0"], "step": "1", "basis": 0}, "answers": [["0"]]}):
+        with pytest.raises(UnreadableInput, match="the exact check of block 0 .* limit intermediate"):
+            check(transcript_certificate(2, 1, [block], network=net, bases=[[["1", "1/3"]]]), None)
+
+
+def _basis_block(net: Network, x, h, basis) -> dict:
+    """The axis batch of the points x + h u for the vectors u of basis 0, with the network's exact answers."""
+    points = [[a + h * v for a, v in zip(x, u)] for u in basis]
+    return {"axes": {"x": list(map(str, x)), "step": str(h), "basis": 0}, "answers": _values(net, points)}
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.booleans(), st.data())
+def test_axis_batches_along_a_basis(deep, data):
+    """x + h u_l for the vectors of a basis kept once in the certificate: the exact answers of one- and two-hidden-
+    layer networks are accepted, each changed answer is refused at its vector."""
+    d, m = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2))
+    vec = lambda n: data.draw(st.lists(small, min_size=n, max_size=n))  # noqa: E731
+    widths = [d] + [data.draw(st.integers(1, 3)) for _ in range(2 if deep else 1)] + [m]
+    net = Network.from_layers([([vec(a) for _ in range(b)], vec(b)) for a, b in zip(widths, widths[1:])])
+    basis = [vec(d) for _ in range(data.draw(st.integers(1, 4)))]
+    block = _basis_block(net, vec(d), data.draw(small.filter(bool)), basis)
+    cert = transcript_certificate(d, m, [block], network=net, bases=[[list(map(str, u)) for u in basis]])
+    assert f"{len(basis)} answer" in check(cert, None)
+    j, r = data.draw(st.integers(0, len(basis) - 1)), data.draw(st.integers(0, m - 1))
+    bad = copy.deepcopy(cert)
+    bad["queries"][0]["answers"][j][r] = str(Fraction(bad["queries"][0]["answers"][j][r]) - Fraction(1, 2**40))
+    with pytest.raises(CheckFailed, match=f"block 0 .axes., axis {j}, output {r}"):
+        check(bad, None)
+
+
+def test_a_basis_beside_windows_and_its_refusals():
+    """A one-hidden-layer certificate with a basis batch still states the width bound; malformed bases and basis
+    indices are refused."""
+    cert = _good()
+    net = Network.from_rows(U=[[1, -2]], V=[[1, 0], [1, 1]], b=[0, -1], c=["1/2"])
+    cert["queries"].append(_basis_block(net, [Fraction(1, 3), 2], Fraction(1, 4), [[1, 1], [Fraction(1, 7), -3]]))
+    cert["bases"] = [[["1", "1"], ["1/7", "-3"]]]
+    cert["windows"]["points"] = [[1, 2, 3], [3, 4, 5]]  # the kinks at 0 and 1: at least 2 units
+    text = check(cert, None)
+    assert "2 axis batches" in text and text.endswith("so none has fewer units than this network")
+    for change, match in [(_set(["bases"], []), "bases must be a non-empty list"),
+                          (_set(["bases"], {"0": 1}), "bases must be a non-empty list"),
+                          (_set(["bases", 0], [["1"]]), "every row of basis 0 must be a list of 2 rationals"),
+                          (_set(["queries", 3, "axes", "basis"], 1), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "basis"], "0"), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "basis"], True), "axes.basis must be the index"),
+                          (_set(["queries", 3, "axes", "base"], 0), 'an axis block needs "axes"'),
+                          (_set(["bases", 0, 1], ["1/7", "-2"]), "block 3 .axes., axis 1, output 0")]:
+        bad = copy.deepcopy(cert)
+        change(bad)
+        with pytest.raises(CheckFailed, match=match):
+            check(bad, None)
+
+
+def test_deep_network_refusals():
+    """A deep network of another activation, or of another d or m than the transcript, is refused by name."""
+    net = Network.from_layers([([[1, -1], [2, 1]], [0, 1]), ([[1, 1]], [-1]), ([[2]], None)])
+    cert = transcript_certificate(2, 1, blocks_of(net, [0, 0], [1, 0], [0, 1], [0, 0], 1, [[1, 1]]), network=net)
+    assert "hidden widths 2-1" in check(cert, None)
+    for change, match in [(_set(["network", "activation"], {"name": "power", "degree": 2}), "about ReLU networks"),
+                          (_set(["network", "layers", 0, "W"], [["1"], ["2"]]),
+                           "the network has d = 1, m = 1; the transcript has d = 2, m = 1"),
+                          (_set(["network", "layers", 2], {"W": [["2"], ["1"]]}),
+                           "the network has d = 2, m = 2; the transcript has d = 2, m = 1")]:
+        bad = copy.deepcopy(cert)
+        change(bad)
+        with pytest.raises(CheckFailed, match=match):
+            check(bad, None)

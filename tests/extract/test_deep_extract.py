@@ -27,6 +27,8 @@ def test_two_hidden_layers_exact_with_a_checked_transcript():
     assert functionally_equal(res.network, HIDDEN).status == "equivalent"
     assert res.summary == verify_transcript(res.certificate)
     assert res.summary.endswith("the network (hidden widths 3-3) gives every one exactly")
+    # the second layer's Jacobians: axis batches along the columns of R, the basis kept once
+    assert len(res.certificate["bases"]) == 1 and any("basis" in b.get("axes", {}) for b in res.certificate["queries"])
     assert f"{res.queries} queries" in res.statement and "not proved: that the oracle equals" in res.statement
     assert res.evidence["first_layer"] == 3 and res.evidence["queries_lines"] < res.queries
     bad = copy.deepcopy(res.certificate)
@@ -145,3 +147,16 @@ def test_kinks_on_a_segment_and_its_refusals():
         kinks(oracle, line, lo=Fraction(1), hi=Fraction(1, 2))
     with pytest.raises(AssumptionViolated, match="kinks accumulate at the end of a search segment"):
         kinks(CallableOracle(lambda x: [x[0] ** 2], d=1), line, lo=Fraction(0), hi=Fraction(1))
+
+
+def test_two_outputs():
+    """m = 2 (6-5-4-2, float32 weights and biases, output biases on): the Jacobian jumps are rank one m x d matrices,
+    the second layer's network has two outputs; the network found is equal to the hidden one."""
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    layer = lambda rows, cols: ((rng.standard_normal((rows, cols)) / np.sqrt(cols)).astype(f32),  # noqa: E731
+                                (rng.standard_normal(rows) / 10).astype(f32))
+    hidden = Network.from_layers([layer(5, 6), layer(4, 5), layer(2, 4)])
+    res = extract(NetworkOracle(hidden), hidden_layers=2, seed=0)
+    assert res.network.widths == (6, 5, 4, 2) and res.summary.endswith("(hidden widths 5-4) gives every one exactly")
+    assert functionally_equal(res.network, hidden).status == "equivalent"

@@ -212,5 +212,10 @@ def test_the_network_oracles_fast_paths_answer_like_the_network(d, k, m, seed, e
     assert oracle.along_axes(x0, delta) == net.evaluate_exact(probes).to_fractions()
     ts = [Fraction(int(v), 3) for v in rng.integers(-9, 10, 4)]
     assert oracle.along_line(x0, q, ts) == net.evaluate_exact([[a + t * b for a, b in zip(x0, q)] for t in ts]).to_fractions()
+    basis = ((Fraction(1, 3),) * d, tuple(Fraction(int(v), 5) for v in rng.integers(-9, 10, d)))
+    along = [[x + delta * u for x, u in zip(x0, vec)] for vec in basis]
+    assert oracle.along_axes(x0, delta, basis) == net.evaluate_exact(along).to_fractions()
     X, Y = oracle.points()
-    assert net.evaluate_exact(X).to_fractions() == Y and oracle.queries == len(X) == d + 4
+    assert net.evaluate_exact(X).to_fractions() == Y and oracle.queries == len(X) == d + 6
+    blocks, _, bases = oracle.blocks()
+    assert blocks[-1]["axes"]["basis"] == 0 and bases == [[list(map(str, u)) for u in basis]]

@@ -28,10 +28,13 @@ __all__ = ["transcript_certificate", "verify_transcript"]
 
 
 def transcript_certificate(d: int, m: int, blocks: list[dict], *, network: Network | None = None,
-                           windows: dict | None = None, **prov) -> dict:
+                           windows: dict | None = None, bases: list | None = None, **prov) -> dict:
     """The ``transcript`` certificate of the query ``blocks`` (module docstring), with the network said to give every
-    answer and/or the windows said to prove a lower bound on the units (not verified here)."""
+    answer and/or the windows said to prove a lower bound on the units (not verified here); ``bases``: the vectors of
+    the axis batches with ``"basis": i`` (left out when empty)."""
     fields = {"d": d, "m": m, "queries": blocks}
+    if bases:
+        fields["bases"] = bases
     if network is not None:
         fields["network"] = network.to_json()
     if windows is not None:

@@ -6,7 +6,8 @@ The queries come in blocks, each with its answers (m rationals per point, in ord
 ``{"line": {"p": [d], "q": [d]}, "t": [n], "answers": [[m] x n]}``
     the points ``p + t q``, one for each t;
 ``{"axes": {"x": [d], "step": "h"}, "answers": [[m] x d]}``
-    the d points ``x + h e_l``, l = 0, ..., d - 1 (e_l the l-th unit vector);
+    the d points ``x + h e_l``, l = 0, ..., d - 1 (e_l the l-th unit vector); with ``"basis": i`` in ``"axes"``, the
+    n points ``x + h u_l`` for the n vectors u_l of basis i of the certificate's ``"bases"`` (``[[[d] x n], ...]``);
 ``{"points": [[d] x n], "answers": [[m] x n]}``
     the points as written.
 
@@ -25,8 +26,10 @@ A certificate has ``"d"``, ``"m"``, ``"queries"`` (the blocks) and at least one 
     point per unit, none when V_i q = 0); an affine function on ``[t_a, t_c]`` makes the three answers collinear, so
     g has some t_i in every open window, and disjoint windows hold distinct t_i (docs/certificates.md, "Transcripts").
 
-A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims) is checked point by point: every point
-of every block is built exactly and the network evaluated on it layer by layer in integers.
+A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims), or any network when the certificate
+has bases, is checked by :class:`_DeepNet`: each layer over one denominator, the first layer's pre-activations per
+block as for one hidden layer (a basis's images ``W_1 u_l`` once per basis), the layers above point by point in
+integers, or on a line once per activation pattern (docs/certificates.md, "Transcripts", gives the proof).
 
 Every comparison is in integers (a unit as (w, L) with (V_i, b_i) = w / L; a point over one denominator E; the
 output row r over Du[r], the output bias over Dc); the integers' sizes are bounded before each block is evaluated.
@@ -35,17 +38,18 @@ output row r over Du[r], the output bias over Dc); the integers' sizes are bound
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd
 from itertools import repeat
 from operator import add, mul
 
 from .common import CheckFailed, cap_bits, digits_of, lcm_within, only_fields, over
-from .deep import hidden_rows, read_network
+from .deep import read_network
 from .equivalence import network_units, rational_row, rational_rows
 from .packed import Packed
 
 __all__ = ["check_transcript"]
 
-_FIELDS = {"format", "version", "claim", "d", "m", "queries", "network", "windows", "provenance"}
+_FIELDS = {"format", "version", "claim", "d", "m", "queries", "bases", "network", "windows", "provenance"}
 
 
 def _dimension(cert: dict, name: str) -> int:
@@ -147,9 +151,22 @@ class _Net:
 _KINDS = {"line": {"line", "t", "answers"}, "axes": {"axes", "answers"}, "points": {"points", "answers"}}
 
 
-def _block(block, d: int, m: int) -> tuple[str, object, int, tuple]:
+def _bases(obj, d: int) -> list:
+    """The certificate's bases, each a non-empty list of vectors of d rationals: (their integers U_l, EU) with
+    ``u_l = U_l / EU``."""
+    if not isinstance(obj, list) or not obj:
+        raise CheckFailed("bases must be a non-empty list of bases (each a list of vectors of d rationals)")
+    out = []
+    for i, basis in enumerate(obj):
+        U, EU = _over_one(*_flat(basis, None, d, f"basis {i}"), f"basis {i}")
+        out.append(([U[j:j + d] for j in range(0, len(U), d)], EU))
+    return out
+
+
+def _block(block, d: int, m: int, bases: list) -> tuple[str, object, int, tuple]:
     """(kind, its points' parameters, number of points, flat answers) of one block, its fields checked: a line's
-    (P, Q, D, tn, td) with p = P / D, q = Q / D, t = tn / td; an axis batch's (X, DX, h); the points' (X, E) rows."""
+    (P, Q, D, tn, td) with p = P / D, q = Q / D, t = tn / td; an axis batch's (X, DX, h, basis index or None); the
+    points' (X, E) rows."""
     kind = next((key for key in _KINDS if key in block), None) if isinstance(block, dict) else None
     if kind is None or set(block) != _KINDS[kind]:
         raise CheckFailed('every query block is {"line", "t", "answers"}, {"axes", "answers"} or {"points", "answers"}')
@@ -163,11 +180,15 @@ def _block(block, d: int, m: int) -> tuple[str, object, int, tuple]:
         params, n = (P[:d], P[d:], D, tn, td), len(tn)
     elif kind == "axes":
         axes = block["axes"]
-        if not isinstance(axes, dict) or set(axes) != {"x", "step"}:
-            raise CheckFailed('an axis block needs "axes": {"x": [d rationals], "step": rational}')
+        if not isinstance(axes, dict) or set(axes) - {"basis"} != {"x", "step"}:
+            raise CheckFailed('an axis block needs "axes": {"x": [d rationals], "step": rational} (and "basis": i)')
+        basis = axes.get("basis")
+        if basis is not None and (type(basis) is not int or not 0 <= basis < len(bases)):
+            raise CheckFailed("axes.basis must be the index of one of the certificate's bases")
         X, DX = _over_one(*_flat([axes["x"]], 1, d, "x"), "x")
         hn, hd = _flat([[axes["step"]]], 1, 1, "step")
-        params, n = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1)), d
+        params = (X + [DX], DX, Fraction(hn[0], hd[0] if hd else 1), basis)
+        n = d if basis is None else len(bases[basis][0])
     else:
         rows = rational_rows(block["points"], None, d, "points")
         params, n = [_over_one(nums, dens, "a point") for nums, dens in rows], len(rows)
@@ -187,7 +208,7 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
             net.compare(list(map(add, map(mul, A, repeat(b)), map(mul, S, repeat(a)))), D * b, answers, j * m,
                         f"{where}, point {j}")
     elif kind == "axes":
-        X, DX, h = params
+        X, DX, h, _ = params  # a block with a basis is checked by _DeepNet
         if h == 0:
             raise CheckFailed(f"{where}: the step of an axis block must be non-zero")
         Z = list(map(mul, net.units.dot(X), repeat(h.denominator)))  # L_i DX hd (V_i x + b_i)
@@ -202,51 +223,100 @@ def _check_block(net: _Net, kind: str, params, answers, d: int, where: str) -> N
             net.compare(net.units.dot(X + [E]), E, answers, j * m, f"{where}, point {j}")
 
 
-class _DeepNet:
-    """A network of any depth (``"layers"``), evaluated exactly at every point of a block: the hidden layers in
-    integers (:func:`.deep.hidden_rows`, bounded before any point), then the last layer."""
+def _dots(rows, x: list[int], C: int) -> list[int]:
+    """``[NW_i . x + Nb_i C for each row]`` of rows stored as (g, r) with ``[NW_i | Nb_i] = g r`` (g the content of
+    the row: a large common factor is multiplied once, not d times)."""
+    return [g * (sum(map(mul, r, x)) + r[-1] * C) for g, r in rows]  # zip stops at x: r[-1] is the bias
 
-    def __init__(self, obj, d: int, m: int):
-        degree, self.layers = read_network(obj, "of the transcript")
+
+class _DeepNet:
+    """A network of any depth (``"layers"``) in integers: layer t as the rows ``[NW_t | Nb_t]`` over one denominator
+    D_t (W_t = NW_t / D_t, b_t = Nb_t / D_t). A value h over C goes through layer t as ``NW_t h + Nb_t C`` over
+    ``D_t C`` (:func:`_dots`). The first layer's pre-activations of a block come as in :class:`_Net` (a line's
+    ``b A + a S`` at t = a / b, an axis batch's ``Z + g w[l]``); on a line, the layers above are shared by the points
+    with the same activation patterns below (:meth:`line`)."""
+
+    def __init__(self, obj, d: int, m: int, bases: list):
+        degree, layers = read_network(obj, "of the transcript")
         if degree != 1:
             raise CheckFailed("the transcript claim is about ReLU networks (activation relu)")
-        if (len(self.layers[0][0][0]), len(self.layers[-1][0])) != (d, m):
-            raise CheckFailed(f"the network has d = {len(self.layers[0][0][0])}, m = {len(self.layers[-1][0])}; the "
+        if (len(layers[0][0][0]), len(layers[-1][0])) != (d, m):
+            raise CheckFailed(f"the network has d = {len(layers[0][0][0])}, m = {len(layers[-1][0])}; the "
                               f"transcript has d = {d}, m = {m}")
-        self.k, self.m = "-".join(str(len(W)) for W, _ in self.layers[:-1]), m
-        W, b = self.layers[-1]
-        self.D = lcm_within([f.denominator for row in W for f in (*row, *b)], cap_bits(), "the last layer")
-        self.NW = [[f.numerator * (self.D // f.denominator) for f in row] for row in W]
-        self.Nb = [f.numerator * (self.D // f.denominator) for f in b]
+        self.k, self.m, self.cap, self.layers = "-".join(str(len(W)) for W, _ in layers[:-1]), m, cap_bits(), []
+        self.bases, self.images = bases, {}
+        for t, (W, b) in enumerate(layers):
+            D = lcm_within([f.denominator for row in W for f in (*row, *b)], self.cap, f"layer {t}")
+            rows = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
+            norm = max(sum(map(abs, r)) for r in rows)  # |NW_i . h + Nb_i C| <= norm max(|h|, C)
+            self.layers.append(([(g, [v // g for v in r]) for r in rows for g in [gcd(*r) or 1]], D, norm))
+            self.cols = self.cols if t else list(zip(*rows))[:d]  # column l of NW_1
+        self.grow = max((max(n.bit_length(), D.bit_length()) for _, D, n in self.layers[1:]), default=0)
+
+    def bound(self, first_bits: int, t_bits: int, answers, where: str) -> None:
+        """Refuse a block whose values are over the limit ``intermediate``: ``first_bits`` bounds the bits of the
+        first layer's values and their denominator (of a line's A, S and C: then ``t_bits`` those of t's parts);
+        each layer above adds at most ``grow`` bits (``|NW h + Nb C| <= norm max(|h|, C)``, ``D C``)."""
+        nums, dens = answers
+        total = first_bits + self.layers[0][2].bit_length() + self.grow * (len(self.layers) - 1) + t_bits + 1
+        if total + _bits(nums) + _bits(dens or ()) > self.cap:
+            raise over("intermediate", f"the exact check of {where} (integers of about {digits_of(total)} digits)")
+
+    def up(self, T: list[int], C: int) -> tuple[list[int], int]:
+        """The first layer's pre-activations T over C through the layers above: the outputs over their
+        denominator."""
+        for rows, D, _ in self.layers[1:]:
+            T, C = _dots(rows, [v if v > 0 else 0 for v in T], C), C * D
+        return T, C
+
+    def equal(self, out: list[int], C: int, answers, at: int, where: str) -> None:
+        nums, dens = answers
+        for r, v in enumerate(out):
+            if (1 if dens is None else dens[at + r]) * v != nums[at + r] * C:
+                raise CheckFailed(f"{where}, output {r}: the network's value differs from the answer")
+
+    def line(self, A: list[int], S: list[int], C: int, tn, td, answers, where: str) -> None:
+        """The points ``t = a / b`` (b > 0) of a line whose first-layer pre-activations are ``(b A + a S) / (b C)``.
+        Where layer t's pre-activations are ``(b A_t + a S_t) / (b C_t)`` and its active units are the mask,
+        layer t + 1's are ``(b A' + a S') / (b C_t D)`` with ``A' = NW (mask A_t) + Nb C_t``,
+        ``S' = NW (mask S_t)``: the same for every point with the same masks so far (computed once for each)."""
+        shared: dict = {}
+        for j, (a, b) in enumerate(zip(tn, td)):
+            At, St, Ct, key = A, S, C, ()
+            for rows, D, _ in self.layers[1:]:
+                mask = tuple(x * b + y * a > 0 for x, y in zip(At, St))
+                key = (key, mask)
+                if key not in shared:
+                    shared[key] = (_dots(rows, [x if o else 0 for x, o in zip(At, mask)], Ct),
+                                   _dots(rows, [y if o else 0 for y, o in zip(St, mask)], 0))
+                (At, St), Ct = shared[key], Ct * D
+            self.equal([x * b + y * a for x, y in zip(At, St)], Ct * b, answers, j * self.m, f"{where}, point {j}")
 
     def check(self, kind: str, params, answers, d: int, where: str) -> None:
-        nums, dens = answers
-        X = []
-        for x in _points(kind, params, d):
-            X.append(([v.numerator for v in x], [v.denominator for v in x]))
-        x_bits = max(_bits(v for row in X for v in row[0]), _bits(v for row in X for v in row[1]))
-        for j, (Nh, Dh) in enumerate(hidden_rows(self.layers[:-1], 1, X, x_bits)):
-            E = Dh[0] if Dh else 1
-            for r, (row, nb) in enumerate(zip(self.NW, self.Nb)):
-                yd = 1 if dens is None else dens[j * self.m + r]
-                if yd * (sum(map(mul, row, Nh)) + nb * E) != nums[j * self.m + r] * self.D * E:
-                    raise CheckFailed(f"{where}, point {j}, output {r}: the network's value differs from the answer")
-
-
-def _points(kind: str, params, d: int):
-    """The points of one block, exactly (:func:`_block`'s parameters)."""
-    if kind == "line":
-        P, Q, D, tn, td = params
-        for a, b in zip(tn, td):
-            yield [Fraction(p * b + a * q, D * b) for p, q in zip(P, Q)]
-    elif kind == "axes":
-        X, DX, h = params
-        x = [Fraction(v, DX) for v in X[:d]]
-        for l in range(d):
-            yield [v + h if i == l else v for i, v in enumerate(x)]
-    else:
-        for X, E in params:
-            yield [Fraction(v, E) for v in X]
+        """Every answer of one block equals the network's value at its point (class docstring)."""
+        first, D1, _ = self.layers[0]
+        if kind == "line":
+            P, Q, D, tn, td = params
+            self.bound(max(_bits(P), _bits(Q), D.bit_length()) + D1.bit_length(), max(_bits(tn), _bits(td)),
+                       answers, where)
+            self.line(_dots(first, P, D), _dots(first, Q, 0), D1 * D, tn, td, answers, where)
+        elif kind == "axes":  # x + h u_l = (hd EU X + hn DX U_l) / (DX hd EU): T = hd EU Z0 + hn DX (NW_1 U_l)
+            X, DX, h, basis = params
+            U, EU = (None, 1) if basis is None else self.bases[basis]
+            u_bits = 1 if basis is None else _bits(v for u in U for v in u)
+            self.bound(_bits(X) + h.denominator.bit_length() + h.numerator.bit_length() + EU.bit_length() + u_bits
+                       + D1.bit_length() + 1, 0, answers, where)
+            if basis is not None and basis not in self.images:  # NW_1 u_l for every l, once per basis
+                self.images[basis] = [_dots(first, u, 0) for u in U]
+            cols = self.cols if basis is None else self.images[basis]
+            Z = [v * h.denominator * EU for v in _dots(first, X[:d], DX)]
+            g, C = h.numerator * DX, D1 * DX * h.denominator * EU
+            for l, col in enumerate(cols):
+                self.equal(*self.up([z + g * w for z, w in zip(Z, col)], C), answers, l * self.m, f"{where}, axis {l}")
+        else:
+            self.bound(max(max(_bits(X), E.bit_length()) for X, E in params) + D1.bit_length(), 0, answers, where)
+            for j, (X, E) in enumerate(params):
+                self.equal(*self.up(_dots(first, X, E), D1 * E), answers, j * self.m, f"{where}, point {j}")
 
 
 def _windows(obj, blocks: list, m: int) -> tuple[int, int]:
@@ -289,15 +359,18 @@ def check_transcript(cert: dict, instance=None) -> str:
         raise CheckFailed("queries must be a non-empty list of blocks")
     if "network" not in cert and "windows" not in cert:
         raise CheckFailed("a transcript certificate states a network, windows, or both")
-    blocks = [_block(block, d, m) for block in raw]
+    bases = _bases(cert["bases"], d) if "bases" in cert else []
+    blocks = [_block(block, d, m, bases) for block in raw]
     deep = "network" in cert and isinstance(cert["network"], dict) and "layers" in cert["network"]
-    net = (_DeepNet if deep else _Net)(cert["network"], d, m) if "network" in cert else None
+    layered = deep or bool(bases)  # axis batches along a basis are checked by _DeepNet (any depth)
+    net = None if "network" not in cert else _DeepNet(cert["network"], d, m, bases) if layered else \
+        _Net(cert["network"], d, m)
     bound = _windows(cert["windows"], blocks, m) if "windows" in cert else None
     if net is not None:
         for n, (kind, params, _, answers) in enumerate(blocks):
             if kind == "axes" and params[2] == 0:
                 raise CheckFailed(f"block {n} (axes): the step of an axis block must be non-zero")
-            if deep:
+            if layered:
                 net.check(kind, params, answers, d, f"block {n} ({kind})")
             else:
                 _check_block(net, kind, params, answers, d, f"block {n} ({kind})")
@@ -310,6 +383,6 @@ def check_transcript(cert: dict, instance=None) -> str:
     if bound is not None:
         text += (f"; every ReLU network U relu(V x + b) + c giving them has at least {_many(bound[0], 'unit')} "
                  f"({_many(bound[0], 'disjoint window')} of block {bound[1]} with answers not collinear)")
-        if net is not None and not deep and net.k == bound[0]:
+        if net is not None and not deep and str(net.k) == str(bound[0]):
             text += ", so none has fewer units than this network"
     return text
