@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["BLAS_SMALL", "small_problem_threads", "fixed_threads", "blas_threads"]
+__all__ = ["BLAS_SMALL", "small_problem_threads", "fixed_threads", "blas_threads", "user_chose"]
 
 #: Problems with fewer numbers than this (n * (d + m)) always use one BLAS thread: at the sizes of
 #: benchmarks/bench_blas.py up to (50, 10, 10, 20000), 1.2 million numbers, one thread was within
@@ -44,6 +44,11 @@ def fixed_threads(n: int | None):
 
     with threadpool_limits(limits=n, user_api="blas"):
         yield
+
+
+def user_chose() -> bool:
+    """Whether the user set the BLAS thread count (``EXACTRELU_BLAS_THREADS`` or one of BLAS's own variables)."""
+    return os.environ.get("EXACTRELU_BLAS_THREADS") is not None or any(os.environ.get(v) for v in _USER_VARS)
 
 
 def blas_threads(entries: int, *, load: float | None = None, cpus: int | None = None) -> int | None:

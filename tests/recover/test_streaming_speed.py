@@ -108,3 +108,38 @@ def test_the_decision_imports_no_router_and_no_scipy():
     assert package.recover is recover and "recover" in package.__all__
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         package.nothing  # noqa: B018
+
+
+def test_blas_leaves_the_hash_child_its_core(small, monkeypatch):
+    """While the hash child runs, the subset's float steps use at most usable_cores - 1 BLAS threads: two OpenBLAS
+    threads beside the child on 2 cores spin-waited, and the subset phase took 19-28 s instead of 2.4 s at
+    (200,20,20,2e4). A thread count the user chose is left alone."""
+    from threadpoolctl import threadpool_info
+
+    from exactrelu import parallel
+    from exactrelu.recover import streaming
+
+    class Child:
+        def cancel(self):
+            pass
+
+        def result(self):
+            return None  # the caller hashes, as when the child failed
+
+    seen = []
+    real = streaming._rounds
+
+    def rounds(*a, **kw):
+        seen.append(max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default=0))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(streaming, "_rounds", rounds)
+    monkeypatch.setattr(streaming, "hash_ahead", lambda *a: Child())
+    for var in ("EXACTRELU_BLAS_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    streaming.recover_streaming(small[1], k=2, check=False)
+    assert 0 < seen.pop() <= max(1, parallel.usable_cores() - 1)
+    monkeypatch.setenv("EXACTRELU_BLAS_THREADS", "default")
+    before = max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default=0)
+    streaming.recover_streaming(small[1], k=2, check=False)
+    assert seen.pop() == before
