@@ -99,7 +99,7 @@ TESTS = {
                                "tests/equiv/test_functional_equality.py", "tests/equiv/test_minimize.py",
                                _C + "test_deep_claims.py", _C + "test_box_claims.py", _C + "test_top1_claims.py"],
     "trusted/deep.py": [_C + "test_deep_claims.py", _C + "test_deep_realizes.py", "tests/corpus/test_corpus.py",
-                        "tests/equiv/test_deep_equivalence.py"],
+                        "tests/equiv/test_deep_equivalence.py", "tests/equiv/test_subtree_pool.py"],
     "trusted/phases.py": [_C + "test_top1_claims.py", _C + "test_deep_claims.py", _C + "test_box_claims.py",
                           "tests/corpus/test_corpus.py",
                           "tests/equiv/test_deep_equivalence.py"],

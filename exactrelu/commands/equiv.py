@@ -35,6 +35,9 @@ def register(sub) -> None:
                                                     "constraints are not read)")
     p.add_argument("--epsilon", metavar="E", help="prove max over the outputs of |NET1(x) - NET2(x)| <= E instead "
                                                   "of equality (ReLU; a counterexample differs by more than E)")
+    p.add_argument("--workers", type=_positive, metavar="N",
+                   help="processes for the independent subtrees of a large case split (default: every idle core); "
+                        "the certificate is the same for any N")
     p.add_argument("--top1", action="store_true",
                    help="prove instead that at every x some class is a largest output of both networks (ties: their "
                         "sets of largest outputs meet; ReLU; a counterexample is a point where they do not)")
@@ -151,7 +154,8 @@ def cmd_equiv(args) -> int:
     if args.top1 and args.epsilon is not None:
         raise InvalidInput("ask for --epsilon or --top1, not both")
     res = functionally_equal(a, b, time_limit=_search_budget(args.time_limit), max_nodes=args.max_nodes,
-                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon, top1=args.top1)
+                             progress=progress, lower=lower, upper=upper, epsilon=args.epsilon, top1=args.top1,
+                             workers=args.workers)
     record = {"equivalent": res.equal if res.status != "unknown" else None, "status": res.status,
               "summary": res.summary, "certificate": args.output if res.status != "unknown" else None}
     record["domain"] = where

@@ -147,7 +147,7 @@ def _deep(net1: Network, net2: Network, check: bool, seed: int, budget: dict, wh
 
 def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed: int = 0, time_limit=None,
                        max_nodes: int | None = None, progress=None, lower=None, upper=None, epsilon=None,
-                       top1: bool = False, **prov) -> Equivalence:
+                       top1: bool = False, workers: int | None = None, **prov) -> Equivalence:
     """Decide exactly whether ``net1`` and ``net2`` are the same function on all of R^d; certify the answer.
 
     Parameters
@@ -161,6 +161,8 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
     epsilon : ask whether max over the outputs of |net1(x) - net2(x)| <= epsilon instead of equality (ReLU).
     top1 : ask instead whether at every x some class is a largest output of both networks (ReLU; ties: their sets
         of largest outputs meet; without ties, the same argmax).
+    workers : processes for the independent subtrees of a large case split (deeper networks or a box; None: every
+        idle core); the certificate is the one of one process.
     **prov : extra provenance recorded in the certificate.
 
     Returns
@@ -188,7 +190,7 @@ def functionally_equal(net1: Network, net2: Network, *, check: bool = True, seed
     _comparable(net1, net2)
     where = {"lower": lower, "upper": upper, "epsilon": epsilon, "top1": top1 or None}
     if net1.depth != 2 or net2.depth != 2 or any(v is not None for v in where.values()):
-        budget = {"time_limit": time_limit, "max_nodes": max_nodes, "progress": progress}
+        budget = {"time_limit": time_limit, "max_nodes": max_nodes, "progress": progress, "workers": workers}
         return _deep(net1, net2, check, seed, budget, where, prov)
     t0 = time.perf_counter()
     fa, fb = canonical_form(net1), canonical_form(net2)

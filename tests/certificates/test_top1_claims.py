@@ -6,23 +6,12 @@ holds the valid and tampered certificates of the same claims; these tamper with 
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 
 import pytest
 
 from exactrelu.certificates import checker
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
-
-
-def _load(kind: str, name: str) -> dict:
-    return json.loads((CORPUS / kind / f"{name}.json").read_text())
-
-
-def _rejects(cert: dict, message: str) -> None:
-    with pytest.raises(checker.CheckFailed, match=message):
-        checker.check(cert, None)
+from test_box_claims import _load, _rejects
 
 
 def _leaf(cert: dict) -> dict:
@@ -147,3 +136,22 @@ def test_a_counterexample_with_disjoint_ties_is_accepted():
     assert checker.check(cert, None).startswith("not-top1-equivalent: ")
     cert["witness"], cert["values"] = ["0"], [["0", "0", "0"], ["0", "0", "0"]]  # all tie: the sets meet
     _rejects(cert, "have a class in common")
+
+
+def test_the_verdict_counts_the_leaves_of_every_lemma_and_of_the_main_tree():
+    """check_phase_tree adds each lemma's leaves to the count (mutant: ``leaves = ...`` keeps the last lemma's)."""
+    cert = _load("valid", "deep-equivalent-lemmas")
+    trees = [lemma["tree"] for lemma in cert["lemmas"]] + [cert["tree"]]
+    leaves = sum(not ({"split"} == set(node) or "fix" in node) for tree in trees for node in tree)
+    assert len(cert["lemmas"]) >= 2 and leaves > sum(not ({"split"} == set(n) or "fix" in n) for n in trees[-2])
+    assert f"{len(cert['lemmas'])} lemmas and case trees of {leaves} leaves checked" in checker.check(cert, None)
+
+
+def test_the_verdicts_say_the_claim_the_tie_rule_and_the_proof_in_words():
+    """The verdict lines in full (mutants of _where, the proof's words and the widths' order change them)."""
+    assert checker.check(_load("valid", "deep-top1-equivalent-box"), None) == (
+        "top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2, relu) are top-1 equal (ties: the sets of largest "
+        "outputs meet) on the box of 2 intervals (reduced difference: 2 neurons; case tree of 1 leaf checked)")
+    assert checker.check(_load("valid", "deep-not-top1-equivalent-box"), None) == (
+        "not-top1-equivalent: the two networks (widths 2-2-2-2 and 2-2-2) have no largest output in common at the "
+        "witness (ties: the sets of largest outputs meet; both evaluated exactly), which lies in the box")

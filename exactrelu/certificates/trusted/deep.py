@@ -160,20 +160,23 @@ class Reduction:
         self.forms.append(({v: a / s for v, a in f.items()}, k / s))
         return {d + u: s}, Fraction(0)
 
-    def network(self, layers) -> list[tuple[dict, Fraction]]:
-        """The output forms of one network, adding its neurons to the reduction."""
+    def network(self, layers, tick=None) -> list[tuple[dict, Fraction]]:
+        """The output forms of one network, adding its neurons to the reduction (``tick(self)`` before each layer:
+        the library's deadline; the checker passes none)."""
         values = [({t: Fraction(1)}, Fraction(0)) for t in range(self.d)]
         for W, b in layers[:-1]:
+            if tick is not None:
+                tick(self)
             values = [self.output(self.combine(row, values, bi)) for row, bi in zip(W, b)]
         W, b = layers[-1]
         return [self.combine(row, values, bi) for row, bi in zip(W, b)]
 
 
-def reduced_difference(a, b) -> Reduction:
+def reduced_difference(a, b, tick=None) -> Reduction:
     """The reduction of A - B (both ReLU, same d and m): ``.forms``, ``.outputs`` (m forms) and ``.nets``, the
-    output forms of A and of B."""
+    output forms of A and of B (``tick``: :meth:`Reduction.network`)."""
     red = Reduction(len(a[1][0][0][0]))
-    oa, ob = red.network(a[1]), red.network(b[1])
+    oa, ob = red.network(a[1], tick), red.network(b[1], tick)
     red.nets = oa, ob
     red.outputs = []
     for (fa, ka), (fb, kb) in zip(oa, ob):

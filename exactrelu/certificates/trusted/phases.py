@@ -218,7 +218,7 @@ def _walk(red, tree, targets, slack, top1=False) -> int:
                      fix=lambda node, dec: _fix(red, node, dec))
 
 
-def check_phase_tree(red, tree, lemmas=(), box=None, slack=Fraction(0), top1=False) -> int:
+def check_phase_tree(red, tree, lemmas, box, slack, top1) -> int:
     """Walk the lemmas' trees, then ``tree``, over the phases of ``red``'s neurons on the box (``(lower, upper)``,
     or None for R^d) with the main tree's bounds leaves within ``slack`` (and its top1 leaves with ``top1``); the
     number of leaves, or CheckFailed."""

@@ -31,7 +31,7 @@ from ...deadline import Deadline
 from ...errors import InvalidInput
 from ...exact.matrix import QMatrix
 from ...network import Network
-from .forms import reduced_difference
+from .forms import network_layers, reduced_difference
 from .search import Search, Stats, _Found, _Spent, _Stuck
 
 __all__ = ["DeepAnswer", "deep_equivalence", "read_box", "read_epsilon"]
@@ -70,7 +70,7 @@ def _points(d: int, box, rng, per_scale: int) -> np.ndarray:
 
 
 def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 256, box=None,
-                    slack: Fraction = Fraction(0)) -> list[Fraction] | None:
+                    slack: Fraction = Fraction(0), deadline: Deadline | None = None) -> list[Fraction] | None:
     """An input (in the box, if one is given) where the networks differ by more than ``slack`` in some output, found
     by floats and confirmed exactly, or None.
 
@@ -84,13 +84,20 @@ def sampled_witness(a: Network, b: Network, *, seed: int = 0, per_scale: int = 2
         gap = np.abs(a.predict(pts) - b.predict(pts)).max(axis=1)
         scale = 1 + np.abs(a.predict(pts)).max(axis=1)
     order = np.argsort(-np.nan_to_num(gap / scale if box is None else gap, nan=np.inf))[:8]
-    for i in order:
+    for n, i in enumerate(order):
+        checked(deadline, n, len(order))
         x = [Fraction(float(v)) for v in pts[i]]
         if box is not None:
             x = [min(max(v, lo), hi) for v, lo, hi in zip(x, *box)]
         if _gap(a, b, x) > slack:
             return x
     return None
+
+
+def checked(deadline: Deadline | None, done: int, of: int) -> None:
+    """TimeLimitExceeded when ``deadline`` has passed, saying how far the search for a witness got."""
+    if deadline is not None:
+        deadline.check(lambda: f"the search for a witness ({done} of {of} candidate points evaluated exactly)")
 
 
 def independent_parts(red) -> list[list[tuple[dict, Fraction]]] | None:
@@ -193,7 +200,8 @@ def read_epsilon(epsilon) -> Fraction | None:
 
 
 def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int | None = None, progress=None,
-                     seed: int = 0, lower=None, upper=None, epsilon=None, top1: bool = False) -> DeepAnswer:
+                     seed: int = 0, lower=None, upper=None, epsilon=None, top1: bool = False,
+                     workers: int | None = None) -> DeepAnswer:
     """Decide whether two ReLU networks (any depths) are the same function on all of R^d (or on a box, or within
     epsilon), exactly.
 
@@ -208,6 +216,8 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     epsilon : prove max over the outputs of |a(x) - b(x)| <= epsilon instead of equality (None: equality).
     top1 : prove instead that at every x some class is a largest output of both networks (their argmax sets meet;
         without ties: the same argmax); a counterexample is a point where the argmax sets do not meet.
+    workers : processes for the independent subtrees of a large case split (None: every idle core); the tree is the
+        one of one process, whatever the number (:mod:`.pool`).
 
     Returns
     -------
@@ -230,42 +240,46 @@ def deep_equivalence(a: Network, b: Network, *, time_limit=None, max_nodes: int 
     """
     _check_pair(a, b)
     box, eps = read_box(lower, upper, a.d), read_epsilon(epsilon)
-    if top1:
-        if eps is not None:
-            raise InvalidInput("ask for --epsilon or --top1, not both")
-        return _top1(a, b, box, seed, {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit),
-                                       "progress": progress})
-    slack = eps or Fraction(0)
-    deadline = Deadline.coerce(time_limit)
-    x = sampled_witness(a, b, seed=seed, box=box, slack=slack)  # a few float evaluations: most different pairs end here
-    stats: dict = {}
-    if x is None:
-        red = reduced_difference(a, b)
-        stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
-        if all(not f and k == 0 for f, k in red.outputs):
-            return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, {"max_nodes": max_nodes, "deadline": deadline, "progress": progress},
-                          box, slack)
-        if isinstance(found, DeepAnswer):
-            return found
-        x = found
-    return DeepAnswer("not-equivalent", witness=x, values=(_exact_values(a, x), _exact_values(b, x)), stats=stats)
+    workers = _workers(workers)
+    if top1 and eps is not None:
+        raise InvalidInput("ask for --epsilon or --top1, not both")
+    if top1 and a.m == 1:  # one class: the largest output of both, everywhere
+        return DeepAnswer("equivalent", [{"top1": {"net": 0, "classes": [{"beats": []}]}}], stats={"nodes": 0})
+    budget = {"max_nodes": max_nodes, "deadline": Deadline.coerce(time_limit), "progress": progress,
+              "workers": workers}
+    return _decide(a, b, box, seed, budget, eps or Fraction(0), top1)
 
 
-def _top1(a: Network, b: Network, box, seed: int, budget: dict) -> DeepAnswer:
-    """deep_equivalence for the top-1 property: sampled counterexamples, then the case split of :mod:`.top1`."""
+def _workers(workers) -> int:
+    """The number of processes: every idle core when None (:func:`exactrelu.parallel.idle_cores`), else 1 to 256.
+
+    >>> _workers(2)
+    2
+    """
+    from ...parallel import idle_cores
+    from ...validation import check_integer
+
+    return idle_cores() if workers is None else check_integer(workers, "workers", minimum=1, maximum=256)
+
+
+def _decide(a: Network, b: Network, box, seed: int, budget: dict, slack: Fraction, top1: bool) -> DeepAnswer:
+    """Sampled witnesses (a few float evaluations: most different pairs end there), the reduced difference, then
+    the case split (:func:`_searched`); the deadline is checked in each step ("unknown", with how far it got)."""
+    from ...errors import TimeLimitExceeded
     from .top1 import top1_differ, top1_witness
 
-    if a.m == 1:  # one class: the largest output of both, everywhere
-        return DeepAnswer("equivalent", [{"top1": {"net": 0, "classes": [{"beats": []}]}}], stats={"nodes": 0})
-    x = top1_witness(a, b, seed=seed, box=box)
-    stats: dict = {}
-    if x is None:
-        red = reduced_difference(a, b)
+    deadline, red, stats = budget["deadline"], None, {}
+    try:
+        x = (top1_witness(a, b, seed=seed, box=box, deadline=deadline) if top1 else
+             sampled_witness(a, b, seed=seed, box=box, slack=slack, deadline=deadline))
+        red = reduced_difference(a, b, deadline) if x is None else None
+    except TimeLimitExceeded as exc:
+        return DeepAnswer("unknown", reason=str(exc).replace("\n", " "), stats={"nodes": 0})
+    if red is not None:
         stats = {"reduced_neurons": len(red.forms), "reduced_terms": red.terms}
         if all(not f and k == 0 for f, k in red.outputs):
             return DeepAnswer("equivalent", [{"equal": [{} for _ in red.outputs]}], stats={**stats, "nodes": 0})
-        found = _searched(a, b, red, stats, budget, box, differ=top1_differ(a, b))
+        found = _searched(a, b, red, stats, budget, box, slack, differ=top1_differ(a, b) if top1 else None)
         if isinstance(found, DeepAnswer):
             return found
         x = found
@@ -276,17 +290,22 @@ def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, 
     """The case-split search of a difference the sampled points did not show: its DeepAnswer ("equivalent", or
     "unknown" when the budget ran out), or the exact witness it found. With ``differ`` (the top-1 property's
     counterexample test) the search is :class:`.top1.Top1Search`."""
+    from .pool import Differ, search_tree
+    from .top1 import Top1Search
+
     top1 = differ is not None
     if not top1:
         def differ(p):
             return _gap(a, b, p) > slack
 
-    if top1:
-        from .top1 import Top1Search
+    budget = dict(budget)
+    workers = budget.pop("workers", 1)
+    extra = {} if top1 else {"slack": slack}
 
-        search = Top1Search(red, differ, box=box, **budget)
-    else:
-        search = Search(red, differ, box=box, slack=slack, **budget)
+    def make(cls=Top1Search if top1 else Search, **over):
+        return cls(red, differ, box=box, **extra, **{**budget, **over})
+
+    search = make()
     depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(depth, 3 * len(red.forms) + 1000))  # two frames per decided neuron on a path
     try:
@@ -298,7 +317,7 @@ def _searched(a: Network, b: Network, red, stats: dict, budget: dict, box=None, 
                                   stats={**stats, **search.stats.to_json(), "lemmas": len(parts)})
             except _Stuck:  # the parts are not zero one by one: the whole difference in one tree
                 pass
-        tree = search.subtree()
+        tree = search_tree(search, make, workers, Differ(network_layers(a), network_layers(b), slack, top1))
     except _Found as found:
         x = found.x
     except _Spent as spent:

@@ -33,10 +33,15 @@ def network_layers(net: Network) -> tuple[int, list]:
     return net.activation.degree, [(layer.W.to_fractions(), layer.b_fractions()) for layer in net.layers]
 
 
-def reduced_difference(a: Network, b: Network) -> trusted_deep.Reduction:
-    """The reduced difference of ``a - b`` (``.forms``: the neurons' pre-activations, ``.outputs``: m forms)."""
+def reduced_difference(a: Network, b: Network, deadline=None) -> trusted_deep.Reduction:
+    """The reduced difference of ``a - b`` (``.forms``: the neurons' pre-activations, ``.outputs``: m forms); a
+    :class:`~exactrelu.deadline.Deadline` is checked before each layer (TimeLimitExceeded, saying how far)."""
+    def tick(red) -> None:
+        deadline.check(lambda: f"the reduction of the two networks ({len(red.forms):,} neurons so far)")
+
     try:
-        return trusted_deep.reduced_difference(network_layers(a), network_layers(b))
+        return trusted_deep.reduced_difference(network_layers(a), network_layers(b),
+                                               None if deadline is None else tick)
     except UnreadableInput as exc:  # over the limit 'terms': the same refusal as the checker's
         raise InvalidInput(str(exc).replace("checker's limit", "limit")) from None
 

@@ -9,8 +9,7 @@ difference there is a witness. Before a neuron is split, HiGHS screens its range
 node is proved exactly and the neuron is *fixed* (one child); an empty node is a ``farkas`` leaf. Floats choose,
 exact LPs prove, and the checker verifies the tree.
 
-Search and certificate are kept apart: :meth:`Search.subtree` searches below any set of decisions and returns
-the subtree's nodes, so that subtrees can be searched independently and put together into the same tree.
+Search and certificate are kept apart: :meth:`Search.subtree` searches below any decisions (:mod:`.pool`: workers).
 """
 
 from __future__ import annotations
@@ -53,12 +52,14 @@ class Stats:
     lps: int = 0
     closed: float = 0.0  # the share of the tree closed: each leaf 2^-(splits above it)
     deepest: int = 0
+    worker_cpu: float = 0.0  # CPU seconds of the pool's workers (:mod:`.pool`)
     started: float = field(default_factory=time.monotonic)
 
     def to_json(self) -> dict:
         return {"nodes": self.nodes, "leaves": self.leaves, "splits": self.splits, "fixes": self.fixes,
                 "farkas_leaves": self.farkas, "exact_lps": self.lps, "closed_share": self.closed,
-                "deepest_path": self.deepest, "seconds": time.monotonic() - self.started}
+                "deepest_path": self.deepest, "seconds": time.monotonic() - self.started,
+                "worker_cpu_seconds": self.worker_cpu}
 
 
 class Search:
@@ -291,7 +292,6 @@ class Search:
     def _exact(self, lp, *rows_and_target):
         """An exact LP of :mod:`.bounds` within the search's time limit (its exact simplex checks it per pivot)."""
         from ...errors import TimeLimitExceeded
-
         try:
             return lp(*rows_and_target, deadline=self.deadline)
         except TimeLimitExceeded:
@@ -303,11 +303,7 @@ class Search:
         return [{"fix": [u, active], "bound": self.combination(proof, target)}] + self._decide(u, active, splits)
 
     def _decide(self, u: int, active: bool, splits: int) -> list:
-        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
-            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
-            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
-            self._decided(u, True)
-        self.dec[u] = active
+        self.push(u, active)
         try:
             return self.subtree(splits)
         finally:
@@ -316,6 +312,14 @@ class Search:
                 self.zmemo.pop(u)
                 self.prow.pop(u)
                 self._decided(u, False)
+
+    def push(self, u: int, active: bool) -> None:
+        """Decide neuron u (a path's decisions are pushed in order: :mod:`.pool` replays a path this way)."""
+        if self.box is not None:  # its reads are decided (bottom-up) and stay so while it is: its form holds below
+            z = self.zmemo[u] = self._subst(self.red.forms[u], self.zmemo)
+            self.prow[u] = (("phase", u), scaled(z, Fraction(-1)) if active else z)
+            self._decided(u, True)
+        self.dec[u] = active
 
     def _empty(self, rows, splits: int) -> list | None:
         self.stats.lps += 1

@@ -24,7 +24,7 @@ import numpy as np
 
 from .bounds import box_farkas, box_proof, prove_at_most, prove_empty, screen
 from .forms import Form, add_to, is_zero
-from .search import Search, _Found
+from .search import Search, _Found, _Spent
 
 __all__ = ["Top1Search", "top1_differ", "top1_witness", "argmax_set"]
 
@@ -49,11 +49,11 @@ def top1_differ(a, b):
     return differ
 
 
-def top1_witness(a, b, *, seed: int = 0, per_scale: int = 256, box=None) -> list[Fraction] | None:
+def top1_witness(a, b, *, seed: int = 0, per_scale: int = 256, box=None, deadline=None) -> list[Fraction] | None:
     """A point (in the box, if one is given) where the argmax sets of the two networks do not meet, found by floats
     (the points of :func:`exactrelu.equiv.deep.sampled_witness`, ranked by how clearly the two top classes differ)
     and confirmed exactly; or None."""
-    from . import _points
+    from . import _points, checked
 
     rng = np.random.default_rng(seed)
     pts = _points(a.d, box, rng, per_scale)
@@ -64,9 +64,10 @@ def top1_witness(a, b, *, seed: int = 0, per_scale: int = 256, box=None) -> list
     margin = np.minimum(fa[rows, ja] - fa[rows, jb], fb[rows, jb] - fb[rows, ja])
     margin = np.where(ja != jb, np.nan_to_num(margin, nan=0.0), -np.inf)
     differ = top1_differ(a, b)
-    for i in np.argsort(-margin)[:8]:
+    for n, i in enumerate(np.argsort(-margin)[:8]):
         if margin[i] == -np.inf:
             break
+        checked(deadline, n, 8)
         x = [Fraction(float(v)) for v in pts[i]]
         if box is not None:
             x = [min(max(v, lo), hi) for v, lo, hi in zip(x, *box)]
@@ -127,6 +128,8 @@ class Top1Search(Search):
         node = rows + [(("argmax", i), _minus(F[i], F[j])) for i in range(m) if i != j]
         beats = []
         for i in (i for i in range(m) if i != j):
+            if self.deadline is not None and self.deadline.expired():  # up to m (m - 1) LPs on one leaf
+                raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed")
             target = _minus(G[i], G[j])
             proof = {} if not target[0] and target[1] <= 0 else self._bounded(node, target)
             if proof == "empty":
