@@ -29,7 +29,8 @@ A certificate has ``"d"``, ``"m"``, ``"queries"`` (the blocks) and at least one 
 A ``network`` with ``"layers"`` (any depth, as in the deep equivalence claims), or any network when the certificate
 has bases, is checked by :class:`_DeepNet`: each layer over one denominator, the first layer's pre-activations per
 block as for one hidden layer (a basis's images ``W_1 u_l`` once per basis), the layers above point by point in
-integers, or on a line once per activation pattern (docs/certificates.md, "Transcripts", gives the proof).
+integers, or on a line once per activation pattern (docs/certificates.md, "Deep networks in a transcript", gives
+the proof).
 
 Every comparison is in integers (a unit as (w, L) with (V_i, b_i) = w / L; a point over one denominator E; the
 output row r over Du[r], the output bias over Dc); the integers' sizes are bounded before each block is evaluated.
@@ -38,8 +39,8 @@ output row r over Du[r], the output bias over Dc); the integers' sizes are bound
 from __future__ import annotations
 
 from fractions import Fraction
-from math import gcd
 from itertools import repeat
+from math import gcd
 from operator import add, mul
 
 from .common import CheckFailed, cap_bits, digits_of, lcm_within, only_fields, over
