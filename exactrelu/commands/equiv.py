@@ -41,6 +41,10 @@ def register(sub) -> None:
     p.add_argument("--top1", action="store_true",
                    help="prove instead that at every x some class is a largest output of both networks (ties: their "
                         "sets of largest outputs meet; ReLU; a counterexample is a point where they do not)")
+    p.add_argument("--plot", metavar="FILE", help="when the networks differ, draw both along a segment through the "
+                   "counterexample (the box's chord, or a segment of R^d) to FILE (.png, .pdf or .svg; needs "
+                   "matplotlib)")
+    p.set_defaults(output_args=("plot",))  # an output, checked before the work (cli._check_outputs)
     add_layers_argument(p, of="NET1")
     add_layers_argument(p, "--layers2", of="NET2")
     add_time_limit(p)
@@ -146,6 +150,10 @@ def cmd_equiv(args) -> int:
     from ..errors import InvalidInput
     from ..progress import LineProgress
 
+    if args.plot:
+        from ..equiv.plot import require_plot
+
+        require_plot(args.plot)  # before any work
     lower, upper, where = _domain(args)
     a, b = _read(args, args.first, args.layers), _read(args, args.second, args.layers2)
     where = where or f"all of R^{a.d}"
@@ -171,8 +179,9 @@ def cmd_equiv(args) -> int:
                                    "  search further with a larger --time-limit or --max-nodes"], ok=False, code=3)
     if args.output:
         _write_json(res.certificate, args.output)
+    drawn = _plot(args, a, b, res, lower, upper, record)
     if args.top1:
-        return emit(args, record, _top1_lines(args, res, where, lower is not None), ok=res.equal)
+        return emit(args, record, _top1_lines(args, res, where, lower is not None) + drawn, ok=res.equal)
     eps = f" by more than {args.epsilon}" if args.epsilon is not None else ""
     if res.equal:
         how = (f"{res.canonical.units} hyperplanes after merging; {a.k} and {b.k} units" if two else
@@ -194,7 +203,22 @@ def cmd_equiv(args) -> int:
     lines.append(f"checked: {res.summary}")
     if args.output:
         lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
-    return emit(args, record, lines, ok=res.equal)
+    return emit(args, record, lines + drawn, ok=res.equal)
+
+
+def _plot(args, a, b, res, lower, upper, record: dict) -> list[str]:
+    """``--plot FILE``: the figure through the counterexample (record["plot"]: its path, or None); its line."""
+    if not args.plot:
+        return []
+    if res.status != "not-equivalent":
+        record["plot"] = None
+        return [f"plot: not drawn ({args.plot}): there is no counterexample to draw through"]
+    from ..equiv.plot import plot_counterexample
+
+    path = plot_counterexample(a, b, res.witness, res.values, args.plot, lower=lower, upper=upper,
+                               epsilon=args.epsilon, top1=args.top1, names=(args.first, args.second))
+    record["plot"] = str(path)
+    return [f"plot: {path} (both networks along a segment through the counterexample)"]
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
