@@ -141,6 +141,18 @@ def _moves(J, u) -> bool:
     return any(sum(a * v for a, v in zip(row, u) if a) for row in J[0])
 
 
+def _wider_than_input(planes, counts: dict, lines: int, d: int) -> str:
+    """What the lines saw when the first layer cannot be oriented, if it points to k1 > d: more distinct hyperplanes
+    met often than the input has dimensions (a first layer wider than its input, which this route does not handle:
+    it moves one first-layer neuron at a time through a right inverse of W1); "" otherwise."""
+    often = sum(1 for n in counts.values() if n >= max(2, lines // 4))
+    if len(planes) < d or often <= d:
+        return ""
+    return (f"; also seen: {often} distinct hyperplanes each met on at least {max(2, lines // 4)} of {lines} lines, "
+            f"more than the input dimension d = {d}: a first layer wider than its input (k1 > d) shows this way, and "
+            "--hidden-layers 2 needs k1 <= d (independent rows of W1)")
+
+
 def orient(planes, seen):
     """(N, c, R) with every first-layer neuron active where ``N_i x + c_i > 0`` (module docstring, step 2): at each
     kink on hyperplane i, f does not change along ``u_i`` (column i of R: N u_i = e_i, only z_i moves) in the region
@@ -279,7 +291,10 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
     q0 = oracle.queries
     planes, counts, seen = first_layer(oracle, rng, lines, width, progress)
     q1 = oracle.queries
-    N, c, R = orient(planes, seen)
+    try:
+        N, c, R = orient(planes, seen)
+    except AssumptionViolated as exc:
+        raise AssumptionViolated(str(exc) + _wider_than_input(planes, counts, lines, oracle.d)) from None
     points = [x for x, *_ in seen if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
     h_oracle, hyper = MappedOracle(oracle, R, c), {}
     n = second_layer(h_oracle, hyper, _starts(N, c, points, rng), rng, chords=chords, progress=progress)

@@ -95,3 +95,14 @@ def test_a_leaky_second_layer_unit_is_two_relu_units_and_comes_out_equal():
     same = Network.from_layers([(W1, B1), (W2 + [[-v for v in W2[0]]], B2 + [-B2[0]]), ([W3 + ["-1/10"]], [1])])
     res = extract(CallableOracle(f, d=3), hidden_layers=2, seed=1)
     assert functionally_equal(res.network, same).status == "equivalent"
+
+
+def test_a_first_layer_wider_than_its_input_is_named(tmp_path, capsys):
+    """A PyTorch-like 5-6-4-1 network (k1 = 6 > d = 5): refused (exit 1, nothing written), and the refusal says
+    that more hyperplanes than d were met often, which is how k1 > d shows (the route needs k1 <= d)."""
+    rng = np.random.default_rng(0)
+    layers = [(rng.integers(-4, 5, (6, 5)), rng.integers(-3, 4, 6)),
+              (rng.integers(-4, 5, (4, 6)), rng.integers(-3, 4, 4)), (rng.integers(-4, 5, (1, 4)), [0])]
+    with pytest.raises(AssumptionViolated, match=r"more than the input dimension d = 5: a first layer wider than its "
+                                                 r"input \(k1 > d\)"):
+        extract(NetworkOracle(Network.from_layers(layers)), hidden_layers=2, seed=1)
