@@ -227,7 +227,7 @@ def _last(ctx: _Context, domain: Domain, N, c, starts, layers: list) -> tuple[Ne
 
 def _choices(ctx: _Context, domain: Domain, starts, layer: int, width):
     """The readings of layer ``layer`` on the domain (:func:`.layer.layer_choices` on the hyperplanes met on chords);
-    when none orients, as many chords again once."""
+    when none orients, twice as many chords again once (through the starts again, in new directions)."""
     count = ctx.lines + min(len(starts), 2 * ctx.lines)
     counts, seen = _survey(ctx, domain, count, starts)
     try:
@@ -236,7 +236,7 @@ def _choices(ctx: _Context, domain: Domain, starts, layer: int, width):
         return
     except AssumptionViolated:
         pass
-    more, seen2 = _survey(ctx, domain, 2 * ctx.lines, [])
+    more, seen2 = _survey(ctx, domain, 2 * ctx.lines + min(len(starts), 4 * ctx.lines), starts[::-1])
     counts = {p: counts.get(p, 0) + more.get(p, 0) for p in {**counts, **more}}
     seen += seen2
     try:
