@@ -13,8 +13,9 @@ D_(l+1) = D_l with ``N_l y + c_l >= 0``. On D_l the pre-activations of layer l a
 * with one hidden layer left, it is read face by face of the layer below (:mod:`.faces`): with random weights that
   layer's neurons are all active at only 0 to 26 % of the inputs, so the all-active region alone does not show it.
 
-Every step only proposes: the deep network must give 512 fresh answers exactly, and the transcript certificate of
-every query is checked by the independent checker. A weight of the last hidden layer never seen (a unit never met
+Every step only proposes: the deep network must give the fresh answers exactly (4,096 by default from
+:func:`~exactrelu.extract.extract`), and the transcript certificate of every query is checked by the independent
+checker. A weight of the last hidden layer never seen (a unit never met
 where some neuron of the layer below is active) is refused rather than guessed: on random 6-5-4-3-1 and
 10-8-6-4-1 nets a 0 there gave a network that passed 2,048 fresh queries and still differed from the oracle.
 """
@@ -36,7 +37,7 @@ from .faces import Faces
 from .layer import first_layer, frequent, layer_choices
 from .line_search import Line, kinks, random_line
 from .oracles import Oracle
-from .regions import region_jacobians
+from .regions import jacobian, region_jacobians
 
 __all__ = ["hidden_layers"]
 
@@ -136,8 +137,8 @@ def _sight(ctx: _Context, domain: Domain, faces: Faces, chords, count: int) -> N
         for y, value, J in regions:
             try:
                 faces.region(y, value, J)
-            except AssumptionViolated:  # a probe that crossed a hyperplane no kink of the chord shows: left out
-                continue
+            except AssumptionViolated:  # a probe crossed a hyperplane no kink of the chord shows, or a neuron is missed
+                faces.region(y, value, jacobian(ctx.h, y, value, Fraction(1, 2**40)), missed=True)
         ctx.say(f"chord {n + 1} of {count} (last hidden layer): {len(found)} kinks, {len(faces.units)} units")
     ctx.evidence["chords"].append(count)
 

@@ -101,14 +101,23 @@ class Faces:
         return [(u, j, where if every else where[0]) for u, (_, unit, where) in enumerate(self.units)
                 for j in range(self.k) if j not in unit]
 
-    def region(self, y, value, J) -> None:
-        """Record a region's point, answer and Jacobian (rows, den) in y."""
+    def region(self, y, value, J, missed: bool = False) -> None:
+        """Record a region's point, answer and Jacobian (rows, den) in y. ``missed``: J is the second one there, with
+        a far smaller step; if it still moves along a direction the layer below does not give, a neuron of that layer
+        was missed (refused: a network without it could still give every answer)."""
         face = self._face(y)
         if face is None:
             return
         S, z = face
         rows, den = J
-        grad = [self._through(S, [Fraction(v, den) for v in row]) if S else [] for row in rows]
+        try:
+            grad = [self._through(S, [Fraction(v, den) for v in row]) if S else [] for row in rows]
+        except AssumptionViolated:
+            if missed:
+                raise AssumptionViolated("f moves, where the layer below is as found, along a direction its neurons "
+                                         "do not give: a neuron of that layer was missed (or an oracle deeper than "
+                                         "asked)") from None
+            raise
         self.regions.append((S, [z[j] for j in S], list(value), grad))
 
     def form(self) -> CanonicalForm:
