@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 from .validation import check_integer
 
-__all__ = ["terminate_pool", "usable_cores", "idle_core", "idle_cores", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start",
-           "NICE", "BULK_ENTRIES", "bulk_workers"]
+__all__ = ["usable_cores", "idle_core", "idle_cores", "PARALLEL_CHECK_ENTRIES", "check_workers", "Ahead", "start",
+           "NICE", "BULK_ENTRIES", "bulk_workers", "terminate_pool"]
 
 #: Instances of at least this many entries n (d + m) are checked in forked workers when cores are idle
 #: (benchmarks/README.md: at (200,20,20,2e4), unloaded, the reference check took 7.2 s in one process, 4.1 s on 2
