@@ -13,7 +13,8 @@ WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b,
 
 
 def register(sub) -> None:
-    p = sub.add_parser("equiv", help="decide exactly whether two networks are the same function on all of R^d",
+    p = sub.add_parser("equiv", help="decide exactly whether two networks are the same function (on R^d or a box, "
+                                     "within E, or the same top class)",
                        description="Two-layer networks: compare their canonical forms exactly. Networks of any other "
                                    "depth (ReLU): reduce their difference, search for a witness, then split on "
                                    "neuron phases with exact LP proofs (docs/equivalence.md). Exit 0: the same "
@@ -197,13 +198,22 @@ def cmd_equiv(args) -> int:
             record["differs_in"] = res.evidence["differs_in"]
         inside = f", in {where}" if lower is not None else ""
         lines = [f"NOT {'EPSILON-' if eps else ''}EQUIVALENT: the networks differ{eps} at x = {_short(res.witness)}"
-                 f"{inside}{why}",
-                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
-                 "  (floats for reading; the exact rationals are in the certificate)"]
-    lines.append(f"checked: {res.summary}")
+                 f"{inside}{why}"] + _values(args, res)
+    return emit(args, record, lines + _tail(args, res) + drawn, ok=res.equal)
+
+
+def _values(args, res) -> list[str]:
+    """The two networks' outputs at the counterexample, as floats for reading."""
+    return [f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
+            "  (floats for reading; the exact rationals are in the certificate)"]
+
+
+def _tail(args, res) -> list[str]:
+    """The checker's line, and where the certificate was written."""
+    lines = [f"checked: {res.summary}"]
     if args.output:
         lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
-    return emit(args, record, lines + drawn, ok=res.equal)
+    return lines
 
 
 def _plot(args, a, b, res, lower, upper, record: dict) -> list[str]:
@@ -239,13 +249,8 @@ def _top1_lines(args, res, where: str, on_box: bool) -> list[str]:
         tops = [sorted(argmax_set(v)) for v in res.values]
         inside = f", in {where}" if on_box else ""
         lines = [f"NOT TOP1-EQUIVALENT: at x = {_short(res.witness)}{inside} the largest outputs are classes {tops[0]} "
-                 f"of {args.first} and {tops[1]} of {args.second}, none in common ({tie})",
-                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
-                 "  (floats for reading; the exact rationals are in the certificate)"]
-    lines.append(f"checked: {res.summary}")
-    if args.output:
-        lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
-    return lines
+                 f"of {args.first} and {tops[1]} of {args.second}, none in common ({tie})"] + _values(args, res)
+    return lines + _tail(args, res)
 
 
 def cmd_minimize(args) -> int:
