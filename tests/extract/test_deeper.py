@@ -14,7 +14,8 @@ from exactrelu.cli import main
 from exactrelu.equiv import functionally_equal
 from exactrelu.errors import AssumptionViolated
 from exactrelu.extract import CallableOracle, NetworkOracle, extract
-from exactrelu.extract.deeper import _below, hidden_layers
+from exactrelu.extract.deep import MappedOracle
+from exactrelu.extract.deeper import _below, _choices, _Context, _unseen, hidden_layers
 from exactrelu.extract.domain import Domain
 from exactrelu.extract.faces import Faces
 from exactrelu.io.weights import weights_json
@@ -110,3 +111,20 @@ def test_too_few_chords_and_no_more_rounds_is_refused():
     network differs, and nothing is answered."""
     with pytest.raises(AssumptionViolated, match="differs from the oracle at a fresh query after 0 more rounds"):
         hidden_layers(NetworkOracle(SMALL), np.random.default_rng(0), 3, chords=0, rounds=0)
+
+
+def test_refusals_of_the_last_layer_and_of_a_middle_layer():
+    narrow = Faces([[F(1), F(0), F(0)], [F(0), F(1), F(0)]], [F(0), F(0)], 1)
+    with pytest.raises(AssumptionViolated, match="a neuron of that layer was missed"):
+        narrow.region([F(1), F(1), F(1)], [F(0)], ([[1, 1, 1]], 1), missed=True)  # moves with y2
+    half = Faces([[F(1), F(0)], [F(0), F(1)]], [F(0), F(0)], 1)
+    half.kink([F(1), F(-1)], (1, 0, -1), [F(1)])  # seen only where the second neuron below is off
+    with pytest.raises(AssumptionViolated, match="1 weights of the last hidden layer are not known: unit 0 was never "
+                                                 "seen where neuron 1 of the layer below is active"):
+        raise _unseen(half)
+    # a leaky unit in layer 2 (on the orthant y = x >= 0 of an identity first layer): it moves on both sides
+    leaky = CallableOracle(lambda y: [max(y[0] - y[1], (y[0] - y[1]) / 10)], d=2, m=1)
+    eye = [[F(1), F(0)], [F(0), F(1)]]
+    ctx = _Context(leaky, MappedOracle(leaky, eye, [F(0), F(0)]), np.random.default_rng(0), None, 4, 4, 64, 0, 1, None)
+    with pytest.raises(AssumptionViolated, match="layer 2: hyperplane 0 of the layer is not a layer-2 ReLU neuron"):
+        list(_choices(ctx, Domain(2), [], 2, None))
