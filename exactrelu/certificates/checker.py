@@ -102,7 +102,8 @@ INSTANCE_CLAIMS = frozenset({"realizes", "realizes-except", "residual", "not-rea
 
 def _claim(cert) -> str:
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
-        raise CheckFailed(f"not an {FORMAT}")
+        named = cert.get("format") if isinstance(cert, dict) else None  # a network or an instance, said so
+        raise CheckFailed(f"not an {FORMAT}" + (f" (its format is {named[:40]!r})" if type(named) is str else ""))
     if type(cert.get("version")) is not int or cert["version"] != 1:  # not true, not 1.0
         raise CheckFailed(f"unsupported certificate version {str(cert.get('version'))[:20]!r}")
     claim = cert.get("claim")

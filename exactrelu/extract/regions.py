@@ -133,6 +133,9 @@ def canonical_from_line(line: Line, kinks: list[Fraction], jacobians: list, valu
 
 
 def _power_of_two_at_most(x: Fraction) -> Fraction:
+    """The largest power of two <= x (x > 0: at 0 the halving would never end)."""
+    if x <= 0:
+        raise ValueError(f"no power of two is at most {x}: a probe step from a point on a wall")
     t = Fraction(2) ** (x.numerator.bit_length() - x.denominator.bit_length())
     while t > x:
         t /= 2

@@ -253,3 +253,15 @@ def test_checker_entry_parsing():
 def test_checker_help_and_usage(capsys):
     assert checker.main(["--help"]) == 2
     assert "usage" in capsys.readouterr().out
+
+
+def test_a_file_of_another_format_is_named_not_only_refused():
+    """A network file given as a certificate (``extract -o`` writes the weights, ``--certificate`` the certificate):
+    the refusal says what the file is; a long or non-text format field is cut or left out, never echoed whole."""
+    for cert, said in [({"format": "exactrelu.weights", "layers": []}, "not an exactrelu.certificate (its format is "
+                        "'exactrelu.weights')"), ({"format": "x" * 10_000}, "(its format is '" + "x" * 40 + "')"),
+                       ({"format": 7}, "not an exactrelu.certificate"), ({}, "not an exactrelu.certificate"),
+                       ([], "not an exactrelu.certificate")]:
+        with pytest.raises(checker.CheckFailed) as exc:
+            checker.check(cert, None)
+        assert str(exc.value).endswith(said) or str(exc.value) == said, str(exc.value)

@@ -219,3 +219,16 @@ def test_the_network_oracles_fast_paths_answer_like_the_network(d, k, m, seed, e
     assert net.evaluate_exact(X).to_fractions() == Y and oracle.queries == len(X) == d + 6
     blocks, _, bases = oracle.blocks()
     assert blocks[-1]["axes"]["basis"] == 0 and bases == [[list(map(str, u)) for u in basis]]
+
+
+def test_a_probe_step_from_a_wall_is_an_error_not_a_hang():
+    """``_power_of_two_at_most`` halved forever at 0 (a probe from a point on a wall); it now raises."""
+    from fractions import Fraction
+
+    from exactrelu.extract.regions import _power_of_two_at_most
+
+    assert _power_of_two_at_most(Fraction(3, 10)) == Fraction(1, 4)
+    assert _power_of_two_at_most(Fraction(1)) == 1
+    for x in (Fraction(0), Fraction(-1, 8)):
+        with pytest.raises(ValueError, match="no power of two"):
+            _power_of_two_at_most(x)
