@@ -24,32 +24,17 @@ from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance
 from exactrelu.instances.checker_view import checker_instance, fast_instance
 from exactrelu.network import Activation, Network
+from test_fast_checker import fast_only, outcome  # noqa: F401 (a fixture)
 
 weights = st.fractions(min_value=-3, max_value=3, max_denominator=12)
 #: floats of every kind a sample may hold: kinks at 0, -0.0, integers with trailing zeros, tiny and huge exponents
 values = st.sampled_from([0.0, -0.0, 1.0, -2.5, 0.375, 3e-5, 2.0**40, -(2.0**-30), 6.0, -1024.0, 0.1])
 
 
-def outcome(run) -> tuple[str, str]:
-    try:
-        return "VALID", run()
-    except checker.CheckFailed as exc:
-        return "INVALID", str(exc)
-    except checker.UnreadableInput as exc:
-        return "UNREADABLE", str(exc)
-
-
 def agree(cert, inst: Instance, workers: int = 1) -> tuple[str, str]:
     ref = outcome(lambda: checker.check(cert, checker_instance(inst)))
     assert outcome(lambda: fast.check(cert, fast_instance(inst), workers)) == ref
     return ref
-
-
-@pytest.fixture
-def fast_only(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a block went to the reference")
-    monkeypatch.setattr(blocks, "check_rows", refuse)
 
 
 def _layers(data, widths, c=1) -> list:
