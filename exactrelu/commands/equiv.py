@@ -197,13 +197,22 @@ def cmd_equiv(args) -> int:
             record["differs_in"] = res.evidence["differs_in"]
         inside = f", in {where}" if lower is not None else ""
         lines = [f"NOT {'EPSILON-' if eps else ''}EQUIVALENT: the networks differ{eps} at x = {_short(res.witness)}"
-                 f"{inside}{why}",
-                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
-                 "  (floats for reading; the exact rationals are in the certificate)"]
-    lines.append(f"checked: {res.summary}")
+                 f"{inside}{why}"] + _values(args, res)
+    return emit(args, record, lines + _tail(args, res) + drawn, ok=res.equal)
+
+
+def _values(args, res) -> list[str]:
+    """The two networks' outputs at the counterexample, as floats for reading."""
+    return [f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
+            "  (floats for reading; the exact rationals are in the certificate)"]
+
+
+def _tail(args, res) -> list[str]:
+    """The checker's line, and where the certificate was written."""
+    lines = [f"checked: {res.summary}"]
     if args.output:
         lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
-    return emit(args, record, lines + drawn, ok=res.equal)
+    return lines
 
 
 def _plot(args, a, b, res, lower, upper, record: dict) -> list[str]:
@@ -239,13 +248,8 @@ def _top1_lines(args, res, where: str, on_box: bool) -> list[str]:
         tops = [sorted(argmax_set(v)) for v in res.values]
         inside = f", in {where}" if on_box else ""
         lines = [f"NOT TOP1-EQUIVALENT: at x = {_short(res.witness)}{inside} the largest outputs are classes {tops[0]} "
-                 f"of {args.first} and {tops[1]} of {args.second}, none in common ({tie})",
-                 f"  {args.first}: {_short(res.values[0])}", f"  {args.second}: {_short(res.values[1])}",
-                 "  (floats for reading; the exact rationals are in the certificate)"]
-    lines.append(f"checked: {res.summary}")
-    if args.output:
-        lines.append(f"certificate: {args.output} (exactrelu check {args.output})")
-    return lines
+                 f"of {args.first} and {tops[1]} of {args.second}, none in common ({tie})"] + _values(args, res)
+    return lines + _tail(args, res)
 
 
 def cmd_minimize(args) -> int:

@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from ..equiv.canonical import CanonicalForm
@@ -40,10 +39,11 @@ from ..errors import AssumptionViolated
 from ..exact.matrix import QMatrix
 from ..network import Network
 from .line_search import Line, kinks, random_line
+from .layer import _wider_than_input, first_layer, frequent, layer_choices, orient
 from .oracles import Oracle
 from .regions import _affine, _safe_step, jacobian, region_jacobians
 
-__all__ = ["MappedOracle", "first_layer", "orient", "second_layer", "two_hidden_layers"]
+__all__ = ["MappedOracle", "first_layer", "layer_choices", "orient", "second_layer", "two_hidden_layers"]
 
 
 class MappedOracle(Oracle):
@@ -83,107 +83,6 @@ class MappedOracle(Oracle):
         if not hasattr(self, "_basis"):
             self._basis = tuple(tuple(row[l] for row in self.R) for l in range(self.d))
         return self.base.along_axes(self.x(list(x0)), delta, self._basis)
-
-
-def _independent(rows: list) -> bool:
-    M = flint.fmpz_mat([list(r) for r in rows])
-    return M.rank() == len(rows)
-
-
-def first_layer(oracle: Oracle, rng: np.random.Generator, lines: int, width: int | None = None, progress=None):
-    """(the first layer's hyperplanes (v, b) as primitive integer tuples, counts, the kinks seen): the hyperplanes
-    met on the most of ``lines`` random lines (at least max(2, lines / 4) of them), most often first, each kept if
-    its normal is independent of those kept (a second-layer piece's normal is a combination of first-layer ones),
-    ``width`` of them if given. Each kink is (x, p, left Jacobian, right Jacobian, q)."""
-    counts: Counter = Counter()
-    seen = []
-    for n in range(lines):
-        line = random_line(oracle.d, rng)
-        found, J = kinks(oracle, line), []
-        form = region_jacobians(oracle, line, found, jacobians=J)
-        counts.update(p for p, _ in form.hyperplanes)
-        seen += [(line.at(kink.t), J[j], J[j + 1], line.q) for j, kink in enumerate(found)]
-        if progress:
-            progress(f"extract: line {n + 1} of {lines}: {len(found)} kinks, {oracle.queries} queries")
-    planes: list = []
-    for p, n in counts.most_common():
-        if n < max(2, lines // 4) or len(planes) == width:
-            break
-        if _independent([q[:-1] for q in planes] + [p[:-1]]):
-            planes.append(p)
-    if not planes or (width is not None and len(planes) < width):
-        raise AssumptionViolated(f"{len(planes)} hyperplanes with independent normals met on at least "
-                                 f"{max(2, lines // 4)} of {lines} lines" + (f", fewer than the {width} first-layer "
-                                 "neurons asked for" if width else ": no first layer seen") + " (a first-layer neuron "
-                                 "whose effect is rarely seen, or first-layer neurons more than the input dimension)")
-    return planes, dict(counts), seen
-
-
-def _right_inverse(N: list[list[Fraction]]) -> list[list[Fraction]]:
-    """R with N R = I (N: k x d of rank k), as N^T (N N^T)^-1, exactly."""
-    M = flint.fmpq_mat([[flint.fmpq(v.numerator, v.denominator) for v in row] for row in N])
-    R = M.transpose() * (M * M.transpose()).inv()
-    return [[Fraction(int(v.p), int(v.q)) for v in row] for row in R.tolist()]
-
-
-def _rows(planes) -> tuple[list[list[Fraction]], list[Fraction]]:
-    """Each hyperplane (v, b) scaled so that max |v_l| = 1: rows N and offsets c."""
-    N, c = [], []
-    for p in planes:
-        s = max(abs(v) for v in p[:-1])
-        N.append([Fraction(v, s) for v in p[:-1]])
-        c.append(Fraction(p[-1], s))
-    return N, c
-
-
-def _moves(J, u) -> bool:
-    """Whether the Jacobian (rows, den) has a non-zero derivative along u."""
-    return any(sum(a * v for a, v in zip(row, u) if a) for row in J[0])
-
-
-def _wider_than_input(planes, counts: dict, lines: int, d: int) -> str:
-    """What the lines saw when the first layer cannot be oriented, if it points to k1 > d: more distinct hyperplanes
-    met often than the input has dimensions (a first layer wider than its input, which this route does not handle:
-    it moves one first-layer neuron at a time through a right inverse of W1); "" otherwise."""
-    often = sum(1 for n in counts.values() if n >= max(2, lines // 4))
-    if len(planes) < d or often <= d:
-        return ""
-    return (f"; also seen: {often} distinct hyperplanes each met on at least {max(2, lines // 4)} of {lines} lines, "
-            f"more than the input dimension d = {d}: a first layer wider than its input (k1 > d) shows this way, and "
-            "--hidden-layers 2 needs k1 <= d (independent rows of W1)")
-
-
-def orient(planes, seen):
-    """(N, c, R) with every first-layer neuron active where ``N_i x + c_i > 0`` (module docstring, step 2): at each
-    kink on hyperplane i, f does not change along ``u_i`` (column i of R: N u_i = e_i, only z_i moves) in the region
-    on the inactive side, and does in the region on the other side (the Jacobian jumps by beta v_i there)."""
-    N, c = _rows(planes)
-    R = _right_inverse(N)
-    signs = []
-    for i, p in enumerate(planes):
-        u = [row[i] for row in R]
-        votes = set()
-        for x, left, right, q in seen:
-            if sum(a * v for a, v in zip(p, x)) + p[-1]:
-                continue
-            ahead = 1 if sum(a * v for a, v in zip(p, q)) > 0 else -1  # the side of the right region
-            moved = (_moves(left, u), _moves(right, u))
-            if moved == (True, True) or moved == (False, False):
-                raise AssumptionViolated(f"hyperplane {i} of the first layer is not a first-layer ReLU neuron: f "
-                                         f"{'changes' if moved[0] else 'does not change'} with it on both sides of a "
-                                         "kink (a unit that is not a ReLU, such as a leaky one, an oracle deeper than "
-                                         "asked, or the first layer misread)")
-            votes.add(ahead if moved[1] else -ahead)
-        if len(votes) != 1:
-            raise AssumptionViolated(f"first-layer neuron {i} is active on one side at one kink and on the other at "
-                                     "another: the first layer read from the lines is not one (a first-layer neuron "
-                                     "met on too few lines, and a second-layer piece taken in its place; or an oracle "
-                                     "deeper than asked)")
-        signs.append(votes.pop())
-    N = [[s * v for v in row] for s, row in zip(signs, N)]
-    c = [s * v for s, v in zip(signs, c)]
-    R = [[s * v for s, v in zip(signs, row)] for row in R]
-    return N, c, R
 
 
 def _chord(h0: list[Fraction], rng: np.random.Generator, on=None):
@@ -284,17 +183,9 @@ def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator)
     return next((x for x, a, b in zip(points, oracle(points), want) if a != b), None)
 
 
-def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 12, width: int | None = None,
-                      chords: int = 16, fresh: int = 512, rounds: int = 4, progress=None) -> tuple[Network, dict]:
-    """The deep network (three affine layers) and the evidence (module docstring, steps 1-4; the fresh queries of
-    step 4 are asked here: a point where the network differs seeds a new line and more chords, up to ``rounds``)."""
-    q0 = oracle.queries
-    planes, counts, seen = first_layer(oracle, rng, lines, width, progress)
-    q1 = oracle.queries
-    try:
-        N, c, R = orient(planes, seen)
-    except AssumptionViolated as exc:
-        raise AssumptionViolated(str(exc) + _wider_than_input(planes, counts, lines, oracle.d)) from None
+def _above(oracle: Oracle, rng, planes, oriented, seen, chords: int, fresh: int, rounds: int, progress):
+    """Steps 3-4 on one oriented first layer: (network, evidence)."""
+    N, c, R = oriented
     points = [x for x, *_ in seen if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
     h_oracle, hyper = MappedOracle(oracle, R, c), {}
     n = second_layer(h_oracle, hyper, _starts(N, c, points, rng), rng, chords=chords, progress=progress)
@@ -307,13 +198,53 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
         if attempt == rounds:
             raise AssumptionViolated(f"the network found differs from the oracle at a fresh query after {rounds} more "
                                      "lines: the oracle is not a network with two hidden layers of this form (deeper, "
-                                     "or a second-layer neuron never met)",
+                                     "or a second-layer neuron never met, or a first-layer neuron met on fewer than 2 "
+                                     "lines)",
                                      evidence={"point": [str(v) for v in bad]})
         line = Line(bad, random_line(oracle.d, rng).q)
         more = [line.at(kink.t) for kink in kinks(oracle, line)]
         more = [x for x in more if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
         n += second_layer(h_oracle, hyper, _starts(N, c, more, rng), rng, chords=chords, progress=progress)
-    evidence = {"form": form, "first_layer": len(N), "second_layer_hyperplanes": len(hyper), "chords": n,
-                "lines": lines, "rounds": attempt, "queries_lines": q1 - q0, "queries_second": oracle.queries - q1,
-                "line_counts": sorted(counts.values(), reverse=True)}
-    return net, evidence
+    return net, {"form": form, "first_layer": len(N), "second_layer_hyperplanes": len(hyper), "chords": n,
+                 "rounds": attempt}
+
+
+def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 12, width: int | None = None,
+                      chords: int = 16, fresh: int = 512, rounds: int = 4, choices: int = 3,
+                      progress=None) -> tuple[Network, dict]:
+    """The deep network (three affine layers) and the evidence (module docstring, steps 1-4; the fresh queries of
+    step 4 are asked here: a point where the network differs seeds a new line and more chords, up to ``rounds``).
+    Up to ``choices`` first layers that orient (:func:`layer_choices`) are tried in turn, each decided by the fresh
+    queries; when none orients, as many lines again are drawn once. The refusal is the first choice's."""
+    q0, errors, refusals = oracle.queries, [], []
+    candidates, counts, seen = first_layer(oracle, rng, lines, progress)
+    q_lines = oracle.queries - q0
+    for more in (True, False):
+        try:
+            for planes, oriented in layer_choices(candidates, seen, lines, width, refusals=refusals):
+                try:
+                    net, evidence = _above(oracle, rng, planes, oriented, seen, chords, fresh, rounds, progress)
+                except AssumptionViolated as exc:
+                    errors.append(exc)
+                    if len(errors) >= choices:
+                        break
+                    continue
+                evidence.update(lines=lines * (2 if not more else 1), queries_lines=q_lines,
+                                queries_second=oracle.queries - q0 - q_lines,
+                                line_counts=sorted(counts.values(), reverse=True), choices=len(errors) + 1)
+                return net, evidence
+        except AssumptionViolated as exc:
+            if not more:
+                raise AssumptionViolated(str(exc) + _wider_than_input(candidates, counts, lines, oracle.d)) from None
+            extra = first_layer(oracle, rng, lines, progress)
+            counts = dict(Counter(counts) + Counter(extra[1]))
+            seen += extra[2]
+            q_lines = oracle.queries - q0
+            candidates = frequent(counts)
+            lines *= 2
+            continue
+        break
+    if refusals and refusals[0][0] == 1:  # the greedy choice did not orient: its reason is the most telling
+        raise AssumptionViolated(f"{refusals[0][1]} (and the {len(errors)} other choices of the first layer that "
+                                 f"orient give a network that fails: {errors[0]})") from None
+    raise errors[0]

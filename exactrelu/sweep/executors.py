@@ -23,7 +23,7 @@ import socket
 import threading
 
 from ..errors import InvalidInput
-from ..parallel import usable_cores
+from ..parallel import terminate_pool as _terminate, usable_cores
 from ..validation import check_positive_integer
 from ..arguments import scheduler_address
 from .worker import init_worker
@@ -173,18 +173,3 @@ def _start_servers(ctx) -> None:
         forkserver.ensure_running()
     finally:
         signal.signal(signal.SIGINT, old)
-
-
-def _terminate(ex: cf.ProcessPoolExecutor) -> None:
-    """Stop a process pool's workers now (``terminate_workers`` from Python 3.14; before, by hand)."""
-    stop = getattr(ex, "terminate_workers", None)
-    if stop is not None:  # pragma: no cover - Python >= 3.14
-        stop()
-        return
-    procs = list(getattr(ex, "_processes", {}).values())
-    ex.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(5)

@@ -120,9 +120,11 @@ def test_hardness_decide_inside_the_sat_solver(php8, tmp_path):
 
 
 def test_demo_while_the_checker_pool_checks(tmp_path):
-    """Two forked checker workers (EXACTRELU_CHECK_WORKERS=2): they leave Ctrl-C to the parent, which stops them."""
-    code, after, left = interrupt(EXACTRELU + ["demo", "-d", "10", "-k", "3", "-m", "3", "-n", "20000"],
-                                  processes=2, delay=0.2, env={"EXACTRELU_CHECK_WORKERS": "2"})
+    """Two forked checker workers (EXACTRELU_CHECK_WORKERS=2): they leave Ctrl-C to the parent, which stops them.
+    Since the check got fast, the pool lives about 0.15 s at n = 20,000 on an idle machine (a 0.2 s delay found the
+    program done: exit 0); at n = 60,000 it lives about 0.45 s, and the signal comes 0.05 s into it."""
+    code, after, left = interrupt(EXACTRELU + ["demo", "-d", "10", "-k", "3", "-m", "3", "-n", "60000"],
+                                  processes=2, delay=0.05, env={"EXACTRELU_CHECK_WORKERS": "2"})
     assert_interrupted(code, after, left)
 
 

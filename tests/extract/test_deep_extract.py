@@ -12,7 +12,7 @@ from exactrelu.cli import main
 from exactrelu.equiv import functionally_equal
 from exactrelu.errors import AssumptionViolated, CertificateInvalid, InvalidInput
 from exactrelu.extract import CallableOracle, NetworkOracle, extract
-from exactrelu.extract.deep import orient, two_hidden_layers
+from exactrelu.extract.deep import layer_choices, orient, two_hidden_layers
 from exactrelu.extract.line_search import Line, kinks
 from exactrelu.io.weights import weights_json
 from exactrelu.network import Network
@@ -160,3 +160,39 @@ def test_two_outputs():
     res = extract(NetworkOracle(hidden), hidden_layers=2, seed=0)
     assert res.network.widths == (6, 5, 4, 2) and res.summary.endswith("(hidden widths 5-4) gives every one exactly")
     assert functionally_equal(res.network, hidden).status == "equivalent"
+
+
+def _small(seed: int) -> Network:
+    """An integer 3-3-3-1 network with weights and biases in -2..2 (the family where ties were found)."""
+    rng = np.random.default_rng(seed)
+    return Network.from_layers([(rng.integers(-2, 3, (3, 3)), rng.integers(-2, 3, 3)),
+                                (rng.integers(-2, 3, (3, 3)), rng.integers(-2, 3, 3)),
+                                (rng.integers(-2, 3, (1, 3)), rng.integers(-2, 3, 1))])
+
+
+def test_a_second_layer_piece_met_more_often_than_a_first_layer_neuron():
+    """Seed 12: the piece (3, 1, 2, 0) of a second-layer neuron is met on 6 of 12 lines, the first-layer neuron
+    (2, 2, 0, 1) on 5; the greedy choice took the piece, which failed to orient (it was refused as "not a first
+    layer"). The choice is made again without it, and the network found is equal."""
+    res = extract(NetworkOracle(_small(12)), hidden_layers=2, seed=12)
+    assert functionally_equal(res.network, _small(12)).status == "equivalent"
+    assert res.summary == verify_transcript(res.certificate)
+
+
+def test_a_line_with_a_missed_kink_is_replaced():
+    """Seed 1: on the seventh line two kinks of a bump lie between two equal affine pieces (the midpoint check
+    misses them), so the Jacobians disagree with the line's slope ("probes keep leaving their region"); that line is
+    replaced by another instead of refusing the oracle."""
+    res = extract(NetworkOracle(_small(1)), hidden_layers=2, seed=1)
+    assert functionally_equal(res.network, _small(1)).status == "equivalent"
+
+
+def test_layer_choices_refuse_when_no_choice_orients():
+    moving, still, q = ([[1, 0]], 1), ([[0, 0]], 1), [Fraction(1), Fraction(1)]
+    seen = [([Fraction(0), Fraction(0)], moving, moving, q)]
+    with pytest.raises(AssumptionViolated, match="not a first-layer ReLU neuron"):
+        list(layer_choices([(1, 0, 0)], seen, 12))
+    with pytest.raises(AssumptionViolated, match="fewer than the 2 first-layer neurons asked for"):
+        list(layer_choices([(1, 0, 0)], seen, 12, width=2))
+    assert [p for p, _ in layer_choices([(1, 0, 0), (0, 1, 0)], [([Fraction(0), Fraction(1)], still, moving, q)],
+                                        12, width=1)] == [[(1, 0, 0)]]

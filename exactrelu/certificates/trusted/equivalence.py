@@ -60,8 +60,9 @@ def _row(r) -> tuple[list[int], list[int] | None]:
             if "/" not in joined:
                 return list(map(int, r)), None
             pairs = [x.partition("/") for x in r]
-            if all(not sep or int(q) for _, sep, q in pairs):  # a zero denominator goes to parse_rational
-                return [int(p) for p, _, _ in pairs], [int(q) if q else 1 for _, _, q in pairs]
+            dens = [int(q) if q else 1 for _, _, q in pairs]
+            if all(dens):  # a zero denominator goes to parse_rational
+                return [int(p) for p, _, _ in pairs], dens
     pairs = [_pq(x) for x in r]
     return [p for p, _ in pairs], [q for _, q in pairs]
 

@@ -25,6 +25,7 @@ import time
 from fractions import Fraction
 
 from ...deadline import Deadline
+from ...parallel import terminate_pool as _stop
 from .search import Stats, _Found, _Spent, _Stuck
 from .top1 import argmax_set
 
@@ -169,14 +170,3 @@ def _extra(search) -> dict:
     """The keyword arguments a worker's search needs beyond the defaults (a lemma's targets are never cut)."""
     return {} if type(search).__name__ == "Top1Search" or search.targets is search.red.outputs else \
         {"targets": search.targets}
-
-
-def _stop(pool: cf.ProcessPoolExecutor) -> None:
-    """Shut the pool down; workers still running (after a witness, a spent budget or Ctrl-C) are terminated."""
-    procs = list(getattr(pool, "_processes", {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(5)
