@@ -272,3 +272,23 @@ def test_the_librarys_own_check_of_a_deep_claim_is_the_fast_checker(monkeypatch,
     calls = []
     monkeypatch.setattr(checker, "check", lambda *a, **k: calls.append(1) or "the reference")
     assert verify(cert, inst) == "the reference" and calls == [1]
+
+
+def test_the_command_line_checks_a_deep_claim_fast_and_by_the_reference(capsys, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from exactrelu.cli import main
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    args = [str(corpus / "valid/residual-deep-dyadic.json"), str(corpus / "instances/deep-dyadic-noisy.json"), "--json"]
+    for extra, used in (([], "fast"), (["--reference"], "reference"), (["--workers", "2"], "fast")):
+        with monkeypatch.context() as patch:
+            if used == "fast":  # every block decided by the fast checker itself
+                patch.setattr(blocks, "check_rows", lambda *a: pytest.fail("a block went to the reference"))
+            assert main(["check", *args, *extra]) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["checker"] == used and record["summary"].startswith("residual: 16 samples x 2 outputs")
+        assert "(layers 2-3-2-2-2, activation degree 1)" in record["summary"]
+    bad = [str(corpus / "invalid/residual-deep-max-off.json"), str(corpus / "instances/deep-dyadic-noisy.json")]
+    assert main(["check", *bad]) == 1 and "max_abs_error is" in capsys.readouterr().out
