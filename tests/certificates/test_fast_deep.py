@@ -70,7 +70,7 @@ def test_the_references_sizes_of_every_hidden_row_come_out_exactly(data):
     """``reference_sizes`` against the reference's own hidden rows (``trusted/deep.hidden_rows``, Python integers):
     the largest ``bits(Dh_j) + bits(max_i Nh_ji)`` of the block, and a pair that some sample has."""
     c = data.draw(st.sampled_from([1, 1, 2]))
-    widths = [data.draw(st.integers(1, 3)) for _ in range(data.draw(st.integers(2, 4)))]
+    widths = [data.draw(st.integers(1, 3)) for _ in range(data.draw(st.integers(1, 4)))]  # 1: no hidden layer
     layers = _layers(data, widths)
     X = np.array([[data.draw(values) for _ in range(widths[0])] for _ in range(data.draw(st.integers(1, 6)))])
     nums, _ = numbers.from_floats(X)
@@ -81,7 +81,7 @@ def test_the_references_sizes_of_every_hidden_row_come_out_exactly(data):
     den, num = deep.reference_sizes(net, H, s, sx)
     parsed = [([v.as_integer_ratio()[0] for v in row], [v.as_integer_ratio()[1] for v in row]) for row in X.tolist()]
     rows = trusted_deep.hidden_rows(layers, c, parsed, 1)
-    pairs = [(Dh[0].bit_length(), max(Nh).bit_length()) for Nh, Dh in rows]
+    pairs = [(Dh[0].bit_length(), max(map(abs, Nh)).bit_length()) for Nh, Dh in rows]
     assert (den, num) in pairs and den + num == max(a + b for a, b in pairs)
 
 
@@ -232,22 +232,30 @@ def _edge(monkeypatch, cert, inst, spans) -> str:
     return verdict(hi - 1)[1]
 
 
-@pytest.mark.parametrize("case", ["mixed exponents", "dead rows", "integers", "dead first layer"])
+@pytest.mark.parametrize("case", ["mixed exponents", "dead rows", "integers", "dead first layer", "two layers"])
 def test_at_the_references_edge_a_deep_check_is_decided_here(case, monkeypatch):
     """The block's largest hidden row by the reference's measure is not the largest input row: samples of different
     exponents, rows whose units all die (a zero numerator has no bits), integer rows (denominator 1); and a first
-    layer of large weights that dies on every row, where the hidden layers' own bound is the one that binds."""
+    layer of large weights that dies on every row, where the hidden layers' own bound is the one that binds; and a
+    two-layer network given by its layers, whose rows the reference measures over their common denominator (1/2^10
+    beside 3: 3 2^10 has 12 bits, not 2)."""
     net = Network.from_layers([([[1, "-3/8"], [2, 1]], [1, "1/2"]), ([[1, 1], ["-5/4", 1]], [0, "1/16"]),
                                ([[3, "1/32"]], ["7/16"])])
     X = {"mixed exponents": [[2.0**-30 * 3, 2.0**20 + 1.0], [-(2.0**-12), 5.0], [0.0, -(2.0**-40)], [7.0, 9.0]],
          "dead rows": [[-(2.0**-50) * 2**40, -(2.0**30)], [3.0, 2.0**-3], [-5.0, -(2.0**-44)]],
          "integers": [[3.0, 2.0**20 + 1.0], [-7.0, 5.0], [0.0, -(2.0**40)]],
-         "dead first layer": [[-1.5, -2.0], [-0.25, -3.0], [-(2.0**-20), -1.0]]}[case]
+         "dead first layer": [[-1.5, -2.0], [-0.25, -3.0], [-(2.0**-20), -1.0]],
+         "two layers": [[2.0**-10, 3.0], [-(2.0**-3), 2.0**30], [5.0, -7.0]]}[case]
     if case == "dead first layer":
         net = Network.from_layers([([[2**40, 2**40], [3 * 2**40, 2**40]], [-1, -1]), ([[1, 1], [1, -1]], [1, 0]),
                                    ([[1, 1]], None)])
+    if case == "two layers":
+        net = Network.from_rows([[3, "1/32"]], [[1, "-3/8"], [2, 1]], b=[1, "1/2"], c=["7/16"])
     inst = Instance.from_arrays(np.array(X), net.evaluate_exact(X).to_fractions())
     cert = realizes_certificate(inst, net)
+    if case == "two layers":  # the same network written as "layers" (the library writes U, V, b, c for depth 2)
+        cert = {**{k: v for k, v in cert.items() if k not in ("U", "V", "b", "c")},
+                "layers": [{"W": cert["V"], "b": cert["b"]}, {"W": cert["U"], "b": cert["c"]}]}
     spans: list = []
     real = blocks.check_rows
     monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
@@ -264,3 +272,23 @@ def test_the_librarys_own_check_of_a_deep_claim_is_the_fast_checker(monkeypatch,
     calls = []
     monkeypatch.setattr(checker, "check", lambda *a, **k: calls.append(1) or "the reference")
     assert verify(cert, inst) == "the reference" and calls == [1]
+
+
+def test_the_command_line_checks_a_deep_claim_fast_and_by_the_reference(capsys, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from exactrelu.cli import main
+
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    args = [str(corpus / "valid/residual-deep-dyadic.json"), str(corpus / "instances/deep-dyadic-noisy.json"), "--json"]
+    for extra, used in (([], "fast"), (["--reference"], "reference"), (["--workers", "2"], "fast")):
+        with monkeypatch.context() as patch:
+            if used == "fast":  # every block decided by the fast checker itself
+                patch.setattr(blocks, "check_rows", lambda *a: pytest.fail("a block went to the reference"))
+            assert main(["check", *args, *extra]) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["checker"] == used and record["summary"].startswith("residual: 16 samples x 2 outputs")
+        assert "(layers 2-3-2-2-2, activation degree 1)" in record["summary"]
+    bad = [str(corpus / "invalid/residual-deep-max-off.json"), str(corpus / "instances/deep-dyadic-noisy.json")]
+    assert main(["check", *bad]) == 1 and "max_abs_error is" in capsys.readouterr().out

@@ -88,11 +88,7 @@ class Judge:
             self.passed.append((x_bits, 0, 0))
         Xn, sx = network.scaled(X)
         H, G = deep.forward(self.hidden[1], Xn, sx)
-        if self.hidden[0]:
-            s = np.maximum(X.t, 0).reshape(X.shape).max(axis=1)
-            h_row = deep.reference_sizes(self.hidden[1], H, s, sx)
-        else:  # no hidden layer before the last two: the reference's rows are the inputs
-            h_row = x_row
+        h_row = deep.reference_sizes(self.hidden[1], H, np.maximum(X.t, 0).reshape(X.shape).max(axis=1), sx)
         if not self._within(0, sum(h_row), y_bits):
             bound_integers([_sample(H.shape[2], *h_row)], Ys, *self.parts)
             self.passed.append((0, sum(h_row), y_bits))

@@ -79,8 +79,12 @@ def reference_sizes(net: Hidden, H: np.ndarray, s: np.ndarray, sx: int) -> tuple
     with the largest sum, from the block's values ``H`` (rows, units) over ``G`` and each sample's exponent ``s_j``.
 
     ``Dh_j = base 2^(c^L s_j)`` and ``Nh_ji = H_ji / 2^(c^L (sx - s_j))`` (an exact division): a non-zero numerator
-    loses exactly ``c^L (sx - s_j)`` bits, a zero one has none.
+    loses exactly ``c^L (sx - s_j)`` bits, a zero one has none. With no hidden layer (a two-layer network given by
+    its layers) H is the block's inputs ``Xn`` (any sign, limbs not yet carried) and the reference's rows are the
+    inputs over their own denominators, ``Nx_j = Xn_j / 2^(sx - s_j)``, whose largest |entry| it measures.
     """
+    if not net.layers:
+        H = limbs.absolute(limbs.normalized(np.asarray(H, dtype=np.int64)))
     top = limbs.bit_lengths(H).max(axis=1, initial=0)
     num = np.where(top > 0, top - net.power * (sx - s), 0)
     den = net.base.bit_length() + net.power * s
