@@ -94,7 +94,8 @@ def _register_recover(sub) -> None:
                    "then every sample verified exactly in blocks (bounded memory; automatic above 4,000,000 entries; with "
                    "--bias too)")
     p.add_argument("--subset", type=positive_int_arg, metavar="N",
-                   help="with --stream: samples of the exact phase (default 20000)")
+                   help="with --stream: samples of the exact phase (default: sized from d, k and m; 20000 if those "
+                        "give no network)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
     p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
@@ -320,11 +321,11 @@ def _streams(args) -> bool:
 def _recover_streaming(args, deadline) -> int:
     from ..certificates.envelope import write_certificate
     from ..io.files import writable
-    from ..recover.streaming import SUBSET, recover_streaming
+    from ..recover.streaming import recover_streaming
 
     out = writable(args.output if args.output else args.instance + ".cert.json")
     res = recover_streaming(args.instance, k=args.k, activation=_activation(args.activation), init=args.init,
-                            random_state=args.seed, check=not args.no_check, subset=args.subset or SUBSET,
+                            random_state=args.seed, check=not args.no_check, subset=args.subset,
                             time_limit=deadline, bias=bias_of(args))
     write_certificate(res.certificate, out)
     lines = [f"certified: {res.entries_verified} label entries reproduced exactly by k={args.k} units (route "
@@ -333,7 +334,8 @@ def _recover_streaming(args, deadline) -> int:
         lines.append(f"independent checker (reading the .npz a block at a time): {res.checked}")
     lines += [_table(_timing_rows(res.timings)), f"certificate written to {out}"]
     record = {"claim": "realizes", "certificate": str(out), "k": args.k, "route": res.route, "streamed": True,
-              "subset": res.subset, "rounds": res.rounds, "entries_verified": res.entries_verified,
+              "subset": res.subset, "subsets_tried": res.subsets_tried, "rounds": res.rounds,
+              "entries_verified": res.entries_verified,
               "proposer": res.proposer, "tries": res.tries, "checked": res.checked, "timings": res.timings}
     return emit(args, record, lines)
 

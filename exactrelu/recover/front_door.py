@@ -73,6 +73,7 @@ def recover(
     time_limit: "float | Deadline | None" = None,
     max_except=None,
     certificate: bool = True,
+    search: bool = True,
 ) -> RecoveryResult:
     """Recover U, V (and b, c) with ``f(inputs @ V.T + b) @ U.T + c == labels`` exactly, and certify it.
 
@@ -106,6 +107,9 @@ def recover(
     certificate : False: the exact network only, not certified (the result's ``certificate`` is ``{}``, nothing is
         hashed or checked; a sparse-corruption route certifies anyway): for a caller that verifies the network on
         more samples and certifies it itself, as :func:`~exactrelu.recover.streaming.recover_streaming` does.
+    search : False: units the float proposal misses are not searched for blindly (ProposalFailed at once, nothing
+        claimed): for a caller with a cheaper next step, as recover_streaming's first, small subset (a blind search
+        on too few samples can take longer than the exact phase on more of them).
 
     Raises
     ------
@@ -124,6 +128,7 @@ def recover(
     model = bias_class(bias)
     sparse_noise = check_flag(sparse_noise, "sparse_noise")
     certificate = check_flag(certificate, "certificate")
+    search = check_flag(search, "search")
     random_state = check_seed(random_state, "random_state")
     if k > inst.n:
         raise InvalidInput(f"k = {k} hidden units but only n = {inst.n} samples: the weights cannot be determined")
@@ -134,7 +139,8 @@ def recover(
     if deadline.seconds is not None:  # every progress message of the routes and proposers also checks the time
         progress = with_deadline(progress, deadline)
     req = RecoveryRequest(k, activation, model["biases"], init, random_state, check and certificate, progress,
-                          max_except=bound, output_bias=model["output_bias"], certificate=certificate)
+                          max_except=bound, output_bias=model["output_bias"], certificate=certificate,
+                          search=search)
     try:
         # BLAS threads only pay on large float steps; the instance hash is made meanwhile (a forked child)
         with small_problem_threads(inst.n * (inst.d + inst.m)), \

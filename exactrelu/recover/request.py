@@ -35,6 +35,7 @@ class RecoveryRequest:
     max_except: Fraction | None = None  # sparse corruption: the largest excepted fraction certified (None: the route's)
     output_bias: bool = False
     certificate: bool = True  # False: the network only (the caller certifies it itself: recover_streaming)
+    search: bool = True  # False: no blind search for units the proposal misses (recover_streaming's small subset)
 
     @property
     def model(self) -> dict:

@@ -137,7 +137,7 @@ class _Finder:
         self.say(f"proposal '{name}' gave {len(V_prop)} rows")
         self.take(V_prop, name)
         rounds = 0
-        while len(self.cands) < self.k and rounds < 3:
+        while len(self.cands) < self.k and rounds < 3 and self.req.search:
             rounds += 1
             self.say(f"{len(self.cands)} of {self.k} units confirmed; searching for the rest")
             self.take(self._search(Yf, rounds, bias), "search")

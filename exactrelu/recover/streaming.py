@@ -42,7 +42,7 @@ import numpy as np
 from ..certificates.claims.realizes import realizes_certificate
 from ..certificates.claims.residual import differing_samples
 from ..certificates.envelope import _is_hex_digest
-from ..errors import CertificateInvalid, InvalidInput, NotRealizable
+from ..errors import AssumptionViolated, CertificateInvalid, InvalidInput, NotRealizable
 from .. import blas, parallel
 from ..exact.bulk import map_blocks
 from ..validation import check_k, check_positive_integer
@@ -52,10 +52,12 @@ from ..io.npz import map_npz_instance
 from ..network import Activation, Network
 from .proposals import read_init
 
-__all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "BLOCK"]
+__all__ = ["recover_streaming", "StreamedRecovery", "SUBSET", "SUBSET_MIN", "BLOCK", "subset_sizes"]
 
-#: samples of the exact phase (spread evenly over the instance); the rest are only verified
+#: the largest subset of the exact phase (samples spread evenly over the instance); the rest are only verified
 SUBSET = 20_000
+#: the smallest automatic first subset (:func:`subset_sizes`)
+SUBSET_MIN = 2_048
 #: rows verified and hashed at a time (one block's exact integers are held at once)
 BLOCK = 1 << 16
 
@@ -63,8 +65,8 @@ BLOCK = 1 << 16
 @dataclass
 class StreamedRecovery:
     """What :func:`recover_streaming` found: the network, its ``realizes`` certificate (not written yet), the
-    checker's verdict (None without ``check``), the label entries verified exactly, timings (s) and the size of the
-    subset the exact phase ran on."""
+    checker's verdict (None without ``check``), the label entries verified exactly, timings (s), the size of the
+    subset the exact phase ran on, and the smaller subsets tried before it (``subsets_tried``: size, error, reason)."""
 
     network: Network
     certificate: dict
@@ -76,26 +78,32 @@ class StreamedRecovery:
     route: str = "rowspan"
     proposer: str = ""
     tries: int = 0
+    subsets_tried: list = field(default_factory=list)
 
 
 def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation | None = None, init="auto",
-                      random_state=0, check: bool = True, subset: int = SUBSET, block: int = BLOCK, rounds: int = 3,
-                      add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
+                      random_state=0, check: bool = True, subset: int | None = None, block: int = BLOCK,
+                      rounds: int = 3, add: int = 512, time_limit=None, progress=None, bias=False) -> StreamedRecovery:
     """Recover and certify the network of the ``.npz`` instance at ``path`` in bounded memory (see the module);
     ``bias`` is :func:`~exactrelu.recover.recover`'s (the model class of the subset's recovery, and so of the
     certificate: every sample is then verified with the biases found; ``True``: hidden biases and an output bias).
+    ``subset``: the exact phase's samples; None sizes it from (n, d, k, m) (:func:`subset_sizes`: a small subset
+    first, then :data:`SUBSET` samples if the small one gives no network that every sample confirms).
 
-    Raises what :func:`~exactrelu.recover.recover` raises on the subset, NotRealizable when samples outside
+    Raises what :func:`~exactrelu.recover.recover` raises on the (last) subset, NotRealizable when samples outside
     it still disagree after ``rounds`` rounds, CertificateInvalid if the independent checker refuses.
     """
-    for name, value in (("subset", subset), ("block", block), ("rounds", rounds)):
+    for name, value in (("block", block), ("rounds", rounds)):
         check_positive_integer(value, name)
+    if subset is not None:
+        check_positive_integer(subset, "subset")
     init = read_init(init, check_k(k))  # a weights file is read once, here, not again in every round
     timings: dict[str, float] = {}
+    tried: list[dict] = []
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)
     n = X.shape[0]
-    idx = np.unique(np.linspace(0, n - 1, min(n, subset)).round().astype(np.int64))
+    sizes = subset_sizes(n, X.shape[1] + (bias is not False), k, Y.shape[1]) if subset is None else [min(n, subset)]
     timings["map"] = time.perf_counter() - t0
     ahead = hash_ahead(X, Y, block)  # the instance's hash on an idle core while the subset is recovered
     try:
@@ -105,7 +113,8 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
         # with two BLAS threads and the child on 2 cores), so the float steps leave it that core
         spare = None if ahead is None or blas.user_chose() else max(1, parallel.usable_cores() - 1)
         with blas.fixed_threads(spare):
-            res, sub, idx, digest, round_ = _rounds(X, Y, idx, options, ahead, block, rounds, add, timings)
+            res, sub, idx, digest, round_ = _stages(X, Y, sizes, options, _Hash(ahead), (block, rounds, add), timings,
+                                                    tried)
     finally:
         if ahead is not None:
             ahead.cancel()
@@ -120,28 +129,94 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
         summary = check_npz(cert, path)
         timings["independent_check"] = time.perf_counter() - t0
     return StreamedRecovery(res.network, cert, summary, n * Y.shape[1], timings, int(len(idx)), round_, res.route,
-                            res.proposer, res.tries)
+                            res.proposer, res.tries, tried)
 
 
-def _rounds(X, Y, idx, options: dict, ahead, block: int, rounds: int, add: int, timings: dict) -> tuple:
+def subset_sizes(n: int, D: int, k: int, m: int) -> list[int]:
+    """The sizes of the subsets the exact phase tries, in order, for n samples of dimension D (d, or d + 1 with
+    hidden biases), k units and m outputs: ``[min(n, SUBSET)]``, or a smaller first subset when m >= k (the row-span
+    route: each unit needs more than D active samples in general position and k - 1 zeros, and the float proposal
+    a few times D samples): ``max(SUBSET_MIN, 16 (D + 1), 8 k)`` samples.
+
+    Soundness does not depend on these sizes (every sample is verified exactly, and the checker reads them all);
+    they only decide how much exact work finds the network (docs/design.md, "The streamed route's subset").
+
+    >>> subset_sizes(20_000, 200, 20, 20), subset_sizes(100_000, 100, 50, 50), subset_sizes(20_000, 20, 5, 1)
+    ([3216, 20000], [2048, 20000], [20000])
+    >>> subset_sizes(1_500, 20, 5, 5)
+    [1500]
+    """
+    last = min(n, SUBSET)
+    first = min(last, max(SUBSET_MIN, 16 * (D + 1), 8 * k))
+    return [first, last] if m >= k and first < last else [last]
+
+
+def _spread(n: int, size: int) -> np.ndarray:
+    """``size`` samples spread evenly over ``range(n)`` (sorted, distinct)."""
+    return np.unique(np.linspace(0, n - 1, min(n, size)).round().astype(np.int64))
+
+
+class _Hash:
+    """The instance's SHA-256: the forked child's (validated) when there is one, else None (the caller hashes)."""
+
+    def __init__(self, ahead):
+        self.ahead, self.digest = ahead, None
+
+    def missing(self) -> bool:
+        """Whether the verification's pass must hash (no child, no digest yet)."""
+        return self.ahead is None and self.digest is None
+
+    def take(self) -> str | None:
+        if self.digest is None and self.ahead is not None:
+            self.digest, self.ahead = self.ahead.result(), None
+        return self.digest
+
+
+def _stages(X, Y, sizes: list[int], options: dict, digest: _Hash, limits: tuple, timings: dict,
+            tried: list) -> tuple:
+    """:func:`_rounds` on each subset size of ``sizes`` in turn (the samples of the earlier ones kept), until one
+    gives a network every sample confirms. A stage before the last one does no blind search for units the proposal
+    missed, and its failure (no network found, an assumption of the route not met on those samples, samples still
+    disagreeing) only moves to the next size (noted in ``tried``); a proved "no" (a certificate) ends at once."""
+    idx = np.zeros(0, dtype=np.int64)
+    for stage, size in enumerate(sizes):
+        last = stage == len(sizes) - 1
+        idx = np.union1d(idx, _spread(X.shape[0], size))
+        try:
+            return _rounds(X, Y, idx, options if last else {**options, "search": False}, digest, *limits, timings)
+        except (AssumptionViolated, NotRealizable) as exc:
+            if last or getattr(exc, "certificate", None) is not None:
+                raise
+            idx = np.union1d(idx, np.asarray(exc.evidence.get("failing_samples", []), dtype=np.int64))
+            tried.append({"subset": size, "error": type(exc).__name__, "reason": str(exc)[:200]})
+            if options.get("progress"):
+                options["progress"](f"{len(idx)} samples did not give a confirmed network ({type(exc).__name__}); "
+                                    f"the exact phase again on {sizes[stage + 1]}")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _rounds(X, Y, idx, options: dict, digest: _Hash, block: int, rounds: int, add: int, timings: dict) -> tuple:
     """The rounds of :func:`recover_streaming`: (result, subset instance, its samples, the instance's SHA-256, the
     round that verified every sample); NotRealizable after ``rounds`` rounds with samples still disagreeing."""
     from . import recover
 
-    digest = None
     for round_ in range(1, rounds + 1):
         t0 = time.perf_counter()
         sub = Instance.from_arrays(np.asarray(X[idx]), np.asarray(Y[idx]), activation=options["activation"])
-        res = recover(sub, **options)
-        timings[f"subset_round_{round_}"] = time.perf_counter() - t0
+        try:
+            res = recover(sub, **options)
+        finally:
+            timings[f"subset_round_{round_}"] = timings.get(f"subset_round_{round_}", 0) + time.perf_counter() - t0
         t0 = time.perf_counter()
-        if digest is None and ahead is not None:  # the child's digest (validated), else hashed in this pass
-            digest = ahead.result()
-        bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest is None, limit=add)
-        digest = digest or text_hash
-        timings[f"verify_round_{round_}"] = time.perf_counter() - t0
+        # verified while the child still hashes (the verification needs no hash); then the child's digest, else
+        # the one this pass made, else (a failed child) a pass of its own
+        bad, text_hash = verify_blocks(res.network, X, Y, block, hashing=digest.missing(), limit=add)
+        digest.digest = digest.digest or text_hash
         if not bad:
-            return res, sub, idx, digest, round_
+            hashed = digest.take() or _sha256_blocks(X, Y, block)
+            timings[f"verify_round_{round_}"] = time.perf_counter() - t0
+            return res, sub, idx, hashed, round_
+        timings[f"verify_round_{round_}"] = time.perf_counter() - t0
         idx = np.union1d(idx, np.asarray(bad[:add], dtype=np.int64))
     raise NotRealizable(
         f"the network recovered exactly from {len(idx)} samples differs from the labels at samples "
@@ -191,7 +266,11 @@ def npz_sha256(arrays: tuple) -> str:
     >>> npz_sha256((X, Y, 1)) == verify_blocks(Network(QMatrix.from_rows([[1]]), QMatrix.from_rows([[1, 0]])), X, Y)[1]
     True
     """
-    X, Y, block = arrays
+    return _sha256_blocks(*arrays)
+
+
+def _sha256_blocks(X, Y, block: int) -> str:
+    """:func:`npz_sha256` (the forked child's entry point) made here: a failed child's digest, in this process."""
     n, (d, m) = X.shape[0], (X.shape[1], Y.shape[1])
     h = hashlib.sha256(f"exactrelu.instance.v1\n{n} {d} {m}\n".encode())
     for a in range(0, n, block):
