@@ -309,3 +309,17 @@ def test_a_power_of_the_depth_beyond_int64_sizes_goes_to_the_reference(monkeypat
     assert agree(realizes_certificate(inst, net), inst)[0] == "VALID" and spans == [(0, 3)]
     with pytest.raises(FastDomain, match="34 bits"):
         deep.forward(deep.hidden([([[Fraction(1)]], [Fraction(0)])] * 33, 2), limbs.from_ints([1], (1, 1)), 0)
+
+
+def test_a_denominator_beyond_the_limbs_goes_to_the_reference(monkeypatch):
+    """A first layer over 2^2400 (its weight 2^-2400): the hidden values' denominator G has more than 96 limbs."""
+    tiny = Fraction(1, 2**2400)
+    with pytest.raises(FastDomain, match="a denominator of 2401 bits"):
+        deep.forward(deep.hidden([([[tiny]], [Fraction(0)])], 1), limbs.from_ints([3], (1, 1)), 0)
+    net = Network.from_layers([([[tiny, 1]], None), ([[1]], [1]), ([[2]], None)])
+    X = np.array([[2.0**1000, 0.5], [1.0, -3.0]])
+    inst = Instance.from_arrays(X, net.evaluate_exact(X.tolist()).to_fractions())
+    spans: list = []
+    real = blocks.check_rows
+    monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
+    assert agree(realizes_certificate(inst, net), inst)[0] == "VALID" and spans == [(0, 2)]
