@@ -18,8 +18,9 @@ from exactrelu.certificates.claims.realizes import (realizes_certificate, realiz
                                                     residual_certificate)
 from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.fast import blocks, deep, limbs, network, numbers
+from exactrelu.certificates.fast.limbs import FastDomain
+from exactrelu.certificates.trusted import common, realizes
 from exactrelu.certificates.trusted import deep as trusted_deep
-from exactrelu.certificates.trusted import realizes
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance
 from exactrelu.instances.checker_view import checker_instance, fast_instance
@@ -292,3 +293,33 @@ def test_the_command_line_checks_a_deep_claim_fast_and_by_the_reference(capsys, 
         assert "(layers 2-3-2-2-2, activation degree 1)" in record["summary"]
     bad = [str(corpus / "invalid/residual-deep-max-off.json"), str(corpus / "instances/deep-dyadic-noisy.json")]
     assert main(["check", *bad]) == 1 and "max_abs_error is" in capsys.readouterr().out
+
+
+def test_a_power_of_the_depth_beyond_int64_sizes_goes_to_the_reference(monkeypatch):
+    """t^2 through 33 hidden layers: c^L = 2^33 (the sizes' int64 arithmetic needs c^L sx far below 2^63); the values
+    stay 0 and 1, so the reference decides it quickly once the limit ``intermediate`` lets it."""
+    monkeypatch.setitem(common._limits, "intermediate", 10**12)
+    act = Activation.power(2)
+    net = Network.from_layers([([[1, 1]], None)] + [([[1]], None)] * 34, act)
+    X = np.array([[0.0, 1.0], [0.0, 0.0], [-1.0, 1.0]])
+    inst = Instance.from_arrays(X, np.array([[1.0], [0.0], [0.0]]), activation=act)  # relu(x1 + x2)^(2^34)
+    spans: list = []
+    real = blocks.check_rows
+    monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
+    assert agree(realizes_certificate(inst, net), inst)[0] == "VALID" and spans == [(0, 3)]
+    with pytest.raises(FastDomain, match="34 bits"):
+        deep.forward(deep.hidden([([[Fraction(1)]], [Fraction(0)])] * 33, 2), limbs.from_ints([1], (1, 1)), 0)
+
+
+def test_a_denominator_beyond_the_limbs_goes_to_the_reference(monkeypatch):
+    """A first layer over 2^2400 (its weight 2^-2400): the hidden values' denominator G has more than 96 limbs."""
+    tiny = Fraction(1, 2**2400)
+    with pytest.raises(FastDomain, match="a denominator of 2401 bits"):
+        deep.forward(deep.hidden([([[tiny]], [Fraction(0)])], 1), limbs.from_ints([3], (1, 1)), 0)
+    net = Network.from_layers([([[tiny, 1]], None), ([[1]], [1]), ([[2]], None)])
+    X = np.array([[2.0**1000, 0.5], [1.0, -3.0]])
+    inst = Instance.from_arrays(X, net.evaluate_exact(X.tolist()).to_fractions())
+    spans: list = []
+    real = blocks.check_rows
+    monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
+    assert agree(realizes_certificate(inst, net), inst)[0] == "VALID" and spans == [(0, 2)]

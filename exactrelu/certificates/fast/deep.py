@@ -60,7 +60,10 @@ def hidden(layers: list, c: int) -> Hidden:
 
 def forward(net: Hidden, Xn: np.ndarray, sx: int) -> tuple[np.ndarray, int]:
     """(Hn, G): the block's rows ``Xn / 2^sx`` through the hidden layers, their values ``Hn / G`` (Hn balanced limbs
-    of non-negative integers, G one positive integer); FastDomain when an integer would need over MAX_LIMBS limbs."""
+    of non-negative integers, G one positive integer); FastDomain when an integer would need over MAX_LIMBS limbs, or
+    when c^L is over 2^32 (the sizes of :func:`reference_sizes` are int64: ``c^L sx`` must stay far below 2^63)."""
+    if net.power > 1 << 32:
+        raise FastDomain(f"activation degree to the power of the depth: {net.power.bit_length()} bits")
     H, G = Xn, 1 << sx
     for NW, Nb, D in net.layers:
         T = _plus(limbs.matmul(H, NW), [v * G for v in Nb])
