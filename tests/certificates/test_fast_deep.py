@@ -19,7 +19,7 @@ from exactrelu.certificates.claims.realizes import (realizes_certificate, realiz
 from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.fast import blocks, deep, limbs, network, numbers
 from exactrelu.certificates.fast.limbs import FastDomain
-from exactrelu.certificates.trusted import common, realizes
+from exactrelu.certificates.trusted import common, realizes, schedule
 from exactrelu.certificates.trusted import deep as trusted_deep
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance
@@ -323,3 +323,21 @@ def test_a_denominator_beyond_the_limbs_goes_to_the_reference(monkeypatch):
     real = blocks.check_rows
     monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
     assert agree(realizes_certificate(inst, net), inst)[0] == "VALID" and spans == [(0, 2)]
+
+
+def test_the_bounds_passed_are_kept_per_size_not_per_sum(monkeypatch):
+    """t^2, one row a block: the first block has a small hidden row and a long label, the second a long hidden row
+    and a short label. The reference's bound weighs the hidden size c = 2 times, so the second block can be over the
+    limit although neither of its sizes exceeds the first block's other size: a pass of the first must not excuse it.
+    The reference streams one row a block too (its bound is per block of rows, as the fast checker's)."""
+    act = Activation.power(2)
+    net = Network.from_layers([([[1]], None), ([[1]], None), ([[1]], None)], act)
+    X = np.array([[0.5], [2.0**99]])
+    inst = Instance.from_arrays(X, np.array([[2.0**-199], [0.0]]), activation=act)  # residual: any labels
+    cert = residual_certificate(inst, net)
+    monkeypatch.setattr(blocks, "ENTRIES", 2)
+    monkeypatch.setattr(schedule, "BLOCK", 1)
+    spans: list = []
+    real = blocks.check_rows
+    monkeypatch.setattr(blocks, "check_rows", lambda *a: spans.append(a[2:4]) or real(*a))
+    assert _edge(monkeypatch, cert, inst, spans).startswith("the exact check of this network")
