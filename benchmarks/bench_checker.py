@@ -149,8 +149,8 @@ def deep_table(rows: list, load: str) -> str:
     for row in rows:
         d, w1, w2, m, n = row["size"]
         f, r = row["fast"], row["reference"]
-        cells = [f"{f[w][0]:.2f} ({f[w][1]:.2f})" for w in (1, 2)] + [f"{r[w][0]:.2f} ({r[w][1]:.2f})" if w in r else "-"
-                                                                     for w in (1, 2)]
+        cells = [f"{f[w][0]:.2f} ({f[w][1]:.2f})" for w in (1, 2)]
+        cells += [f"{r[w][0]:.2f} ({r[w][1]:.2f})" if w in r else "-" for w in (1, 2)]
         ratios = [f"{r[w][0] / f[w][0]:.1f}x, {r[w][1] / f[w][1]:.1f}x" if w in r else "-" for w in (1, 2)]
         out.append(f"| ({d}, {w1}-{w2}, {m}, {n:,}) | " + " | ".join(cells + ratios) + " |")
     return "\n".join(out)
@@ -169,7 +169,8 @@ def main():
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         rows = deep_rows([tuple(int(float(v)) for v in size.split(",")) for size in args.deep], [1, 2],
                          not args.no_reference)
-        table = deep_table(rows, load) + f"\n\nLoad average after the run: {', '.join(f'{x:.2f}' for x in os.getloadavg())}."
+        after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        table = deep_table(rows, load) + f"\n\nLoad average after the run: {after}."
         (HERE / "results" / "bench_checker_deep.md").write_text(table + "\n")
         print(table)
         return
