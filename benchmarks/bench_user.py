@@ -186,6 +186,9 @@ def print_table(rows: list) -> None:
         rec = r["recover"]
         T = (rec.get("record") or {}).get("timings") or {}
         phases = ", ".join(f"{k} {v:.1f}" for k, v in T.items() if isinstance(v, (int, float)) and v >= 0.05)
+        record = rec.get("record") or {}
+        phases += f"; subset {record.get('subset')}" + (f" after {record['subsets_tried']}" if record.get(
+            "subsets_tried") else "")
         t = r["torch"]
         torch = t if isinstance(t, str) else f"{t['wall']:.1f}, {t['rel_error']:.1e}" + (
             "" if t["reached"] else f" (not reached, cap {t['cap']:.0f})")
