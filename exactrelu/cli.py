@@ -52,7 +52,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     from ._version import __version__
 
-    parser = _Parser(prog="exactrelu", description="Learn and certify two-layer rectified networks in exact arithmetic.")
+    about = ("Learn and certify rectified networks in exact arithmetic: two-layer at the core; certify, equiv, "
+             "minimize and extract also take deeper networks.")
+    parser = _Parser(prog="exactrelu", description=about)
     parser.add_argument("--version", action="version", version=f"exactrelu {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for spec in REGISTRARS:

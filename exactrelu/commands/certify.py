@@ -17,7 +17,7 @@ def register(sub) -> None:
         "certify", help="certify given weights exactly, or say how far they are and certify weights recovered from the labels",
         description="Read weights (an exactrelu.weights or other JSON file with U, V and optionally b, c, such as a "
                     "certificate; an .npz with U, V, b, c; a .safetensors file; an ONNX graph; a PyTorch state dict "
-                    "of Linear(d,k) -> ReLU -> Linear(k,m), whose second bias is the output bias c). If they "
+                    "of Linear -> ReLU -> ... -> Linear, whose last bias is the output bias c). If they "
                     "reproduce every label exactly, they are certified as given (claim realizes, exit 0). Otherwise "
                     "their exact residual is reported and, unless --as-given, exact recovery from the labels runs "
                     "with their first layer as proposal: the realizes certificate is then about the recovered "

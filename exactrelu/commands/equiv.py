@@ -13,7 +13,8 @@ WEIGHTS_HELP = ("weights file: exactrelu.weights JSON (or any JSON with U, V, b,
 
 
 def register(sub) -> None:
-    p = sub.add_parser("equiv", help="decide exactly whether two networks are the same function on all of R^d",
+    p = sub.add_parser("equiv", help="decide exactly whether two networks are the same function (on R^d or a box, "
+                                     "within E, or the same top class)",
                        description="Two-layer networks: compare their canonical forms exactly. Networks of any other "
                                    "depth (ReLU): reduce their difference, search for a witness, then split on "
                                    "neuron phases with exact LP proofs (docs/equivalence.md). Exit 0: the same "

@@ -16,8 +16,9 @@ def register(sub) -> None:
     p = sub.add_parser("export", help="write a network as a PyTorch state dict (.pt), .safetensors or ONNX",
                        description="Write a network (any weights file the project reads, or a realizes certificate) "
                                    "for PyTorch: a state dict loadable into nn.Sequential(nn.Linear(d, k), nn.ReLU(), "
-                                   "nn.Linear(k, m)) (.pt, needs torch; .safetensors, loaded by "
-                                   "safetensors.torch.load_file), or an ONNX graph Gemm, Relu, Gemm (.onnx). Every "
+                                   "nn.Linear(k, m)), with one Linear and ReLU more per further hidden layer (.pt, "
+                                   "needs torch; .safetensors, loaded by safetensors.torch.load_file), or an ONNX "
+                                   "graph Gemm, Relu, ..., Gemm (.onnx). Every "
                                    "exact value is rounded to the nearest float of --dtype, and the output says "
                                    "whether that was exact or the largest rounding error, computed exactly.")
     p.add_argument("network", metavar="NET", help="weights file: exactrelu.weights JSON or a certificate with U, V "
