@@ -40,7 +40,8 @@ def test_float_direction_refuses_what_it_cannot_give():
     assert float_direction(np.eye(3), [1, 10007, 3]) is None  # 1/10007 after scaling: above 2^12
     assert float_direction(np.zeros((2, 2)), [1, 2]) is None  # singular
     assert float_direction(np.eye(2), [0, 0]) is None
-    assert float_direction(np.array([[1.0, 1.0], [1.0, 1.0 + 2**-52]]), [1, 3]) is None  # a wrong direction, [-1, 1], refused
+    ill = np.array([[1.0, 1.0], [1.0, 1.0 + 2**-52]])
+    assert float_direction(ill, [1, 3]) is None  # it rounds to a wrong direction, [-1, 1]: refused
 
 
 def _instance(V: np.ndarray, n: int = 400, seed: int = 0) -> Instance:
