@@ -1,9 +1,11 @@
-"""exactrelu extract with two hidden layers on issue 38's sizes, seed after seed: exact, checked, compared.
+"""exactrelu extract with two or three hidden layers on issue 38's sizes, seed after seed: exact, checked, compared.
 
 Hidden networks: float32 ``W1 ~ N(0, 1/d)``, ``b1 ~ N(0, 0.01)``, ``W2 ~ N(0, 1/k1)``, ``b2 ~ N(0, 0.01)``,
 ``W3 ~ N(0, 1/k2)``, ``b3 = 0``, drawn with ``numpy.random.default_rng(seed)``, for d-k1-k2-1 = 10-8-8-1,
 20-16-16-1 (and 100-32-32-1 with ``--sizes``); with ``--weights int``, integer weights and biases uniform in
--3..3 and -2..2 (output bias 1) instead. For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
+-3..3 and -2..2 (output bias 1) instead. A size with three hidden widths (``--sizes 6x5x4x3,10x8x6x4``) draws
+``W3 ~ N(0, 1/k2)``, ``b3 ~ N(0, 0.01)``, ``W4 ~ N(0, 1/k3)``, ``b4 = 0`` (float32) and extracts with
+``hidden_layers=3``. For each seed: ``extract(..., hidden_layers=2)`` (timed, no hints),
 the ``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the deep equivalence of
 the extracted and the hidden network (``functionally_equal``, its certificate checked; timed), through
 ``_extract_common.time_extract_row`` (wall-clock and CPU seconds: on a shared machine CPU is what a run costs). A
@@ -36,8 +38,14 @@ from _extract_common import time_extract_row  # noqa: E402
 from exactrelu.network import Network  # noqa: E402
 
 
-def family(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> Network:
+def family(d: int, k1: int, k2: int, seed: int, weights: str = "float32", k3: int | None = None) -> Network:
     rng = np.random.default_rng(seed)
+    if k3 is not None:  # three hidden layers, float32
+        f32, sizes, layers = np.float32, (d, k1, k2, k3, 1), []
+        for a, b in zip(sizes, sizes[1:]):
+            layers.append(((rng.standard_normal((b, a)) / math.sqrt(a)).astype(f32),
+                           (0.1 * rng.standard_normal(b)).astype(f32) if b != 1 else np.zeros(1, f32)))
+        return Network.from_layers(layers)
     if weights == "int":
         return Network.from_layers([(rng.integers(-3, 4, (k1, d)), rng.integers(-2, 3, k1)),
                                     (rng.integers(-3, 4, (k2, k1)), rng.integers(-2, 3, k2)),
@@ -49,10 +57,11 @@ def family(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> Net
         ((rng.standard_normal((1, k2)) / math.sqrt(k2)).astype(f32), np.zeros(1, f32))])
 
 
-def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> dict:
-    hidden = family(d, k1, k2, seed, weights)
-    row = {"size": f"{d}-{k1}-{k2}-1" + (" int" if weights == "int" else ""), "seed": seed}
-    row, res = time_extract_row(hidden, row, hidden_layers=2, seed=seed)
+def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32", k3: int | None = None) -> dict:
+    hidden = family(d, k1, k2, seed, weights, k3)
+    shape = "-".join(map(str, (d, k1, k2) + ((k3,) if k3 else ()) + (1,)))
+    row = {"size": shape + (" int" if weights == "int" else ""), "seed": seed}
+    row, res = time_extract_row(hidden, row, hidden_layers=3 if k3 else 2, seed=seed)
     if res is not None:
         row.update(widths=list(res.network.widths), evidence={k: v for k, v in res.evidence.items()
                                                              if k not in ("line_counts", "form")})
@@ -60,7 +69,7 @@ def run(d: int, k1: int, k2: int, seed: int, weights: str = "float32") -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    out = ["| d-k1-k2-m | seeds | exact (`--expect` equivalent) | refused | wrong | complete transcripts | "
+    out = ["| size | seeds | exact (`--expect` equivalent) | refused | wrong | complete transcripts | "
            "median queries (range) | median extract s (CPU) | median check s (CPU) | check / extract (CPU) | "
            "median `--expect` s | certificate MB |", "|" + "---|" * 12]
     for size in dict.fromkeys(r["size"] for r in rows):
@@ -93,13 +102,14 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for size in args.sizes.split(","):
-        d, k1, k2 = map(int, size.split("x"))
+        d, k1, k2, *k3 = map(int, size.split("x"))
         for seed in range(args.first_seed, args.first_seed + args.seeds):
-            rows.append(run(d, k1, k2, seed, args.weights))
+            rows.append(run(d, k1, k2, seed, args.weights, k3[0] if k3 else None))
             r = rows[-1]
             print(json.dumps({k: r.get(k) for k in ("size", "seed", "ok", "queries", "widths", "expect", "extract_s",
                                                      "extract_cpu_s", "check_s", "check_cpu_s", "expect_s",
                                                      "certificate_mb", "error")}), flush=True)
+            r.pop("summary", None)
             Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
     print(markdown(rows))
 

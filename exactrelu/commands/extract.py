@@ -24,10 +24,12 @@ def register(sub) -> None:
     src.add_argument("--oracle-cmd", metavar="CMD", help="a command speaking JSON lines (docs/extraction.md)")
     p.add_argument("-k", type=positive_int_arg,
                    help="hidden units, if known (more kinks on a line than k: exit 1, proved)")
-    p.add_argument("--hidden-layers", type=int, default=1, choices=(1, 2), help="hidden layers of the oracle: 1 "
-                   "(default) or 2 (first layer from the hyperplanes met on most lines, docs/extraction.md)")
-    p.add_argument("--widths", type=_widths, metavar="K1[,K2]", help="with --hidden-layers 2: the hidden widths, if "
-                   "known (K1 picks the first layer; more second-layer units than K2 found: exit 1)")
+    p.add_argument("--hidden-layers", type=_depth, default=1, metavar="L", help="hidden layers of the oracle: 1 "
+                   "(default), 2, or up to 8 (each layer from the hyperplanes met on most lines or chords, "
+                   "docs/extraction.md)")
+    p.add_argument("--widths", type=_widths, metavar="K1[,K2,...]", help="with --hidden-layers 2 or more: the first "
+                   "hidden widths, if known (each picks that many neurons of its layer; more units than the last "
+                   "width found in the last hidden layer: exit 1)")
     p.add_argument("--max-queries", type=positive_int_arg, metavar="N",
                    help="stop (exit 1, nothing claimed) after N queries")
     p.add_argument("--time-limit", type=time_limit_seconds, metavar="SECONDS", help=TIME_LIMIT_HELP + " (an oracle "
@@ -55,9 +57,19 @@ def _widths(text: str) -> tuple[int, ...]:
         widths = tuple(int(v) for v in text.split(","))
     except ValueError:
         widths = ()
-    if len(widths) not in (1, 2) or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"expected K1 or K1,K2 (positive integers), got {text!r}")
+    if not widths or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"expected K1 or K1,K2,... (positive integers), got {text!r}")
     return widths
+
+
+def _depth(text: str) -> int:
+    import argparse
+
+    from ..extract.front_door import MAX_HIDDEN_LAYERS
+
+    if not text.isdigit() or not 1 <= int(text) <= MAX_HIDDEN_LAYERS:
+        raise argparse.ArgumentTypeError(f"expected an integer from 1 to {MAX_HIDDEN_LAYERS}, got {text!r}")
+    return int(text)
 
 
 def _oracle(args, deadline):
@@ -85,10 +97,11 @@ def cmd_extract(args) -> int:
     from ..io.weights import weights_json
     from ..progress import LineProgress
 
-    if args.widths is not None and args.hidden_layers != 2:
-        raise InvalidInput("--widths is for --hidden-layers 2 (one hidden layer: -k)")
-    if args.k is not None and args.hidden_layers == 2:
-        raise InvalidInput("-k is for one hidden layer; with --hidden-layers 2 give --widths K1,K2")
+    if args.widths is not None and (args.hidden_layers < 2 or len(args.widths) > args.hidden_layers):
+        raise InvalidInput("--widths is for --hidden-layers 2 or more, at most one width per hidden layer (one hidden "
+                           "layer: -k)")
+    if args.k is not None and args.hidden_layers >= 2:
+        raise InvalidInput("-k is for one hidden layer; with --hidden-layers 2 or more give --widths K1,K2,...")
     # a bad file is refused before any query (a -k below 1 is refused by its argparse type)
     expected = read_net(args, args.expect, layers=args.expect_layers) if args.expect else None
     progress = LineProgress() if args.verbose else None

@@ -39,10 +39,14 @@ from ..exact.matrix import QMatrix
 from ..network import Network
 from .line_search import Line, Piece, kinks, random_line
 from .deep import two_hidden_layers
+from .deeper import hidden_layers
 from .oracles import Oracle
 from .regions import region_jacobians
 
-__all__ = ["Extraction", "extract"]
+__all__ = ["Extraction", "extract", "MAX_HIDDEN_LAYERS"]
+
+#: the deepest oracle extracted (each level multiplies the work; a deeper network is refused before any query)
+MAX_HIDDEN_LAYERS = 8
 
 
 @dataclass
@@ -189,35 +193,42 @@ def _lines(oracle: Oracle, rng, k, progress, seed: int, check: bool, count: int,
 def _deep_statement(net: Network, n: int, fresh: int, widths, checked: bool) -> str:
     said = "certified" if checked else "in the certificate (not checked: check=False)"
     shape = "-".join(map(str, net.widths))
+    depth = len(net.widths) - 2
     parts = [f"{said}: the extracted network ({shape}) gives the oracle's answer exactly at every one of the {n} "
              f"queries (the transcript certificate holds them all, the last {fresh} fresh random queries asked after "
              "the network was built too)",
-             "not proved: that no network with fewer neurons gives these answers (no lower bound is stated for two "
-             "hidden layers)"]
-    if widths is not None and len(widths) == 2 and net.widths[2] < widths[1]:
-        parts.append(f"not proved: that the {widths[1] - net.widths[2]} second-layer units of the {widths[1]} asked "
-                     "for and not seen leave the function unchanged (off or constant wherever the first layer reaches)")
+             f"not proved: that no network with fewer neurons gives these answers (no lower bound is stated for "
+             f"{depth} hidden layers)"]
+    if widths is not None and len(widths) == depth and net.widths[depth] < widths[-1]:
+        parts.append(f"not proved: that the {widths[-1] - net.widths[depth]} units of the last hidden layer of the "
+                     f"{widths[-1]} asked for and not seen leave the function unchanged (off or constant wherever the "
+                     "layers below reach)")
     parts.append("not proved: that the oracle equals the extracted network everywhere (no finite set of queries proves "
                  "it: a neuron active only where no line or chord went stays unseen); for a network you believe the "
                  "oracle is, exactrelu equiv gives a certificate either way")
     return "\n".join(parts)
 
 
-def _extract_deep(oracle: Oracle, widths, seed: int, count: int, check: bool, progress) -> Extraction:
-    """Two hidden layers (:mod:`.deep`), with the transcript certificate of the deep network."""
+def _extract_deep(oracle: Oracle, depth: int, widths, seed: int, count: int, check: bool, progress) -> Extraction:
+    """Two hidden layers (:mod:`.deep`) or more (:mod:`.deeper`), with the transcript certificate of the deep
+    network."""
     t0 = time.perf_counter()
-    net, evidence = two_hidden_layers(oracle, as_generator(seed), width=widths[0] if widths else None,
-                                      fresh=count, progress=progress)
-    if widths is not None and len(widths) == 2 and net.widths[2] > widths[1]:
-        raise AssumptionViolated(f"the network found reproduces every answer but has {net.widths[2]} second-layer "
-                                 f"units, more than the {widths[1]} asked for. Not proved: that no such network with "
-                                 f"{widths[1]} reproduces the oracle (the oracle is known only at the queries)",
-                                 evidence={"widths": list(net.widths)})
+    if depth == 2:
+        net, evidence = two_hidden_layers(oracle, as_generator(seed), width=widths[0] if widths else None,
+                                          fresh=count, progress=progress)
+    else:
+        net, evidence = hidden_layers(oracle, as_generator(seed), depth, widths=widths, fresh=count,
+                                      progress=progress)
+    if widths is not None and len(widths) == depth and net.widths[depth] > widths[-1]:
+        raise AssumptionViolated(f"the network found reproduces every answer but has {net.widths[depth]} units in its "
+                                 f"last hidden layer, more than the {widths[-1]} asked for. Not proved: that no such "
+                                 f"network with {widths[-1]} reproduces the oracle (the oracle is known only at the "
+                                 "queries)", evidence={"widths": list(net.widths)})
     if progress:
         progress(f"extract: the transcript of {oracle.queries} queries and its certificate")
     blocks, _, bases = oracle.blocks()
     cert = transcript_certificate(oracle.d, oracle.m, blocks, network=net, bases=bases, method="extract", seed=seed,
-                                  queries=oracle.queries, hidden_layers=2)
+                                  queries=oracle.queries, hidden_layers=depth)
     try:
         summary = verify_transcript(cert) if check else "transcript (not checked: check=False)"
     except CertificateInvalid as exc:  # a bug: nothing is claimed
@@ -239,15 +250,18 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
         reproduces the answers (NotRealizable). None: found from the answers.
     seed : seed of the search line and of the fresh queries.
     fresh : fresh verification queries (default 64: a unit that was missed is active at about half of them; 512 for
-        two hidden layers, where a missed second-layer neuron may change f only in a small part of the space).
+        two hidden layers, where a missed second-layer neuron may change f only in a small part of the space; 4,096
+        for three or more, where a missed neuron of a middle layer changed f at 0.06 % of the inputs).
     check : run the independent checker on the certificate (default True).
     progress : a callable receiving progress lines with the query count.
     lines : random lines to try before giving up (a line parallel to a hyperplane, or two kinks too close, fails
         the fresh queries or the checks; another line is drawn).
-    hidden_layers : 1 (``U relu(V x + b) + c``) or 2 (``W3 relu(W2 relu(W1 x + b1) + b2) + b3``, docs/extraction.md,
-        "Two hidden layers"; ``k`` and ``lines`` are then not used).
-    widths : for two hidden layers, the widths (k1,) or (k1, k2) if known: k1 picks the first layer, more than k2
-        second-layer units found is refused (AssumptionViolated). None: found from the answers.
+    hidden_layers : 1 (``U relu(V x + b) + c``), 2 (``W3 relu(W2 relu(W1 x + b1) + b2) + b3``, docs/extraction.md,
+        "Two hidden layers") or more, up to :data:`MAX_HIDDEN_LAYERS` ("More hidden layers"); ``k`` and ``lines``
+        are then not used.
+    widths : for two or more hidden layers, the first widths (k1, k2, ...) if known: each picks that many neurons of
+        its layer; more units than the last one asked for found in the last hidden layer is refused
+        (AssumptionViolated). None: found from the answers.
 
     Returns
     -------
@@ -264,9 +278,9 @@ def extract(oracle: Oracle, *, k: int | None = None, seed: int = 0, fresh: int |
         differs, or the query budget is exhausted: nothing is claimed.
     """
     _arguments(oracle, k, fresh, lines, hidden_layers, widths)
-    count = fresh if fresh is not None else (512 if hidden_layers == 2 else 64)
-    if hidden_layers == 2:
-        return _extract_deep(oracle, widths, seed, count, check, progress)
+    count = fresh if fresh is not None else {1: 64, 2: 512}.get(hidden_layers, 4096)
+    if hidden_layers >= 2:
+        return _extract_deep(oracle, hidden_layers, widths, seed, count, check, progress)
     return _extract_one(oracle, k, seed, count, check, progress, lines)
 
 
@@ -277,14 +291,14 @@ def _arguments(oracle, k, fresh, lines, hidden_layers, widths) -> None:
     for name, value in (("k", k), ("lines", lines), ("fresh", fresh)):
         if value is not None:
             check_positive_integer(value, name)
-    if hidden_layers == 2 and k is not None:
-        raise InvalidInput("k is the width of one hidden layer; for hidden_layers=2 give widths=(k1, k2)")
-    if hidden_layers not in (1, 2) or isinstance(hidden_layers, bool):
-        raise InvalidInput(f"hidden_layers must be 1 or 2 (deeper oracles are not extracted yet), got "
-                           f"{hidden_layers!r}")
+    if type(hidden_layers) is not int or not 1 <= hidden_layers <= MAX_HIDDEN_LAYERS:
+        raise InvalidInput(f"hidden_layers must be an integer from 1 to {MAX_HIDDEN_LAYERS}, got {hidden_layers!r}")
+    if hidden_layers >= 2 and k is not None:
+        raise InvalidInput("k is the width of one hidden layer; for hidden_layers >= 2 give widths=(k1, k2, ...)")
     if widths is not None:
-        if hidden_layers != 2 or not isinstance(widths, (tuple, list)) or len(widths) not in (1, 2):
-            raise InvalidInput(f"widths must be one or two positive integers, for hidden_layers=2; got {widths!r}")
+        if hidden_layers < 2 or not isinstance(widths, (tuple, list)) or not 1 <= len(widths) <= hidden_layers:
+            raise InvalidInput(f"widths must be 1 to hidden_layers positive integers, for hidden_layers >= 2; got "
+                               f"{widths!r}")
         for w in widths:
             check_positive_integer(w, "each of widths")
 

@@ -168,12 +168,15 @@ def _along_line(J: tuple[list[list[int]], int], slope, q: tuple[list[int], int])
 
 
 def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=None, *, lo: Fraction | None = None,
-                     hi: Fraction | None = None, jacobians: list | None = None) -> CanonicalForm:
+                     hi: Fraction | None = None, jacobians: list | None = None, walls=(),
+                     regions: list | None = None) -> CanonicalForm:
     """The canonical form from the Jacobians of the K + 1 regions the kinks ``found`` cut ``line`` into, each checked
     along the line and against the hyperplanes found (module docstring); probes repeated with a step 2^16 times
     smaller (along the line) or below the exact distance (hyperplanes), up to four rounds. ``lo`` / ``hi``: the
     region points stay inside that part of the line (the probes x + delta e_l, delta > 0, may leave it).
-    ``jacobians``: a list that receives the K + 1 Jacobians checked, (rows, den) each, in order along the line."""
+    ``jacobians``: a list that receives the K + 1 Jacobians checked, (rows, den) each, in order along the line.
+    ``walls``: hyperplanes ``(p, max |p_l|)`` no probe may cross (the faces of a domain), as the hyperplanes found.
+    ``regions``: a list that receives ``(point, answer, Jacobian)`` for each region, in order along the line."""
     ks = [kink.t for kink in found]
     slopes = [kink.left.beta for kink in found] + [found[-1].right.beta] if found else []
     qd = math.lcm(*(v.denominator for v in line.q))
@@ -181,8 +184,15 @@ def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=Non
     ts = region_points(ks, lo, hi)
     xs = [line.at(t) for t in ts]
     ys = oracle.along_line(list(line.p), list(line.q), ts)
-    edges = [ts[0] - 1] + ks + [ts[-1] + 1]
+    if not found and lo is not None and hi is not None:  # a chord without kinks: its slope from a second answer
+        t2 = simplest_between(ts[0], hi)
+        y2 = oracle.along_line(list(line.p), list(line.q), [t2])[0]
+        slopes = [[(b - a) / (t2 - ts[0]) for a, b in zip(ys[0], y2)]]
+    edges = [ts[0] - 1 if lo is None else lo] + ks + [ts[-1] + 1 if hi is None else hi]
     steps = [_delta(min(t - edges[j], edges[j + 1] - t)) for j, t in enumerate(ts)]
+    for j, x in enumerate(xs):
+        while walls and (smaller := _safe_step(walls, x, steps[j])) is not None:
+            steps[j] = smaller
     J = []
     for j, (x, y, h) in enumerate(zip(xs, ys, steps)):
         J.append(jacobian(oracle, x, y, h))
@@ -192,11 +202,13 @@ def region_jacobians(oracle: Oracle, line: Line, found: list[Kink], progress=Non
         redo = [(j, steps[j] / 2**16) for j in range(len(ts)) if slopes and not _along_line(J[j], slopes[j], q)]
         if not redo:
             form = canonical_from_line(line, ks, J, ys, oracle.d, oracle.m, ts[0])
-            planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes]
+            planes = [(p, max(abs(a) for a in p[:-1])) for p, _ in form.hyperplanes] + list(walls)
             redo = [(j, s) for j in range(len(ts)) if (s := _safe_step(planes, xs[j], steps[j])) is not None]
             if not redo:
                 if jacobians is not None:
                     jacobians.extend(J)
+                if regions is not None:
+                    regions.extend(zip(xs, ys, J))
                 return form
         for j, s in redo:
             steps[j] = s

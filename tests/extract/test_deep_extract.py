@@ -43,7 +43,7 @@ def test_two_hidden_layers_exact_with_a_checked_transcript():
     bad["network"]["activation"] = {"name": "power", "degree": 2}
     with pytest.raises(CertificateInvalid, match="about ReLU networks"):
         verify_transcript(bad)
-    with pytest.raises(AssumptionViolated, match="3 second-layer units, more than the 2 asked for"):
+    with pytest.raises(AssumptionViolated, match="3 units in its last hidden layer, more than the 2 asked for"):
         extract(NetworkOracle(HIDDEN), hidden_layers=2, seed=1, widths=(3, 2))
 
 
@@ -84,10 +84,12 @@ def test_refusals_name_the_failed_assumption():
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"hidden_layers": 3}, "hidden_layers must be 1 or 2"),
-    ({"widths": (3,)}, "widths must be one or two positive integers, for hidden_layers=2"),
+    ({"hidden_layers": 9}, "hidden_layers must be an integer from 1 to 8"),
+    ({"hidden_layers": True}, "hidden_layers must be an integer from 1 to 8"),
+    ({"widths": (3,)}, "widths must be 1 to hidden_layers positive integers, for hidden_layers >= 2"),
+    ({"hidden_layers": 2, "widths": (3, 3, 3)}, "widths must be 1 to hidden_layers positive integers"),
     ({"hidden_layers": 2, "widths": (3, 0)}, "each of widths must be a positive integer, got 0"),
-    ({"hidden_layers": 2, "k": 3}, "for hidden_layers=2 give widths"),
+    ({"hidden_layers": 3, "k": 3}, "for hidden_layers >= 2 give widths"),
 ])
 def test_arguments_are_refused_before_any_query(kw, match):
     oracle = NetworkOracle(HIDDEN)
@@ -110,7 +112,12 @@ def test_cli_two_hidden_layers(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["extract", "--oracle", str(path), "--hidden-layers", "2", "--widths", "3,x", "-o", str(out)])
     assert exc.value.code == 2
-    assert "expected K1 or K1,K2" in capsys.readouterr().err
+    assert "expected K1 or K1,K2,..." in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["extract", "--oracle", str(path), "--hidden-layers", "9", "-o", str(out)])
+    assert exc.value.code == 2
+    assert "expected an integer from 1 to 8, got '9'" in capsys.readouterr().err
+    assert main(["extract", "--oracle", str(path), "--hidden-layers", "2", "--widths", "3,3,3", "-o", str(out)]) == 2
 
 
 def test_the_fresh_queries_refuse_a_network_that_differs():
