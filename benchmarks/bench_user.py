@@ -122,8 +122,11 @@ def size_row(d: int, k: int, m: int, n: int, tmp: Path, cap: float, reference: b
     row["recover"] = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"])
     for cores in (1, 2):  # the same command on 1 and 2 of the machine's cores (its affinity); "all" is the above
         if cores < len(os.sched_getaffinity(0)) or cores == 1:
-            row[f"recover_{cores}core"] = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"],
+            other = cert.with_suffix(f".{cores}core.json")
+            row[f"recover_{cores}core"] = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(other), "--json"],
                                                 cores)
+            # the same verdict and the same certificate (but its provenance: the command line names the output)
+            row[f"recover_{cores}core"]["same_certificate"] = other.exists() and _claim(other) == _claim(cert)
     row["check"] = timed(EXE + ["check", str(cert), str(npz), "--json"])
     row["check_1"] = timed(EXE + ["check", str(cert), str(npz), "--workers", "1", "--json"])
     if reference:
@@ -135,6 +138,11 @@ def size_row(d: int, k: int, m: int, n: int, tmp: Path, cap: float, reference: b
                           text=True)
     row["torch"] = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else proc.stderr[-200:]
     return row
+
+
+def _claim(path: Path) -> dict:
+    """A certificate without its provenance (which names the command line)."""
+    return {k: v for k, v in json.loads(path.read_text()).items() if k != "provenance"}
 
 
 def count_conversions(npz: str, k: int) -> dict:
@@ -186,6 +194,9 @@ def print_table(rows: list) -> None:
         rec = r["recover"]
         T = (rec.get("record") or {}).get("timings") or {}
         phases = ", ".join(f"{k} {v:.1f}" for k, v in T.items() if isinstance(v, (int, float)) and v >= 0.05)
+        record = rec.get("record") or {}
+        phases += f"; subset {record.get('subset')}" + (f" after {record['subsets_tried']}" if record.get(
+            "subsets_tried") else "")
         t = r["torch"]
         torch = t if isinstance(t, str) else f"{t['wall']:.1f}, {t['rel_error']:.1e}" + (
             "" if t["reached"] else f" (not reached, cap {t['cap']:.0f})")
@@ -196,7 +207,7 @@ def print_table(rows: list) -> None:
             print(f"  numpy -> FLINT in recover --no-check {r['size']}: {conv['entries']:,} entries, "
                   f"{conv['seconds']:.2f} s of {conv['wall']:.1f} s; {conv['where']}")
         one = r.get("recover_1core")
-        one = f"{one['wall']:.1f} ({one['cpu']:.1f})" if one else "-"
+        one = f"{one['wall']:.1f} ({one['cpu']:.1f}), same certificate: {one.get('same_certificate')}" if one else "-"
         print(f"| ({','.join(map(str, r['size']))}) | {rec['wall']:.1f} ({rec['cpu']:.1f}) exit {rec['exit']} | "
               f"{phases} | {one} | {r['check']['wall']:.1f} ({r['check']['cpu']:.1f}) | {r['check_1']['wall']:.1f} | "
               f"{ref} | "

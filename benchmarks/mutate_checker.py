@@ -111,10 +111,12 @@ TESTS = {
 
 #: the fast checker's files and their tests (agreement with the reference first: it kills most mutants)
 _F = [_C + "test_fast_checker.py", _C + "test_fast_checker_handoff.py", _C + "test_fast_arithmetic.py",
-      _C + "test_verify_workers.py"]
-FAST_FILES = ("fast/__init__.py", "fast/blocks.py", "fast/limbs.py", "fast/network.py", "fast/numbers.py",
-              "fast/sources.py")
+      _C + "test_verify_workers.py", _C + "test_fast_deep.py"]
+FAST_FILES = ("fast/__init__.py", "fast/blocks.py", "fast/deep.py", "fast/limbs.py", "fast/network.py",
+              "fast/numbers.py", "fast/sources.py")
 TESTS.update({name: _F for name in FAST_FILES})
+#: deep networks (issue 36 item 2): their own tests first, which kill most of their mutants quickly
+TESTS["fast/deep.py"] = [_C + "test_fast_deep.py", _C + "test_fast_arithmetic.py"] + _F[:2]
 
 #: a slow test of plumbing (a wall-clock limit), not of verdicts: left out of the mutant runs (the checker's
 #: command-line tests stay in: they call main() in-process and pin its exit codes and help text)

@@ -60,7 +60,8 @@ def blas_threads(entries: int, *, load: float | None = None, cpus: int | None = 
         return None  # the user decided
     if entries < BLAS_SMALL:
         return 1
-    cpus = cpus or os.cpu_count() or 1
+    # the cores this process may run on (its affinity: a process cut to one core is busy at load 1), not the machine's
+    cpus = cpus or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     load = os.getloadavg()[0] if load is None and hasattr(os, "getloadavg") else (load or 0.0)
     return 1 if load >= cpus else None
 

@@ -103,7 +103,8 @@ def recover_streaming(path: str | os.PathLike, *, k: int, activation: Activation
     t0 = time.perf_counter()
     X, Y = map_npz_instance(path)
     n = X.shape[0]
-    sizes = subset_sizes(n, X.shape[1] + (bias is not False), k, Y.shape[1]) if subset is None else [min(n, subset)]
+    hidden = bias not in (False, "output")  # hidden biases: one more coordinate to pin each unit down
+    sizes = subset_sizes(n, X.shape[1] + hidden, k, Y.shape[1]) if subset is None else [min(n, subset)]
     timings["map"] = time.perf_counter() - t0
     ahead = hash_ahead(X, Y, block)  # the instance's hash on an idle core while the subset is recovered
     try:

@@ -149,15 +149,18 @@ def _right_hand_side(c: Candidate, pick: list[int], act: Activation) -> list:
 def solve_weights(c: Candidate, Xrows, act: Activation, d: int, rng, exact: bool = False):
     """Weights v with v . x_j = rhs_j on d samples of the unit's support, and those samples.
 
-    ``exact=False``: d random samples of the support, solved modulo a prime and reconstructed as a
-    direction with small entries (a proposal; the caller verifies it on every sample). Otherwise, or if
-    that fails, d samples independent modulo a prime (so over Q) and an exact rational solve.
+    ``exact=False``: d random samples of the support, solved in floats (:func:`float_direction`, when the inputs
+    are floats: no d x d matrix converted to FLINT) or else modulo a prime, and reconstructed as a direction with
+    small entries (a proposal; the caller verifies it on every sample). Otherwise, or if that fails, d samples
+    independent modulo a prime (so over Q) and an exact rational solve.
     """
     pos = c.positive
     if not exact and len(pos) >= d:
         pick = sorted(int(j) for j in rng.choice(pos, size=d, replace=False))
         rhs = _right_hand_side(c, pick, act)
-        sol = solve_small_direction(Xrows.matrix(pick), rhs)  # None if singular modulo p
+        sol = float_direction(Xrows.floats[pick], rhs) if Xrows.floats is not None else None
+        if sol is None:  # no float source, or no small direction in floats: modulo a prime (d x d converted)
+            sol = solve_small_direction(Xrows.matrix(pick), rhs)  # None if singular modulo p
         if sol is not None:  # a direction: orient it so that v . x > 0 where the unit is active
             if sum(a * int(x) for a, x in zip(sol, Xrows[pick[0]])) < 0:
                 sol = [-a for a in sol]
@@ -176,6 +179,41 @@ def solve_weights(c: Candidate, Xrows, act: Activation, d: int, rng, exact: bool
     else:
         sol = flint.fmpq_mat(M).solve(flint.fmpq_mat([[flint.fmpq(r.numerator, r.denominator)] for r in rhs]))
     return [Fraction(int(x.p), int(x.q)) for x in sol.entries()], pick
+
+
+def float_direction(A: np.ndarray, rhs: list, den: int = 1 << 12) -> list[int] | None:
+    """A proposal for the direction of x with ``A x = rhs`` (A: d x d floats, rhs: exact ints or Fractions): the
+    float solution divided by its largest entry, each entry's nearest fraction of denominator at most ``den``, made
+    primitive integers; None when the solve fails or an entry is more than 1e-9 from its fraction. Nothing is
+    decided here: the caller verifies the direction on every sample exactly (:func:`confirm_all`), and a None
+    falls back to the solve modulo a prime.
+
+    >>> A = np.array([[1.0, 2.0], [0.5, -1.0]])
+    >>> float_direction(A, [2 * 10**30, -1 * 10**30 // 2]), float_direction(A, [0, 0])
+    ([2, 3], None)
+    >>> float_direction(np.eye(2), [1, 10007]) is None  # 1/10007: a denominator above 2^12 (the prime's solve)
+    True
+    """
+    top = max(abs(Fraction(r)) for r in rhs)
+    if top == 0:
+        return None
+    b = np.array([float(Fraction(r) / top) for r in rhs])
+    try:
+        with np.errstate(all="ignore"):
+            x = np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        return None
+    i = int(np.argmax(np.abs(x)))
+    if not np.all(np.isfinite(x)) or x[i] == 0:
+        return None
+    u = (x / x[i]).tolist()
+    fr = [Fraction(t).limit_denominator(den) for t in u]
+    if max(abs(float(f) - t) for f, t in zip(fr, u)) > 1e-9:
+        return None
+    w = primitive_weights(fr)  # it must solve the system in floats too: an ill-conditioned A rounds to wrong ones
+    r = A @ np.array(w, dtype=np.float64)
+    lam = float(r @ b) / float(b @ b)
+    return w if float(np.max(np.abs(r - lam * b))) <= 1e-9 * float(np.max(np.abs(r))) else None
 
 
 def primitive_weights(row: list[Fraction]) -> list[int]:

@@ -200,3 +200,13 @@ def test_float_text_at_every_group_of_four_digits(row, negate):
     x = -x if negate else x
     texts = numbers.from_floats(x)[1]
     assert texts == [_reference_text(r) for r in x.tolist()]
+
+
+@given(st.lists(st.integers(min_value=0, max_value=2**300), min_size=1, max_size=12))
+@example([0, 1, 2**23 - 1, 2**23, 2**24 - 1, 2**24, 2**47, 2**48 - 1, 2**300])
+def test_bit_lengths_of_non_negative_balanced_limbs(values):
+    """The reference's sizes of a deep network's hidden rows are read from these (docs/design.md, "The fast
+    checker")."""
+    A = limbs.from_ints(values, (len(values),))
+    A = np.concatenate([A, np.zeros((2, len(values)), dtype=np.int64)])  # zero limbs on top change nothing
+    assert limbs.bit_lengths(A).tolist() == [v.bit_length() for v in values]

@@ -1,5 +1,5 @@
-"""Where the fast checker hands work on, and where it must not: a network given by its layers goes to the reference
-(with the reference's verdict, tampered or not), a check on two workers forks them, and at the reference's own
+"""Where the fast checker hands work on, and where it must not: a network given by its layers is decided here (and by
+the reference beyond the limbs), a check on two workers forks them, and at the reference's own
 ``intermediate`` edge (to the bit) the fast checker still decides every block itself."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from exactrelu.certificates.trusted import realizes
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance, planted
 from exactrelu.instances.checker_view import checker_instance, fast_instance
-from exactrelu.network import Network
+from exactrelu.network import Activation, Network
 
 
 def _verdict(run) -> tuple[str, str]:
@@ -36,7 +36,7 @@ def _handed(monkeypatch) -> list:
     return spans
 
 
-def test_a_deep_network_on_float_rows_goes_to_the_reference(monkeypatch):
+def test_a_deep_network_on_float_rows_is_decided_here_and_beyond_the_limbs_by_the_reference(monkeypatch):
     rng = np.random.default_rng(3)
     net = Network.from_layers([(rng.integers(-2, 3, (3, 2)), [1, 0, "-1/2"]), (rng.integers(-2, 3, (2, 3)), None),
                                (rng.integers(-2, 3, (1, 2)), ["1/4"])])
@@ -47,8 +47,17 @@ def test_a_deep_network_on_float_rows_goes_to_the_reference(monkeypatch):
     for bad in [cert] + [_changed(cert, t, i) for t in range(3) for i in range(2)]:
         spans.clear()
         ref = _verdict(lambda: checker.check(bad, checker_instance(inst)))
-        assert _verdict(lambda: fast.check(bad, fast_instance(inst))) == ref and spans == [(0, 30)]
+        assert _verdict(lambda: fast.check(bad, fast_instance(inst))) == ref and spans == []
     assert ref[0] == "INVALID" and _verdict(lambda: fast.check(cert, fast_instance(inst)))[0] == "VALID"
+    power = Network.from_layers([([[1, 1], [1, -1]], None), ([[1, 1]], [1]), ([[2]], None), ([[1]], None)],
+                                Activation.power(3))
+    X = np.array([[2.0**300, 1.0], [3.0, -1.0]])  # (2^300)^9 in the second layer: 2,700 bits, beyond 96 limbs
+    inst = Instance.from_arrays(X, power.evaluate_exact(X.tolist()).to_fractions(), activation=Activation.power(3))
+    spans.clear()
+    cert = realizes_certificate(inst, power)
+    ref = checker.check(cert, checker_instance(inst))
+    assert _verdict(lambda: fast.check(cert, fast_instance(inst))) == ("VALID", ref)
+    assert spans == [(0, 2)]
 
 
 def _changed(cert: dict, t: int, i: int) -> dict:

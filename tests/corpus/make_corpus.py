@@ -374,6 +374,48 @@ def _deep_network_claims(c: Corpus) -> None:
     c.valid("residual-deep", res, ideep, "VALID: residual: 12 samples x 1 outputs, squared error 0.333333",
             "the output bias off by 1/6 at every sample: squared error 12/36")
 
+    _deep_dyadic_claims(c)
+
+
+def _deep_dyadic_claims(c: Corpus) -> None:
+    """The bulk claims about a network with biases in every layer (PyTorch's default nn.Sequential), three hidden
+    layers, dyadic weights and float inputs: rows the fast checker reads and decides itself, as JSON and as .npz."""
+    from exactrelu.exact.matrix import QMatrix
+    from exactrelu.instances import Instance
+
+    layers = [([["1/2", "-3/4"], ["5/8", 1], [-1, "1/4"]], ["1/8", "-1/2", "3/4"]),
+              ([["3/4", -1, "1/2"], [1, "1/4", "-5/8"]], ["-1/4", "1/2"]), ([[1, "-3/2"], ["1/2", 1]], ["1/16", 0]),
+              ([[2, "-1/4"], [-1, "1/2"]], ["3/8", 0])]
+    net = Network.from_layers(layers)
+    X = QMatrix.from_rows([[Fraction(i % 5 - 2) + Fraction(i, 8), Fraction((3 * i) % 7, 4) - 1] for i in range(16)])
+    inst = Instance(X, net.evaluate_exact(X))
+    ij, inpz = c.instance("deep-dyadic", inst), c.raw_instance("deep-dyadic.npz", _npz(inst))
+    r = realizes_certificate(inst, net)
+    c.valid("realizes-deep-dyadic", r, ij, "VALID: realizes: 16 samples x 2 outputs equal exactly (layers 2-3-2-2-2",
+            "biases in every layer, three hidden layers, dyadic rows")
+    c.valid("realizes-deep-npz", r, inpz, "VALID: realizes: 16 samples x 2 outputs", "the same claim on the .npz")
+    moved = str(Fraction(-1, 2) + Fraction(1, 2**40))
+    c.invalid("realizes-deep-first-bias", tampered(r, lambda x: x["layers"][0]["b"].__setitem__(1, moved)), ij,
+              "differs from the label", "the first hidden layer's bias moved by 2^-40")
+    c.invalid("realizes-deep-rows-swapped", tampered(r, lambda x: x["layers"][1]["W"].reverse()), inpz,
+              "differs from the label", "two units of the second hidden layer swapped in W only (not in b)")
+    Y = inst.labels.to_fractions()
+    for j, out in ((2, 0), (9, 1), (15, 1)):
+        Y[j][out] += Fraction(1, 2**20)
+    noisy = Instance(X, QMatrix.from_rows(Y))
+    inoisy = c.instance("deep-dyadic-noisy", noisy)
+    rx = realizes_except_certificate(noisy, net, [(2, 0), (9, 1), (15, 1)])
+    c.valid("realizes-except-deep", rx, inoisy, "VALID: realizes-except: all 32 entries (16 samples x 2 outputs) "
+            "except 3", "three labels moved by 2^-20, listed")
+    c.invalid("realizes-except-deep-missing", tampered(rx, lambda x: x["except"].pop(1)), inoisy, "is not listed",
+              "one of the three moved labels not listed")
+    other = Network.from_layers([layers[0], layers[1], (layers[2][0], ["1/16", "1/64"]), layers[3]])
+    res = residual_certificate(noisy, other)
+    c.valid("residual-deep-dyadic", res, inoisy, "VALID: residual: 16 samples x 2 outputs",
+            "a third hidden layer's bias moved by 1/64, on the moved labels")
+    c.invalid("residual-deep-max-off", tampered(res, lambda x: x.__setitem__("max_abs_error", str(
+        Fraction(x["max_abs_error"]) + Fraction(1, 2**60)))), inoisy, "max_abs_error is",
+        "the largest error off by 2^-60")
 
 def _box_claims(c: Corpus) -> None:
     """Deep equivalence on a box and within epsilon: the box's rows in the case tree, bounds leaves within epsilon."""

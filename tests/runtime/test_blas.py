@@ -28,6 +28,19 @@ def test_rule(monkeypatch):
     assert blas.blas_threads(1000) is None
 
 
+def test_the_rule_reads_the_process_affinity(monkeypatch):
+    """A process cut to one core (``taskset``, bench_user.py's 1-core row) is busy at load 1: one thread."""
+    import os
+
+    for v in ("EXACTRELU_BLAS_THREADS",) + blas._USER_VARS:
+        monkeypatch.delenv(v, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert blas.blas_threads(blas.BLAS_SMALL, load=1.0) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert blas.blas_threads(blas.BLAS_SMALL, load=1.0) is None
+
+
 def test_recovery_runs_its_float_steps_with_one_thread(monkeypatch):
     for v in ("EXACTRELU_BLAS_THREADS",) + blas._USER_VARS:
         monkeypatch.delenv(v, raising=False)

@@ -6,7 +6,8 @@ library's solvers or of ``exactrelu/exact``. It reads the instance in blocks of 
 holds them, .npz members as bytes, rows of canonical text, integers over a power of two), makes the canonical text
 of every number itself and decides
 the claim with integer arithmetic done by float64 BLAS on 24-bit limbs (:mod:`.limbs`; the proofs are in
-docs/design.md, "The fast checker"). What it shares with the reference, and why: the certificate's parsers, the
+docs/design.md, "The fast checker"), for a network of any depth (the hidden layers of a ``"layers"`` network:
+:mod:`.deep`). What it shares with the reference, and why: the certificate's parsers, the
 limits, the verdicts' wording and the rules that bind blocks of rows to the certificate (``combine_rows``); rows
 it does not read (other numbers than dyadic ones, non-canonical text, numbers beyond its limbs) are read by the
 reference, block by block, so that both give the same verdict on every input. Every other claim goes to the reference.

@@ -16,11 +16,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..trusted.common import CheckFailed, UnreadableInput
-from ..trusted.realizes import (RANGE_CLAIMS, _listed, _network, _shape, _stated, bound_integers,
+from ..trusted.common import CheckFailed, UnreadableInput, cap_bits
+from ..trusted.deep import hidden_rows, read_network
+from ..trusted.realizes import (RANGE_CLAIMS, _listed, _network, _sample_bits, _stated, bound_integers,
                                 certificate_sha256)
 from ..trusted.schedule import _quiet_worker, check_rows, combine_rows, cuts
-from . import limbs, network, sources
+from . import deep, limbs, network, sources
 from .limbs import FastDomain
 
 __all__ = ["Judge", "block_result", "blocks", "check_blocks", "ENTRIES"]
@@ -32,29 +33,35 @@ ENTRIES = 1 << 18
 class Judge:
     """The certificate's side of a check, parsed once by the reference's parsers and kept for every block.
 
-    ``network(x_row, y_bits)`` gives the network in integers for a block whose largest sample has denominator bits and
-    numerator bits ``x_row`` and whose labels have at most ``y_bits`` bits (numerator and denominator). The first call
-    runs the reference's ``_network`` on one synthetic sample of those sizes, so that a malformed certificate is
-    refused with the reference's message; every call applies the reference's bound on the check's integers
-    (``bound_integers``, monotone in both sizes) to those sizes, unless sizes at least as large already passed.
+    :meth:`differences` gives a block's differences from the labels after the reference's bounds on the check's
+    integers, applied to the block's own sizes. For a two-layer network (:meth:`network`) the first block runs the
+    reference's ``_network`` on one synthetic sample of the block's largest sizes, so that a malformed certificate is
+    refused with the reference's message; every block applies ``bound_integers`` (monotone in both sizes) to its
+    sizes, unless sizes at least as large already passed. A network given by its layers (:meth:`deep`) is parsed on
+    the smallest sample and each block is bounded as the reference bounds it: the hidden layers from the inputs'
+    size, the last two layers from the size of the block's largest hidden row (docs/design.md, "The fast checker").
     """
 
     def __init__(self, cert: dict, shape: tuple, activation) -> None:
         self.cert, self.shape, self.activation = cert, shape, activation
         self.claim = cert.get("claim")
-        self.passed: list[tuple] = []  # (x bits, y bits) already within the reference's bound
-        self.parts = self.net = self.refused = self.refused_later = None
+        self.passed: list[tuple] = []  # sizes already within the reference's bounds
+        self.parts = self.net = self.refused = self.refused_later = self.hidden = None
+
+    def differences(self, X, Y) -> tuple:
+        """(R, den) of a block (:func:`.network.differences`); FastDomain or UnreadableInput: the reference's rows."""
+        x_row, y_bits = _sizes(X, Y)
+        if "layers" in self.cert:
+            return self.deep(X, Y, x_row, y_bits)
+        return network.differences(self.network(x_row, y_bits), X, Y)
 
     def network(self, x_row: tuple, y_bits: int):
         if self.refused is not None:  # the network itself is malformed: refused before any bound, in every block
             raise self.refused
-        if "layers" in self.cert:  # a network of any depth: the reference (docs/design.md, "The fast checker")
-            raise FastDomain("a network given by its layers")
         x_bits = x_row[0] + x_row[1]
-        if not any(x_bits <= xb and y_bits <= yb for xb, yb in self.passed):
+        if not self._within(x_bits, y_bits):
             _, d, m = self.shape
-            X = [([(1 << x_row[1]) >> 1] + [0] * (d - 1), [1 << (x_row[0] - 1)] + [1] * (d - 1))]
-            Y = [([(1 << (y_bits - 1)) >> 1] + [0] * (m - 1), [1] * m)]
+            X, Y = [_sample(d, *x_row)], [_sample(m, 1, y_bits - 1)]
             if self.parts is None:
                 self._parse(X, Y)  # the reference's parse and bound (UnreadableInput over the bound: not kept)
             else:
@@ -64,15 +71,44 @@ class Judge:
             raise self.refused_later
         return self.net
 
+    def deep(self, X, Y, x_row: tuple, y_bits: int) -> tuple:
+        """:meth:`differences` of a network given by its layers: the hidden layers (:mod:`.deep`), then the last two
+        as a two-layer network on the last hidden values, each bound of ``_deep_network`` applied on the way."""
+        if self.refused is not None:
+            raise self.refused
+        _, d, m = self.shape
+        if self.parts is None:  # every refusal of a malformed network, on the smallest sample (none of them reads it)
+            self._parse([_sample(d, 1, 0)], [_sample(m, 1, 0)])
+            layers = read_network({"activation": self.cert["activation"], "layers": self.cert["layers"]}, 1)[1]
+            self.hidden = layers[:-2], deep.hidden(layers[:-2], self.parts[4])
+        x_bits, Ys = sum(x_row), [_sample(m, 1, y_bits - 1)]
+        if not self._within(x_bits, 0, 0):
+            _sample_bits([_sample(d, *x_row)], Ys, cap_bits())  # a sample's denominator over the limit
+            hidden_rows(self.hidden[0], self.parts[4], [], x_bits)  # the hidden layers' bound, before any sample
+            self.passed.append((x_bits, 0, 0))
+        Xn, sx = network.scaled(X)
+        H, G = deep.forward(self.hidden[1], Xn, sx)
+        h_row = deep.reference_sizes(self.hidden[1], H, np.maximum(X.t, 0).reshape(X.shape).max(axis=1), sx)
+        if not self._within(0, sum(h_row), y_bits):
+            bound_integers([_sample(H.shape[2], *h_row)], Ys, *self.parts)
+            self.passed.append((0, sum(h_row), y_bits))
+        if self.refused_later is not None:
+            raise self.refused_later
+        return network.outputs(self.net, H, G, Y)
+
+    def _within(self, *sizes) -> bool:
+        """Whether sizes at least as large (each) already passed the reference's bounds (all monotone in them)."""
+        return any(len(p) == len(sizes) and all(a <= b for a, b in zip(sizes, p)) for p in self.passed)
+
     def _parse(self, X: list, Y: list) -> None:
         try:
-            U, V, b, offset, c = _network(self.cert, X, Y, self.activation, RANGE_CLAIMS[self.claim])[:5]
+            U, V, b, offset, c, _, text = _network(self.cert, X, Y, self.activation, RANGE_CLAIMS[self.claim])
         except CheckFailed as exc:
             self.refused = exc
             raise
         self.parts = U, V, b, offset, c
         self.net = network.integers(U, V, b, offset, c)
-        self.sha, self.text = certificate_sha256(self.cert), _shape(X, Y, U, b, offset, c)
+        self.sha, self.text = certificate_sha256(self.cert), text
         try:
             if self.claim == "realizes-except":
                 self.listed = _listed(self.cert, self.shape[0], self.shape[2])[0]
@@ -80,6 +116,12 @@ class Judge:
                 _stated(self.cert)
         except CheckFailed as exc:
             self.refused_later = exc
+
+
+def _sample(width: int, den_bits: int, num_bits: int) -> tuple:
+    """One parsed row (numerators, denominators) of ``width`` entries whose common denominator has ``den_bits`` bits
+    and whose largest |numerator| has ``num_bits`` bits (all that the reference's bounds read of a sample)."""
+    return [(1 << num_bits) >> 1] + [0] * (width - 1), [1 << (den_bits - 1)] + [1] * (width - 1)
 
 
 def _sizes(X, Y) -> tuple[tuple, int]:
@@ -107,8 +149,7 @@ def block_result(judge: Judge, instance: dict, a: int, b: int, where: str) -> tu
 
 
 def _verdict(judge: Judge, X, Y, a: int, b: int) -> dict:
-    net = judge.network(*_sizes(X, Y))
-    R, den = network.differences(net, X, Y)
+    R, den = judge.differences(X, Y)
     n, _, m = judge.shape
     verdict = {"claim": judge.claim, "certificate_sha256": judge.sha, "instance_sha256": judge.cert["instance_sha256"],
                "n": n, "m": m, "samples": [a, b], "shape": judge.text}

@@ -28,7 +28,7 @@ import numpy as np
 
 __all__ = ["W", "INNER", "SUMS", "normalized", "from_ints", "from_digits", "split_floats", "to_ints", "matmul",
            "product", "sign",
-           "absolute", "column_argmax", "column_squares", "FastDomain"]
+           "absolute", "bit_lengths", "column_argmax", "column_squares", "FastDomain"]
 
 W = 24  #: bits per limb
 _HALF = 1 << (W - 1)
@@ -144,13 +144,14 @@ def matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     cuts = list(range(0, q, INNER)) + [q]
     if min(La, Lb) * (len(cuts) - 1) > SUMS:
         raise FastDomain(f"a product of {La} x {Lb} limbs over {q} terms")
-    Af = A.reshape(La * p, q).astype(np.float64)  # limbs below 2^23: exact
-    Bf = B.astype(np.float64)
+    Af = A.reshape(La * p, q).astype(np.float64)  # limbs of magnitude at most 2^23: exact
+    Bf = B.transpose(1, 0, 2).reshape(q, Lb * r).astype(np.float64)  # B's limbs side by side: one product for all
     C = np.zeros((La + Lb - 1, p, r), dtype=np.int64)
-    for b in range(Lb):
-        for lo, hi in zip(cuts, cuts[1:]):
-            part = Af[:, lo:hi] @ Bf[b, lo:hi]  # every partial sum an integer of at most 2^53: exact
-            C[b:b + La] += part.astype(np.int64).reshape(La, p, r)
+    for lo, hi in zip(cuts, cuts[1:]):
+        part = (Af[:, lo:hi] @ Bf[lo:hi]).astype(np.int64)  # every partial sum an integer of at most 2^53: exact
+        part = part.reshape(La, p, Lb, r)
+        for b in range(Lb):  # A_a B_b goes to limb a + b
+            C[b:b + La] += part[:, :, b, :]
     return normalized(C)
 
 
@@ -186,6 +187,28 @@ def absolute(A: np.ndarray) -> np.ndarray:
     """
     B = normalized(np.where(sign(A) < 0, -A, A))  # -A has limbs in (-2^23, 2^23]
     return B
+
+
+def bit_lengths(A: np.ndarray) -> np.ndarray:
+    """The bit length of every entry of a balanced expansion of *non-negative* integers (0 for zero).
+
+    The limbs are carried again from the lowest up with ``carry = floor(a / 2^24)``: a balanced limb plus a carry of
+    -1 or 0 lies in [-2^23 - 1, 2^23), so the carry is -1 or 0 again and the limb ends in [0, 2^24). The top limb
+    then is the integer less a sum below ``2^(24 (L - 1))``, so it is non-negative (the integer is) and below 2^23;
+    the bit length is 24 times the highest non-zero limb's index plus that limb's bit length (exact in float64).
+
+    >>> bit_lengths(from_ints([0, 1, 2**23, 2**48 - 1, 2**48], (5,))).tolist()
+    [0, 1, 24, 48, 49]
+    """
+    U = np.array(A, dtype=np.int64)
+    for u in range(U.shape[0] - 1):
+        carry = U[u] >> W
+        U[u] -= carry << W
+        U[u + 1] += carry
+    nonzero = U != 0
+    top = U.shape[0] - 1 - np.argmax(nonzero[::-1], axis=0)
+    lead = np.take_along_axis(U, top[None], axis=0)[0].astype(np.float64)
+    return np.where(nonzero.any(axis=0), W * top + np.frexp(lead)[1], 0)
 
 
 def column_argmax(A: np.ndarray) -> np.ndarray:

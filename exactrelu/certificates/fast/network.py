@@ -28,7 +28,7 @@ from . import limbs
 from .limbs import FastDomain
 from .numbers import Numbers
 
-__all__ = ["Integers", "integers", "scaled", "differences", "MAX_LIMBS"]
+__all__ = ["Integers", "integers", "scaled", "differences", "outputs", "MAX_LIMBS"]
 
 #: the most limbs (24 bits each) of any integer the fast checker computes; more: the reference reads those rows
 MAX_LIMBS = 96
@@ -91,18 +91,29 @@ def _plus(Z: np.ndarray, constants: list[int]) -> np.ndarray:
 def differences(net: Integers, X: Numbers, Y: Numbers) -> tuple[np.ndarray, list[int]]:
     """(R, den): ``N_jr - y_jr == R[j, r] / den[r]`` for every row j and output r of the block (R balanced limbs)."""
     Xn, sx = scaled(X)
+    return outputs(net, Xn, 1 << sx, Y)
+
+
+def outputs(net: Integers, Zn: np.ndarray, G: int, Y: Numbers) -> tuple[np.ndarray, list[int]]:
+    """:func:`differences` for the inputs ``Zn / G`` (limbs over one positive integer G for the block: 2^sx for the
+    instance's rows, a product of layer denominators for a deep network's last hidden layer). With G = odd 2^e the
+    power-of-two part plays the role of 2^sx above: ``S = N_jr E_r G^c`` and, with g = min(sy, c e),
+    ``R = S 2^(sy - g) - Yn E_r odd^c 2^(c e - g) = (N_jr - y_jr) E_r odd^c 2^(c e + sy - g)``."""
     Yn, sy = scaled(Y)
-    T = _plus(limbs.matmul(Xn, net.hidden), [bi << sx for bi in net.bias])
+    e = (G & -G).bit_length() - 1
+    odd = (G >> e) ** net.c
+    T = _plus(limbs.matmul(Zn, net.hidden), [bi * G for bi in net.bias])
     H = np.where(limbs.sign(T) > 0, T, 0)  # relu: the sign of T is the pre-activation's
     P = H
     for _ in range(net.c - 1):
         P = _bounded(limbs.product(P, H))
-    cs = net.c * sx
-    S = _plus(limbs.matmul(P, net.out), [v << cs for v in net.out_bias])
-    g = min(sy, cs)
+    ce = net.c * e
+    S = _plus(limbs.matmul(P, net.out), [v * odd << ce for v in net.out_bias])
+    g = min(sy, ce)
     if sy > g:
         S = limbs.product(S, limbs.from_ints([1 << (sy - g)], (1, 1)))
-    F = limbs.product(Yn.astype(np.int64), limbs.from_ints([E << (cs - g) for E in net.scale], (1, len(net.scale))))
+    F = limbs.product(Yn.astype(np.int64), limbs.from_ints([E * odd << (ce - g) for E in net.scale],
+                                                            (1, len(net.scale))))
     S, F = limbs.padded_pair(S, F)
     R = _bounded(limbs.normalized(S - F))
-    return R, [E << (cs + sy - g) for E in net.scale]
+    return R, [E * odd << (ce + sy - g) for E in net.scale]
