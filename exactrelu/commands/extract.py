@@ -11,7 +11,7 @@ from ._weights import add_layers_argument, read_net
 
 
 def register(sub) -> None:
-    p = sub.add_parser("extract", help="extract the exact weights of a ReLU network (one or two hidden layers) "
+    p = sub.add_parser("extract", help="extract the exact weights of a ReLU network (one or more hidden layers) "
                                        "from query access",
                        description="Ask an exact oracle (a network file, or a command answering JSON lines: docs/"
                                    "extraction.md) at chosen rational points, find every kink on a random line, the "
