@@ -44,9 +44,9 @@ def networks_and_blocks(draw):
     return net, blocks_of(net, vec(d), vec(d), ts, vec(d), h, [vec(d) for _ in range(draw(st.integers(1, 3)))])
 
 
-@settings(deadline=None, max_examples=25)
-@given(networks_and_blocks(), st.data())
-def test_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, data):
+def _accepted_then_one_changed_answer_refused(case, data) -> None:
+    """The exact answers of ``case`` (a network and its query blocks) are accepted; one answer, drawn from ``data``,
+    changed by 2^-40 is refused at that block and output."""
     net, blocks = case
     cert = transcript_certificate(net.d, net.m, blocks, network=net)
     assert "gives every one exactly" in check(cert, None)
@@ -57,6 +57,12 @@ def test_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, dat
     bad["queries"][b]["answers"][j][r] = str(Fraction(bad["queries"][b]["answers"][j][r]) + Fraction(1, 2**40))
     with pytest.raises(CheckFailed, match=rf"block {b} .*, output {r}: the network's value differs"):
         check(bad, None)
+
+
+@settings(deadline=None, max_examples=25)
+@given(networks_and_blocks(), st.data())
+def test_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, data):
+    _accepted_then_one_changed_answer_refused(case, data)
 
 
 @settings(deadline=None, max_examples=30)
@@ -198,16 +204,7 @@ def deep_networks_and_blocks(draw):
 def test_deep_networks_exact_answers_are_accepted_and_each_changed_answer_is_refused(case, data):
     """The deep check (first layer per block, the layers above shared along a line by activation pattern) accepts
     the exact answers of networks of 2 and 3 hidden layers and refuses every answer changed by 2^-40."""
-    net, blocks = case
-    cert = transcript_certificate(net.d, net.m, blocks, network=net)
-    assert "gives every one exactly" in check(cert, None)
-    b = data.draw(st.integers(0, 2))
-    j = data.draw(st.integers(0, len(blocks[b]["answers"]) - 1))
-    r = data.draw(st.integers(0, net.m - 1))
-    bad = copy.deepcopy(cert)
-    bad["queries"][b]["answers"][j][r] = str(Fraction(bad["queries"][b]["answers"][j][r]) + Fraction(1, 2**40))
-    with pytest.raises(CheckFailed, match=rf"block {b} .*, output {r}: the network's value differs"):
-        check(bad, None)
+    _accepted_then_one_changed_answer_refused(case, data)
 
 
 def test_deep_line_points_sharing_a_pattern_below_but_not_above():
