@@ -13,7 +13,7 @@ import pytest
 from exactrelu.certificates import checker, fast
 from exactrelu.certificates.claims.realizes import realizes_certificate
 from exactrelu.certificates.fast import blocks
-from exactrelu.certificates.trusted import realizes
+from exactrelu.certificates.trusted import realizes_bounds
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance, planted
 from exactrelu.instances.checker_view import checker_instance, fast_instance
@@ -88,7 +88,7 @@ def test_at_the_references_edge_the_fast_checker_decides_itself(X, monkeypatch):
     spans = _handed(monkeypatch)
 
     def verdict(bits):  # the limit to the bit (its digits step by 3.3 bits): the edge to one bit of the sizes
-        monkeypatch.setattr(realizes, "cap_bits", lambda: bits)
+        monkeypatch.setattr(realizes_bounds, "cap_bits", lambda: bits)
         spans.clear()
         ref = _verdict(lambda: checker.check(cert, checker_instance(inst)))
         assert _verdict(lambda: fast.check(cert, fast_instance(inst))) == ref

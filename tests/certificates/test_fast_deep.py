@@ -19,7 +19,7 @@ from exactrelu.certificates.claims.realizes import (realizes_certificate, realiz
 from exactrelu.certificates.envelope import verify
 from exactrelu.certificates.fast import blocks, deep, limbs, network, numbers
 from exactrelu.certificates.fast.limbs import FastDomain
-from exactrelu.certificates.trusted import common, realizes, schedule
+from exactrelu.certificates.trusted import common, realizes_bounds, schedule
 from exactrelu.certificates.trusted import deep as trusted_deep
 from exactrelu.exact import QMatrix
 from exactrelu.instances import Instance
@@ -68,8 +68,8 @@ def test_the_hidden_layers_in_limbs_are_the_exact_values(data):
 @settings(max_examples=60)
 @given(st.data())
 def test_the_references_sizes_of_every_hidden_row_come_out_exactly(data):
-    """``reference_sizes`` against the reference's own hidden rows (``trusted/deep.hidden_rows``, Python integers):
-    the largest ``bits(Dh_j) + bits(max_i Nh_ji)`` of the block, and a pair that some sample has."""
+    """``reference_sizes`` against the reference's own hidden rows (``trusted/deep.HiddenLayers.rows``, Python
+    integers): ``bits(Dh_j) + bits(max_i Nh_ji)`` of every sample, and the reference's own measure of them."""
     c = data.draw(st.sampled_from([1, 1, 2]))
     widths = [data.draw(st.integers(1, 3)) for _ in range(data.draw(st.integers(1, 4)))]  # 1: no hidden layer
     layers = _layers(data, widths)
@@ -79,11 +79,10 @@ def test_the_references_sizes_of_every_hidden_row_come_out_exactly(data):
     net = deep.hidden(layers, c)
     H, _ = deep.forward(net, Xn, sx)
     s = np.maximum(nums.t, 0).reshape(nums.shape).max(axis=1)
-    den, num = deep.reference_sizes(net, H, s, sx)
     parsed = [([v.as_integer_ratio()[0] for v in row], [v.as_integer_ratio()[1] for v in row]) for row in X.tolist()]
-    rows = trusted_deep.hidden_rows(layers, c, parsed, 1)
-    pairs = [(Dh[0].bit_length(), max(map(abs, Nh)).bit_length()) for Nh, Dh in rows]
-    assert (den, num) in pairs and den + num == max(a + b for a, b in pairs)
+    rows = trusted_deep.HiddenLayers(layers, c).rows(parsed)
+    sizes = [Dh[0].bit_length() + max(map(abs, Nh)).bit_length() for Nh, Dh in rows]
+    assert deep.reference_sizes(net, H, s, sx).tolist() == sizes == realizes_bounds.sample_bits(rows, None)[0]
 
 
 @settings(max_examples=40)
@@ -219,7 +218,7 @@ def test_malformed_deep_certificates_get_the_references_message():
 def _edge(monkeypatch, cert, inst, spans) -> str:
     """Both checkers at the reference's bound on the check's integers to the bit; the smallest bound that accepts."""
     def verdict(bits):
-        for module in (realizes, trusted_deep, blocks):
+        for module in (realizes_bounds, trusted_deep):
             monkeypatch.setattr(module, "cap_bits", lambda: bits)
         spans.clear()
         return agree(cert, inst)
@@ -329,7 +328,7 @@ def test_the_bounds_passed_are_kept_per_size_not_per_sum(monkeypatch):
     """t^2, one row a block: the first block has a small hidden row and a long label, the second a long hidden row
     and a short label. The reference's bound weighs the hidden size c = 2 times, so the second block can be over the
     limit although neither of its sizes exceeds the first block's other size: a pass of the first must not excuse it.
-    The reference streams one row a block too (its bound is per block of rows, as the fast checker's)."""
+    (The reference streams one row a block too; its bound is per sample, so its blocks do not matter.)"""
     act = Activation.power(2)
     net = Network.from_layers([([[1]], None), ([[1]], None), ([[1]], None)], act)
     X = np.array([[0.5], [2.0**99]])

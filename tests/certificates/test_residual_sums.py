@@ -1,15 +1,16 @@
-"""The checker's residual sums (trusted/realizes.py _residual_part) and its integer bound (bound_integers) against
+"""The checker's residual sums (trusted/realizes.py _residual_part) and its integer bound (realizes_bounds.sample_bits) against
 the plain loops they replaced: one common denominator per batch, or one sum per denominator when the common one
 would be too long, must give the same exact Fractions; the bound must refuse exactly what the loop refused."""
 
 import math
 from fractions import Fraction
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactrelu.certificates.trusted import realizes
+from exactrelu.certificates.trusted import realizes, realizes_bounds
 from exactrelu.certificates.trusted.common import CheckFailed, UnreadableInput, cap_bits, lcm_within
 
 
@@ -55,13 +56,13 @@ def test_many_distinct_large_denominators_take_the_per_denominator_sums():
 
 
 def _plain_bits(X, Y, cap):
-    """The loop of bound_integers as it was before it went to C (the reference)."""
-    x_bits = y_bits = 0
+    """The loop of the bound as it was before it went to C (the reference), per sample."""
+    xs, ys = [], []
     for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        D = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, D.bit_length() + max(abs(p).bit_length() for p in nums))
-        y_bits = max(y_bits, max(abs(p).bit_length() + q.bit_length() for p, q in zip(ynum, yden)))
-    return x_bits, y_bits
+        D = lcm_within(dens, cap, f"sample {j + 5}")
+        xs.append(D.bit_length() + max(abs(p).bit_length() for p in nums))
+        ys.append(max(abs(p).bit_length() + q.bit_length() for p, q in zip(ynum, yden)))
+    return xs, ys
 
 
 def _outcome(f, *args):
@@ -78,14 +79,19 @@ def _outcome(f, *args):
 def test_sample_bits_equal_the_loop_and_refuse_what_it_refused(samples, cap):
     X = [([p for p, _ in xs], [q for _, q in xs]) for xs, _ in samples]
     Y = [([p for p, _ in ys], [q for _, q in ys]) for _, ys in samples]
-    got = _outcome(realizes._sample_bits, X, Y, cap)
-    assert got == _outcome(_plain_bits, X, Y, cap)  # the same maxima, or the same refusal of the same sample
+    with patch.object(realizes_bounds, "cap_bits", lambda: cap):
+        xs, ys, refused = realizes_bounds.sample_bits(X, Y, 5)  # the samples numbered from 5
+    want = _outcome(_plain_bits, X, Y, cap)
+    if refused is None:
+        assert (xs, ys) == want  # the same sizes of every sample
+    else:  # the same refusal of the same sample, and the sizes of the samples before it
+        assert str(refused) == want and (xs, ys) == _plain_bits(X[:len(xs)], Y[:len(xs)], cap)
 
 
-def test_bound_integers_refuses_a_sample_whose_common_denominator_is_over_the_cap():
+def test_a_sample_whose_common_denominator_is_over_the_cap_is_refused_by_its_number():
     cap = cap_bits()
     big = [3**(cap // 3), 5**(cap // 4)]  # each under the cap, their lcm over it; the larger is not a multiple
-    with pytest.raises((CheckFailed, UnreadableInput), match="sample 0"):
-        realizes.bound_integers([([1, 1], big)], [([1], [1])], [[Fraction(1)]], [[Fraction(1), Fraction(1)]],
-                                [Fraction(0)], [Fraction(0)], 1)
+    bound = realizes_bounds.OutputBound([[Fraction(1)]], [[Fraction(1), Fraction(1)]], [Fraction(0)], [Fraction(0)], 1)
+    with pytest.raises(UnreadableInput, match="sample 7: the common denominator"):
+        realizes_bounds.bounded_rows(None, bound, [([1, 1], [1, 1]), ([1, 1], big)], [([1], [1])] * 2, 6)
     assert math.lcm(*big).bit_length() > cap >= max(big).bit_length()

@@ -16,10 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..trusted.common import CheckFailed, UnreadableInput, cap_bits
-from ..trusted.deep import hidden_rows, read_network
-from ..trusted.realizes import (RANGE_CLAIMS, _listed, _network, _sample_bits, _stated, bound_integers,
-                                certificate_sha256)
+from ..trusted.common import CheckFailed, UnreadableInput
+from ..trusted.deep import read_network
+from ..trusted.realizes import RANGE_CLAIMS, _listed, _stated, certificate_sha256, parse_network
 from ..trusted.schedule import _quiet_worker, check_rows, combine_rows, cuts
 from . import deep, limbs, network, sources
 from .limbs import FastDomain
@@ -31,106 +30,78 @@ ENTRIES = 1 << 18
 
 
 class Judge:
-    """The certificate's side of a check, parsed once by the reference's parsers and kept for every block.
+    """The certificate's side of a check, parsed once by the reference's parser and kept for every block.
 
     :meth:`differences` gives a block's differences from the labels after the reference's bounds on the check's
-    integers, applied to the block's own sizes. For a two-layer network (:meth:`network`) the first block runs the
-    reference's ``_network`` on one synthetic sample of the block's largest sizes, so that a malformed certificate is
-    refused with the reference's message; every block applies ``bound_integers`` (monotone in both sizes) to its
-    sizes, unless sizes at least as large already passed. A network given by its layers (:meth:`deep`) is parsed on
-    the smallest sample and each block is bounded as the reference bounds it: the hidden layers from the inputs'
-    size, the last two layers from the size of the block's largest hidden row (docs/design.md, "The fast checker").
+    integers, which are per sample (``trusted/realizes_bounds.py``): a block goes to the reference, which refuses it,
+    exactly when one of its samples is over one of them. Each sample's sizes are computed here; a sample's common
+    denominator and the hidden layers' bound are monotone in one size each, so the block's largest decides them;
+    the last two layers' bound (:meth:`_within`) reads two sizes per sample, and is applied to the block's pairs of
+    sizes that no other pair of the block dominates (docs/design.md, "The fast checker").
     """
 
     def __init__(self, cert: dict, shape: tuple, activation) -> None:
         self.cert, self.shape, self.activation = cert, shape, activation
         self.claim = cert.get("claim")
-        self.passed: list[tuple] = []  # sizes already within the reference's bounds
+        self.passed: list[tuple] = []  # pairs (x, y) of sizes within the last two layers' bound
         self.parts = self.net = self.refused = self.refused_later = self.hidden = None
 
     def differences(self, X, Y) -> tuple:
         """(R, den) of a block (:func:`.network.differences`); FastDomain or UnreadableInput: the reference's rows."""
-        x_row, y_bits = _sizes(X, Y)
-        if "layers" in self.cert:
-            return self.deep(X, Y, x_row, y_bits)
-        return network.differences(self.network(x_row, y_bits), X, Y)
-
-    def network(self, x_row: tuple, y_bits: int):
         if self.refused is not None:  # the network itself is malformed: refused before any bound, in every block
             raise self.refused
-        x_bits = x_row[0] + x_row[1]
-        if not self._within(x_bits, y_bits):
-            _, d, m = self.shape
-            X, Y = [_sample(d, *x_row)], [_sample(m, 1, y_bits - 1)]
-            if self.parts is None:
-                self._parse(X, Y)  # the reference's parse and bound (UnreadableInput over the bound: not kept)
-            else:
-                bound_integers(X, Y, *self.parts)
-            self.passed.append((x_bits, y_bits))
-        if self.refused_later is not None:  # the claim's own fields, read after the bound (as the reference does)
-            raise self.refused_later
-        return self.net
-
-    def deep(self, X, Y, x_row: tuple, y_bits: int) -> tuple:
-        """:meth:`differences` of a network given by its layers: the hidden layers (:mod:`.deep`), then the last two
-        as a two-layer network on the last hidden values, each bound of ``_deep_network`` applied on the way."""
-        if self.refused is not None:
-            raise self.refused
-        _, d, m = self.shape
-        if self.parts is None:  # every refusal of a malformed network, on the smallest sample (none of them reads it)
-            self._parse([_sample(d, 1, 0)], [_sample(m, 1, 0)])
-            layers = read_network({"activation": self.cert["activation"], "layers": self.cert["layers"]}, 1)[1]
-            self.hidden = layers[:-2], deep.hidden(layers[:-2], self.parts[4])
-        x_bits, Ys = sum(x_row), [_sample(m, 1, y_bits - 1)]
-        if not self._within(x_bits, 0, 0):
-            _sample_bits([_sample(d, *x_row)], Ys, cap_bits())  # a sample's denominator over the limit
-            hidden_rows(self.hidden[0], self.parts[4], [], x_bits)  # the hidden layers' bound, before any sample
-            self.passed.append((x_bits, 0, 0))
+        if self.parts is None:
+            self._parse()  # the reference's parse (UnreadableInput, a network over the limit: not kept)
+        den_x = np.maximum(X.t, 0).reshape(X.shape).max(axis=1) + 1  # bits(Dx_j) = s_j + 1 (Dx_j = 2^s_j)
+        x = den_x + X.bits().reshape(X.shape).max(axis=1)
+        y = (Y.bits() + np.maximum(Y.t, 0) + 1).reshape(Y.shape).max(axis=1)  # bits(|p|) + bits(q), per sample
+        if int(den_x.max()) > self.bound.cap or (self.hidden is not None and self.hidden[0].over(int(x.max()))):
+            raise UnreadableInput("a sample over the reference's bound")  # the reference refuses it
+        if self.hidden is None:
+            self._within(x, y)
+            return self._later(network.differences(self.net, X, Y))
         Xn, sx = network.scaled(X)
         H, G = deep.forward(self.hidden[1], Xn, sx)
-        h_row = deep.reference_sizes(self.hidden[1], H, np.maximum(X.t, 0).reshape(X.shape).max(axis=1), sx)
-        if not self._within(0, sum(h_row), y_bits):
-            bound_integers([_sample(H.shape[2], *h_row)], Ys, *self.parts)
-            self.passed.append((0, sum(h_row), y_bits))
-        if self.refused_later is not None:
+        self._within(deep.reference_sizes(self.hidden[1], H, den_x - 1, sx), y)
+        return self._later(network.outputs(self.net, H, G, Y))
+
+    def _later(self, result):
+        if self.refused_later is not None:  # the claim's own fields, read after the bounds (as the reference does)
             raise self.refused_later
-        return network.outputs(self.net, H, G, Y)
+        return result
 
-    def _within(self, *sizes) -> bool:
-        """Whether sizes at least as large (each) already passed the reference's bounds (all monotone in them)."""
-        return any(len(p) == len(sizes) and all(a <= b for a, b in zip(sizes, p)) for p in self.passed)
+    def _within(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Refuse (UnreadableInput) when a sample of sizes (x_j, y_j) is over the last two layers' bound: the pairs of
+        the block that no other dominates, unless a pair at least as large in both already passed (monotone)."""
+        pairs = np.unique(np.stack([x, y], axis=1), axis=0)[::-1]  # x descending, then y descending
+        top = np.maximum.accumulate(pairs[:, 1])
+        for a, b in pairs[np.r_[True, pairs[1:, 1] > top[:-1]]].tolist():
+            if not any(a <= p and b <= q for p, q in self.passed):
+                if self.bound.total(a, b) > self.bound.cap:
+                    raise UnreadableInput("a sample over the reference's bound")  # the reference refuses it
+                self.passed.append((a, b))
 
-    def _parse(self, X: list, Y: list) -> None:
+    def _parse(self) -> None:
+        n, d, m = self.shape
         try:
-            U, V, b, offset, c, _, text = _network(self.cert, X, Y, self.activation, RANGE_CLAIMS[self.claim])
+            U, V, b, offset, c, hidden, self.bound, self.text = parse_network(self.cert, d, m, self.activation,
+                                                                              RANGE_CLAIMS[self.claim])
         except CheckFailed as exc:
             self.refused = exc
             raise
         self.parts = U, V, b, offset, c
         self.net = network.integers(U, V, b, offset, c)
-        self.sha, self.text = certificate_sha256(self.cert), text
+        if hidden is not None:
+            layers = read_network({"activation": self.cert["activation"], "layers": self.cert["layers"]}, 1)[1]
+            self.hidden = hidden, deep.hidden(layers[:-2], c)
+        self.sha = certificate_sha256(self.cert)
         try:
             if self.claim == "realizes-except":
-                self.listed = _listed(self.cert, self.shape[0], self.shape[2])[0]
+                self.listed = _listed(self.cert, n, m)[0]
             elif self.claim == "residual":
                 _stated(self.cert)
         except CheckFailed as exc:
             self.refused_later = exc
-
-
-def _sample(width: int, den_bits: int, num_bits: int) -> tuple:
-    """One parsed row (numerators, denominators) of ``width`` entries whose common denominator has ``den_bits`` bits
-    and whose largest |numerator| has ``num_bits`` bits (all that the reference's bounds read of a sample)."""
-    return [(1 << num_bits) >> 1] + [0] * (width - 1), [1 << (den_bits - 1)] + [1] * (width - 1)
-
-
-def _sizes(X, Y) -> tuple[tuple, int]:
-    """The reference's sizes of a block: (bits of Dx_j, bits of max |p|) of its largest sample, and the most bits
-    ``bits(|p|) + bits(q)`` of a label (``trusted/realizes._sample_bits``; for 2^t, t >= 0, bits(q) = t + 1)."""
-    den_x = np.maximum(X.t, 0).reshape(X.shape).max(axis=1) + 1
-    num_x = X.bits().reshape(X.shape).max(axis=1)
-    j = int(np.argmax(den_x + num_x))
-    return (int(den_x[j]), int(num_x[j])), int((Y.bits() + np.maximum(Y.t, 0) + 1).max())
 
 
 def block_result(judge: Judge, instance: dict, a: int, b: int, where: str) -> tuple:

@@ -77,9 +77,9 @@ def forward(net: Hidden, Xn: np.ndarray, sx: int) -> tuple[np.ndarray, int]:
     return H, G
 
 
-def reference_sizes(net: Hidden, H: np.ndarray, s: np.ndarray, sx: int) -> tuple[int, int]:
-    """The reference's sizes of the block's largest hidden row: ``(bits(Dh_j), bits(max_i Nh_ji))`` of the sample j
-    with the largest sum, from the block's values ``H`` (rows, units) over ``G`` and each sample's exponent ``s_j``.
+def reference_sizes(net: Hidden, H: np.ndarray, s: np.ndarray, sx: int) -> np.ndarray:
+    """The reference's size of every hidden row, ``bits(Dh_j) + bits(max_i Nh_ji)``, from the block's values ``H``
+    (rows, units) over ``G`` and each sample's exponent ``s_j``.
 
     ``Dh_j = base 2^(c^L s_j)`` and ``Nh_ji = H_ji / 2^(c^L (sx - s_j))`` (an exact division): a non-zero numerator
     loses exactly ``c^L (sx - s_j)`` bits, a zero one has none. With no hidden layer (a two-layer network given by
@@ -89,7 +89,4 @@ def reference_sizes(net: Hidden, H: np.ndarray, s: np.ndarray, sx: int) -> tuple
     if not net.layers:
         H = limbs.absolute(limbs.normalized(np.asarray(H, dtype=np.int64)))
     top = limbs.bit_lengths(H).max(axis=1, initial=0)
-    num = np.where(top > 0, top - net.power * (sx - s), 0)
-    den = net.base.bit_length() + net.power * s
-    j = int(np.argmax(den + num))
-    return int(den[j]), int(num[j])
+    return net.base.bit_length() + net.power * s + np.where(top > 0, top - net.power * (sx - s), 0)

@@ -63,35 +63,58 @@ def read_network(obj, which) -> tuple[int, list]:
     return c, layers
 
 
-def hidden_rows(layers, c: int, X: list, x_bits: int) -> list:
-    """The instance rows X (``(numerators, denominators)`` per sample) through ``layers`` with f after each:
-    each sample's activations as integers over one denominator, in the same row form.
+class HiddenLayers:
+    """The layers ``[(W rows, b), ...]`` that take each sample's inputs to the last two layers, f after each, each
+    layer over one denominator D (W = NW / D, b = Nb / D; over the limit ``intermediate``: refused).
 
-    Bounded before any sample: with each layer over one denominator D (W = NW / D, b = Nb / D) and the values
-    below at most ``x_bits`` bits (numerators and denominator), a layer makes ``f(NW . Nh + Nb Dh)`` over
-    ``(D Dh)^c``; the bits of both are bounded from the layer's largest row sum of |entries| and refused over the
-    limit ``intermediate``.
+    A sample's values are integers over one denominator: a layer makes ``f(NW . Nh + Nb Dh)`` over ``(D Dh)^c``.
+    :meth:`over` bounds the bits of both, before the sample is evaluated, from its inputs' size and each layer's
+    largest row sum of |entries|.
     """
-    num = den = x_bits
-    ints = []
-    for t, (W, b) in enumerate(layers):
-        D = lcm_within([f.denominator for row in W for f in row] + [f.denominator for f in b], cap_bits(), f"layer {t}")
-        NW = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
-        rows = max(sum(map(abs, r)).bit_length() for r in NW)
-        num, den = c * (rows + max(num, den)), c * (D.bit_length() + den)
-        if max(num, den) > cap_bits():
-            raise over("intermediate", f"the exact values of hidden layer {t + 1} (integers of about "
-                                       f"{digits_of(max(num, den))} digits)")
-        ints.append((NW, D))
-    out = []
-    for nums, dens in X:
-        Dh = math.lcm(*dens)
-        Nh = [p * (Dh // q) for p, q in zip(nums, dens)]
-        for NW, D in ints:
-            t = [sum(map(mul, r, Nh)) + r[-1] * Dh for r in NW]  # zip stops at Nh: r[-1] is the bias
-            Nh, Dh = [v**c if v > 0 else 0 for v in t], (D * Dh) ** c
-        out.append((Nh, [Dh] * len(Nh)))
-    return out
+
+    def __init__(self, layers: list, c: int) -> None:
+        self.c, self.ints = c, []
+        for t, (W, b) in enumerate(layers):
+            D = lcm_within([f.denominator for row in W for f in row] + [f.denominator for f in b], cap_bits(),
+                           f"layer {t}")
+            NW = [[f.numerator * (D // f.denominator) for f in (*row, bi)] for row, bi in zip(W, b)]
+            self.ints.append((NW, D, max(sum(map(abs, r)).bit_length() for r in NW)))
+
+    def over(self, x_bits: int) -> tuple | None:
+        """(layer, bits) of the first hidden layer whose values, for inputs of ``x_bits`` bits (numerators and
+        denominator), could be over the limit; None when none could."""
+        num = den = x_bits
+        for t, (_, D, rows) in enumerate(self.ints):
+            num, den = self.c * (rows + max(num, den)), self.c * (D.bit_length() + den)
+            if max(num, den) > cap_bits():
+                return t, max(num, den)
+        return None
+
+    def first_over(self, xs: list) -> int:
+        """The index of the first size of ``xs`` that :meth:`over` refuses (``len(xs)`` when none: all are within
+        when the largest is)."""
+        if not xs or self.over(max(xs)) is None:
+            return len(xs)
+        return next(j for j, x in enumerate(xs) if self.over(x) is not None)
+
+    def refusal(self, x_bits: int, j: int) -> Exception:
+        """The refusal of sample j, of ``x_bits`` bits, by :meth:`over`."""
+        t, bits = self.over(x_bits)
+        return over("intermediate", f"the exact values of hidden layer {t + 1} at sample {j} (integers of about "
+                                    f"{digits_of(bits)} digits)")
+
+    def rows(self, X: list) -> list:
+        """The rows X (``(numerators, denominators)`` per sample) through the layers: each sample's values as integers
+        over one denominator, in the same row form."""
+        out, c = [], self.c
+        for nums, dens in X:
+            Dh = math.lcm(*dens)
+            Nh = [p * (Dh // q) for p, q in zip(nums, dens)]
+            for NW, D, _ in self.ints:
+                t = [sum(map(mul, r, Nh)) + r[-1] * Dh for r in NW]  # zip stops at Nh: r[-1] is the bias
+                Nh, Dh = [v**c if v > 0 else 0 for v in t], (D * Dh) ** c
+            out.append((Nh, [Dh] * len(Nh)))
+        return out
 
 
 def evaluate(net, x: list[Fraction]) -> list[Fraction]:

@@ -30,27 +30,28 @@ from fractions import Fraction
 from itertools import compress, repeat
 from operator import add, floordiv, mod, mul, sub
 
-from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, cap_bits, digits_of, display,
-                     is_pair, lcm_within, only_fields, over, parse_rational, read_matrix, read_vector)
-from .deep import hidden_rows, read_network
+from .common import (CheckFailed, UnreadableInput, activation_degree, approx, canonical, display, is_pair, only_fields,
+                     parse_rational, read_matrix, read_vector)
+from .deep import HiddenLayers, read_network
 from .instance import bound_instance
 from .packed import Packed
+from .realizes_bounds import OutputBound, bounded_rows
 
 _NETWORK_FIELDS = {"format", "version", "claim", "instance_sha256", "activation", "U", "V", "b", "c", "layers",
                    "provenance"}
 
 
-def _network(cert: dict, X: list, Y: list, activation, extra: set):
-    """Parse the network of a certificate about the parsed rows X, Y (of an instance with this activation):
-    (U, V, b, offset, c, X, shape) with ``offset`` the output bias (m entries), c the activation degree, and X the
-    rows that enter V (the instance's, or for ``"layers"`` the activations below the last two layers)."""
+def parse_network(cert: dict, d: int, m: int, activation, extra: set) -> tuple:
+    """Parse the network of a certificate about an instance of d inputs and m outputs (with this activation):
+    (U, V, b, offset, c, hidden, bound, shape) with ``offset`` the output bias (m entries), c the activation degree,
+    ``hidden`` the layers below the last two (:class:`.deep.HiddenLayers`; None for a network given by U, V, b, c)
+    and ``bound`` the last two layers' bound (:class:`.realizes_bounds.OutputBound`). Reads no sample."""
     only_fields(cert, _NETWORK_FIELDS | extra)
     c = activation_degree(cert.get("activation"))
     if activation is not None and activation_degree(activation) != c:
         raise CheckFailed("the certificate's activation differs from the instance's")
     if "layers" in cert:
-        return _deep_network(cert, X, Y, c)
-    d, m = len(X[0][0]), len(Y[0][0])
+        return _deep_network(cert, d, m, c)
     Vraw = cert.get("V")
     if not isinstance(Vraw, list) or not Vraw:
         raise CheckFailed("V must be a non-empty list of rows")
@@ -59,66 +60,23 @@ def _network(cert: dict, X: list, Y: list, activation, extra: set):
     V = read_matrix(Vraw, k, d, "V")
     b = read_vector(cert["b"], k, "b") if "b" in cert else [Fraction(0)] * k
     offset = read_vector(cert["c"], m, "c") if "c" in cert else [Fraction(0)] * m
-    bound_integers(X, Y, U, V, b, offset, c)  # before any sample (of these rows) is evaluated
-    return U, V, b, offset, c, X, _shape(X, Y, U, b, offset, c)
+    return U, V, b, offset, c, None, OutputBound(U, V, b, offset, c), _shape(d, U, b, offset, c)
 
 
-def _deep_network(cert: dict, X: list, Y: list, c: int):
-    """:func:`_network` for ``"layers"``: the rows through all but the last two layers (:func:`.deep.hidden_rows`),
-    which are then checked as V, b and U, c."""
+def _deep_network(cert: dict, d: int, m: int, c: int) -> tuple:
+    """:func:`parse_network` for ``"layers"``: the layers but the last two enter as ``hidden``, the last two as V, b
+    and U, c."""
     if {"U", "V", "b", "c"} & set(cert):
         raise CheckFailed("a network has 'layers' or U, V, b, c, not both")
     layers = read_network({"activation": cert["activation"], "layers": cert["layers"]}, 1)[1]
     widths = [len(layers[0][0][0])] + [len(W) for W, _ in layers]
-    if len(layers) < 2 or widths[0] != len(X[0][0]) or widths[-1] != len(Y[0][0]):
-        raise CheckFailed(f"the layers (widths {widths}) must be two or more, from the instance's d = {len(X[0][0])} "
-                          f"inputs to its m = {len(Y[0][0])} outputs")
-    H = hidden_rows(layers[:-2], c, X, _sample_bits(X, Y, cap_bits())[0])
+    if len(layers) < 2 or widths[0] != d or widths[-1] != m:
+        raise CheckFailed(f"the layers (widths {widths}) must be two or more, from the instance's d = {d} "
+                          f"inputs to its m = {m} outputs")
+    hidden = HiddenLayers(layers[:-2], c)
     (V, b), (U, offset) = layers[-2], layers[-1]
-    bound_integers(H, Y, U, V, b, offset, c)
-    return U, V, b, offset, c, H, f"(layers {'-'.join(map(str, widths))}, activation degree {c})"
-
-
-def bound_integers(X, Y, U, V, b, offset, c) -> None:
-    """Refuse a check whose integers would have more decimal digits than the limit ``intermediate``.
-
-    Bounds, from the parsed numbers only: each unit's and each sample's common denominator (computed,
-    stopping as soon as it is over), the pre-activation t from the numerators' sizes, then t^c, each
-    output row's denominator Du and the products of the last step. Every integer the check makes is
-    at most the product of these, so the work is O(n k (d + m)) operations on integers of at most
-    the limit's digits (docs/limits.md).
-    """
-    cap = cap_bits()
-    DV = [lcm_within([f.denominator for f in (*row, bi)], cap, f"unit {i}") for i, (row, bi) in enumerate(zip(V, b))]
-    if max(c * D.bit_length() for D in DV) > cap:
-        raise over("intermediate", f"the power {c} of a unit's denominator ({digits_of(c * max(DV).bit_length())} digits)")
-    v_bits = max(abs(f.numerator).bit_length() - f.denominator.bit_length() + 1 + D.bit_length()
-                 for row, bi, D in zip(V, b, DV) for f in (*row, bi))
-    x_bits, y_bits = _sample_bits(X, Y, cap)
-    t_bits = v_bits + x_bits + (len(V[0]) + 1).bit_length()  # |Nv . Nx + Nb Dx|
-    powers = [D**c for D in DV]
-    du_bits = max(lcm_within([(u / P).denominator for u, P in zip(row, powers)], cap, f"output {r}").bit_length()
-                  for r, row in enumerate(U)) + max(abs(u.numerator).bit_length() for row in U for u in row)
-    dc_bits = 2 * lcm_within([f.denominator for f in offset], cap, "the output bias").bit_length() + max(
-        abs(f.numerator).bit_length() for f in offset)
-    total = du_bits + c * t_bits + y_bits + dc_bits + (len(V) + 1).bit_length()
-    if total > cap:
-        raise over("intermediate", f"the exact check of this network (integers of up to about {digits_of(total)} digits: "
-                                   f"activation degree {c} times pre-activations of up to {digits_of(t_bits)} digits)")
-
-
-def _sample_bits(X, Y, cap: int) -> tuple:
-    """(max over samples of bits(Dx_j) + bits(max |Nx_j|), max over label entries of bits(|p|) + bits(q)), refusing a
-    sample whose common denominator Dx_j is over ``cap`` bits (as :func:`lcm_within` does)."""
-    x_bits = y_bits = 0
-    bits = int.bit_length
-    for j, ((nums, dens), (ynum, yden)) in enumerate(zip(X, Y)):
-        Dx = max(dens)  # their lcm when every q divides it (floats: always), and then no partial lcm is over the cap
-        if bits(Dx) > cap or any(map(mod, repeat(Dx), dens)):
-            Dx = lcm_within(dens, cap, f"sample {j}")
-        x_bits = max(x_bits, bits(Dx) + bits(max(max(nums), -min(nums))))  # = max bits |p| (bit_length is monotone), in C
-        y_bits = max(y_bits, max(map(add, map(bits, map(abs, ynum)), map(bits, yden))))
-    return x_bits, y_bits
+    return (U, V, b, offset, c, hidden, OutputBound(U, V, b, offset, c),
+            f"(layers {'-'.join(map(str, widths))}, activation degree {c})")
 
 
 def _differences(X, Y, U, V, b, offset, c, first: int = 0):
@@ -161,9 +119,9 @@ def _first_nonzero(ps: list) -> int:
     return next(r for r, p in enumerate(ps) if p)
 
 
-def _shape(X, Y, U, b, offset, c) -> str:
+def _shape(d, U, b, offset, c) -> str:
     bias = (", hidden biases" if any(b) else "") + (", output bias" if any(offset) else "")
-    return f"(k={len(U[0])}, d={len(X[0][0])}, activation degree {c}{bias})"
+    return f"(k={len(U[0])}, d={d}, activation degree {c}{bias})"
 
 
 def check_realizes(cert: dict, instance: dict) -> str:
@@ -227,8 +185,9 @@ def part_of_rows(cert: dict, X: list, Y: list, activation, start: int, n: int) -
     claim = cert.get("claim")
     if claim not in RANGE_CLAIMS:
         raise CheckFailed(f"claim {claim!r} is not checked by ranges of samples")
-    U, V, b, offset, c, H, shape = _network(cert, X, Y, activation, RANGE_CLAIMS[claim])
     m = len(Y[0][0])
+    U, V, b, offset, c, hidden, bound, shape = parse_network(cert, len(X[0][0]), m, activation, RANGE_CLAIMS[claim])
+    H = bounded_rows(hidden, bound, X, Y, start)  # before any sample is evaluated
     rows = _differences(H, Y, U, V, b, offset, c, start)
     verdict = {"claim": claim, "certificate_sha256": certificate_sha256(cert), "instance_sha256": cert["instance_sha256"],
                "n": n, "m": m, "samples": [start, start + len(X)], "shape": shape}
