@@ -126,7 +126,61 @@ def test_a_sample_refused_by_the_hidden_layers_comes_before_a_later_one_refused_
         with pytest.raises(UnreadableInput, match="the exact check of this network at sample 12 "):
             realizes_bounds.bounded_rows(hidden, bound, X[2:], Y[2:], 12)
         assert realizes_bounds.bounded_rows(hidden, bound, X[:1], Y[:1]) == [([2**40], [1])]
+    with capped(200):  # t^3: a sample's input size weighs 3 times, its labels' once (6 + 3 (4 + 61) + 1 = 202 bits)
+        one, zero = [[Fraction(1)]], [Fraction(0)]
+        cube = realizes_bounds.OutputBound(one, one, zero, zero, 3)
+        assert cube.total(61, 1) == 202 and cube.total(1, 61) == 82
+        with pytest.raises(UnreadableInput, match="at sample 4 .* 61 digits"):
+            cube.refuse([1, 61], [1, 1], 3)
+        cube.refuse([1, 60, 1], [1, 1, 100], 3)  # 199 and 121 bits: within
     with capped(100):  # a sample's common denominator: refused by its number, after the samples before it
         bound = realizes_bounds.OutputBound([[Fraction(1)]], [[Fraction(1)]], [Fraction(0)], [Fraction(0)], 1)
         with pytest.raises(UnreadableInput, match="sample 1: the common denominator"):
             realizes_bounds.bounded_rows(None, bound, [([1], [1]), ([1, 1], [3**40, 5**40])], [([1], [1])] * 2)
+
+
+fractions = st.fractions(min_value=-2**40, max_value=2**40, max_denominator=2**30)
+
+
+def _largest_integer(U, V, b, offset, c, x, y) -> tuple[int, int]:
+    """(the bits of the largest integer among the differences the reference computes for one sample, the bound)."""
+    from exactrelu.certificates.trusted import realizes
+
+    X = [([f.numerator for f in x], [f.denominator for f in x])]
+    Y = [([f.numerator for f in y], [f.denominator for f in y])]
+    xs, ys, _ = realizes_bounds.sample_bits(X, Y)
+    _, ps, qs = next(realizes._differences(X, Y, U, V, b, offset, c))
+    return max(abs(v).bit_length() for v in ps + qs), realizes_bounds.OutputBound(U, V, b, offset, c).total(xs[0], ys[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_output_bound_is_at_least_every_integer_the_check_of_a_sample_makes(data):
+    """The bound is sound: the differences from the labels the reference computes for a sample (numerators and
+    denominators, its largest integers) have at most ``OutputBound.total(x, y)`` bits, x and y the sample's sizes;
+    a large input under t^3 (its size weighs c = 3 times, the labels' once)."""
+    c = data.draw(st.integers(1, 3))
+    d, k, m = (data.draw(st.integers(1, 3)) for _ in range(3))
+    V = [[data.draw(fractions) for _ in range(d)] for _ in range(k)]
+    b = [data.draw(fractions) for _ in range(k)]
+    U = [[data.draw(fractions) for _ in range(k)] for _ in range(m)]
+    offset = [data.draw(fractions) for _ in range(m)]
+    x = [data.draw(fractions) for _ in range(d)]
+    y = [data.draw(fractions) for _ in range(m)]
+    largest, bound = _largest_integer(U, V, b, offset, c, x, y)
+    assert largest <= bound
+    one, zero = [[Fraction(1)]], [Fraction(0)]
+    largest, bound = _largest_integer(one, one, zero, zero, 3, [Fraction(2**100)], zero)  # (2^100)^3: 301 bits
+    assert 301 == largest <= bound
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=8))
+def test_the_bit_lengths_of_floats_come_from_their_exponents(values):
+    """``Numbers.bits`` of floats (frexp's exponent plus the denominator's) is the numerator's bit length."""
+    from exactrelu.certificates.fast import numbers
+
+    nums, _ = numbers.from_floats(np.array([values]))
+    assert nums.bits().tolist() == [Fraction(v).numerator.bit_length() for v in values]
+    nums.floats = None  # the limbs' way gives the same
+    assert nums.bits().tolist() == [Fraction(v).numerator.bit_length() for v in values]

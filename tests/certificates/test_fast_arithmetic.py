@@ -210,3 +210,68 @@ def test_bit_lengths_of_non_negative_balanced_limbs(values):
     A = limbs.from_ints(values, (len(values),))
     A = np.concatenate([A, np.zeros((2, len(values)), dtype=np.int64)])  # zero limbs on top change nothing
     assert limbs.bit_lengths(A).tolist() == [v.bit_length() for v in values]
+
+
+def _outputs_by_fractions(U, V, b, offset, Z, G, Y):
+    """The differences N_jr - y_jr of ``network.outputs`` for ReLU, inputs Z / G (rows of integers), in Fractions."""
+    out = []
+    for z, y in zip(Z, Y):
+        h = [max(sum(w * Fraction(v, G) for w, v in zip(row, z)) + bi, 0) for row, bi in zip(V, b)]
+        out += [sum(u * v for u, v in zip(U[r], h)) + offset[r] - Fraction(y[r]) for r in range(len(U))]
+    return out
+
+
+def _both_paths(U, V, b, offset, Z, G, Y):
+    """(the float64 path's differences or None, the limb path's), each as Fractions in row-major order."""
+    from exactrelu.certificates.fast import network
+
+    net = network.integers(U, V, b, offset, 1)
+    Zn, (Yn, sy) = limbs.from_ints([v for row in Z for v in row], (len(Z), len(Z[0]))), network.scaled(
+        numbers.from_floats(np.array(Y))[0])
+    e = (G & -G).bit_length() - 1
+    small = network._small_outputs(net, Zn, G, e, Yn, sy)
+    fractions = [None if small is None else [Fraction(p, small[1][i % len(U)]) for i, p in enumerate(_ints(small[0]))]]
+    odd, g = G >> e, min(sy, e)
+    S = limbs.matmul(np.where(limbs.sign(T := network._plus(limbs.matmul(Zn, net.hidden), [v * G for v in net.bias]))
+                              > 0, T, 0), net.out)
+    S = limbs.product(network._plus(S, [v * odd << e for v in net.out_bias]), limbs.from_ints([1 << (sy - g)], (1, 1)))
+    F = limbs.product(Yn.astype(np.int64), limbs.from_ints([E * odd << (e - g) for E in net.scale], (1, len(U))))
+    S, F = limbs.padded_pair(S, F)
+    den = [E * odd << (e + sy - g) for E in net.scale]
+    return fractions[0], [Fraction(p, den[i % len(U)]) for i, p in enumerate(_ints(limbs.normalized(S - F)))]
+
+
+small_weights = st.fractions(min_value=-8, max_value=8, max_denominator=16)
+
+
+@given(st.data())
+def test_the_float64_path_is_exact_and_the_limb_paths_result(data):
+    """``network._small_outputs`` (ReLU, every integer below 2^52): the same differences as the limb arithmetic and as
+    Fractions, whenever it is taken; inputs up to 2^47 over G = odd 2^e, labels of every size."""
+    d, k, m, rows = (data.draw(st.integers(1, 3)) for _ in range(4))
+    V = [[data.draw(small_weights) for _ in range(d)] for _ in range(k)]
+    U = [[data.draw(small_weights) for _ in range(k)] for _ in range(m)]
+    b, offset = [data.draw(small_weights) for _ in range(k)], [data.draw(small_weights) for _ in range(m)]
+    Z = [[data.draw(st.integers(-(2**47), 2**47)) for _ in range(d)] for _ in range(rows)]
+    G = data.draw(st.sampled_from([1, 3, 2**20, 5 * 2**30, 2**45]))
+    Y = [[data.draw(st.sampled_from([0.0, -0.0, 1.5, -3.0, 2.0**-20 * 5, 2.0**40, 0.1, 2.0**-60])) for _ in range(m)]
+         for _ in range(rows)]
+    small, exact = _both_paths(U, V, b, offset, Z, G, Y)
+    assert exact == _outputs_by_fractions(U, V, b, offset, Z, G, Y)
+    assert small is None or small == exact
+
+
+@pytest.mark.parametrize("weight, taken", [(2**29 - 1, True), (2**29, False)])
+def test_the_float64_path_at_its_bound(weight, taken):
+    """A pre-activation of 2^23 (2^29 - 1) = 2^52 - 2^23 is computed in float64; one of 2^52 goes to the limbs."""
+    U, V, zero = [[Fraction(1)]], [[Fraction(weight)]], [Fraction(0)]
+    small, exact = _both_paths(U, V, zero, zero, [[2**23], [-3]], 1, [[1.0], [0.0]])
+    assert (small is not None) == taken and exact == [Fraction(2**23 * weight - 1), Fraction(0)]
+    assert small in (None, exact)
+    # the labels' side: a label L of two limbs times E G = 32 (over G = 32): 32 (2^47 - 1) is taken, 2^52 is not
+    label = 2**47 - (0 if taken else 1)
+    small, exact = _both_paths(U, [[Fraction(1)]], zero, zero, [[1]], 32, [[float(label)]])
+    assert (small is not None) == (not taken) and exact == [Fraction(1, 32) - label] and small in (None, exact)
+    # the output layer's side: 2^51 times an output weight of 1 is taken, times 2 (2^52) is not
+    small, exact = _both_paths([[Fraction(1 if taken else 2)]], [[Fraction(2**28)]], zero, zero, [[2**23]], 1, [[0.0]])
+    assert (small is not None) == taken and exact == [Fraction(2**51 * (1 if taken else 2))] and small in (None, exact)

@@ -73,6 +73,9 @@ class Judge:
     def _within(self, x: np.ndarray, y: np.ndarray) -> None:
         """Refuse (UnreadableInput) when a sample of sizes (x_j, y_j) is over the last two layers' bound: the pairs of
         the block that no other dominates, unless a pair at least as large in both already passed (monotone)."""
+        high = int(x.max()), int(y.max())
+        if any(high[0] <= p and high[1] <= q for p, q in self.passed):
+            return  # every pair of the block is dominated by one that passed
         pairs = np.unique(np.stack([x, y], axis=1), axis=0)[::-1]  # x descending, then y descending
         top = np.maximum.accumulate(pairs[:, 1])
         for a, b in pairs[np.r_[True, pairs[1:, 1] > top[:-1]]].tolist():

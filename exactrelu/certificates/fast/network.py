@@ -101,6 +101,9 @@ def outputs(net: Integers, Zn: np.ndarray, G: int, Y: Numbers) -> tuple[np.ndarr
     ``R = S 2^(sy - g) - Yn E_r odd^c 2^(c e - g) = (N_jr - y_jr) E_r odd^c 2^(c e + sy - g)``."""
     Yn, sy = scaled(Y)
     e = (G & -G).bit_length() - 1
+    small = _small_outputs(net, Zn, G, e, Yn, sy) if net.c == 1 else None
+    if small is not None:
+        return small
     odd = (G >> e) ** net.c
     T = _plus(limbs.matmul(Zn, net.hidden), [bi * G for bi in net.bias])
     H = np.where(limbs.sign(T) > 0, T, 0)  # relu: the sign of T is the pre-activation's
@@ -117,3 +120,48 @@ def outputs(net: Integers, Zn: np.ndarray, G: int, Y: Numbers) -> tuple[np.ndarr
     S, F = limbs.padded_pair(S, F)
     R = _bounded(limbs.normalized(S - F))
     return R, [E * odd << (ce + sy - g) for E in net.scale]
+
+
+#: every integer of the float64 path is below this in magnitude (a difference of two is then below 2^53)
+SMALL = 1 << 52
+
+
+def _as_floats(Z: np.ndarray) -> np.ndarray | None:
+    """The integers of balanced limbs Z of at most two limbs (below 2^48 in magnitude) as float64, exactly."""
+    if Z.shape[0] > 2:
+        return None
+    F = Z[0].astype(np.float64)
+    return F + Z[1].astype(np.float64) * float(1 << limbs.W) if Z.shape[0] == 2 else F
+
+
+def _largest(A) -> int:
+    """The largest |entry| of an integer-valued float64 array (or of Python integers), exactly."""
+    return int(np.abs(A).max(initial=0)) if isinstance(A, np.ndarray) else max(map(abs, A), default=0)
+
+
+def _small_outputs(net: Integers, Zn: np.ndarray, G: int, e: int, Yn: np.ndarray, sy: int) -> tuple | None:
+    """:func:`outputs` for the ReLU (c = 1) in float64, when every integer it makes is below :data:`SMALL` in
+    magnitude (bounded first, in Python integers, from the block's and the network's largest entries); else None.
+
+    Every value is then an integer of magnitude below 2^52 and each float64 operation exact: a product's partial
+    sums are sums of terms each at most the largest |z| times the largest |w|, so at most (terms) times that, below
+    2^52 by the bound (the argument of "Limb arithmetic", item 3, with one piece); a sum of two, a product of two
+    whose exact value is below 2^52, a scaling by a power of two within that, and the final difference of two (below
+    2^53) are exact (docs/design.md, "The fast checker's float64 path").
+    """
+    Z, Yf, V, W = _as_floats(Zn), _as_floats(Yn), _as_floats(net.hidden), _as_floats(net.out)
+    if Z is None or Yf is None or V is None or W is None:
+        return None
+    odd = G >> e
+    g = min(sy, e)
+    K = [E * odd << (e - g) for E in net.scale]  # F = Yn K: the labels' side
+    Tb = Z.shape[-1] * _largest(Z) * _largest(V) + G * _largest(net.bias)
+    if max(Tb, _largest(Yf) * max(K), max(K)) >= SMALL:
+        return None
+    H = np.maximum(Z @ V + np.array([float(v * G) for v in net.bias]), 0.0)  # f(T): T exact, below 2^52
+    Sb = (H.shape[-1] * _largest(H) * _largest(W) + G * _largest(net.out_bias)) << (sy - g)
+    if Sb >= SMALL:
+        return None
+    S = (H @ W + np.array([float(v * G) for v in net.out_bias])) * float(1 << (sy - g))
+    R = S - Yf * np.array([float(k) for k in K])  # each side below 2^52: the difference is exact
+    return limbs.normalized(R.astype(np.int64)[None]), [E * odd << (e + sy - g) for E in net.scale]

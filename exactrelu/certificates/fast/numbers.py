@@ -36,16 +36,31 @@ _POW10 = np.array([10**i for i in range(1, 20)], dtype=np.uint64)
 
 @dataclass
 class Numbers:
-    """``(-1)^neg * mag * 2^(-t)`` for ``shape`` entries in row-major order (``mag``: unsigned 24-bit limbs)."""
+    """``(-1)^neg * mag * 2^(-t)`` for ``shape`` entries in row-major order (``mag``: unsigned 24-bit limbs; for
+    floats made from ``odd``, the magnitudes below 2^53, when first read: the float64 path reads none)."""
 
     neg: np.ndarray
-    mag: np.ndarray
+    limbs: np.ndarray | None
     t: np.ndarray
     shape: tuple
     floats: np.ndarray | None = None  #: the same numbers as float64, when they came as floats
+    odd: np.ndarray | None = None  #: the magnitudes (int64, below 2^53) of floats, when ``limbs`` is None
+
+    @property
+    def mag(self) -> np.ndarray:
+        if self.limbs is None:
+            self.limbs = np.stack([(self.odd >> (_W * i)) & 0xFFFFFF for i in range(3)])
+        return self.limbs
 
     def bits(self) -> np.ndarray:
-        """The bit length of each numerator ``mag * 2^max(-t, 0)`` (0 for zero)."""
+        """The bit length of each numerator ``mag * 2^max(-t, 0)`` (0 for zero).
+
+        For floats, from ``frexp``'s exponent e (``2^(e-1) <= |x| < 2^e``): the numerator is ``|x| 2^max(t, 0)``, an
+        integer, so its bit length is ``e + max(t, 0)``.
+        """
+        if self.floats is not None:
+            flat = self.floats.reshape(-1)
+            return np.where(flat != 0, np.frexp(flat)[1] + np.maximum(self.t, 0), 0)
         nonzero = self.mag != 0
         top = self.mag.shape[0] - 1 - np.argmax(nonzero[::-1], axis=0)  # highest non-zero limb
         lead = self.mag[top, np.arange(self.mag.shape[1])].astype(np.float64)
@@ -85,8 +100,7 @@ def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
     neg = M < 0
     mag = np.abs(M) >> tz  # odd, or 0
     E = np.where(M != 0, e.astype(np.int64) - 53 + tz, 0)
-    limbs = np.stack([(mag >> (_W * i)) & 0xFFFFFF for i in range(3)])
-    return Numbers(neg, limbs, -E, x.shape, x), _float_texts(flat, neg, mag, E, x.shape)
+    return Numbers(neg, None, -E, x.shape, x, mag), _float_texts(flat, neg, mag, E, x.shape)
 
 
 def _float_texts(flat: np.ndarray, neg: np.ndarray, mag: np.ndarray, E: np.ndarray, shape: tuple) -> list[bytes]:
