@@ -130,6 +130,9 @@ def test_a_sample_refused_by_the_hidden_layers_comes_before_a_later_one_refused_
         one, zero = [[Fraction(1)]], [Fraction(0)]
         cube = realizes_bounds.OutputBound(one, one, zero, zero, 3)
         assert cube.total(61, 1) == 202 and cube.total(1, 61) == 82
+        # t0 = v_bits + bits(d + 1): 2 + 2 for d = 2 (two inputs and the bias), fixed = 2 + 2 + bits(k + 1)
+        two = realizes_bounds.OutputBound(one, [[Fraction(1), Fraction(1)]], zero, zero, 1)
+        assert (two.t0, two.fixed) == (4, 6)
         with pytest.raises(UnreadableInput, match="at sample 4 .* 61 digits"):
             cube.refuse([1, 61], [1, 1], 3)
         cube.refuse([1, 60, 1], [1, 1, 100], 3)  # 199 and 121 bits: within

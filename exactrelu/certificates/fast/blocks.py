@@ -11,6 +11,7 @@ the first refutation and checks that the blocks tile the samples. A block the fa
 from __future__ import annotations
 
 import bisect
+import ctypes
 import multiprocessing
 from fractions import Fraction
 
@@ -44,13 +45,13 @@ class Judge:
         self.cert, self.shape, self.activation = cert, shape, activation
         self.claim = cert.get("claim")
         self.passed: list[tuple] = []  # pairs (x, y) of sizes within the last two layers' bound
-        self.parts = self.net = self.refused = self.refused_later = self.hidden = None
+        self.net = self.refused = self.refused_later = self.hidden = None
 
     def differences(self, X, Y) -> tuple:
         """(R, den) of a block (:func:`.network.differences`); FastDomain or UnreadableInput: the reference's rows."""
         if self.refused is not None:  # the network itself is malformed: refused before any bound, in every block
             raise self.refused
-        if self.parts is None:
+        if self.net is None:
             self._parse()  # the reference's parse (UnreadableInput, a network over the limit: not kept)
         den_x = np.maximum(X.t, 0).reshape(X.shape).max(axis=1) + 1  # bits(Dx_j) = s_j + 1 (Dx_j = 2^s_j)
         x = den_x + X.bits().reshape(X.shape).max(axis=1)
@@ -92,7 +93,6 @@ class Judge:
         except CheckFailed as exc:
             self.refused = exc
             raise
-        self.parts = U, V, b, offset, c
         self.net = network.integers(U, V, b, offset, c)
         if hidden is not None:
             layers = read_network({"activation": self.cert["activation"], "layers": self.cert["layers"]}, 1)[1]
@@ -169,6 +169,23 @@ def blocks(n: int, d: int, m: int, pieces: int = 1) -> list[tuple[int, int]]:
 
 _SHARED: tuple = ()  # (judge, instance, where) of a check on forked workers, inherited by them
 
+#: glibc's mallopt parameters M_TRIM_THRESHOLD and M_MMAP_THRESHOLD (malloc.h), and the values a worker sets
+_KEEP = ((-1, 1 << 28), (-3, 1 << 26))
+
+
+def _worker() -> None:
+    """A forked worker's start: Ctrl-C is left to the parent (as the reference's workers do), and the memory a block
+    frees is kept for the next block (glibc's allocator; elsewhere nothing changes). A block's arrays are megabytes,
+    which glibc takes from and returns to the system each time: about a quarter of a worker's time went to the
+    page faults (benchmarks/README.md). The worker ends with the check, so the setting does not outlive it."""
+    _quiet_worker()
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (or no C library to load): its allocator as it is
+        return
+    for parameter, value in _KEEP:
+        mallopt(parameter, value)
+
 
 def _shared_block(span: tuple) -> tuple:
     return block_result(_SHARED[0], _SHARED[1], *span, _SHARED[2])
@@ -184,7 +201,7 @@ def check_blocks(cert: dict, instance: dict, shape: tuple, workers: int, where: 
     _SHARED = (judge, instance, where)
     try:
         # the workers leave Ctrl-C to this process, which stops the pool (the reference's workers do the same)
-        with multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_quiet_worker) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_worker) as pool:
             return combine_rows(cert, pool.imap(_shared_block, ranges))  # in order: the text is hashed in order
     finally:
         _SHARED = ()
