@@ -139,6 +139,8 @@ TAMPERINGS = {
     "the last step dropped": lambda c: _case(c)["lrat"].pop(),
     "the source steps dropped": lambda c: _case(c).__setitem__("lrat", _case(c)["lrat"][:-1][:100] + [[0, 1]]),
     "U changed": lambda c: _case(c).__setitem__("U", [["1", "2"]]),
+    "the symmetry dropped": lambda c: _case(c).pop("symmetry"),
+    "the symmetry on another sample": lambda c: _case(c)["symmetry"].__setitem__("sample", 1),
     "another hash": lambda c: c.__setitem__("instance_sha256", "0" * 64),
     "an output bias claimed": lambda c: c.__setitem__("model", {"biases": False, "output_bias": True}),
     "hidden biases claimed": lambda c: c.__setitem__("model", {"biases": True, "output_bias": False}),

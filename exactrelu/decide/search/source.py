@@ -126,7 +126,7 @@ def decide_source(instance: dict, *, given: bool, deadline: float | None = None,
         return None
     stats = {"engine": "source", "source_variables": formula.num_vars, "source_clauses": 2 * len(formula.points),
              "rounds": 1, "lps": 0, "nodes": 0}
-    clauses = formula.clauses()
+    clauses = formula.clauses() + [[1]]  # (x1): NAE is unchanged by complementing all variables (the symmetry)
     t = time.monotonic()
     sat = lrat_solver(clauses)
     if sat is None:  # pragma: no cover - a python-sat without CaDiCaL's LRAT tracer
