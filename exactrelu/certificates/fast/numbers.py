@@ -106,13 +106,15 @@ def from_floats(x: np.ndarray) -> tuple[Numbers, list[bytes]] | None:
 def _float_texts(flat: np.ndarray, neg: np.ndarray, mag: np.ndarray, E: np.ndarray, shape: tuple) -> list[bytes]:
     """The rows' text of floats: the digits of M (or of M 2^E for an integer below 2^64), the denominator 2^-E; rows
     with an integer of 2^64 or more are written by Python."""
-    value = mag.astype(np.uint64)
+    value = mag.view(np.uint64)  # mag >= 0: the same bits
     whole = E > 0  # an even integer: |x| itself, exact as a uint64 below 2^64
-    big = whole & (np.abs(flat) >= 2.0**64)
+    big = None
     if whole.any():
+        big = whole & (np.abs(flat) >= 2.0**64)
+        value = value.copy()
         value[whole] = np.abs(np.where(big, 0.0, flat)[whole]).astype(np.uint64)
     rows = _texts_words(value, neg, np.maximum(-E, 0), shape)
-    for i in np.flatnonzero(big.reshape(shape).any(axis=1)):
+    for i in [] if big is None else np.flatnonzero(big.reshape(shape).any(axis=1)):
         rows[i] = " ".join("%d" % v if v == int(v) else "%d/%d" % v.as_integer_ratio()
                            for v in flat[i * shape[1]:(i + 1) * shape[1]].tolist()).encode()
     return rows
@@ -142,18 +144,18 @@ def _denominator_words(words: int) -> np.ndarray:
 
 
 def _texts_words(value: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple) -> list[bytes]:
-    """The rows' text of entries ``(-1)^neg value / 2^t`` (value a uint64): laid out in four-byte words (a sign word,
-    the decimal groups of four digits, the denominator's words, a separator word) padded with the filler, which is
-    then deleted."""
+    """The rows' text of entries ``(-1)^neg value / 2^t`` (value a uint64): laid out in four-byte words (the decimal
+    groups of four digits, the denominator's words, a separator word) padded with the filler, which is then deleted.
+    An entry's sign is the second byte of the word before it: the previous entry's separator (" " or a row's end
+    "\n", after which the split puts it at the next row's start), or a word of its own before the first entry."""
     _, lengths = _denominators()
     nd = int(1 + np.searchsorted(_POW10, value.max(initial=0), side="right"))
     ng = -(-nd // 4)
-    wd = -(-int(lengths[t].max(initial=0)) // 4)
-    buf = bytearray(4 * value.size * (ng + wd + 2))  # the layout, deleted from in place of a copy of it
-    field = np.frombuffer(buf, dtype=np.uint32).reshape(value.size, ng + wd + 2)
-    words = _group_words()
-    minus = np.frombuffer(b"-" + bytes(3), dtype=np.uint32)[0]
-    field[:, 0] = np.where(neg, minus, np.uint32(0))
+    wd = -(-int(lengths[t.max(initial=0)]) // 4)  # the text of 2^t is longer for a larger t
+    buf = bytearray(4 * (1 + value.size * (ng + wd + 1)))  # the layout, deleted from in place of a copy of it
+    words = np.frombuffer(buf, dtype=np.uint32)
+    field = words[1:].reshape(value.size, ng + wd + 1)
+    table = _group_words()
     rest = value
     for g in range(ng - 1, -1, -1):  # group g of ng, most significant first
         if g:
@@ -164,12 +166,16 @@ def _texts_words(value: np.ndarray, neg: np.ndarray, t: np.ndarray, shape: tuple
         state = (value < np.uint64(10 ** (4 * (ng - g)))) if g else np.ones(value.shape, dtype=bool)
         if g == ng - 1:
             state = state.astype(np.intp) * 2
-        field[:, 1 + g] = words[group.astype(np.intp) + 10_000 * state]
+        field[:, g] = table[group.astype(np.intp) + 10_000 * state]
     if wd:
-        field[:, 1 + ng:1 + ng + wd] = _denominator_words(wd)[t].view(np.uint32).reshape(value.size, wd)
-    field[:, -1] = np.frombuffer(b" " + bytes(3), dtype=np.uint32)[0]
-    field.reshape(shape[0], shape[1], -1)[:, -1, -1] = np.frombuffer(b"\n" + bytes(3), dtype=np.uint32)[0]
-    del field
+        field[:, ng:ng + wd] = _denominator_words(wd)[t].view(np.uint32).reshape(value.size, wd)
+    space, newline, minus = (np.frombuffer(w, dtype=np.uint32)[0] for w in (b" \0\0\0", b"\n\0\0\0", b"\0-\0\0"))
+    words[0] = minus if value.size and neg[0] else 0  # the first entry's sign: the word before it
+    separators = field[:, -1]
+    np.multiply(neg[1:], minus, out=separators[:-1], casting="unsafe")  # the next entry's sign
+    separators += space
+    separators.reshape(shape[0], shape[1])[:, -1] -= space - newline  # a row's end: "\n" in place of " "
+    del field, separators, words
     return bytes(buf.translate(None, bytes([_FILL]))).split(b"\n")[:-1]
 
 
