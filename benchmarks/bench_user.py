@@ -4,6 +4,7 @@ of its certificate, PyTorch on the same file, and the numpy -> FLINT conversion'
     python benchmarks/bench_user.py                          # (200,20,20,2e4) and (100,50,50,1e5)
     python benchmarks/bench_user.py --sizes 50,10,10,20000 --torch-cap 60
     python benchmarks/bench_user.py --conversion-only        # the conversion's ns per entry only
+    python benchmarks/bench_user.py --peer /path/to/main --rounds 2   # recover and check: another checkout vs this
 
 For each (d, k, m, n): a planted instance stored as an .npz (bench_scale.make_npz: Gaussian inputs rounded to
 multiples of 2^-20, integer weights in [-3, 3], labels exact in float64), made in a process of its own; then, each
@@ -56,7 +57,7 @@ def warm() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "exactrelu")], env=ENV, check=True)
 
 
-def timed(cmd: list[str], cores: int | None = None) -> dict:
+def timed(cmd: list[str], cores: int | None = None, env: dict | None = None) -> dict:
     """Run ``cmd`` (on the first ``cores`` CPUs only when given: its affinity, which the library's worker counts
     read); wall, CPU (user + system, its waited-for children included) and peak RSS from ``wait4``, the exit status,
     stdout's JSON record and the one-minute load average before it started."""
@@ -64,7 +65,7 @@ def timed(cmd: list[str], cores: int | None = None) -> dict:
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=ENV, preexec_fn=pin)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env or ENV, preexec_fn=pin)
         out = proc.stdout.read()  # a JSON record: small
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
@@ -181,6 +182,31 @@ def count_conversions(npz: str, k: int) -> dict:
             "where": {k: {"calls": v[0], "entries": v[1], "seconds": v[2]} for k, v in seen.items()}}
 
 
+def peer_rows(d: int, k: int, m: int, n: int, peer: str, rounds: int) -> list:
+    """``recover FILE.npz -k K`` and ``check`` (its default workers and one) by another checkout (``PYTHONPATH`` =
+    ``peer``: "before") and by this tree ("after"), interleaved, ``rounds`` times, on one file: the ratios of one run."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        npz = Path(tmp) / "peer.npz"
+        subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_scale; "
+                        f"bench_scale.make_npz({str(npz)!r}, {n}, d={d}, k={k}, m={m})"], check=True)
+        for _ in range(rounds):
+            for name, env in (("before", {**ENV, "PYTHONPATH": peer}), ("after", ENV)):
+                cert = Path(tmp) / f"{name}.json"
+                row = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"], env=env)
+                T = (row.get("record") or {}).get("timings") or {}
+                check = T.get("independent_check", float("nan"))
+                line = {"version": name, "recover": row, "check_share": check / row["wall"]}
+                for workers in ([], ["--workers", "1"]):
+                    line["check" + "".join(workers)] = timed(EXE + ["check", str(cert), str(npz)] + workers, env=env)
+                rows.append(line)
+                print(f"{name}: recover {row['wall']:.1f} s ({row['cpu']:.1f} CPU, load {row['load_before']:.1f}), "
+                      f"check {check:.1f} s = {line['check_share']:.0%}; check {line['check']['wall']:.1f} "
+                      f"({line['check']['cpu']:.1f}), one process {line['check--workers1']['wall']:.1f} "
+                      f"({line['check--workers1']['cpu']:.1f}); peak {row['peak_rss_mb']:.0f} MB", flush=True)
+    return rows
+
+
 def has_reference() -> bool:
     proc = subprocess.run(EXE + ["check", "--help"], capture_output=True, text=True)
     return "--reference" in proc.stdout
@@ -219,6 +245,9 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="*", help="d,k,m,n (default: the two sizes of issue 36)")
     ap.add_argument("--torch-cap", type=float, default=300.0, help="PyTorch's cap per size, seconds (default 300)")
     ap.add_argument("--conversion-only", action="store_true", help="only the conversion's ns per entry")
+    ap.add_argument("--peer", help="a checkout of another version: recover and check by it and by this tree, "
+                                   "interleaved, at the largest size (nothing else)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds of --peer (default 2)")
     ap.add_argument("--one-torch", help=argparse.SUPPRESS)  # internal: NPZ,K,CAP
     ap.add_argument("--count", help=argparse.SUPPRESS)  # internal: NPZ,K
     ap.add_argument("--conversion", help=argparse.SUPPRESS)  # internal: D,M,N
@@ -232,6 +261,12 @@ def main() -> None:
         print(json.dumps(torch_row(npz, int(k), float(cap))))
         return
     sizes = [tuple(map(int, s.split(","))) for s in args.sizes] if args.sizes else SIZES
+    if args.peer:
+        warm()
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(args.peer) / "exactrelu")], env=ENV, check=True)
+        rows = peer_rows(*max(sizes, key=lambda s: s[3]), args.peer, args.rounds)
+        (HERE / "results" / "bench_user_peer.json").write_text(json.dumps(rows, indent=1))
+        return
     if args.conversion:
         print(json.dumps(conversion_row(*map(int, args.conversion.split(",")))))
         return
