@@ -57,7 +57,7 @@ def warm() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "exactrelu")], env=ENV, check=True)
 
 
-def timed(cmd: list[str], cores: int | None = None, env: dict | None = None) -> dict:
+def timed(cmd: list[str], cores: int | None = None, env: dict | None = None, cwd: str | None = None) -> dict:
     """Run ``cmd`` (on the first ``cores`` CPUs only when given: its affinity, which the library's worker counts
     read); wall, CPU (user + system, its waited-for children included) and peak RSS from ``wait4``, the exit status,
     stdout's JSON record and the one-minute load average before it started."""
@@ -65,7 +65,8 @@ def timed(cmd: list[str], cores: int | None = None, env: dict | None = None) -> 
     load = os.getloadavg()[0]
     with tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env or ENV, preexec_fn=pin)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env or ENV, preexec_fn=pin,
+                                cwd=cwd)
         out = proc.stdout.read()  # a JSON record: small
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
@@ -193,12 +194,14 @@ def peer_rows(d: int, k: int, m: int, n: int, peer: str, rounds: int) -> list:
         for _ in range(rounds):
             for name, env in (("before", {**ENV, "PYTHONPATH": peer}), ("after", ENV)):
                 cert = Path(tmp) / f"{name}.json"
-                row = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"], env=env)
+                # run in the temporary directory: "-c" puts the working directory first on sys.path, before PYTHONPATH
+                row = timed(EXE + ["recover", str(npz), "-k", str(k), "-o", str(cert), "--json"], env=env, cwd=tmp)
                 T = (row.get("record") or {}).get("timings") or {}
                 check = T.get("independent_check", float("nan"))
                 line = {"version": name, "recover": row, "check_share": check / row["wall"]}
                 for workers in ([], ["--workers", "1"]):
-                    line["check" + "".join(workers)] = timed(EXE + ["check", str(cert), str(npz)] + workers, env=env)
+                    line["check" + "".join(workers)] = timed(EXE + ["check", str(cert), str(npz)] + workers, env=env,
+                                                             cwd=tmp)
                 rows.append(line)
                 print(f"{name}: recover {row['wall']:.1f} s ({row['cpu']:.1f} CPU, load {row['load_before']:.1f}), "
                       f"check {check:.1f} s = {line['check_share']:.0%}; check {line['check']['wall']:.1f} "
