@@ -159,9 +159,10 @@ def _read(oracle: Oracle, rng: np.random.Generator, counts: dict, seen: list):
     return _compose(planes, form, d), form, k1, len(units)
 
 
-def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator):
-    """A random dyadic point where ``net`` and the oracle differ, or None (``count`` queries)."""
-    points = [[Fraction(int(v), 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
+def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator, spread: int = 1):
+    """A random dyadic point where ``net`` and the oracle differ, or None (``count`` queries in ``[-8, 8]^d`` times
+    ``spread``)."""
+    points = [[Fraction(int(v) * spread, 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
     want = net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], count, oracle.d)).to_fractions()
     return next((x for x, a, b in zip(points, oracle(points), want) if a != b), None)
 
@@ -208,7 +209,8 @@ def wide_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 12, fo
     for attempt in range(rounds + 1):
         try:
             net, form, k1, units = _read(oracle, rng, counts, seen)
-            bad = _differs(oracle, net, fresh, rng) or _along_lines(oracle, net, 16, rng)
+            bad = (_differs(oracle, net, fresh, rng) or _differs(oracle, net, fresh, rng, 512)
+                   or _along_lines(oracle, net, 16, rng))
             if bad is None:
                 return net, {"form": form, "first_layer": k1, "second_layer_units": units, "lines": drawn,
                              "rounds": attempt, "wide": True}
