@@ -290,7 +290,8 @@ def hidden_layers(oracle: Oracle, rng: np.random.Generator, depth: int, *, width
     try:
         ctx = None
         for planes, (N, c, R) in layer_choices(candidates, seen, lines, widths[0] if widths else None):
-            ctx = _Context(oracle, MappedOracle(oracle, R, c), rng, widths, lines, chords, fresh, rounds, choices, progress)
+            ctx = _Context(oracle, MappedOracle(oracle, R, c), rng, widths, lines, chords, fresh, rounds, choices,
+                           progress)
             ctx.first = (N, c)
             k = len(N)
             eye = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
