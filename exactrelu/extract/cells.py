@@ -228,8 +228,8 @@ def _holds(theta, phi, t, planes, sides, d: int, want: int) -> bool:
 def _choose(planes, units, free, seen, d: int, m: int):
     """(A, units with their scales fixed): each neuron with one free direction taken active wherever the direction
     moves it, its scale t one more unknown of the system; t must be determined by it (a pivot that no free unknown
-    moves) and the neuron then on at every region side met there (so t is the oracle's). Else refused: a weight the
-    answers do not determine is not guessed."""
+    moves) and the neuron then on at every region side met there (t is then the oracle's when its neuron is on
+    there; the fresh queries decide). Else refused: a weight the answers do not determine is not guessed."""
     sides = list(_sides(planes, seen, d))
     A, ts, fixed = _solve(_equations(planes, units, free, seen, d, m), len(planes) + d, m, len(free))
     for (theta, _, phi), t, known in zip(free, ts, fixed):
