@@ -133,12 +133,17 @@ def _lex(theta, planes, x, cell, direction, d: int) -> int:
     return _sign(_value(theta, planes, x), sum(a * b for a, b in zip(g, direction)))
 
 
+def _acts(phi, planes, x, cell, d: int) -> bool:
+    """Whether the affine function ``phi`` of H is not 0 on ``cell`` (its value at x, or its gradient there)."""
+    return bool(_value(phi, planes, x)) or any(_grad(phi, planes, cell, d))
+
+
 def _equations(planes, units, free, seen, d: int, m: int) -> dict:
     """The rows of the system for A and the free scales t (module docstring, step 4): (output r, coefficients over
     (h, x), coefficients over t) -> right-hand side, one per region side of every kink, output and coordinate; a row
-    met twice must have the same right-hand side. ``units``: (theta, c) known; ``free``: (theta, c, phi), taken
-    active with ``theta + t phi`` wherever phi is not 0."""
-    k1, eqs = len(planes), {}
+    met twice must have the same right-hand side. ``units``: (theta, c) known; ``free``: (theta, c, phis), taken
+    active with ``theta + sum t_k phi_k`` on every cell where one of its phis is not 0."""
+    k1, eqs, T = len(planes), {}, sum(len(phis) for _, _, phis in free)
     for x, left, right, q in seen:
         for J, sgn in ((left, -1), (right, 1)):
             direction = [sgn * v for v in q]
@@ -146,21 +151,23 @@ def _equations(planes, units, free, seen, d: int, m: int) -> dict:
             if cell is None:
                 continue
             res = [[Fraction(a, J[1]) for a in row] for row in J[0]]
-            tco = [[Fraction(0)] * len(free) for _ in range(m * d)]
-            for k, (theta, c, phi) in enumerate([(th, c, None) for th, c in units] + free):
-                if phi is not None and _lex(phi, planes, x, cell, direction, d):
-                    g, gphi = _grad(theta, planes, cell, d), _grad(phi, planes, cell, d)
-                    for r in range(m):
-                        for l in range(d):
-                            tco[r * d + l][k - len(units)] = c[r] * gphi[l]
+            tco, col = [[Fraction(0)] * T for _ in range(m * d)], 0
+            for theta, c, phis in [(th, c, ()) for th, c in units] + free:
+                if any(_acts(phi, planes, x, cell, d) for phi in phis):
+                    g = _grad(theta, planes, cell, d)
+                    for k, phi in enumerate(phis):
+                        gphi = _grad(phi, planes, cell, d)
+                        for r in range(m):
+                            for l in range(d):
+                                tco[r * d + l][col + k] = c[r] * gphi[l]
                 else:
                     s = _lex(theta, planes, x, cell, direction, d)
                     if s == 0:
                         break
-                    if s < 0:
-                        continue
-                    g = _grad(theta, planes, cell, d)
-                res = [[v - cr * gl for v, gl in zip(row, g)] for row, cr in zip(res, c)]
+                    g = _grad(theta, planes, cell, d) if s > 0 else None
+                col += len(phis)
+                if g is not None:
+                    res = [[v - cr * gl for v, gl in zip(row, g)] for row, cr in zip(res, c)]
             else:
                 for r in range(m):
                     for l in range(d):
@@ -218,26 +225,67 @@ def _sides(planes, seen, d: int):
                 yield x, cell, direction
 
 
-def _holds(theta, phi, t, planes, sides, d: int, want: int) -> bool:
-    """Whether ``theta + t phi`` has the sign ``want`` at every region side where phi is not 0."""
-    moved = [a + t * b for a, b in zip(theta, phi)]
-    return all(_lex(moved, planes, x, cell, di, d) == want for x, cell, di in sides
-               if _lex(phi, planes, x, cell, di, d))
+def _moved(theta, phis, ts) -> list[Fraction]:
+    """theta + sum t_k phi_k."""
+    out = list(theta)
+    for phi, t in zip(phis, ts):
+        out = [a + t * b for a, b in zip(out, phi)]
+    return out
+
+
+def _off(theta, phis, planes, sides, d: int):
+    """theta + sum t_k phi_k off at every region side met where one of the phis acts, each t_k = -+2^e with the sign
+    that lowers the unit where phi_k acts (phi_k of one sign there), or None."""
+    acting = [(x, cell, di) for x, cell, di in sides if any(_acts(phi, planes, x, cell, d) for phi in phis)]
+    signs = []
+    for phi in phis:
+        seen = {_lex(phi, planes, x, cell, di, d) for x, cell, di in acting} - {0}
+        if len(seen) != 1:
+            return None
+        signs.append(-seen.pop())
+    for e in range(0, 129, 16):
+        moved = _moved(theta, phis, [s * Fraction(2) ** e for s in signs])
+        if all(_lex(moved, planes, x, cell, di, d) == -1 for x, cell, di in acting):
+            return moved
+    return None
 
 
 def _choose(planes, units, free, seen, d: int, m: int):
-    """(A, units with their scales fixed): each neuron with one free direction taken active wherever the direction
-    moves it, its scale t one more unknown of the system; t must be determined by it (a pivot that no free unknown
-    moves) and the neuron then on at every region side met there (t is then the oracle's when its neuron is on
-    there; the fresh queries decide). Else refused: a weight the answers do not determine is not guessed."""
+    """(A, units with their scales fixed): each neuron with free directions taken active on every cell where one
+    moves it (their scales t more unknowns of the system, each determined by it: a pivot that no free unknown moves;
+    the neuron then on at every region side met there), or off there (the scales pushed down until it is off at
+    every region side met there); the first choice that holds. Else refused. The fresh queries decide."""
     sides = list(_sides(planes, seen, d))
-    A, ts, fixed = _solve(_equations(planes, units, free, seen, d, m), len(planes) + d, m, len(free))
-    for (theta, _, phi), t, known in zip(free, ts, fixed):
-        if not known or not _holds(theta, phi, t, planes, sides, d, 1):
-            raise AssumptionViolated("a weight of a second-layer neuron is not determined: its kinks leave it free "
-                                     "and no region met where it acts shows it (the neuron off there, or on and "
-                                     "off)", evidence=_AGAIN)
-    return A, list(units) + [([a + t * b for a, b in zip(theta, phi)], c) for (theta, c, phi), t in zip(free, ts)]
+    last = None
+    for choice in range(2 ** len(free)):
+        on, fixed = [], list(units)
+        for k, f in enumerate(free):
+            if choice >> k & 1:
+                moved = _off(f[0], f[2], planes, sides, d)
+                if moved is None:
+                    break
+                fixed.append((moved, f[1]))
+            else:
+                on.append(f)
+        else:
+            try:
+                A, ts, known = _solve(_equations(planes, fixed, on, seen, d, m), len(planes) + d, m,
+                                      sum(len(phis) for _, _, phis in on))
+            except AssumptionViolated as exc:
+                last = exc
+                continue
+            out, col, good = list(fixed), 0, True
+            for theta, c, phis in on:
+                t, col = ts[col:col + len(phis)], col + len(phis)
+                moved = _moved(theta, phis, t)
+                good = good and all(known[col - len(phis):col]) and all(
+                    _lex(moved, planes, x, cell, di, d) == 1 for x, cell, di in sides
+                    if any(_acts(phi, planes, x, cell, d) for phi in phis))
+                out.append((moved, c))
+            if good:
+                return A, out
+    raise last or AssumptionViolated("a weight of a second-layer neuron is not determined: its kinks leave it free "
+                                     "and no region met where it acts shows it", evidence=_AGAIN)
 
 
 def _affine_along(W, b, alpha, beta):

@@ -139,10 +139,8 @@ def _read(oracle: Oracle, rng: np.random.Generator, counts: dict, seen: list):
             why.append(got)
         elif not got[2]:
             units.append(got[:2])
-        elif len(got[2]) == 1:
-            free.append((got[0], got[1], got[2][0]))
         else:
-            why.append(f"its weights are not determined ({len(got[2])} directions free)")
+            free.append(got)
     if why:
         raise AssumptionViolated(f"{len(why)} of the {len(groups)} second-layer neurons seen cannot be read "
                                  f"({why[0]})" + ("; with one output (m = 1) the kinks of different second-layer "

@@ -86,7 +86,7 @@ def test_adversarial_first_layers_are_extracted_exactly_or_refused(change):
 @pytest.mark.parametrize("seed, reason", [(0, "its output weights change sign between sightings"),
                                           (1, "a weight of a second-layer neuron is not determined"),
                                           (2, "no weights give all its sightings"),
-                                          (4, r"its weights are not determined \(3 directions free\)"),
+                                          (3, "two regions of one cell of the first layer disagree"),
                                           (5, "no affine part gives the Jacobians of every region met")])
 def test_refusals_name_the_step_that_failed(seed, reason):
     with pytest.raises(AssumptionViolated, match=reason):
