@@ -108,7 +108,8 @@ def read_claim(cert: dict, instance: dict):
     only_fields(cert, FIELDS)
     Xp, Yp = bound_instance(cert, instance, "not-realizable")
     Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
-    X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
+    X = [[(t, Fraction(row[0][t], row[1][t])) for t in itertools.compress(range(len(row[0])), row[0])]
+         for row in Xp]  # sparse rows: the non-zero numerators' positions (compress), then only those entries
     if activation_degree(cert.get("activation")) != 1 or (
             instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
