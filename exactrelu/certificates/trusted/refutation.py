@@ -248,7 +248,9 @@ def _template_clauses(tpl, X, Y, U, k, d, offset=False):
         dec = _assumed(lemma, len(Xl), k)
         leaves += _check_tree(lemma["tree"], dec, [], Xl, Yl, U, k, supp, offset)
         decs.append(dec)
-    clauses = [_clause({(js[p], i): a for (p, i), a in dec.items()}, k) for js in members for dec in decs]
+    # the clause of each lemma with p read as j_p, as _clause writes it (the j_p are distinct: no two keys merge)
+    shapes = [[(p, i + 1, -1 if a else 1) for (p, i), a in dec.items()] for dec in decs]
+    clauses = [[s * (js[p] * k + i) for p, i, s in shape] for js in members for shape in shapes]
     return clauses, leaves
 
 
