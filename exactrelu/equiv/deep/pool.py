@@ -99,7 +99,7 @@ def _run(task) -> tuple:
 
 
 def _add(stats: Stats, more: Stats) -> None:
-    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "closed", "worker_cpu"):
+    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "relaxed", "closed", "worker_cpu"):
         setattr(stats, name, getattr(stats, name) + getattr(more, name))
     stats.deepest = max(stats.deepest, more.deepest)
 
@@ -131,6 +131,8 @@ def search_tree(search, make, workers: int, differ: Differ) -> list:
         return search.subtree()
     finally:
         _add(search.stats, top.stats)
+    if not top.cuts:  # the tree ended above the cut (a relaxed leaf can close a whole subtree)
+        return prefix
     return _assemble(search, top, prefix, workers, differ)
 
 
