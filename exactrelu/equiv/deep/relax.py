@@ -71,22 +71,20 @@ class _Relaxation:
             u = todo.pop()
             if u not in seen:
                 seen.add(u)
-                todo |= search._undecided([search.red.forms[u]]) - seen
-        self.forms = {u: search._subst(search.red.forms[u], search.zmemo) for u in sorted(seen)}
+                todo |= search._undecided([search.red.forms[u]]) - seen - search.dec.keys()
+        self.subst: dict = {}  # the substituted forms, exact: only for a certificate (:meth:`form`)
         level: dict = {}
-        for u, (f, _) in self.forms.items():  # a form reads lower neurons only
-            level[u] = 1 + max((level[v - d] for v in f if v >= d), default=-1)
-        self.order = sorted(self.forms, key=lambda u: (level[u], u))
+        for u in sorted(seen):  # a form reads lower neurons only
+            level[u] = 1 + max((level[v - d] for v in search.red.forms[u][0] if v - d in seen), default=-1)
+        self.order = sorted(seen, key=lambda u: (level[u], u))
         self.col = {u: d + j for j, u in enumerate(self.order)}
         self.groups = [[u for u in self.order if level[u] == lv] for lv in range(max(level.values(), default=-1) + 1)]
         self.idx = [[self.col[u] - d for u in g] for g in self.groups]
-        n = d + len(self.order)
-        self.Z, self.k = np.zeros((len(self.order), n)), np.zeros(len(self.order))
-        for j, u in enumerate(self.order):
-            self.Z[j], self.k[j] = self.dense(self.forms[u])
+        self.Z, self.k = self._floats()
         self.lo = np.array([float(v) for v in search.box[0]])
         self.hi = np.array([float(v) for v in search.box[1]])
-        self.s_, self.t_, self.a_ = (np.zeros(len(self.order)) for _ in range(3))
+        self.s_, self.t_, self.a_, self.fl, self.fh = (np.zeros(len(self.order)) for _ in range(5))
+        self.hint = None  # after a failed proposal: the neuron to split (:meth:`_worst`)
         self.phase = [u for u in search.dec if u in search.prow and search.prow[u][1][0]]
         self.lp = self._model() if self.phase else None
         self.bounds: dict = {}  # u: (l, U) exact, once certified
@@ -112,6 +110,32 @@ class _Relaxation:
         model = new_highs()
         model.passModel(lp)
         return model
+
+    def form(self, u: int) -> tuple[dict, Fraction]:
+        """Neuron u's pre-activation on the node, exactly: each decided neuron's output replaced by its form."""
+        if u not in self.subst:
+            self.subst[u] = self.s._subst(self.s.red.forms[u], self.s.zmemo)
+        return self.subst[u]
+
+    def _floats(self) -> tuple[np.ndarray, np.ndarray]:
+        """The substituted forms of the relaxed neurons in floats (a proposal: the decided neurons' forms, affine in
+        x, as floats), rows in ``order``."""
+        s, d = self.s, self.s.d
+        Z, k = np.zeros((len(self.order), d + len(self.order))), np.zeros(len(self.order))
+        dec = {u: np.array([float(s.zmemo[u][0].get(t, 0)) for t in range(d)] + [float(s.zmemo[u][1])])
+               for u, on in s.dec.items() if on}
+        for j, u in enumerate(self.order):
+            f, c = s.red.forms[u]
+            k[j] = float(c)
+            for v, a in f.items():
+                if v < d:
+                    Z[j, v] += float(a)
+                elif v - d in self.col:
+                    Z[j, self.col[v - d]] = float(a)
+                elif v - d in dec:
+                    Z[j, :d] += float(a) * dec[v - d][:d]
+                    k[j] += float(a) * dec[v - d][d]
+        return Z, k
 
     def dense(self, form) -> tuple[np.ndarray, float]:
         row = np.zeros(self.s.d + len(self.order))
@@ -171,6 +195,7 @@ class _Relaxation:
             n = len(idx)
             for j, i in enumerate(idx):
                 lo, hi = -ub[n + j], ub[j]
+                self.fl[i], self.fh[i] = lo, hi
                 self.records[self.order[i]] = (rec, j, n + j)
                 if lo >= 0:
                     self.s_[i], self.t_[i], self.a_[i] = 1.0, 0.0, 1.0
@@ -183,9 +208,27 @@ class _Relaxation:
             return []
         rows = np.vstack([self.dense(t)[0] for t in targets])
         ub, rec = self.backsub(rows, np.array([self.dense(t)[1] for t in targets]), len(self.groups))
-        if not (ub < -1e-9 * (1 + np.abs(ub))).all():
+        bad = ub >= -1e-9 * (1 + np.abs(ub))
+        if bad.any():
+            self.hint = self._worst(rec, bad)
             return None
         return [(rec, j) for j in range(len(targets))]
+
+    def _worst(self, rec, bad: np.ndarray) -> int | None:
+        """The neuron of the lowest level (its form reads the inputs only: a split the search can make) whose
+        relaxation adds most to the targets' bounds that failed (BaBSR-like: each coefficient times its
+        relaxation's largest gap), or None."""
+        C = next((C for idx, C in rec if idx is self.idx[0]), None) if self.idx else None
+        if C is None:
+            return None
+        idx = self.idx[0]
+        lo, hi = self.fl[idx], self.fh[idx]
+        gap_up = np.where((lo < 0) & (hi > 0), self.t_[idx], 0.0)
+        gap_down = np.where((lo < 0) & (hi > 0), np.minimum(hi, -lo), 0.0)
+        C = C[bad]
+        score = (np.maximum(C, 0) * gap_up + np.maximum(-C, 0) * gap_down).sum(axis=0)
+        j = int(np.argmax(score)) if len(score) else 0
+        return self.order[idx[j]] if len(score) and score[j] > 0 else None
 
     # -- exact ---------------------------------------------------------------------------------------------------
     def multipliers(self, rec, row: int) -> dict:
@@ -221,8 +264,8 @@ class _Relaxation:
         if kind == "pos":
             return {y: Fraction(-1)}, _ZERO
         if kind == "relu":
-            return {**self.forms[u][0], y: Fraction(-1)}, self.forms[u][1]
-        return chain_row(kind, self.forms[u], y, self.s.chain[u])
+            return {**self.form(u)[0], y: Fraction(-1)}, self.form(u)[1]
+        return chain_row(kind, self.form(u), y, self.s.chain[u])
 
     def exact(self, mult: dict, target) -> tuple[dict, Fraction]:
         """Multipliers proving ``target <= value`` and the least such value: ``mult``'s sum computed exactly (in
@@ -260,9 +303,9 @@ def _fq(q: Fraction):
     return flint.fmpq(q.numerator, q.denominator)
 
 
-def relaxed_leaf(search, outs, splits: int) -> list | None:
-    """A relaxed leaf proving every target within the slack on the node (``outs``: the substituted targets), or
-    None when the float bounds do not show it (then the search splits on)."""
+def relaxed_leaf(search, outs, splits: int) -> list | int | None:
+    """A relaxed leaf proving every target within the slack on the node (``outs``: the substituted targets); or,
+    when the float bounds do not show it, the neuron to split first (:meth:`_Relaxation._worst`) or None."""
     slack = search.slack
     rel = _Relaxation(search, outs)
     targets = []
@@ -271,13 +314,13 @@ def relaxed_leaf(search, outs, splits: int) -> list | None:
             targets.append(({v: sign * a for v, a in o[0].items()}, sign * o[1] - slack))
     found = rel.propose(targets)
     if found is None:
-        return None
+        return rel.hint
     search.chain, chain = {}, []
     try:
         for u in rel.order:
             search.check_time()
             rec, up, down = rel.records[u]
-            f, k = rel.forms[u]
+            f, k = rel.form(u)
             lo_m, lo_v = rel.exact(rel.multipliers(rec, down), ({v: -a for v, a in f.items()}, -k))
             hi_m, hi_v = rel.exact(rel.multipliers(rec, up), (f, k))
             lo, hi = outward(-lo_v, False), outward(hi_v, True)

@@ -206,15 +206,16 @@ class Search(CheckerRows):
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
-        fresh, self.fresh = self.fresh, False
+        fresh, self.fresh, hint = self.fresh, False, None
         if fresh and self.relaxes and self.box is not None and self.slack > 0:  # the root or a split's child
             from .relax import relaxed_leaf
 
             done = relaxed_leaf(self, [self._subst(o, self.zmemo) for o in self.targets], splits)
-            if done is not None:
+            if isinstance(done, list):
                 return done
+            hint = done  # the ready neuron whose relaxation costs the bound most, split first
         if self.box is not None:  # bottom-up: the outputs are substituted only once they read decided neurons only
-            u = self._next_on_box()
+            u = hint if hint in self.ready else self._next_on_box()
             if u is not None:
                 return self._branch(u, self._rows(self.zmemo, []), self.zmemo, splits)
         memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
