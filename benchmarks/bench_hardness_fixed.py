@@ -11,9 +11,12 @@ CPU: the children's user + system seconds from getrusage), the median of ``--rep
 
 * **peer**: ``python -c`` importing python-sat, reading the DIMACS file, and refuting the source formula (NAE as
   CNF: each clause and its complement) with CaDiCaL 1.9.5 logging a proof, read back: the bare floor;
+* **peer (x1)**: the same with the unit clause (x1) added (NAE is unchanged by complementing every variable): the
+  symmetry our route uses, given to the bare process too (beside the table, not the issue's measure);
 * **ours**: ``exactrelu hardness decide INSTANCE.json -o CERT.json`` (U given = [1, 1], and U unknown), end to
   end: start-up and imports, the exact read, the decision, the independent check, the write; with a warm cache
-  of compiled shapes (the first run of a machine fills it; docs/hardness.md) and, once, cold (an empty cache);
+  of compiled shapes (the first run of a machine fills it; docs/hardness.md) and, once, cold (an empty cache).
+  Since issue 36 item 5 the command decides a reduction's image by its source formula (no shapes, no cache);
 * **baseline** (``--baseline DIR``, a checkout of an older version): the same command run from DIR;
 * **phases**: one more in-process run of ours: imports, read, each phase of the decision, write (CPU seconds).
 
@@ -53,24 +56,24 @@ with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
     proof = s.get_proof()
 print("sat" if sat else "unsat", len(proof))
 """
+PEER_X1 = PEER.replace("with Solver(", "clauses.append([1])\nwith Solver(")
 
 PHASES = r"""
 import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 import exactrelu.cli as cli
-cli.build_parser()
-from exactrelu.certificates.envelope import write_certificate
-from exactrelu.decide.search.pattern_search import decide
-from exactrelu.instances import read_instance
+cli.build_parser("hardness")  # the program builds the parser of `hardness` alone
+from exactrelu.certificates.checker import load_instance
+from exactrelu.decide.search.source import decide_source, write_json
 out = {"import": time.process_time() - c0}
 c = time.process_time()
-inst = read_instance(sys.argv[1])
+inst = load_instance(sys.argv[1])  # the checker's reader: the route reads the file once
 out["read"] = time.process_time() - c
 c = time.process_time()
-res = decide(inst, U=None if sys.argv[2] == "unknown" else [[1, 1]])
+res = decide_source(inst, given=sys.argv[2] != "unknown")
 out["decide"] = time.process_time() - c
 c = time.process_time()
-write_certificate(res.certificate, sys.argv[3])
+write_json(res.certificate, sys.argv[3])
 out["write"] = time.process_time() - c
 out["total_cpu"] = time.process_time() - c0
 out["total_wall"] = time.perf_counter() - t0
@@ -134,7 +137,8 @@ def run(args) -> dict:
         peer_cmd = [py, "-c", PEER, str(cnf)]
         if N <= args.small:
             timed(peer_cmd, _env(), cwd)  # warm-up: bytecode and the page cache
-        row = {"N": N, "seed": s, "M": round(2.2 * N), "peer": median_run(peer_cmd, _env(), cwd, reps)}
+        row = {"N": N, "seed": s, "M": round(2.2 * N), "peer": median_run(peer_cmd, _env(), cwd, reps),
+               "peer_x1": median_run([py, "-c", PEER_X1, str(cnf)], _env(), cwd, reps)}
         small = N <= args.small
         for U in ("given", "unknown"):
             cli = [py, "-m", "exactrelu.cli", "hardness", "decide", str(inst), "-o", cert] + (
@@ -160,6 +164,8 @@ def run(args) -> dict:
 def line(r: dict, baseline: bool) -> str:
     p = r["peer"]
     cells = [str(r["N"]), str(r["seed"]), f"{p['wall']:.2f} / {p['cpu']:.2f}"]
+    if "peer_x1" in r:
+        cells.append(f"{r['peer_x1']['wall']:.2f} / {r['peer_x1']['cpu']:.2f}")
     for U in ("given", "unknown"):
         o = r[f"ours_{U}"]
         cells.append(f"{o['wall']:.2f} / {o['cpu']:.2f}")
@@ -172,7 +178,7 @@ def line(r: dict, baseline: bool) -> str:
 
 
 def header(baseline: bool) -> str:
-    head = ["N", "seed", "peer wall / CPU s"]
+    head = ["N", "seed", "peer wall / CPU s", "peer (x1) wall / CPU s"]
     for U in ("given", "unknown"):
         head += [f"ours, U {U}: wall / CPU s", f"ours / peer (wall / CPU)", f"cold cache CPU s"]
         if baseline:
@@ -181,8 +187,8 @@ def header(baseline: bool) -> str:
 
 
 def phase_table(rows) -> str:
-    keys = [("import", "imports"), ("read", "read"), ("hint_seconds", "hint"), ("lemma_seconds", "lemmas"),
-            ("solve_seconds", "SAT"), ("trim_seconds", "trim"), ("check_seconds", "check"), ("write", "write"),
+    keys = [("import", "imports"), ("read", "read"), ("solve_seconds", "SAT"), ("trim_seconds", "trim"),
+            ("write_seconds", "certificate made"), ("check_seconds", "check"), ("write", "write"),
             ("total_cpu", "total CPU")]
     out = ["| N | seed | U | " + " | ".join(k[1] for k in keys) + " | shapes cached |", "|" + "---|" * (len(keys) + 4)]
     for r in rows:

@@ -49,7 +49,14 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: commands whose registrar alone makes their parser: the program run as ``exactrelu hardness ...`` imports only
+#: that one (every registrar imports its module: 0.15 s with numpy and FLINT, more than ``hardness decide`` of a
+#: reduction's instance needs, exactrelu/decide/search/source.py)
+ALONE = {"hardness": "exactrelu.commands.hardness:register"}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command; with ``only`` (a key of :data:`ALONE`), of that command alone."""
     from ._version import __version__
 
     about = ("Learn and certify rectified networks in exact arithmetic: two-layer at the core; certify, equiv, "
@@ -57,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="exactrelu", description=about)
     parser.add_argument("--version", action="version", version=f"exactrelu {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for spec in REGISTRARS:
+    for spec in [ALONE[only]] if only in ALONE else REGISTRARS:
         mod, fn = spec.split(":")
         getattr(importlib.import_module(mod), fn)(sub)
     return parser
@@ -219,8 +226,8 @@ def _interrupted(argv) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    try:
-        parser = _parser()
+    try:  # the program: a command of ALONE is parsed by its own parser (the same arguments, the same errors)
+        parser = build_parser(sys.argv[1]) if argv is None and sys.argv[1:2] and sys.argv[1] in ALONE else _parser()
         args = _parse(parser, argv)
         if not getattr(args, "func", None):
             parser.print_help()

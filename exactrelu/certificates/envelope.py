@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from .. import blas, parallel
 from .._moved import moved_names
+from ..io.layout import LAYOUT_DEPTH, dump_layout  # noqa: F401 (the certificate's writer; re-exported)
 from .._version import __version__
 from ..errors import CertificateInvalid, InvalidInput
 from ..instances import Instance, checker_view
@@ -181,47 +181,6 @@ def write_certificate(cert: dict, path: str | os.PathLike) -> Path:
         dump_layout(cert, fh)
         fh.write("\n")
     return path
-
-
-#: containers nested at most this deep are laid out one item per line (as ``indent=1``); deeper ones are one line
-LAYOUT_DEPTH = 4
-
-
-def dump_layout(obj, fh, depth: int = LAYOUT_DEPTH, pad: str = "") -> None:
-    """Write ``obj`` as JSON to ``fh``, streaming: the outer ``depth`` levels one item per line, the rest compact.
-
-    ``json.dump(indent=1)`` runs the pure-Python encoder over every number (0.45 s of a 2 MB refutation
-    certificate's write at N = 200, profiled); here each inner item is one call of the C encoder and the text
-    goes to the file as it is made. The result is the same JSON value (``json.loads`` reads it back equal).
-
-    >>> import io
-    >>> buf = io.StringIO(); dump_layout({"claim": "x", "lrat": [[1, 0, 2], [0, 1]]}, buf, depth=2); print(buf.getvalue())
-    {
-     "claim": "x",
-     "lrat": [
-      [1, 0, 2],
-      [0, 1]
-     ]
-    }
-    """
-    if depth <= 0 or not isinstance(obj, (dict, list)) or not obj or (
-            isinstance(obj, dict) and not all(isinstance(key, str) for key in obj)):
-        fh.write(json.dumps(obj))
-        return
-    inner = pad + " "
-    sep = "\n" + inner
-    if isinstance(obj, dict):
-        fh.write("{")
-        for number, (key, value) in enumerate(obj.items()):
-            fh.write(("," if number else "") + sep + json.dumps(key) + ": ")
-            dump_layout(value, fh, depth - 1, inner)
-        fh.write("\n" + pad + "}")
-    else:
-        fh.write("[")
-        for number, value in enumerate(obj):
-            fh.write(("," if number else "") + sep)
-            dump_layout(value, fh, depth - 1, inner)
-        fh.write("\n" + pad + "]")
 
 
 def read_certificate(path: str | os.PathLike) -> dict:

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from fractions import Fraction
 from typing import Any, Callable, Iterable
-
-import numpy as np
 
 from ..errors import ExactReluError, InvalidInput
 
@@ -37,12 +36,14 @@ def jsonable(obj: Any) -> Any:
         from ..certificates.envelope import rational_text
 
         return rational_text(obj)  # exact unless too long to print: then the bounded display
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.integer, np.bool_)):
-        return obj.item()
-    if isinstance(obj, np.floating):
-        return float(obj)
+    np = sys.modules.get("numpy")  # not imported here (0.1 s): without numpy loaded there is no numpy object
+    if np is not None:
+        if isinstance(obj, np.ndarray):
+            return obj.tolist()
+        if isinstance(obj, (np.integer, np.bool_)):
+            return obj.item()
+        if isinstance(obj, np.floating):
+            return float(obj)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return dataclasses.asdict(obj)
     if isinstance(obj, (set, frozenset)):

@@ -9,23 +9,25 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
 from ..arguments import nonnegative_int_arg, positive_int_arg, seconds_arg, seed_arg
 
-from ..certificates.claims.realizes import realizes_certificate
-from ..certificates.envelope import verify, write_certificate
 from ..certificates.claims.model import bias_class
 from ._data import add_bias_argument, bias_of
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
-from ..instances import Instance, read_instance, write_instance
 from ..progress import LineProgress
-from ..network import RELU, Network
 from ..hardness import reduction_for
 from ..hardness.cnf import CNF, NAEFormula, assignment_to_literals, parse_assignment, read_dimacs, write_dimacs
-from ..hardness.generators import random_kcnf, random_nae3
+
+if TYPE_CHECKING:  # pragma: no cover - imported where used: numpy and FLINT cost 0.2 s, `decide` of a
+    from ..instances import Instance  # reduction's instance needs neither (exactrelu/decide/search/source.py)
+    from ..network import Network
 
 __all__ = ["register"]
 
@@ -46,7 +48,9 @@ def _reduce(formula):
     return chain, inst, data
 
 
-def _write_instance(args, inst: Instance, out: str, formula, label: str) -> int:
+def _write_instance(args, inst: "Instance", out: str, formula, label: str) -> int:
+    from ..instances import write_instance
+
     write_instance(inst, out)
     record = {"variables": formula.num_vars, "clauses": len(formula.clauses), "instance": str(out), "n": inst.n,
               "d": inst.d, "m": 1, "k": 2}
@@ -87,6 +91,8 @@ def _random(args) -> int:
                                f"got {getattr(args, name)}")
     nae = (args.vars, args.clauses) if args.kind == "nae" else (args.vars + 1 + args.clauses, 2 * args.clauses)
     _estimate(args, args.vars, args.clauses, *nae)  # before drawing the formula: a hopeless size is refused at once
+    from ..hardness.generators import random_kcnf, random_nae3
+
     if args.kind == "nae":
         formula = random_nae3(args.vars, args.clauses, seed=args.seed, planted=args.planted)
     else:
@@ -100,6 +106,10 @@ def _random(args) -> int:
 
 
 def _lift(args) -> int:
+    from ..certificates.claims.realizes import realizes_certificate
+    from ..certificates.envelope import verify, write_certificate
+    from ..instances import write_instance
+
     formula = _load(args)
     chain, inst, data = _reduce(formula)
     try:
@@ -117,8 +127,9 @@ def _lift(args) -> int:
                 f"lift: {summary}; certificate written to {args.output}")
 
 
-def _read_weights(path: str) -> Network:
+def _read_weights(path: str) -> "Network":
     from ..io.files import check_exact_entries, read_json
+    from ..network import RELU, Network
 
     obj = read_json(path, what="weights file")
     if not isinstance(obj, dict):
@@ -140,7 +151,66 @@ def _decode(args) -> int:
 
 
 def _decide(args) -> int:
+    start = time.monotonic()
+    bar = LineProgress() if args.verbose else None
+    try:
+        res = _by_source(args, start, bar)
+        if res is None:
+            return _decide_general(args, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    from ..decide.search.source import write_json
+
+    write_json(res.certificate, args.output)
+    st = res.evidence
+    lines = [f"{res.status}: certificate ({res.certificate['claim']}) written to {args.output}; decided on the source "
+             f"formula ({st['source_variables']:,} variables, {st['source_clauses']:,} clauses) by CaDiCaL"
+             + (f", {st['proof_steps']:,} hinted steps" if "proof_steps" in st else "") + ", 0 exact LPs",
+             f"checked: {res.summary}"]
+    return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
+                       "summary": res.summary, "model": res.model, "stats": st, "instance": args.instance}, lines)
+
+
+def _by_source(args, start: float, bar):
+    """The decision by the source formula (:func:`exactrelu.decide.search.source.decide_source`) when the options allow
+    it (``--engine auto``, LRAT hints, no budget of rounds, no bias, U = [[1, 1]] or unknown with k = 2) and the
+    instance is exactly a reduction's image; else None (the general path decides, and reads the file as always)."""
+    from fractions import Fraction
+
+    if args.engine != "auto" or args.proof != "lrat" or args.max_nodes is not None or bias_of(args):
+        return None
+    if args.U is None:
+        if args.k != 2:
+            return None
+    else:
+        try:
+            if [[Fraction(x.strip()) for x in row.split(",")] for row in args.U.split(";")] != [[1, 1]]:
+                return None
+        except (ValueError, ZeroDivisionError):  # the general path says what is wrong with it
+            return None
+    from ..certificates.trusted.common import CheckFailed, UnreadableInput
+    from ..certificates.checker import load_instance
+
+    try:
+        instance = load_instance(args.instance)
+    except (UnreadableInput, CheckFailed, OSError):  # the general path's reader says what is wrong with the file
+        return None
+    import sys
+
+    from ..decide.search.source import decide_source
+
+    if bar is not None:
+        bar("decide: is the instance a reduction's image? then CaDiCaL on its source formula")
+    deadline = None if args.time_limit is None else start + args.time_limit
+    return decide_source(instance, given=args.U is not None, deadline=deadline,
+                         command=" ".join([Path(sys.argv[0]).name] + sys.argv[1:]))
+
+
+def _decide_general(args, bar) -> int:
+    from ..certificates.envelope import write_certificate
     from ..decide.search.pattern_search import decide
+    from ..instances import read_instance
 
     inst = read_instance(args.instance)
     model = bias_class(bias_of(args))
@@ -156,17 +226,12 @@ def _decide(args) -> int:
             U = [[x.strip() for x in row.split(",")] for row in args.U.split(";")]
         except AttributeError:  # pragma: no cover - argparse gives a string
             raise InvalidInput("--U must be rows separated by ';' of entries separated by ','") from None
-    bar = LineProgress() if args.verbose else None
 
     def show(st):
         bar(f"decide: case {st.get('case', 1)}, round {st['rounds']}, {st['lemmas']} lemmas, {st['lps']} exact LPs")
-    try:
-        res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
-                     time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof,
-                     output_bias=model["output_bias"])
-    finally:
-        if bar is not None:
-            bar.close()
+    res = decide(inst, U=U, k=args.k, method=args.method, engine=args.engine, max_nodes=args.max_nodes,
+                 time_limit=args.time_limit, progress=show if bar is not None else None, proof=args.proof,
+                 output_bias=model["output_bias"])
     write_certificate(res.certificate, args.output)
     if about is not None:
         from ..instances import write_instance
@@ -229,7 +294,9 @@ def register(sub) -> None:
     p.add_argument("-k", type=positive_int_arg, default=2, help="hidden units when U is unknown (default 2)")
     p.add_argument("--method", choices=("auto", "exact"), default="auto", help="LP method (exact: no floating point)")
     p.add_argument("--engine", choices=("auto", "lazy", "tree"), default="auto",
-                   help="lazy: SAT solver + exact LP lemmas, hinted refutation (default); tree: case-tree search")
+                   help="lazy: SAT solver + exact LP lemmas, hinted refutation; tree: case-tree search; auto "
+                        "(default): an instance that is exactly a reduction's image is decided by CaDiCaL on its "
+                        "source formula (the refutation carried onto the instance's lemmas), any other by lazy")
     p.add_argument("--proof", choices=("lrat", "drup"), default="lrat",
                    help="where the lazy engine's hints come from: the solver's LRAT trace (default) or its DRUP proof, "
                         "trimmed by exactrelu; the certificate is hinted either way")

@@ -10,8 +10,23 @@
 Both answer with one :class:`Decision` (:mod:`exactrelu.decide.decision`) either way.
 """
 
-from .decision import Decision
-from .search.pattern_search import decide, sign_cases
-from .enumeration.worstcase import PatternReport, WorstCaseResult, solve, solve_decision
+import importlib
+
+#: public name -> the module that defines it, imported on first use: ``exactrelu hardness decide`` on a reduction's
+#: instance (:mod:`exactrelu.decide.search.source`) needs only :mod:`.decision` and the SAT helpers of ``search/sat``,
+#: not the engines (numpy, FLINT, SciPy: 0.2-0.3 s of imports)
+_LAZY = {"Decision": ".decision", "decide": ".search.pattern_search", "sign_cases": ".search.pattern_search",
+         **{name: ".enumeration.worstcase" for name in ("PatternReport", "WorstCaseResult", "solve", "solve_decision")}}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["decide", "solve_decision", "solve", "Decision", "WorstCaseResult", "PatternReport", "sign_cases"]

@@ -22,9 +22,20 @@ and the case tree live in :mod:`exactrelu.decide`); the command line is ``exactr
 from .cnf import (CNF, NAE_MARK, NAEFormula, assignment_from_literals, assignment_to_literals, format_dimacs,
                   parse_assignment, parse_dimacs, read_dimacs, write_dimacs)
 from .cnf_to_nae import CnfToNae
-from .generators import pigeonhole, planted_assignment, random_kcnf, random_nae3
-from .nae_to_relu import NaeToRelu
 from .reduction import Chain, Reduction
+
+#: names imported on first use (numpy, FLINT): ``exactrelu hardness decide`` on a reduction's instance
+#: (:mod:`exactrelu.decide.search.source`) needs neither
+_LAZY = {"NaeToRelu": ".nae_to_relu", **{name: ".generators" for name in ("pigeonhole", "planted_assignment",
+                                                                         "random_kcnf", "random_nae3")}}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "CNF", "NAEFormula", "NAE_MARK", "parse_dimacs", "format_dimacs", "read_dimacs", "write_dimacs",
@@ -36,6 +47,8 @@ __all__ = [
 
 def reduction_for(formula: CNF | NAEFormula) -> Chain:
     """The chain from ``formula`` to a ReLU instance: CNF -> NAE -> ReLU, or NAE -> ReLU."""
+    from .nae_to_relu import NaeToRelu
+
     if isinstance(formula, NAEFormula):
         return Chain([NaeToRelu()])
     return Chain([CnfToNae(), NaeToRelu()])

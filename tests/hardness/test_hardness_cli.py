@@ -42,7 +42,7 @@ def test_random_and_decide(tmp_path, capsys):
     # an unsatisfiable formula: a hinted not-realizable certificate (or DRUP), progress on stderr with -v
     (t / "u.cnf").write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
     assert main(["hardness", "from-cnf", str(t / "u.cnf"), "-o", str(t / "u.json")]) == 0
-    assert main(["hardness", "decide", str(t / "u.json"), "-v", "-o", str(t / "n.json")]) == 0
+    assert main(["hardness", "decide", str(t / "u.json"), "-v", "--engine", "lazy", "-o", str(t / "n.json")]) == 0
     out = capsys.readouterr()
     assert "not-realizable" in out.out and "solver rounds" in out.out and "decide: case 6" in out.err
     assert all("lrat" in c for c in json.loads((t / "n.json").read_text())["cases"])

@@ -142,11 +142,20 @@ def _canonical_text(row: list, text: str):
     * JSON reads a field of these characters only as an integer ``-?(0|[1-9][0-9]*)``: no "+", no leading zero, no
       empty field (else it raises, and the row is read entry by entry); "-0" is the one JSON integer that is not
       canonical text, and a text holding "-0" anywhere is refused;
+    * a row with no "/" at all is read the same way without the added "/1" (all its denominators are 1): the
+      fields are exactly len(row) JSON integers, and a regular expression's 200 substitutions per row of a
+      reduction's instance cost 0.2 s at 168,000 entries;
     * each denominator is >= 2 as written (a written "/1", "/0" or "/-3" is refused: the only denominators 1 are
       the ones added), and coprime to its numerator (for denominators that are powers of two: odd numerators).
     """
     if text.translate(_ROW_CHARACTERS) or "-0" in text or text.count(" ") != len(row) - 1:
         return None
+    if "/" not in text:  # integers only: each field is read as JSON reads it, with no "/1" added (0.2 s at 168,000)
+        try:
+            nums = json.loads(f"[{text.replace(' ', ',')}]")
+        except ValueError:  # "+1", "01", "-", an empty field between two spaces
+            return None
+        return (nums, [1] * len(nums)) if len(nums) == len(row) else None  # [""] reads as no field at all
     added = 0
     if text.count("/") != len(row):
         text, added = _INTEGER_ENTRY.subn(r"\g<0>/1", text)

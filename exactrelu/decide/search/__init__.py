@@ -5,9 +5,17 @@ CDCL SAT solver over activation literals, whose models are checked by exact LPs 
 ``rows.py`` with ``elimination.py``; clusters of samples compiled once, ``clusters.py``, kept on disk by
 ``lemma_cache.py`` and numbered by ``lemma_store.py``; a float screen, ``float_screen.py``, and a float hint,
 ``hint.py``) or by a case tree (``tree.py``). Its refutations are hinted clause proofs (``sat/``: the solver's
-trace, its trimming to LRAT hints, and the upgrade of old DRUP certificates).
+trace, its trimming to LRAT hints, and the upgrade of old DRUP certificates). An instance that is exactly a
+reduction's image is decided by its source formula instead (``source.py``, certified with ``source_proof.py``).
 """
 
-from .pattern_search import decide, sign_cases
+
+def __getattr__(name: str):  # imported on first use: the SAT helpers of ``sat/`` are used without the engines
+    if name in ("decide", "sign_cases"):
+        from . import pattern_search
+
+        return getattr(pattern_search, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["decide", "sign_cases"]

@@ -19,98 +19,20 @@ same from a DRUP proof. Nothing here is trusted: the certificate's checker
 
 from __future__ import annotations
 
-import contextlib
-import tempfile
-import time
-
 import numpy as np
 
-from ....errors import ProofFormatError, TimeLimitExceeded
+from ....errors import ProofFormatError
 from .core import Core
+from .solver import CONFLICT_SLICE, lrat_solver, sat_interrupts, solve_until, trace  # noqa: F401 (re-exported)
 
-__all__ = ["Core", "ProofFormatError", "lrat_solver", "lrat_core", "refute", "numbered", "solve_until"]
+__all__ = ["Core", "ProofFormatError", "lrat_solver", "lrat_core", "refute", "numbered", "solve_until", "trace",
+           "sat_interrupts"]
 
-#: with a deadline, the SAT solver runs in slices of this many conflicts
-CONFLICT_SLICE = 20000
 _SENT = 1 << 62  # stands for "d" in a parsed trace
 #: traces of at most this many steps are walked back in numpy
 SMALL_TRACE = 20000
 #: ... and those still being walked after this many levels too (each level is a few numpy calls)
 MAX_LEVELS = 500
-
-
-def lrat_solver(clauses, name: str = "cadical195"):
-    """A python-sat CaDiCaL tracing LRAT into a temporary file, loaded with ``clauses``; or None.
-
-    None when this python-sat has no such solver (then use DRUP: :func:`refute` does). The
-    clauses are added longest first: CaDiCaL numbers original clauses in the order they are
-    added, but a clause added when some of its literals are already false at the top level makes
-    it derive (and number) a shorter clause in between; with the unit clauses last, only they can.
-    ``solver.order`` lists the clauses' indices in the order they were added.
-    """
-    from pysat.solvers import Solver
-
-    try:
-        import pysolvers
-    except ImportError:  # pragma: no cover - part of python-sat
-        return None
-    s = Solver(name=name)
-    raw = getattr(s, "solver", None)
-    handle = getattr(raw, "cadical", None)
-    setter, tracer = getattr(pysolvers, f"{name}_set", None), getattr(pysolvers, f"{name}_tracepr", None)
-    if handle is None or setter is None or tracer is None:  # pragma: no cover - other python-sat builds
-        s.delete()
-        return None
-    setter(handle, "lrat", 1)
-    setter(handle, "binary", 0)
-    raw.prfile = tempfile.TemporaryFile()
-    raw.prfp = tracer(handle, raw.prfile)
-    s.order = sorted(range(len(clauses)), key=lambda p: -len(clauses[p]))
-    s.append_formula([clauses[p] for p in s.order])
-    return s
-
-
-@contextlib.contextmanager
-def sat_interrupts():
-    """Ctrl-C during a python-sat solve as :class:`KeyboardInterrupt`, the way every other step reports it.
-
-    python-sat's solvers catch SIGINT themselves while they run and raise their module's own error ("Caught keyboard
-    interrupt"); the command line would take that for a crash (exit 1, issue 34).
-
-    >>> with sat_interrupts():
-    ...     pass
-    """
-    try:
-        yield
-    except Exception as exc:
-        if type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower():
-            raise KeyboardInterrupt from None
-        raise
-
-
-def solve_until(sat, deadline) -> bool:
-    """``sat.solve()``, in slices of conflicts until ``deadline`` (a ``time.monotonic()`` value), then
-    :class:`~exactrelu.errors.TimeLimitExceeded`."""
-    with sat_interrupts():
-        if deadline is None:
-            return sat.solve()
-        while True:
-            if time.monotonic() > deadline:
-                raise TimeLimitExceeded("the search ran out of its time limit without deciding")
-            sat.conf_budget(CONFLICT_SLICE)
-            res = sat.solve_limited()
-            if res is not None:
-                return res
-
-
-def trace(sat) -> bytes:
-    """The proof trace a python-sat solver made so far (its temporary file), as bytes."""
-    import pysolvers
-
-    pysolvers.flushpr(sat.solver.prfp)
-    fh = sat.solver.prfile
-    fh.seek(0)
-    return fh.read()
 
 
 def lrat_core(data: bytes, order: list) -> Core:
