@@ -143,7 +143,7 @@ class _Relaxation:
             row[v if v < self.s.d else self.col[v - self.s.d]] = float(a)
         return row, float(form[1])
 
-    def backsub(self, L: np.ndarray, c: np.ndarray, top: int) -> tuple[np.ndarray, list]:
+    def backsub(self, L: np.ndarray, c: np.ndarray, top: int, need) -> tuple[np.ndarray, list]:
         """Upper bounds of the rows ``L . v + c`` (reading neurons of levels below ``top``) and the multipliers of
         each level's neurons (positive: their lines; negative: y >= z or y >= 0)."""
         d, record = self.s.d, []
@@ -159,14 +159,14 @@ class _Relaxation:
             L[:, cols] = 0
             L += coef @ self.Z[idx]
             record.append((idx, C))
-        ub, duals = self.concretize(L[:, :d], c)
+        ub, duals = self.concretize(L[:, :d], c, need)
         record.append((None, duals))
         return ub, record
 
-    def concretize(self, X: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The largest values of the rows ``X . x + c`` on the node's inputs: the box, cut by the phase rows of the
-        decided neurons (affine in x) when there are any (one small LP per row, HiGHS: floats), and the rows' duals
-        on those phase rows (None on the box alone)."""
+    def concretize(self, X: np.ndarray, c: np.ndarray, need) -> tuple[np.ndarray, np.ndarray | None]:
+        """The largest values of the rows ``X . x + c`` on the node's inputs: on the box, then, for the rows where
+        ``need(box values)`` says it matters, on the box cut by the phase rows of the decided neurons (affine in x;
+        one small LP per row, HiGHS: floats), with the rows' duals on those phase rows (None on the box alone)."""
         box = c + np.maximum(X, 0) @ self.hi + np.minimum(X, 0) @ self.lo
         if self.lp is None:
             return box, None
@@ -174,7 +174,8 @@ class _Relaxation:
 
         h, n, p = self.lp, X.shape[1], len(self.phase)
         ub, duals = box.copy(), np.zeros((len(X), p))
-        for i, row in enumerate(X):
+        for i in np.flatnonzero(need(box)):
+            row = X[i]
             if not row.any():
                 continue
             h.changeColsCost(n, np.arange(n, dtype=np.int32), -row)
@@ -191,8 +192,8 @@ class _Relaxation:
         self.records = {}
         for lv, idx in enumerate(self.idx):
             L = np.vstack([self.Z[idx], -self.Z[idx]])
-            ub, rec = self.backsub(L, np.concatenate([self.k[idx], -self.k[idx]]), lv)
             n = len(idx)
+            ub, rec = self.backsub(L, np.concatenate([self.k[idx], -self.k[idx]]), lv, _unstable)
             for j, i in enumerate(idx):
                 lo, hi = -ub[n + j], ub[j]
                 self.fl[i], self.fh[i] = lo, hi
@@ -207,7 +208,8 @@ class _Relaxation:
         if not targets:
             return []
         rows = np.vstack([self.dense(t)[0] for t in targets])
-        ub, rec = self.backsub(rows, np.array([self.dense(t)[1] for t in targets]), len(self.groups))
+        ub, rec = self.backsub(rows, np.array([self.dense(t)[1] for t in targets]), len(self.groups),
+                               lambda box: box >= 0)
         bad = ub >= -1e-9 * (1 + np.abs(ub))
         if bad.any():
             self.hint = self._worst(rec, bad)
@@ -315,7 +317,7 @@ def relaxed_leaf(search, outs, splits: int) -> list | int | None:
     found = rel.propose(targets)
     if found is None:
         return rel.hint
-    search.chain, chain = {}, []
+    search.chain, chain, search.kept_rows = {}, [], {}
     try:
         for u in rel.order:
             search.check_time()
@@ -343,7 +345,7 @@ def relaxed_leaf(search, outs, splits: int) -> list | int | None:
                                                       sign * orig[1] - slack), False))
             proofs.append(pair)
     finally:
-        search.chain = {}
+        search.chain, search.kept_rows = {}, None
     search.stats.relaxed += 1
     return search._leaf({"relaxed": {"chain": chain, "leaf": {"bounds": proofs}}}, splits)
 
@@ -361,6 +363,14 @@ def chain_row(kind: str, form, y: int, entry) -> tuple[dict, Fraction]:
     if kind == "ymax":  # y - relu(U) <= 0
         return {y: Fraction(1)}, -max(Fraction(hi), _ZERO)
     return ({v: -a for v, a in f.items()}, lo - k) if kind == "lo" else (f, k - hi)
+
+
+def _unstable(box: np.ndarray) -> np.ndarray:
+    """Rows ``[upper bounds; -lower bounds]`` of n neurons: those of the neurons whose box interval holds 0 inside
+    (a stable neuron's line does not depend on its bounds: no LP for it)."""
+    n = len(box) // 2
+    mask = (box[:n] > 0) & (box[n:] > 0)
+    return np.concatenate([mask, mask])
 
 
 def _line(lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:

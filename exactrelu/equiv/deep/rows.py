@@ -52,17 +52,30 @@ class CheckerRows:
         for (kind, u), m in sorted(multipliers.items()):
             entries.setdefault(kind, []).append([u, m])
             if keep is None or (kind != "pos" and kind != "ymax" and keep):
-                f = self._original(kind, u)[0]
-                add_to(rest, f if keep is None else {v: a for v, a in f.items() if v in keep}, -m)
+                add_to(rest, self._original(kind, u)[0] if keep is None else self._kept(kind, u, keep), -m)
         for u in sorted(self.dec, reverse=True):  # a neuron's form reads only lower neurons
             m = rest.get(self.d + u)
             if m:
                 entries.setdefault("post", []).append([u, m])
-                f = self._original("post", u)[0]
-                add_to(rest, f if keep is None else {v: a for v, a in f.items() if v in keep}, -m)
+                add_to(rest, self._original("post", u)[0] if keep is None else self._kept("post", u, keep), -m)
         if rest and keep is None:
             raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
         return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
+
+    def _kept(self, kind: str, u: int, keep: set) -> dict:
+        """The coefficients of row u of ``kind`` (original) on the variables ``keep`` (the decided neurons'), kept in
+        ``kept_rows`` while a relaxed leaf is written (its decisions and chain do not change meanwhile)."""
+        cache = self.kept_rows
+        if cache is not None and (kind, u) in cache:
+            return cache[kind, u]
+        if kind in ("line", "lo", "hi"):  # a chain row is a multiple of the form, plus y_u (not decided)
+            scale = -self.chain[u][2] if kind == "line" else Fraction(-1 if kind == "lo" else 1)
+            f = {v: scale * a for v, a in self.red.forms[u][0].items() if v in keep}
+        else:
+            f = {v: a for v, a in self._original(kind, u)[0].items() if v in keep}
+        if cache is not None:
+            cache[kind, u] = f
+        return f
 
     def interval(self, form: Form) -> dict | None:
         """Multipliers of the box's rows proving ``form <= 0`` when it reads the inputs only and its largest value on

@@ -84,6 +84,7 @@ class Search(CheckerRows):
         self.prow: dict = {}  # ... and their phase rows
         self.stats = Stats() if stats is None else stats
         self.chain: dict = {}  # while a relaxed leaf is built: {neuron: (l, U, s, t)} (:mod:`.relax`)
+        self.kept_rows: dict | None = None  # ... and its rows on the decided neurons (:meth:`_kept`)
         self.fresh = True  # the next node is the root or a child of a split
         self._shown = 0.0
         self.level = []
