@@ -87,6 +87,7 @@ class _Relaxation:
         self.hint = None  # after a failed proposal: the neuron to split (:meth:`_worst`)
         self.phase = [u for u in search.dec if u in search.prow and search.prow[u][1][0]]
         self.lp = self._model() if self.phase else None
+        self.V = self._vertices() if self.phase else None
         self.bounds: dict = {}  # u: (l, U) exact, once certified
         self.rows: dict = {}
         self.frows: dict = {}
@@ -105,6 +106,7 @@ class _Relaxation:
             for v, a in f.items():
                 G[i, v] = float(a)
             h[i] = -float(k)
+        self.G, self.h = G, h
         lp = feasibility_lp(G, np.full(len(h), -highspy.kHighsInf), h)
         lp.col_lower_, lp.col_upper_ = self.lo.copy(), self.hi.copy()
         model = new_highs()
@@ -170,21 +172,62 @@ class _Relaxation:
         box = c + np.maximum(X, 0) @ self.hi + np.minimum(X, 0) @ self.lo
         if self.lp is None:
             return box, None
+        rows, ub = np.flatnonzero(need(box)), box.copy()
+        if self.V is not None:  # the inputs' polytope has few vertices: the largest value is at one of them
+            if len(rows):
+                ub[rows] = np.minimum(box[rows], c[rows] + (X[rows] @ self.V.T).max(axis=1))
+            return ub, ("later", X, set(rows.tolist()))  # duals only for a certificate (:meth:`duals`)
+        duals = np.zeros((len(X), len(self.phase)))
+        for i in rows:
+            top, duals[i] = self.solve(X[i])
+            if top is not None:
+                ub[i] = min(box[i], c[i] + top)
+        return ub, duals
+
+    def solve(self, row: np.ndarray) -> tuple[float | None, np.ndarray]:
+        """HiGHS's largest value of ``row . x`` on the node's inputs and |its duals| on the phase rows (None and
+        zeros when it finds no optimum: the box's bound stands, and an empty node is the search's to find)."""
         import highspy
 
-        h, n, p = self.lp, X.shape[1], len(self.phase)
-        ub, duals = box.copy(), np.zeros((len(X), p))
-        for i in np.flatnonzero(need(box)):
-            row = X[i]
-            if not row.any():
-                continue
-            h.changeColsCost(n, np.arange(n, dtype=np.int32), -row)
-            h.run()
-            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-                continue  # the box's bound stands (an empty node is found by the search)
-            ub[i] = min(box[i], c[i] - h.getInfo().objective_function_value)
-            duals[i] = np.abs(h.getSolution().row_dual)
-        return ub, duals
+        zero = np.zeros(len(self.phase))
+        if not row.any():
+            return None, zero
+        h, n = self.lp, len(row)
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), -row)
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None, zero
+        return -h.getInfo().objective_function_value, np.abs(h.getSolution().row_dual)
+
+    def duals(self, C, row: int) -> np.ndarray | tuple:
+        """The phase rows' duals of back-substituted row ``row`` (solved now when the bound came from vertices)."""
+        if C is None:
+            return ()
+        if isinstance(C, tuple):
+            _, X, rows = C
+            return self.solve(X[row])[1] if row in rows else ()
+        return C[row]
+
+    def _vertices(self) -> np.ndarray | None:
+        """The vertices of the node's input polytope (box and phase rows) when d <= 8 and it has an interior
+        (qhull, from its Chebyshev centre); else None (then one LP per bound)."""
+        from scipy.optimize import linprog
+        from scipy.spatial import HalfspaceIntersection, QhullError
+
+        d = self.s.d
+        if not 2 <= d <= 8:
+            return None
+        A = np.vstack([self.G, np.eye(d), -np.eye(d)])
+        b = np.concatenate([self.h, self.hi, -self.lo])
+        norms = np.linalg.norm(A, axis=1)[:, None]
+        res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.hstack([A, norms]), b_ub=b,
+                      bounds=[(None, None)] * d + [(0, None)], method="highs")
+        if res.status != 0 or res.x[-1] <= 1e-9 * (1 + np.abs(b).max()):
+            return None
+        try:
+            return HalfspaceIntersection(np.hstack([A, -b[:, None]]), res.x[:d]).intersections
+        except (QhullError, ValueError):
+            return None
 
     def propose(self, targets: list) -> list | None:
         """Float bounds of every relaxed neuron, level by level; then of ``targets`` (forms that must be <= 0):
@@ -238,7 +281,7 @@ class _Relaxation:
         out = {}
         for idx, C in rec:
             if idx is None:  # the phase rows' duals of the final LP
-                for u, y in zip(self.phase, C[row] if C is not None else ()):
+                for u, y in zip(self.phase, self.duals(C, row)):
                     if y > 0:
                         out[("phase", u)] = dyadic(float(y))
                 continue
