@@ -88,3 +88,12 @@ def test_dyadic_and_outward_rounding():
         assert down <= q <= up and up - down <= abs(q) * Fraction(1, 2**30)
         assert (up.denominator & (up.denominator - 1)) == 0 and (down.denominator & (down.denominator - 1)) == 0
     assert outward(Fraction(0), True) == 0
+
+
+def test_a_flat_box_falls_back_from_vertices_to_one_lp_per_bound():
+    """x2 fixed: the input polytope has no interior (qhull cannot take it), so each bound is an LP; the answer and
+    its certificate are the same kind."""
+    f, g = _pair(4)
+    res = functionally_equal(f, g, epsilon="1/2", workers=1, lower=[-1, "1/3"], upper=[1, "1/3"])
+    assert res.status == "equivalent" and res.evidence["relaxed_leaves"] >= 1
+    assert checker.check(res.certificate, None).startswith("epsilon-equivalent")
