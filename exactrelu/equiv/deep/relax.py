@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import flint
 import numpy as np
 
 from ...exact.rationals import format_rational
@@ -90,7 +89,7 @@ class _Relaxation:
         self.V = self._vertices() if self.phase else None
         self.bounds: dict = {}  # u: (l, U) exact, once certified
         self.rows: dict = {}
-        self.frows: dict = {}
+        self.irows: dict = {}
 
     def _model(self):
         """HiGHS's model of the node's inputs: the box as column bounds, the decided neurons' phase rows."""
@@ -313,39 +312,38 @@ class _Relaxation:
         return chain_row(kind, self.form(u), y, self.s.chain[u])
 
     def exact(self, mult: dict, target) -> tuple[dict, Fraction]:
-        """Multipliers proving ``target <= value`` and the least such value: ``mult``'s sum computed exactly (in
-        FLINT's rationals), the rest of the coefficients absorbed by rows of one variable."""
+        """Multipliers proving ``target <= value`` and the least such value: ``mult``'s sum computed exactly (each
+        row as integers over its own denominator D, summed over the lcm L of the ``m.den * D``, as the checker
+        does), the rest of the coefficients absorbed by rows of one variable."""
+        rows = [(m, self.irow(*key)) for key, m in mult.items()]
+        L = math.lcm(*(m.denominator * D for m, (_, _, D) in rows)) if rows else 1
         acc: dict = {}
-        const = _fq(_ZERO)
-        for key, m in mult.items():
-            f, k = self.frow(*key)
-            m = _fq(m)
-            for v, a in f.items():
-                acc[v] = acc.get(v, 0) + m * a
-            const += m * k
-        mult = dict(mult)
+        const = 0
+        for m, (N, K, D) in rows:
+            F = m.numerator * (L // (m.denominator * D))
+            for v, a in N.items():
+                acc[v] = acc.get(v, 0) + F * a
+            const += F * K
+        mult, value = dict(mult), target[1] - Fraction(const, L)
         d = self.s.d
         for v in set(acc) | set(target[0]):
-            q = _fq(target[0].get(v, _ZERO)) - acc.get(v, 0)
-            if not q:
+            r = target[0].get(v, _ZERO) - Fraction(acc.get(v, 0), L)
+            if not r:
                 continue
-            r = Fraction(int(q.p), int(q.q))
             key = ("upper" if r > 0 else "lower", v) if v < d else ("ymax" if r > 0 else "pos", v - d)
             mult[key] = mult.get(key, 0) + abs(r)
-            const += _fq(abs(r)) * self.frow(*key)[1]
-        return mult, target[1] - Fraction(int(const.p), int(const.q))
+            value -= abs(r) * self.row(*key)[1]
+        return mult, value
 
-    def frow(self, kind: str, u: int) -> tuple[dict, object]:
-        """:meth:`row` in FLINT's rationals."""
+    def irow(self, kind: str, u: int) -> tuple[dict, int, int]:
+        """:meth:`row` as integers over one denominator: ``(N, K, D)``, the row ``(N . v + K) / D``."""
         key = kind, u
-        if key not in self.frows:
+        if key not in self.irows:
             f, k = self.row(kind, u)
-            self.frows[key] = {v: _fq(a) for v, a in f.items()}, _fq(k)
-        return self.frows[key]
-
-
-def _fq(q: Fraction):
-    return flint.fmpq(q.numerator, q.denominator)
+            D = math.lcm(k.denominator, *(a.denominator for a in f.values()))
+            self.irows[key] = ({v: a.numerator * (D // a.denominator) for v, a in f.items()},
+                               k.numerator * (D // k.denominator), D)
+        return self.irows[key]
 
 
 def relaxed_leaf(search, outs, splits: int) -> list | int | None:

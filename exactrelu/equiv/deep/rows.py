@@ -44,35 +44,59 @@ class CheckerRows:
         decided neurons' equations so that its coefficients are exactly ``target``'s (zero when None). With
         ``complete=False`` only the decided neurons' coefficients are summed (:mod:`.relax` made the substituted
         sum equal to the target exactly; the checker verifies the whole sum)."""
+        if not complete:
+            return self._decided_part(multipliers, target)
         entries: dict[str, list] = {}
-        keep = None if complete else {self.d + u for u in self.dec}
         rest = dict(target[0]) if target is not None else {}
-        if keep is not None:
-            rest = {v: a for v, a in rest.items() if v in keep}
         for (kind, u), m in sorted(multipliers.items()):
             entries.setdefault(kind, []).append([u, m])
-            if keep is None or (kind != "pos" and kind != "ymax" and keep):
-                add_to(rest, self._original(kind, u)[0] if keep is None else self._kept(kind, u, keep), -m)
+            add_to(rest, self._original(kind, u)[0], -m)
         for u in sorted(self.dec, reverse=True):  # a neuron's form reads only lower neurons
             m = rest.get(self.d + u)
             if m:
                 entries.setdefault("post", []).append([u, m])
-                add_to(rest, self._original("post", u)[0] if keep is None else self._kept("post", u, keep), -m)
-        if rest and keep is None:
+                add_to(rest, self._original("post", u)[0], -m)
+        if rest:
             raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
-        return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
+        return _written(entries)
+
+    def _decided_part(self, multipliers: dict, target: Form) -> dict:
+        """:meth:`combination` with ``complete=False``: the decided neurons' coefficients only, in FLINT's
+        rationals (the rows' parts on them kept while a relaxed leaf is written: :meth:`_kept`)."""
+        import flint
+
+        keep = {self.d + u for u in self.dec}
+        entries: dict[str, list] = {}
+        rest = {v: flint.fmpq(a.numerator, a.denominator) for v, a in target[0].items() if v in keep}
+        for (kind, u), m in sorted(multipliers.items()):
+            entries.setdefault(kind, []).append([u, m])
+            if kind != "pos" and kind != "ymax" and keep:
+                m = flint.fmpq(m.numerator, m.denominator)
+                for v, a in self._kept(kind, u, keep).items():
+                    rest[v] = rest.get(v, 0) - m * a
+        for u in sorted(self.dec, reverse=True):  # a neuron's form reads only lower neurons
+            m = rest.get(self.d + u)
+            if m:
+                entries.setdefault("post", []).append([u, Fraction(int(m.p), int(m.q))])
+                for v, a in self._kept("post", u, keep).items():
+                    rest[v] = rest.get(v, 0) - m * a
+        return _written(entries)
 
     def _kept(self, kind: str, u: int, keep: set) -> dict:
-        """The coefficients of row u of ``kind`` (original) on the variables ``keep`` (the decided neurons'), kept in
-        ``kept_rows`` while a relaxed leaf is written (its decisions and chain do not change meanwhile)."""
+        """The coefficients of row u of ``kind`` (original) on the variables ``keep`` (the decided neurons'), in
+        FLINT's rationals, kept in ``kept_rows`` while a relaxed leaf is written (its decisions and chain do not
+        change meanwhile)."""
         cache = self.kept_rows
         if cache is not None and (kind, u) in cache:
             return cache[kind, u]
+        import flint
+
         if kind in ("line", "lo", "hi"):  # a chain row is a multiple of the form, plus y_u (not decided)
             scale = -self.chain[u][2] if kind == "line" else Fraction(-1 if kind == "lo" else 1)
             f = {v: scale * a for v, a in self.red.forms[u][0].items() if v in keep}
         else:
             f = {v: a for v, a in self._original(kind, u)[0].items() if v in keep}
+        f = {v: flint.fmpq(a.numerator, a.denominator) for v, a in f.items()}
         if cache is not None:
             cache[kind, u] = f
         return f
@@ -87,3 +111,8 @@ class CheckerRows:
         if top > 0:
             return None
         return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
+
+
+def _written(entries: dict) -> dict:
+    """A combination as the certificate writes it: each kind's rows sorted, multipliers as canonical rationals."""
+    return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
