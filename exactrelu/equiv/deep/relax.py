@@ -82,8 +82,7 @@ class _Relaxation:
         self.Z, self.k = self._floats()
         self.lo = np.array([float(v) for v in search.box[0]])
         self.hi = np.array([float(v) for v in search.box[1]])
-        self.s_, self.t_, self.a_, self.fl, self.fh = (np.zeros(len(self.order)) for _ in range(5))
-        self.hint = None  # after a failed proposal: the neuron to split (:meth:`_worst`)
+        self.s_, self.t_, self.a_ = (np.zeros(len(self.order)) for _ in range(3))
         self.phase = [u for u in search.dec if u in search.prow and search.prow[u][1][0]]
         self.lp = self._model() if self.phase else None
         self.V = self._vertices() if self.phase else None
@@ -238,7 +237,6 @@ class _Relaxation:
             ub, rec = self.backsub(L, np.concatenate([self.k[idx], -self.k[idx]]), lv, _unstable)
             for j, i in enumerate(idx):
                 lo, hi = -ub[n + j], ub[j]
-                self.fl[i], self.fh[i] = lo, hi
                 self.records[self.order[i]] = (rec, j, n + j)
                 if lo >= 0:
                     self.s_[i], self.t_[i], self.a_[i] = 1.0, 0.0, 1.0
@@ -252,27 +250,9 @@ class _Relaxation:
         rows = np.vstack([self.dense(t)[0] for t in targets])
         ub, rec = self.backsub(rows, np.array([self.dense(t)[1] for t in targets]), len(self.groups),
                                lambda box: box >= 0)
-        bad = ub >= -1e-9 * (1 + np.abs(ub))
-        if bad.any():
-            self.hint = self._worst(rec, bad)
+        if not (ub < -1e-9 * (1 + np.abs(ub))).all():
             return None
         return [(rec, j) for j in range(len(targets))]
-
-    def _worst(self, rec, bad: np.ndarray) -> int | None:
-        """The neuron of the lowest level (its form reads the inputs only: a split the search can make) whose
-        relaxation adds most to the targets' bounds that failed (BaBSR-like: each coefficient times its
-        relaxation's largest gap), or None."""
-        C = next((C for idx, C in rec if idx is self.idx[0]), None) if self.idx else None
-        if C is None:
-            return None
-        idx = self.idx[0]
-        lo, hi = self.fl[idx], self.fh[idx]
-        gap_up = np.where((lo < 0) & (hi > 0), self.t_[idx], 0.0)
-        gap_down = np.where((lo < 0) & (hi > 0), np.minimum(hi, -lo), 0.0)
-        C = C[bad]
-        score = (np.maximum(C, 0) * gap_up + np.maximum(-C, 0) * gap_down).sum(axis=0)
-        j = int(np.argmax(score)) if len(score) else 0
-        return self.order[idx[j]] if len(score) and score[j] > 0 else None
 
     # -- exact ---------------------------------------------------------------------------------------------------
     def multipliers(self, rec, row: int) -> dict:
@@ -346,9 +326,9 @@ class _Relaxation:
         return self.irows[key]
 
 
-def relaxed_leaf(search, outs, splits: int) -> list | int | None:
-    """A relaxed leaf proving every target within the slack on the node (``outs``: the substituted targets); or,
-    when the float bounds do not show it, the neuron to split first (:meth:`_Relaxation._worst`) or None."""
+def relaxed_leaf(search, outs, splits: int) -> list | None:
+    """A relaxed leaf proving every target within the slack on the node (``outs``: the substituted targets), or
+    None when the float bounds do not show it (then the search goes on bottom-up)."""
     slack = search.slack
     rel = _Relaxation(search, outs)
     targets = []
@@ -357,7 +337,7 @@ def relaxed_leaf(search, outs, splits: int) -> list | int | None:
             targets.append(({v: sign * a for v, a in o[0].items()}, sign * o[1] - slack))
     found = rel.propose(targets)
     if found is None:
-        return rel.hint
+        return None
     search.chain, chain, search.kept_rows = {}, [], {}
     try:
         for u in rel.order:

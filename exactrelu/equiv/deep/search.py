@@ -15,6 +15,7 @@ Search and certificate are kept apart: :meth:`Search.subtree` searches below any
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -70,7 +71,7 @@ class Search(CheckerRows):
     ``differ(x)`` evaluates both networks exactly at x and returns True when they differ there.
     """
 
-    relaxes = True  # on a box with an epsilon: try a relaxed leaf at the root and below each split (:mod:`.relax`)
+    relaxes = True  # on a box with an epsilon: a relaxed leaf tried at the root, below each split and at each new level
 
     def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
                  progress=None, targets=None, stats: Stats | None = None, box=None, slack=Fraction(0)):
@@ -86,6 +87,7 @@ class Search(CheckerRows):
         self.chain: dict = {}  # while a relaxed leaf is built: {neuron: (l, U, s, t)} (:mod:`.relax`)
         self.kept_rows: dict | None = None  # ... and its rows on the decided neurons (:meth:`_kept`)
         self.fresh = True  # the next node is the root or a child of a split
+        self.at_level: dict = defaultdict(int)  # on a box: decided neurons per level
         self._shown = 0.0
         self.level = []
         self.reads = [[v - self.d for v in f if v >= self.d] for f, _ in red.forms]  # the neurons each form reads
@@ -168,8 +170,16 @@ class Search(CheckerRows):
                         todo.append(r)
         return None
 
+    def _new_level(self) -> bool:
+        """On a box: the next neuron bottom-up is the first of its level on the path (a relaxed leaf is tried: the
+        levels below are all decided, the relaxation is of the levels above only)."""
+        u = self._next_on_box()
+        return u is not None and not self.at_level[self.level[u]]
+
     def _decided(self, u: int, on: bool) -> None:
-        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone."""
+        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone, and
+        the number of decided neurons of each level."""
+        self.at_level[self.level[u]] += 1 if on else -1
         (self.ready.discard if on else self.ready.add)(u)
         for w in self.readers[u]:
             if on:
@@ -207,16 +217,15 @@ class Search(CheckerRows):
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
-        fresh, self.fresh, hint = self.fresh, False, None
-        if fresh and self.relaxes and self.box is not None and self.slack > 0:  # the root or a split's child
+        fresh, self.fresh = self.fresh, False
+        if self.relaxes and self.box is not None and self.slack > 0 and (fresh or self._new_level()):
             from .relax import relaxed_leaf
 
             done = relaxed_leaf(self, [self._subst(o, self.zmemo) for o in self.targets], splits)
-            if isinstance(done, list):
+            if done is not None:
                 return done
-            hint = done  # the ready neuron whose relaxation costs the bound most, split first
         if self.box is not None:  # bottom-up: the outputs are substituted only once they read decided neurons only
-            u = hint if hint in self.ready else self._next_on_box()
+            u = self._next_on_box()
             if u is not None:
                 return self._branch(u, self._rows(self.zmemo, []), self.zmemo, splits)
         memo: dict = {} if self.box is None else self.zmemo  # on a box decided neurons keep their forms
