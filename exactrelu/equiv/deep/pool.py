@@ -110,7 +110,7 @@ def search_tree(search, make, workers: int, differ: Differ) -> list:
     ``make(cls=None, **overrides)`` makes a fresh search like ``search`` (of class ``cls``, with some keyword arguments
     replaced); ``differ`` is its picklable witness test. Raises what :meth:`Search.subtree` raises.
     """
-    if workers <= 1:
+    if workers <= 1 or search.relaxing:  # relaxed leaves: nodes of seconds, a probe of 400 would spend the budget
         return search.subtree()
     limit, deadline = search.max_nodes, search.deadline
     probe = make(max_nodes=SERIAL_NODES if limit is None else min(limit, SERIAL_NODES))

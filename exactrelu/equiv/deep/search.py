@@ -170,6 +170,11 @@ class Search(CheckerRows):
                         todo.append(r)
         return None
 
+    @property
+    def relaxing(self) -> bool:
+        """Relaxed leaves are tried (on a box with epsilon > 0): :mod:`.pool` then searches in one process."""
+        return self.relaxes and self.box is not None and self.slack > 0
+
     def _new_level(self) -> bool:
         """On a box: the next neuron bottom-up is the first of its level on the path (a relaxed leaf is tried: the
         levels below are all decided, the relaxation is of the levels above only)."""
@@ -218,7 +223,7 @@ class Search(CheckerRows):
         """
         self._tick()
         fresh, self.fresh = self.fresh, False
-        if self.relaxes and self.box is not None and self.slack > 0 and (fresh or self._new_level()):
+        if self.relaxing and (fresh or self._new_level()):
             from .relax import relaxed_leaf
 
             done = relaxed_leaf(self, [self._subst(o, self.zmemo) for o in self.targets], splits)
