@@ -97,7 +97,10 @@ def load_instance(path: str, parse: bool = True) -> dict:
         instance = {"inputs": _rows(obj, "inputs", path), "labels": _rows(obj, "labels", path),
                     "activation": obj.get("activation")}
         for name in ("inputs", "labels"):
-            if not all(type(x) in (str, int) for row in instance[name] for x in row):
+            types: set = set()
+            for row in instance[name]:  # the types of a row's entries, collected in C (not 168,000 steps of Python)
+                types.update(map(type, row))
+            if not types <= {str, int}:  # exactly str or int: not bool, not float, not a subclass
                 raise UnreadableInput(f"{path}: '{name}' entries must be rational strings or JSON integers")
         if instance["activation"] is not None:
             try:

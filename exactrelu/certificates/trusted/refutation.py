@@ -108,7 +108,8 @@ def read_claim(cert: dict, instance: dict):
     only_fields(cert, FIELDS)
     Xp, Yp = bound_instance(cert, instance, "not-realizable")
     Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
-    X = [[(t, Fraction(p, q)) for t, (p, q) in enumerate(zip(*row)) if p] for row in Xp]  # sparse rows
+    X = [[(t, Fraction(row[0][t], row[1][t])) for t in itertools.compress(range(len(row[0])), row[0])]
+         for row in Xp]  # sparse rows: the non-zero numerators' positions (compress), then only those entries
     if activation_degree(cert.get("activation")) != 1 or (
             instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
         raise CheckFailed("not-realizable is a claim about the ReLU")
@@ -247,7 +248,9 @@ def _template_clauses(tpl, X, Y, U, k, d, offset=False):
         dec = _assumed(lemma, len(Xl), k)
         leaves += _check_tree(lemma["tree"], dec, [], Xl, Yl, U, k, supp, offset)
         decs.append(dec)
-    clauses = [_clause({(js[p], i): a for (p, i), a in dec.items()}, k) for js in members for dec in decs]
+    # the clause of each lemma with p read as j_p, as _clause writes it (the j_p are distinct: no two keys merge)
+    shapes = [[(p, i + 1, -1 if a else 1) for (p, i), a in dec.items()] for dec in decs]
+    clauses = [[s * (js[p] * k + i) for p, i, s in shape] for js in members for shape in shapes]
     return clauses, leaves
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
-import multiprocessing
 import signal
 
 from .common import CheckFailed, UnreadableInput, read_certificate
@@ -148,6 +147,8 @@ def _shared_rows_of(span: tuple) -> tuple:
 
 def forks(workers: int) -> bool:
     """Whether a check asked for ``workers`` processes forks them: more than one, on a platform with ``fork``."""
+    import multiprocessing  # here: a check in one process (most of them) does not load it (15 ms)
+
     return workers > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -155,6 +156,8 @@ def check_on_workers(cert: dict, instance: dict, workers: int, where: str = "the
     """The check of a claim checked by ranges on an instance not parsed yet, its samples split into ranges that
     ``workers`` forked processes (:func:`forks`) parse and check (:func:`check_rows`), bound and combined here
     (:func:`combine_rows`)."""
+    import multiprocessing
+
     global _SHARED
     n = instance_shape(instance["inputs"], instance["labels"], where)[0]
     _SHARED = (cert, instance, where)

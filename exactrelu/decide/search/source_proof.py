@@ -15,10 +15,11 @@ Farkas vectors are there):
   ``sigma`` (all literal values true, or all false) three lemmas L1, L2, L3 over the gadget literals of the
   clause's variables and the two literals of the point, each one Farkas leaf;
 * a hinted step per source clause used, deriving it (mapped onto the literals ``4 v + 1``) from those;
-* the source refutation's own steps, mapped the same way. The formula is solved with the unit clause (x1) added
-  (NAE formulas are unchanged by complementing every variable, so it loses no model): on the instance this is the
-  case's ``symmetry`` (units 0 and 1 have equal output weights; docs/certificates.md), whose clause
-  ``A(e_1, 0) or not A(e_1, 1)`` with g1 of the first gadget derives (x1). It halves the solver's work and proof.
+* the source refutation's own steps, mapped the same way. The formula is solved with a unit clause (x_f) added,
+  f its most frequent variable (NAE formulas are unchanged by complementing every variable, so it loses no model):
+  on the instance this is the case's ``symmetry`` (units 0 and 1 have equal output weights; docs/certificates.md),
+  whose clause ``A(e_f, 0) or not A(e_f, 1)`` with g1 of that gadget derives (x_f). It about halves the solver's
+  work and proof.
 
 Everything here is checked by :func:`exactrelu.certificates.checker.check`; nothing is trusted.
 
@@ -121,17 +122,17 @@ def _gadget_literals(v: int) -> dict:
     return {"P0": base + 1, "P1": base + 2, "M0": base + 3, "M1": base + 4}
 
 
-def case_refutation(points: list, used: list, steps: list) -> dict:
+def case_refutation(points: list, used: list, steps: list, fixed: int = 0) -> dict:
     """The case U = [[1, 1]] (without "U"): templates and hinted steps from a source refutation.
 
     ``points`` lists every clause point as ``(j, coordinates, values)`` (coordinates sorted as the values, down);
     the source clause ``2 r`` is "not all false" on point r, ``2 r + 1`` "not all true", and clause ``2 len(points)``
-    is the unit (x1) (the symmetry). ``used`` (increasing) and ``steps`` are the source refutation's
-    (:func:`exactrelu.decide.search.sat.solver.trace_core`).
+    is the unit (x_f), f = ``fixed`` + 1 (the symmetry). ``used`` (increasing) and ``steps`` are the source
+    refutation's (:func:`exactrelu.decide.search.sat.solver.trace_core`).
     """
     unit = 2 * len(points)
     rows = sorted({p // 2 for p in used if p != unit})
-    variables = sorted({t for r in rows for t in points[r][1]} | ({0} if unit in used else set()))
+    variables = sorted({t for r in rows for t in points[r][1]} | ({fixed} if unit in used else set()))
     number = 0
     gadget_id = {}
     for v in variables:  # the gadget template's instances come first: 7 lemmas each
@@ -151,8 +152,8 @@ def case_refutation(points: list, used: list, steps: list) -> dict:
             number += 6
         templates.append({"lemmas": clause_lemmas(values), "instances": instances})
     case = {"lemmas": [], "templates": templates}
-    if unit in used:  # units 0 and 1 have equal output weights: sorted on sample 0 (docs/certificates.md)
-        case["symmetry"] = {"sample": 0, "classes": [[0, 1]]}
+    if unit in used:  # units 0 and 1 have equal output weights: sorted on e_f (docs/certificates.md)
+        case["symmetry"] = {"sample": 2 * fixed, "classes": [[0, 1]]}
         number += 1
         symmetry = number
     lrat = []
@@ -166,15 +167,19 @@ def case_refutation(points: list, used: list, steps: list) -> dict:
             number += 1
             named[(v, name)] = number
     source_id = {}
-    for p in used:  # (x1): not A(e_1, 0) gives A(e_1, 1) by g1, which the symmetry clause forbids
-        lrat.append([1, 0, gadget_id[0] + _G["g1"] + 1, symmetry] if p == unit else
+    for p in used:  # (x_f): not A(e_f, 0) gives A(e_f, 1) by g1, which the symmetry clause forbids
+        lrat.append([4 * fixed + 1, 0, gadget_id[fixed] + _G["g1"] + 1, symmetry] if p == unit else
                     _source_clause(points[p // 2], p % 2, lemma_id[p // 2], gadget_id, named))
         number += 1
         source_id[p] = number
-    first = number + 1
-    for lits, hints in steps:
-        lrat.append([(4 * (x - 1) + 1) if x > 0 else -(4 * (-x - 1) + 1) for x in lits] + [0]
-                    + [source_id[-h - 1] if h < 0 else first + h for h in hints])
+    # a hint h names step h (number first + h) or the source clause -h - 1; a literal x the literal 4 (|x| - 1) + 1
+    hint_id = {-p - 1: x for p, x in source_id.items()}
+    hint_id.update(zip(range(len(steps)), range(number + 1, number + 1 + len(steps))))
+    top = max([t + 1 for _, ts, _ in points for t in ts] + [1])  # the source's variables are 1..top
+    lit_id = {x: 4 * (x - 1) + 1 for x in range(1, top + 1)}
+    lit_id.update([(-x, -y) for x, y in lit_id.items()])
+    for lits, hints in steps:  # maps in C: 2,000-5,000 steps of about 20 hints at N = 200
+        lrat.append(list(map(lit_id.__getitem__, lits)) + [0] + list(map(hint_id.__getitem__, hints)))
     case["lrat"] = lrat
     return case
 
