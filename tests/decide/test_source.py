@@ -110,6 +110,18 @@ def test_recognition_is_exact(tmp_path, change):
     assert recognize(load_instance(str(path))) is None
 
 
+@pytest.mark.parametrize("entry", ["true", "1.5", "null", "[1]", "{}"])
+def test_the_checkers_reader_refuses_other_entries(tmp_path, entry):
+    """Entries are read by type, row by row (trusted/instance.py): a bool, float, null, list or object is refused."""
+    from exactrelu.certificates.trusted.common import UnreadableInput
+
+    path, obj = _image(tmp_path)
+    text = json.dumps(obj).replace('"-1"', entry, 1)
+    path.write_text(text)
+    with pytest.raises(UnreadableInput, match="rational strings or JSON integers"):
+        load_instance(str(path))
+
+
 def _refutation(tmp_path, given_u=True):
     path = _file(tmp_path, random_nae3(9, 30, seed=4))
     inst = load_instance(str(path))
@@ -227,14 +239,16 @@ def test_the_command_takes_the_route_where_it_applies(tmp_path, capsys):
     assert not (tmp_path / "x.json").exists()
 
 
-def test_the_program_loads_no_numpy_nor_flint(tmp_path):
-    path = _file(tmp_path, random_nae3(30, 66, seed=1))
+@pytest.mark.parametrize("planted", [False, True])
+def test_the_program_loads_no_numpy_nor_flint(tmp_path, planted):
+    path = _file(tmp_path, random_nae3(30, 66, seed=1, planted=planted))
     code = ("import sys; sys.argv = ['exactrelu'] + sys.argv[1:]; import exactrelu.cli as c; rc = c.main(); "
             "print(sorted(m for m in ('numpy', 'flint', 'scipy') if m in sys.modules)); sys.exit(rc)")
     proc = subprocess.run([sys.executable, "-c", code, "hardness", "decide", str(path), "-o", str(tmp_path / "c.json")],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert proc.returncode == 0, proc.stderr
     assert "source formula" in proc.stdout and proc.stdout.strip().endswith("[]")
+    assert ("realizable: certificate (realizes)" in proc.stdout) == planted
 
 
 def test_the_closed_form_lemmas_are_the_checkers_leaves():
