@@ -36,12 +36,12 @@ import numpy as np
 from ..equiv.canonical import CanonicalForm
 from ..equiv.minimize import network_from_form
 from ..errors import AssumptionViolated
-from ..exact.matrix import QMatrix
 from ..network import Network
 from .line_search import Line, kinks, random_line
 from .layer import _wider_than_input, first_layer, frequent, layer_choices, orient
 from .oracles import Oracle
 from .regions import _affine, _safe_step, jacobian, region_jacobians
+from .wide import _differs, wide_layers
 
 __all__ = ["MappedOracle", "first_layer", "layer_choices", "orient", "second_layer", "two_hidden_layers"]
 
@@ -176,13 +176,6 @@ def _compose(N, c, form: CanonicalForm) -> Network:
                                 (top.layers[1].W.to_fractions(), top.layers[1].b_fractions())])
 
 
-def _differs(oracle: Oracle, net: Network, count: int, rng: np.random.Generator):
-    """A random dyadic point where ``net`` and the oracle differ, or None (``count`` queries)."""
-    points = [[Fraction(int(v), 64) for v in rng.integers(-512, 513, size=oracle.d)] for _ in range(count)]
-    want = net.evaluate_exact(QMatrix.from_fractions([x for p in points for x in p], count, oracle.d)).to_fractions()
-    return next((x for x, a, b in zip(points, oracle(points), want) if a != b), None)
-
-
 def _above(oracle: Oracle, rng, planes, oriented, seen, chords: int, fresh: int, rounds: int, progress):
     """Steps 3-4 on one oriented first layer: (network, evidence)."""
     N, c, R = oriented
@@ -215,9 +208,36 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
     """The deep network (three affine layers) and the evidence (module docstring, steps 1-4; the fresh queries of
     step 4 are asked here: a point where the network differs seeds a new line and more chords, up to ``rounds``).
     Up to ``choices`` first layers that orient (:func:`layer_choices`) are tried in turn, each decided by the fresh
-    queries; when none orients, as many lines again are drawn once. The refusal is the first choice's."""
-    q0, errors, refusals = oracle.queries, [], []
-    candidates, counts, seen = first_layer(oracle, rng, lines, progress)
+    queries; when none orients, as many lines again are drawn once. The refusal is the first choice's. When that
+    fails and the lines show more first-layer hyperplanes than the input has dimensions (k1 > d), the lines go to
+    :func:`.wide.wide_layers` (docs/extraction.md, "A first layer wider than its input")."""
+    q0 = oracle.queries
+    state = dict(zip(("candidates", "counts", "seen"), first_layer(oracle, rng, lines, progress)), lines=lines)
+    try:
+        return _narrow(oracle, rng, state, q0, width, chords, fresh, rounds, choices, progress)
+    except AssumptionViolated as exc:
+        if not _looks_wide(state["counts"], oracle.d):
+            raise
+        if progress:
+            progress(f"extract: {str(exc)[:60]}...; more first-layer hyperplanes than d: the route for k1 > d")
+        found = (state["candidates"], state["counts"], state["seen"])
+        try:
+            return wide_layers(oracle, rng, lines=lines, found=found, fresh=fresh, rounds=rounds, progress=progress)
+        except AssumptionViolated as wide:
+            raise AssumptionViolated(f"{wide}; read with k1 <= d instead: {exc}") from None
+
+
+def _looks_wide(counts: dict, d: int) -> bool:
+    """Whether more hyperplanes than d were met on at least 2 lines and half as many as the most frequent one."""
+    top = max(counts.values(), default=0)
+    return sum(1 for n in counts.values() if n >= 2 and 2 * n >= top) > d
+
+
+def _narrow(oracle: Oracle, rng, state: dict, q0: int, width, chords, fresh, rounds, choices, progress):
+    """:func:`two_hidden_layers` for k1 <= d (``state``: the lines' candidates, counts and kinks, updated when more
+    lines are drawn)."""
+    errors, refusals = [], []
+    candidates, counts, seen, lines = state["candidates"], state["counts"], state["seen"], state["lines"]
     q_lines = oracle.queries - q0
     for more in (True, False):
         try:
@@ -242,6 +262,7 @@ def two_hidden_layers(oracle: Oracle, rng: np.random.Generator, *, lines: int = 
             q_lines = oracle.queries - q0
             candidates = frequent(counts)
             lines *= 2
+            state.update(candidates=candidates, counts=counts, seen=seen, lines=lines)
             continue
         break
     if refusals and refusals[0][0] == 1:  # the greedy choice did not orient: its reason is the most telling

@@ -34,7 +34,7 @@ from ..network import Network
 from .deep import MappedOracle, _differs, _starts
 from .domain import Domain
 from .faces import Faces
-from .layer import first_layer, frequent, layer_choices
+from .layer import _wider_than_input, first_layer, frequent, layer_choices
 from .line_search import Line, kinks, random_line
 from .oracles import Oracle
 from .regions import jacobian, region_jacobians
@@ -287,23 +287,31 @@ def hidden_layers(oracle: Oracle, rng: np.random.Generator, depth: int, *, width
     """
     q0, errors = oracle.queries, []
     candidates, counts, seen = first_layer(oracle, rng, lines, progress)
-    ctx = None
-    for planes, (N, c, R) in layer_choices(candidates, seen, lines, widths[0] if widths else None):
-        ctx = _Context(oracle, MappedOracle(oracle, R, c), rng, widths, lines, chords, fresh, rounds, choices, progress)
-        ctx.first = (N, c)
-        k = len(N)
-        eye = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
-        points = [x for x, *_ in seen if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
-        starts = [(h, {l for l in range(k) if l not in on}) for h, on, _ in _starts(N, c, points, rng)]
-        try:
-            net, form = _level(ctx, Domain(k), eye, [Fraction(0)] * k, eye, depth - 1, starts, [(N, c)])
-        except AssumptionViolated as exc:
-            errors.append(exc)
-            if len(errors) >= choices:
-                break
-            continue
-        evidence = {"form": form, "first_layer": k, "lines": lines, "queries_lines": None,
-                    "line_counts": sorted(counts.values(), reverse=True), **ctx.evidence}
-        evidence["queries"] = oracle.queries - q0
-        return net, evidence
-    raise errors[0]
+    try:
+        ctx = None
+        for planes, (N, c, R) in layer_choices(candidates, seen, lines, widths[0] if widths else None):
+            ctx = _Context(oracle, MappedOracle(oracle, R, c), rng, widths, lines, chords, fresh, rounds, choices,
+                           progress)
+            ctx.first = (N, c)
+            k = len(N)
+            eye = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
+            points = [x for x, *_ in seen if all(sum(a * v for a, v in zip(p, x)) + p[-1] for p in planes)]
+            starts = [(h, {l for l in range(k) if l not in on}) for h, on, _ in _starts(N, c, points, rng)]
+            try:
+                net, form = _level(ctx, Domain(k), eye, [Fraction(0)] * k, eye, depth - 1, starts, [(N, c)])
+            except AssumptionViolated as exc:
+                errors.append(exc)
+                if len(errors) >= choices:
+                    break
+                continue
+            evidence = {"form": form, "first_layer": k, "lines": lines, "queries_lines": None,
+                        "line_counts": sorted(counts.values(), reverse=True), **ctx.evidence}
+            evidence["queries"] = oracle.queries - q0
+            return net, evidence
+        raise errors[0]
+    except AssumptionViolated as exc:
+        hint = _wider_than_input(candidates, counts, lines, oracle.d)
+        if not hint:
+            raise
+        raise AssumptionViolated(f"{exc}{hint}; three or more hidden layers need d >= k1 >= k2 >= ... (two "
+                                 "hidden layers take k1 > d)") from None

@@ -146,8 +146,7 @@ def _wider_than_input(candidates, counts: dict, lines: int, d: int) -> str:
     if often <= d or flint.fmpz_mat([list(p[:-1]) for p in candidates]).rank() < d:
         return ""
     return (f"; also seen: {often} distinct hyperplanes each met on at least {max(2, lines // 4)} of {lines} lines, "
-            f"more than the input dimension d = {d}: a first layer wider than its input (k1 > d) shows this way, and "
-            "--hidden-layers 2 needs k1 <= d (independent rows of W1)")
+            f"more than the input dimension d = {d}: a first layer wider than its input (k1 > d) shows this way")
 
 
 def _side(i: int, p, u, seen) -> int:

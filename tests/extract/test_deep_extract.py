@@ -77,10 +77,13 @@ def test_refusals_name_the_failed_assumption():
         extract(CallableOracle(lambda x: [3], d=3), hidden_layers=2)
     with pytest.raises(AssumptionViolated, match="not affine far out"):
         extract(CallableOracle(lambda x: [max(x[0] + x[1], 0) ** 2], d=2), hidden_layers=2)
-    # the first layer of a 2-input oracle has at most 2 independent hyperplanes: a third neuron is no first layer
-    wide = Network.from_layers([([[1, 0], [0, 1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], None), ([[1]], None)])
+    # two first-layer neurons, three asked for
+    two = Network.from_layers([([[1, 0], [0, 1]], [0, -1]), ([[1, 2]], None), ([[1]], None)])
     with pytest.raises(AssumptionViolated, match="fewer than the 3 first-layer neurons asked for"):
-        extract(NetworkOracle(wide), hidden_layers=2, widths=(3,))
+        extract(NetworkOracle(two), hidden_layers=2, widths=(3,))
+    # a first layer wider than its input (k1 = 3 > d = 2) takes the route of extract/wide.py
+    wide = Network.from_layers([([[1, 0], [0, 1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], None), ([[1]], None)])
+    assert functionally_equal(extract(NetworkOracle(wide), hidden_layers=2).network, wide).status == "equivalent"
 
 
 @pytest.mark.parametrize("kw, match", [

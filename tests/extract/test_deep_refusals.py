@@ -98,8 +98,9 @@ def test_a_leaky_second_layer_unit_is_two_relu_units_and_comes_out_equal():
 
 
 def test_a_first_layer_wider_than_its_input_is_named(tmp_path, capsys):
-    """A PyTorch-like 5-6-4-1 network (k1 = 6 > d = 5): refused (exit 1, nothing written), and the refusal says
-    that more hyperplanes than d were met often, which is how k1 > d shows (the route needs k1 <= d)."""
+    """A 5-6-4-1 network (k1 = 6 > d = 5, one output): refused (the route for k1 > d tells second-layer neurons
+    apart by their output weights, m >= 2), and the refusal says that more hyperplanes than d were met often, which
+    is how k1 > d shows."""
     rng = np.random.default_rng(0)
     layers = [(rng.integers(-4, 5, (6, 5)), rng.integers(-3, 4, 6)),
               (rng.integers(-4, 5, (4, 6)), rng.integers(-3, 4, 4)), (rng.integers(-4, 5, (1, 4)), [0])]
