@@ -68,7 +68,7 @@ _ALL = [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corp
 TESTS = {
     "checker.py": _ALL,
     "trusted/common.py": _ALL,  # shared by every claim
-    "trusted/instance.py": _ALL[:6] + ["tests/io/test_exactness.py"] + _ALL[6:],
+    "trusted/instance.py": _ALL[:6] + ["tests/io/test_exactness.py", "tests/decide/test_source.py"] + _ALL[6:],
     "trusted/npz.py": [_C + "test_checker_mutants.py", "tests/io/test_npz.py", "tests/io/test_limits.py",
                        _C + "test_checker_limits.py", _C + "test_hostile_work.py", "tests/corpus/test_corpus.py",
                        _C + "test_certificates.py", _C + "test_checker_ranges.py", _C + "test_mutant_killers.py"],
@@ -76,7 +76,8 @@ TESTS = {
                             _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                             _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py",
                             "tests/network/test_output_bias.py", _C + "test_deep_realizes.py"],
-    "trusted/refutation.py": [_C + "test_checker_mutants.py", _C + "test_output_bias_checker.py",
+    "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/decide/test_source.py",
+                              _C + "test_output_bias_checker.py",
                               "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                               _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                               _C + "test_hinted_check.py", _C + "test_checker_limits.py", _C + "test_model_classes.py",

@@ -172,7 +172,7 @@ def cmd_equiv(args) -> int:
         record["property"] = "top1 (ties: some class is among the largest outputs of both networks)"
     two = "hyperplanes" in res.evidence
     record.update({"hyperplanes": res.evidence["hyperplanes"]} if two else {k: res.evidence.get(k) for k in (
-        "depths", "reduced_neurons", "nodes", "leaves", "splits", "fixes", "closed_share")})
+        "depths", "reduced_neurons", "nodes", "leaves", "splits", "fixes", "closed_share", "relaxed_leaves")})
     if res.status == "not-equivalent":
         record.update(witness=[str(x) for x in res.witness], values=[[str(v) for v in r] for r in res.values])
     if res.status == "unknown":

@@ -203,7 +203,7 @@ def _by_source(args, start: float, bar):
     if bar is not None:
         bar("decide: is the instance a reduction's image? then CaDiCaL on its source formula")
     deadline = None if args.time_limit is None else start + args.time_limit
-    return decide_source(instance, given=args.U is not None, deadline=deadline,
+    return decide_source(instance, given=args.U is not None, deadline=deadline, network=False,
                          command=" ".join([Path(sys.argv[0]).name] + sys.argv[1:]))
 
 

@@ -444,6 +444,29 @@ def _box_claims(c: Corpus) -> None:
         "upper", ["0", "1"])), None, "not in the box", "the box shrunk so that the witness lies outside it")
 
 
+def _relaxed_claims(c: Corpus) -> None:
+    """A relaxed leaf (a bound over a whole subtree): the chain of bounds, lines above relu, then a bounds leaf."""
+    f = Network.from_layers([([[1], [-1]], None), ([[1, 1]], None), ([[1]], None)])                  # |x|
+    g = Network.from_layers([([[1], [-1]], ["1/8", "1/8"]), ([[1, 1]], None), ([[1]], None)])        # |x| + ...
+    box = {"lower": ["-1"], "upper": ["1"]}
+    cert = functionally_equal(f, g, epsilon="2", **box).certificate
+    c.valid("deep-epsilon-relaxed-box", cert, None, "VALID: epsilon-equivalent", "|f - g| <= 1/4 <= 2 on [-1, 1]: "
+            "one relaxed leaf, every neuron's phase left open (triangle lines on bounds the chain proves)")
+
+    def chain(x):
+        return x["tree"][0]["relaxed"]["chain"]
+
+    tight = ["1/2", "1/3", "1/3"]
+    c.invalid("deep-relaxed-bound-tightened", tampered(cert, lambda x: chain(x)[0].__setitem__(slice(2, 5), tight)),
+              None, "does not prove neuron 0 <= 1/2", "U of the first neuron lowered to 1/2 (false: z = x reaches 1), "
+              "its line kept above relu on the new [l, U]")
+    low = ["1/4", "1/4"]
+    c.invalid("deep-relaxed-line-below-relu", tampered(cert, lambda x: chain(x)[0].__setitem__(slice(3, 5), low)),
+              None, "below relu at l or U", "a line under relu at U = 1 (1/2 < 1)")
+    c.invalid("deep-relaxed-used-before-established", tampered(cert, lambda x: chain(x).reverse()), None,
+              "has not established before it", "the chain reversed: a neuron's bounds cite a line proved after them")
+
+
 def _top1_claims(c: Corpus) -> None:
     """Top-1 equivalence on a box: top1 leaves (argmax rows, classes that beat or are empty), counterexamples."""
     f = Network.from_layers([([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], None), ([[1, 0], [0, 1]], None)])
@@ -656,6 +679,7 @@ def build(root: Path) -> Corpus:
     _equivalence_claims(c)
     _deep_equivalence_claims(c)
     _box_claims(c)
+    _relaxed_claims(c)
     _top1_claims(c)
     _deep_network_claims(c)
     _transcript_claims(c)

@@ -27,7 +27,7 @@ from exactrelu.errors import ProofFormatError
 from exactrelu.hardness import CNF, CnfToNae, NAEFormula, NaeToRelu, random_nae3
 from exactrelu.decide.search import source as source_module
 from exactrelu.decide.search.source import decide_source, recognize
-from exactrelu.decide.search.source_proof import clause_lemmas, gadget_lemmas
+from exactrelu.decide.search.source_proof import clause_lemmas
 from exactrelu.instances import write_instance
 
 
@@ -110,6 +110,18 @@ def test_recognition_is_exact(tmp_path, change):
     assert recognize(load_instance(str(path))) is None
 
 
+@pytest.mark.parametrize("entry", ["true", "1.5", "null", "[1]", "{}"])
+def test_the_checkers_reader_refuses_other_entries(tmp_path, entry):
+    """Entries are read by type, row by row (trusted/instance.py): a bool, float, null, list or object is refused."""
+    from exactrelu.certificates.trusted.common import UnreadableInput
+
+    path, obj = _image(tmp_path)
+    text = json.dumps(obj).replace('"-1"', entry, 1)
+    path.write_text(text)
+    with pytest.raises(UnreadableInput, match="rational strings or JSON integers"):
+        load_instance(str(path))
+
+
 def _refutation(tmp_path, given_u=True):
     path = _file(tmp_path, random_nae3(9, 30, seed=4))
     inst = load_instance(str(path))
@@ -122,22 +134,36 @@ def _case(cert):
     return cert["cases"][0]
 
 
+def _leaves(c, t=0, lemma=0):
+    return [node for node in _case(c)["templates"][t]["lemmas"][lemma]["tree"] if "farkas" in node]
+
+
 TAMPERINGS = {
-    "a gadget multiplier": lambda c: _case(c)["templates"][0]["lemmas"][2]["tree"][0]["farkas"][0].__setitem__(3, "1"),
-    "a clause multiplier": lambda c: _case(c)["templates"][1]["lemmas"][0]["tree"][0]["farkas"][1].__setitem__(3, "-2"),
-    "a gadget assumption flipped": lambda c: _case(c)["templates"][0]["lemmas"][6]["assume"][3].__setitem__(2, False),
-    "a clause assumption dropped": lambda c: _case(c)["templates"][1]["lemmas"][2]["assume"].pop(),
-    "a gadget lemma dropped": lambda c: _case(c)["templates"][0]["lemmas"].pop(1),
+    "a gadget leaf's multiplier": lambda c: _leaves(c)[0]["farkas"][0].__setitem__(3, "1"),
+    "a point leaf's multiplier": lambda c: max(_leaves(c, 1, 1), key=lambda x: len(x["farkas"]))[
+        "farkas"][-1].__setitem__(3, "-7"),
+    "a leaf's row dropped": lambda c: _leaves(c, 0, 1)[2]["farkas"].pop(),
+    "two leaves exchanged": lambda c: _case(c)["templates"][0]["lemmas"][0]["tree"].__setitem__(
+        slice(3, 5), _case(c)["templates"][0]["lemmas"][0]["tree"][3:5][::-1]),
+    "a split dropped": lambda c: _case(c)["templates"][1]["lemmas"][0]["tree"].pop(0),
+    "an assumption flipped": lambda c: _case(c)["templates"][0]["lemmas"][0]["assume"][0].__setitem__(
+        2, not _case(c)["templates"][0]["lemmas"][0]["assume"][0][2]),
+    "an assumption dropped": lambda c: _case(c)["templates"][1]["lemmas"][1]["assume"].pop(),
+    "a lemma dropped": lambda c: _case(c)["templates"][0]["lemmas"].pop(1),
+    "the lemmas of two shapes exchanged": lambda c: _case(c)["templates"][1].__setitem__(
+        "lemmas", _case(c)["templates"][2]["lemmas"]),
     "a template instance dropped": lambda c: _case(c)["templates"][1]["instances"].pop(0),
     "a clause point moved": lambda c: _case(c)["templates"][1]["instances"][0][0].__setitem__(-1, 0),
     "another clause's coordinates": lambda c: _case(c)["templates"][1]["instances"][0].__setitem__(
         1, _case(c)["templates"][2]["instances"][0][1]),
-    "a gadget on another coordinate": lambda c: _case(c)["templates"][0]["instances"][0][1].__setitem__(0, 5),
+    "a gadget on another coordinate": lambda c: _case(c)["templates"][0]["instances"][0][1].__setitem__(0, 8),
+    "g1's multiplier": lambda c: _case(c)["lemmas"][0]["tree"][0]["farkas"][0].__setitem__(3, "1"),
+    "g1 dropped": lambda c: _case(c)["lemmas"].pop(),
     "a hint dropped": lambda c: _case(c)["lrat"][-1].pop(),
     "a hint changed": lambda c: _case(c)["lrat"][len(_case(c)["lrat"]) // 2].__setitem__(-1, 1),
     "a literal flipped": lambda c: _case(c)["lrat"][-2].__setitem__(0, -_case(c)["lrat"][-2][0]),
     "the last step dropped": lambda c: _case(c)["lrat"].pop(),
-    "the source steps dropped": lambda c: _case(c).__setitem__("lrat", _case(c)["lrat"][:-1][:100] + [[0, 1]]),
+    "the source steps dropped": lambda c: _case(c).__setitem__("lrat", _case(c)["lrat"][:1] + [[0, 1]]),
     "U changed": lambda c: _case(c).__setitem__("U", [["1", "2"]]),
     "the symmetry dropped": lambda c: _case(c).pop("symmetry"),
     "the symmetry on another sample": lambda c: _case(c)["symmetry"].__setitem__("sample", 1),
@@ -227,32 +253,36 @@ def test_the_command_takes_the_route_where_it_applies(tmp_path, capsys):
     assert not (tmp_path / "x.json").exists()
 
 
-def test_the_program_loads_no_numpy_nor_flint(tmp_path):
-    path = _file(tmp_path, random_nae3(30, 66, seed=1))
+@pytest.mark.parametrize("planted", [False, True])
+def test_the_program_loads_no_numpy_nor_flint(tmp_path, planted):
+    path = _file(tmp_path, random_nae3(30, 66, seed=1, planted=planted))
     code = ("import sys; sys.argv = ['exactrelu'] + sys.argv[1:]; import exactrelu.cli as c; rc = c.main(); "
             "print(sorted(m for m in ('numpy', 'flint', 'scipy') if m in sys.modules)); sys.exit(rc)")
     proc = subprocess.run([sys.executable, "-c", code, "hardness", "decide", str(path), "-o", str(tmp_path / "c.json")],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert proc.returncode == 0, proc.stderr
     assert "source formula" in proc.stdout and proc.stdout.strip().endswith("[]")
+    assert ("realizable: certificate (realizes)" in proc.stdout) == planted
 
 
-def test_the_closed_form_lemmas_are_the_checkers_leaves():
-    """Every lemma written in closed form is one Farkas leaf the checker's rule accepts on its template's data."""
+def test_the_closed_form_lemmas_are_the_checkers_trees():
+    """Every lemma written in closed form is a case tree the checker's rule accepts on its template's data, on every
+    shape a clause point of three literals can have."""
     from fractions import Fraction
 
-    from exactrelu.certificates.trusted.refutation import _refute_leaf
+    from exactrelu.certificates.trusted.refutation import _check_tree, support
 
     U = [[Fraction(1), Fraction(1)]]
-    X, Y = [[(0, Fraction(1))], [(0, Fraction(-1))]], [[Fraction(1)]] * 2
-    for lemma in gadget_lemmas():
-        _refute_leaf(lemma["tree"][0], {(j, i): a for j, i, a in lemma["assume"]}, X, Y, U, 2)
     for values in ((1, 1, 1), (1, 1, -1), (1, -1, -1), (-1, -1, -1), (2, 1), (2, -1), (1, -2), (-1, -2), (3,), (-3,)):
         X = [row for q in range(len(values)) for row in ([(q, Fraction(1))], [(q, Fraction(-1))])]
         X.append([(q, Fraction(c)) for q, c in enumerate(values)])
         Y = [[Fraction(1)]] * len(X)
-        for lemma in clause_lemmas(values):
-            _refute_leaf(lemma["tree"][0], {(j, i): a for j, i, a in lemma["assume"]}, X, Y, U, 2)
+        lemmas = clause_lemmas(values)
+        assert len(lemmas) == 2
+        for lemma in lemmas:
+            dec = {(j, i): a for j, i, a in lemma["assume"]}
+            leaves = sum("farkas" in node for node in lemma["tree"])
+            assert _check_tree(lemma["tree"], dec, [], X, Y, U, 2, support(U)) == leaves
 
 
 @pytest.mark.parametrize("trace", [b"", b"5 1 0 1 2 0\n", b"5 0 1\n", b"5 x 0 1 0\n", b"5 0 6 0\n", b"5 0 0\n",

@@ -31,6 +31,15 @@ rows of class j is empty) or ``{"beats": [C_i for i != j, in order]}``, C_i prov
 the argmax rows of class j. Every x of the leaf has some j with F_j(x) largest; its point satisfies the argmax rows
 of class j, so E_j is not a Farkas entry and G_j(x) is largest too: the argmax sets meet.
 
+**Relaxed leaves** (a bound over a whole subtree): ``{"relaxed": {"chain": [E_0, E_1, ...], "leaf": L}}``, each
+E_i ``[u, l, U, s, t, C_lo, C_hi]`` with l <= U, ``s l + t >= relu(l)`` and ``s U + t >= relu(U)``: C_lo proves
+``l - z_u <= 0`` and C_hi ``z_u - U <= 0`` with the path's rows and those of E_0 .. E_{i-1}; then E_i adds the rows
+``["lo", u]`` ``l - z_u <= 0``, ``["hi", u]`` ``z_u - U <= 0``, ``["line", u]`` ``y_u - s z_u - t <= 0`` (relu is
+convex: a line above it at both ends of [l, U] is above it on [l, U]) and ``["ymax", u]`` ``y_u - relu(U) <= 0``
+(relu is non-decreasing). By induction along the chain each row holds at the point of every x of the path (in the
+box), whatever the phases of the neurons the path leaves undecided; so L (any leaf but a relaxed one), citing them,
+proves its claim for every x below the node. docs/design.md, "Bounds over a whole subtree", has the proof.
+
 **Lemmas.** ``"lemmas": [{"forms": [F, ...], "tree": [...]}, ...]``, each F ``{"terms": [[variable, q], ...],
 "constant": q}``: lemma t claims every F_i(x, y) = 0 for every x (y_u = relu(z_u(x))), proved by its own tree
 whose leaves have one entry per form of the lemma (instead of per output). The forms of all lemmas are numbered
@@ -41,13 +50,16 @@ that multiplies their cases.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from .common import CheckFailed, canonical, cap_bits, lcm_within, limit, over, parse_rational
 from .tree import walk_tree
 
 _INEQUALITY = {"phase": True, "post": False, "relu": True, "pos": True, "lemma": False, "lower": True, "upper": True,
-               "argmax": True}
+               "argmax": True, "line": True, "ymax": True, "lo": True, "hi": True}
+_CHAIN = ("line", "ymax", "lo", "hi")  # the rows of a relaxed leaf's chain (module docstring, "Relaxed leaves")
+_STATIC = ("relu", "pos", "lower", "upper")  # rows that read neither the path nor the chain
 _EQUATIONS = {"post", "lemma"}
 
 
@@ -61,6 +73,16 @@ def _row(red, kind: str, u: int, dec: dict) -> tuple[dict, Fraction]:
         return ({u: Fraction(-1)}, red.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -red.box[1][u])
     f, k = red.forms[u]
     y = red.d + u
+    if kind in _CHAIN:
+        if u not in red.chain:
+            raise CheckFailed(f"a {kind} row of neuron {u}, whose bounds the chain has not established before it")
+        if (kind, u) not in red.chain_rows:  # fixed once established (until the relaxed leaf ends)
+            lo, hi, s, t = red.chain[u]
+            red.chain_rows[kind, u] = (
+                ({**{v: -s * a for v, a in f.items()}, y: Fraction(1)}, -s * k - t) if kind == "line" else  # line
+                ({y: Fraction(1)}, -max(hi, Fraction(0))) if kind == "ymax" else  # y_u - relu(U_u) <= 0
+                ({v: -a for v, a in f.items()}, lo - k) if kind == "lo" else (f, k - hi))
+        return red.chain_rows[kind, u]
     if kind == "relu":
         return {**f, y: Fraction(-1)}, k
     if kind == "pos":
@@ -77,7 +99,8 @@ def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dic
     if not isinstance(cert, dict) or set(cert) - (_EQUATIONS if equations_only else set(_INEQUALITY)):
         raise CheckFailed("a combination is an object of rows " + ("('post', 'lemma' only)" if equations_only else
                                                                    "('phase', 'post', 'relu', 'pos', 'lemma', "
-                                                                   "'lower', 'upper', 'argmax')"))
+                                                                   "'lower', 'upper', 'argmax', 'line', 'ymax', "
+                                                                   "'lo', 'hi')"))
     rows, dens = [], []
     for kind, entries in cert.items():
         if not isinstance(entries, list):
@@ -97,20 +120,36 @@ def combination(red, cert, dec: dict, equations_only: bool = False) -> tuple[dic
             m = parse_rational(e[1])
             if m < 0 and _INEQUALITY[kind]:
                 raise CheckFailed(f"the {kind} row of neuron {e[0]} has a negative multiplier")
-            f, k = _row(red, kind, e[0], dec)
-            red.terms += len(f) + 1
-            rows.append((m, f, k))
-            dens += [m.denominator, k.denominator, *(a.denominator for a in f.values())]
+            N, K, D = _integer_row(red, kind, e[0], dec)
+            red.terms += len(N) + 1
+            rows.append((m, N, K, D))
+            dens.append(m.denominator * D)
     if red.terms > limit("terms"):
         raise over("terms", "the rows of the case tree's leaves")
-    lcm_within(dens, cap_bits(), "a combination of rows")  # the sum's denominator divides this lcm
+    L = lcm_within(dens, cap_bits(), "a combination of rows")  # m (N / D) = m.num (L / (m.den D)) N / L: integers
     acc: dict = {}
-    const = Fraction(0)
-    for m, f, k in rows:
-        for v, a in f.items():
-            acc[v] = acc.get(v, 0) + m * a
-        const += m * k
-    return {v: a for v, a in acc.items() if a}, const
+    const = 0
+    for m, N, K, D in rows:
+        F = m.numerator * (L // (m.denominator * D))
+        for v, a in N.items():
+            acc[v] = acc.get(v, 0) + F * a
+        const += F * K
+    return {v: Fraction(a, L) for v, a in acc.items() if a}, Fraction(const, L)
+
+
+def _integer_row(red, kind: str, u: int, dec: dict) -> tuple[dict, int, int]:
+    """Row u of ``kind`` (:func:`_row`) as integers over one denominator: ``(N, K, D)``, the row ``(N . v + K) / D``;
+    kept while it cannot change (rows that do not read the path: for the whole check; the chain's: for its leaf)."""
+    cache = red.static_rows if kind in _STATIC else red.chain_rows if kind in _CHAIN else None
+    key = "integers", kind, u
+    if cache is None or key not in cache:
+        f, k = _row(red, kind, u, dec)
+        D = math.lcm(k.denominator, *(a.denominator for a in f.values()))
+        row = {v: a.numerator * (D // a.denominator) for v, a in f.items()}, k.numerator * (D // k.denominator), D
+        if cache is None:
+            return row
+        cache[key] = row
+    return cache[key]
 
 
 def _bound(red, cert, dec, target: tuple[dict, Fraction], what: str) -> None:
@@ -158,12 +197,42 @@ def _top1(red, body, dec) -> None:
         red.arg = None
 
 
+def _relaxed(red, body, dec) -> None:
+    """A relaxed leaf (module docstring): each bound of the chain proved from the rows before it, then the leaf
+    with every row of the chain."""
+    if not (isinstance(body, dict) and set(body) == {"chain", "leaf"} and isinstance(body["chain"], list)
+            and not (isinstance(body["leaf"], dict) and "relaxed" in body["leaf"])):
+        raise CheckFailed("a relaxed leaf is {'chain': [[neuron, l, U, s, t, C_lo, C_hi], ...], 'leaf': a leaf "
+                          "that is not relaxed}")
+    zero = Fraction(0)
+    try:
+        for e in body["chain"]:
+            if not (isinstance(e, list) and len(e) == 7 and type(e[0]) is int and 0 <= e[0] < len(red.forms)
+                    and e[0] not in red.chain):
+                raise CheckFailed(f"a chain entry is [neuron, l, U, s, t, C_lo, C_hi], each neuron 0 <= u < "
+                                  f"{len(red.forms)} at most once")
+            u, (lo, hi, s, t) = e[0], (parse_rational(x) for x in e[1:5])
+            if lo > hi or s * lo + t < max(lo, zero) or s * hi + t < max(hi, zero):
+                raise CheckFailed(f"the line of neuron {u} in the chain is below relu at l or U (or l > U)")
+            f, k = red.forms[u]
+            _bound(red, e[5], dec, ({v: -a for v, a in f.items()}, lo - k), f"neuron {u} >= {canonical(lo)}")
+            _bound(red, e[6], dec, (f, k - hi), f"neuron {u} <= {canonical(hi)}")
+            red.chain[u] = lo, hi, s, t
+        _leaf(red, body["leaf"], dec)
+    finally:
+        red.chain, red.chain_rows = {}, {}
+
+
 def _leaf(red, node, dec) -> None:
-    kinds = ("farkas", "equal", "bounds", "top1") if red.top1 else ("farkas", "equal", "bounds")
+    kinds = ("farkas", "equal", "bounds", "relaxed") + (("top1",) if red.top1 else ())
     if not isinstance(node, dict) or len(node) != 1 or next(iter(node)) not in kinds:
         raise CheckFailed("a leaf is {'farkas': ...}, {'equal': [...]}" + (", {'bounds': [...]} or {'top1': {...}}"
-                                                                            if red.top1 else " or {'bounds': [...]}"))
+                                                                            if red.top1 else " or {'bounds': [...]}")
+                          + ", or {'relaxed': {'chain': [...], 'leaf': ...}}")
     kind, body = next(iter(node.items()))
+    if kind == "relaxed":
+        _relaxed(red, body, dec)
+        return
     if kind == "farkas":
         _farkas(red, body, dec, "leaf")
         return
@@ -213,7 +282,7 @@ def _form(red, obj) -> tuple[dict, Fraction]:
 
 
 def _walk(red, tree, targets, slack, top1=False) -> int:
-    red.targets, red.slack, red.top1, red.arg = targets, slack, top1, None
+    red.targets, red.slack, red.top1, red.arg, red.chain, red.chain_rows = targets, slack, top1, None, {}, {}
     return walk_tree(tree, {}, lambda u, dec: _neuron(red, u, dec), lambda node, dec: _leaf(red, node, dec),
                      fix=lambda node, dec: _fix(red, node, dec))
 
@@ -224,7 +293,7 @@ def check_phase_tree(red, tree, lemmas, box, slack, top1) -> int:
     number of leaves, or CheckFailed."""
     if not isinstance(lemmas, list):
         raise CheckFailed("lemmas must be a list of {'forms': [...], 'tree': [...]}")
-    red.proved, red.box, leaves = [], box, 0
+    red.proved, red.box, red.static_rows, leaves = [], box, {}, 0
     for lemma in lemmas:
         if not isinstance(lemma, dict) or set(lemma) != {"forms", "tree"} or not isinstance(lemma["forms"], list) \
                 or not lemma["forms"]:

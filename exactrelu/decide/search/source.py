@@ -125,7 +125,8 @@ def recognize(instance: dict) -> SourceFormula | None:
     return SourceFormula(d, tuple(points))
 
 
-def decide_source(instance: dict, *, given: bool, deadline: float | None = None, command: str | None = None):
+def decide_source(instance: dict, *, given: bool, deadline: float | None = None, command: str | None = None,
+                  network: bool = True):
     """Decide a reduction's instance by its source formula: a checked :class:`~exactrelu.decide.Decision`, or None.
 
     ``given``: the output weights are the given ``U = [[1, 1]]`` (else unknown, k = 2, the six sign cases). None
@@ -133,6 +134,8 @@ def decide_source(instance: dict, *, given: bool, deadline: float | None = None,
     LRAT or its trace cannot be read, or when the checker refuses the certificate (a bug, never an answer): the
     caller then decides by the general path. ``deadline`` (``time.monotonic()``) bounds the solver
     (:class:`~exactrelu.errors.TimeLimitExceeded`). ``command`` is recorded in the certificate's provenance.
+    ``network=False`` leaves the realizing :class:`~exactrelu.network.Network` out of a "realizable" answer (its
+    weights are in the certificate; building it imports FLINT, 0.2 s: the command line writes the certificate only).
     """
     formula = recognize(instance)
     if formula is None:
@@ -170,7 +173,7 @@ def decide_source(instance: dict, *, given: bool, deadline: float | None = None,
         return None
     stats["check_seconds"] = time.monotonic() - t
     if cert["claim"] == "realizes":
-        return Decision(REALIZABLE, _network(cert), cert, summary, stats)
+        return Decision(REALIZABLE, _network(cert) if network else None, cert, summary, stats)
     return Decision(NOT_REALIZABLE, None, cert, summary, stats)
 
 

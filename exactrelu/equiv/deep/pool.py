@@ -99,7 +99,7 @@ def _run(task) -> tuple:
 
 
 def _add(stats: Stats, more: Stats) -> None:
-    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "closed", "worker_cpu"):
+    for name in ("nodes", "leaves", "splits", "fixes", "farkas", "lps", "relaxed", "closed", "worker_cpu"):
         setattr(stats, name, getattr(stats, name) + getattr(more, name))
     stats.deepest = max(stats.deepest, more.deepest)
 
@@ -110,7 +110,7 @@ def search_tree(search, make, workers: int, differ: Differ) -> list:
     ``make(cls=None, **overrides)`` makes a fresh search like ``search`` (of class ``cls``, with some keyword arguments
     replaced); ``differ`` is its picklable witness test. Raises what :meth:`Search.subtree` raises.
     """
-    if workers <= 1:
+    if workers <= 1 or search.relaxing:  # relaxed leaves: nodes of seconds, a probe of 400 would spend the budget
         return search.subtree()
     limit, deadline = search.max_nodes, search.deadline
     probe = make(max_nodes=SERIAL_NODES if limit is None else min(limit, SERIAL_NODES))
@@ -131,6 +131,8 @@ def search_tree(search, make, workers: int, differ: Differ) -> list:
         return search.subtree()
     finally:
         _add(search.stats, top.stats)
+    if not top.cuts:  # the tree ended above the cut (a relaxed leaf can close a whole subtree)
+        return prefix
     return _assemble(search, top, prefix, workers, differ)
 
 

@@ -15,13 +15,14 @@ Search and certificate are kept apart: :meth:`Search.subtree` searches below any
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ...deadline import Deadline
-from ...exact.rationals import format_rational
 from .bounds import box_farkas, box_proof, prove_at_most, prove_empty, screen, variables_of
 from .forms import Form, add_to, is_zero, scaled
+from .rows import CheckerRows
 
 __all__ = ["Search", "Stats"]
 
@@ -50,6 +51,7 @@ class Stats:
     fixes: int = 0
     farkas: int = 0
     lps: int = 0
+    relaxed: int = 0  # relaxed leaves: bounds over a whole subtree (:mod:`.relax`)
     closed: float = 0.0  # the share of the tree closed: each leaf 2^-(splits above it)
     deepest: int = 0
     worker_cpu: float = 0.0  # CPU seconds of the pool's workers (:mod:`.pool`)
@@ -57,16 +59,19 @@ class Stats:
 
     def to_json(self) -> dict:
         return {"nodes": self.nodes, "leaves": self.leaves, "splits": self.splits, "fixes": self.fixes,
-                "farkas_leaves": self.farkas, "exact_lps": self.lps, "closed_share": self.closed,
+                "farkas_leaves": self.farkas, "exact_lps": self.lps,
+                "relaxed_leaves": self.relaxed, "closed_share": self.closed,
                 "deepest_path": self.deepest, "seconds": time.monotonic() - self.started,
                 "worker_cpu_seconds": self.worker_cpu}
 
 
-class Search:
+class Search(CheckerRows):
     """Depth-first search over the phases of ``red``'s neurons (``red``: a reduced difference).
 
     ``differ(x)`` evaluates both networks exactly at x and returns True when they differ there.
     """
+
+    relaxes = True  # on a box with an epsilon: a relaxed leaf tried at the root, below each split and at each new level
 
     def __init__(self, red, differ, *, max_nodes: int | None = None, deadline: Deadline | None = None,
                  progress=None, targets=None, stats: Stats | None = None, box=None, slack=Fraction(0)):
@@ -79,6 +84,10 @@ class Search:
         self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
         self.prow: dict = {}  # ... and their phase rows
         self.stats = Stats() if stats is None else stats
+        self.chain: dict = {}  # while a relaxed leaf is built: {neuron: (l, U, s, t)} (:mod:`.relax`)
+        self.kept_rows: dict | None = None  # ... and its rows on the decided neurons (:meth:`_kept`)
+        self.fresh = True  # the next node is the root or a child of a split
+        self.at_level: dict = defaultdict(int)  # on a box: decided neurons per level
         self._shown = 0.0
         self.level = []
         self.reads = [[v - self.d for v in f if v >= self.d] for f, _ in red.forms]  # the neurons each form reads
@@ -144,50 +153,6 @@ class Search:
             todo |= self._undecided([z]) - seen
         return rows
 
-    # -- certificates in the checker's rows --------------------------------------------------------------
-    def _original(self, kind: str, u: int) -> Form:
-        if kind in ("lower", "upper"):  # the box's rows l_t - x_t <= 0, x_t - u_t <= 0
-            return ({u: Fraction(-1)}, self.box[0][u]) if kind == "lower" else ({u: Fraction(1)}, -self.box[1][u])
-        f, k = self.red.forms[u]
-        y = self.d + u
-        if kind == "relu":
-            return {**f, y: Fraction(-1)}, k
-        if kind == "pos":
-            return {y: Fraction(-1)}, Fraction(0)
-        if kind == "phase":
-            return scaled((f, k), Fraction(-1)) if self.dec[u] else (f, k)
-        if not self.dec[u]:
-            return {y: Fraction(1)}, Fraction(0)
-        return {**{v: -a for v, a in f.items()}, y: Fraction(1)}, -k
-
-    def combination(self, multipliers: dict, target: Form | None) -> dict:
-        """The certificate's combination: ``multipliers`` on substituted rows ({(kind, u): m}), completed by the
-        decided neurons' equations so that its coefficients are exactly ``target``'s (zero when None)."""
-        entries: dict[str, list] = {}
-        rest = dict(target[0]) if target is not None else {}
-        for (kind, u), m in sorted(multipliers.items()):
-            entries.setdefault(kind, []).append([u, m])
-            add_to(rest, self._original(kind, u)[0], -m)
-        for u in sorted(self.dec, reverse=True):  # a neuron's form reads only lower neurons
-            m = rest.get(self.d + u)
-            if m:
-                entries.setdefault("post", []).append([u, m])
-                add_to(rest, self._original("post", u)[0], -m)
-        if rest:
-            raise RuntimeError("bug: a combination does not match its target after substitution")  # pragma: no cover
-        return {kind: [[u, format_rational(m)] for u, m in sorted(rows)] for kind, rows in sorted(entries.items())}
-
-    def interval(self, form: Form) -> dict | None:
-        """Multipliers of the box's rows proving ``form <= 0`` when it reads the inputs only and its largest value on
-        the box (exact interval arithmetic) is <= 0; else None."""
-        if self.box is None or any(v >= self.d for v in form[0]):
-            return None
-        lower, upper = self.box
-        top = form[1] + sum(a * (upper[t] if a > 0 else lower[t]) for t, a in form[0].items())
-        if top > 0:
-            return None
-        return {("upper" if a > 0 else "lower", t): abs(a) for t, a in form[0].items()}
-
     def _next_on_box(self) -> int | None:
         """On a box: the lowest undecided neuron whose reads are all decided (``self.ready``) and that the targets
         read through undecided and active neurons, or None when the targets read no undecided neuron (then the
@@ -205,8 +170,21 @@ class Search:
                         todo.append(r)
         return None
 
+    @property
+    def relaxing(self) -> bool:
+        """Relaxed leaves are tried (on a box with epsilon > 0): :mod:`.pool` then searches in one process."""
+        return self.relaxes and self.box is not None and self.slack > 0
+
+    def _new_level(self) -> bool:
+        """On a box: the next neuron bottom-up is the first of its level on the path (a relaxed leaf is tried: the
+        levels below are all decided, the relaxation is of the levels above only)."""
+        u = self._next_on_box()
+        return u is not None and not self.at_level[self.level[u]]
+
     def _decided(self, u: int, on: bool) -> None:
-        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone."""
+        """Keep ``self.ready`` (undecided neurons all of whose reads are decided) as u is decided (on) or undone, and
+        the number of decided neurons of each level."""
+        self.at_level[self.level[u]] += 1 if on else -1
         (self.ready.discard if on else self.ready.add)(u)
         for w in self.readers[u]:
             if on:
@@ -244,6 +222,13 @@ class Search:
         this wing, caught by :func:`exactrelu.equiv.deep.deep_equivalence`).
         """
         self._tick()
+        fresh, self.fresh = self.fresh, False
+        if self.relaxing and (fresh or self._new_level()):
+            from .relax import relaxed_leaf
+
+            done = relaxed_leaf(self, [self._subst(o, self.zmemo) for o in self.targets], splits)
+            if done is not None:
+                return done
         if self.box is not None:  # bottom-up: the outputs are substituted only once they read decided neurons only
             u = self._next_on_box()
             if u is not None:
@@ -287,7 +272,16 @@ class Search:
                 if isinstance(proof, dict):
                     return self._fixed(u, active, proof, splits)
         self.stats.splits += 1
-        return [{"split": u}] + self._decide(u, True, splits + 1) + self._decide(u, False, splits + 1)
+        return [{"split": u}] + self._child(u, True, splits + 1) + self._child(u, False, splits + 1)
+
+    def _child(self, u: int, active: bool, splits: int) -> list:
+        self.fresh = True
+        return self._decide(u, active, splits)
+
+    def check_time(self) -> None:
+        """Raise :class:`_Spent` when the time limit has passed."""
+        if self.deadline is not None and self.deadline.expired():
+            raise _Spent(f"the time limit of {self.deadline.seconds:g} s passed")
 
     def _exact(self, lp, *rows_and_target):
         """An exact LP of :mod:`.bounds` within the search's time limit (its exact simplex checks it per pivot)."""

@@ -86,6 +86,8 @@ class Top1Search(Search):
     """The case split for the top-1 property: targets are both networks' outputs; leaves are ``top1`` leaves (or
     ``equal`` ones where the difference is zero, or Farkas ones where the node is empty)."""
 
+    relaxes = False
+
     def __init__(self, red, differ, **kwargs):
         super().__init__(red, differ, targets=list(red.nets[0]) + list(red.nets[1]), **kwargs)
         self.m = len(red.outputs)
