@@ -185,7 +185,8 @@ def count_conversions(npz: str, k: int) -> dict:
 
 def peer_rows(d: int, k: int, m: int, n: int, peer: str, rounds: int) -> list:
     """``recover FILE.npz -k K`` and ``check`` (its default workers and one) by another checkout (``PYTHONPATH`` =
-    ``peer``: "before") and by this tree ("after"), interleaved, ``rounds`` times, on one file: the ratios of one run."""
+    ``peer``: "before") and by this tree ("after"), interleaved, ``rounds`` times, on one file: the ratios of one
+    run."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         npz = Path(tmp) / "peer.npz"
@@ -266,7 +267,8 @@ def main() -> None:
     sizes = [tuple(map(int, s.split(","))) for s in args.sizes] if args.sizes else SIZES
     if args.peer:
         warm()
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(args.peer) / "exactrelu")], env=ENV, check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(args.peer) / "exactrelu")], env=ENV,
+                       check=True)
         rows = peer_rows(*max(sizes, key=lambda s: s[3]), args.peer, args.rounds)
         (HERE / "results" / "bench_user_peer.json").write_text(json.dumps(rows, indent=1))
         return

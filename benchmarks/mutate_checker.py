@@ -78,7 +78,8 @@ TESTS = {
                             "tests/network/test_output_bias.py", _C + "test_deep_realizes.py"],
     "trusted/realizes_bounds.py": [_C + "test_bound_per_sample.py", _C + "test_sample_bits.py",
                                    _C + "test_residual_sums.py", _C + "test_checker_limits.py",
-                                   _C + "test_hostile_work.py", "tests/corpus/test_corpus.py", _C + "test_deep_realizes.py"],
+                                   _C + "test_hostile_work.py", "tests/corpus/test_corpus.py",
+                                   _C + "test_deep_realizes.py"],
     "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/decide/test_source.py",
                               _C + "test_output_bias_checker.py",
                               "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
@@ -114,7 +115,8 @@ TESTS = {
 }
 
 #: the fast checker's files and their tests (agreement with the reference first: it kills most mutants)
-_F = [_C + "test_fast_checker.py", _C + "test_bound_per_sample.py", _C + "test_fast_checker_handoff.py", _C + "test_fast_arithmetic.py",
+_F = [_C + "test_fast_checker.py", _C + "test_bound_per_sample.py", _C + "test_fast_checker_handoff.py",
+      _C + "test_fast_arithmetic.py",
       _C + "test_verify_workers.py", _C + "test_fast_deep.py"]
 FAST_FILES = ("fast/__init__.py", "fast/blocks.py", "fast/deep.py", "fast/limbs.py", "fast/network.py",
               "fast/numbers.py", "fast/sources.py")

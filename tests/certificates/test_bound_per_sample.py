@@ -1,6 +1,6 @@
-"""The reference's bound on the check's integers is per sample (``trusted/realizes_bounds.py``), so no verdict depends on
-how the rows are grouped: at the edge of the limit ``intermediate`` (to the bit), the reference streaming in blocks of
-any size, the reference on any cut of the rows into ranges, on forked workers, and the fast checker in blocks of any
+"""The reference's bound on the check's integers is per sample (``trusted/realizes_bounds.py``), so no verdict depends
+on how the rows are grouped: at the edge of the limit ``intermediate`` (to the bit), the reference streaming in blocks
+of any size, the reference on any cut of the rows into ranges, on forked workers, and the fast checker in blocks of any
 size give one verdict, word for word, two-layer and deep (docs/design.md, "The reference's limits")."""
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ def _largest_integer(U, V, b, offset, c, x, y) -> tuple[int, int]:
     Y = [([f.numerator for f in y], [f.denominator for f in y])]
     xs, ys, _ = realizes_bounds.sample_bits(X, Y)
     _, ps, qs = next(realizes._differences(X, Y, U, V, b, offset, c))
-    return max(abs(v).bit_length() for v in ps + qs), realizes_bounds.OutputBound(U, V, b, offset, c).total(xs[0], ys[0])
+    bound = realizes_bounds.OutputBound(U, V, b, offset, c)
+    return max(abs(v).bit_length() for v in ps + qs), bound.total(xs[0], ys[0])
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,4 +1,4 @@
-"""The checker's residual sums (trusted/realizes.py _residual_part) and its integer bound (realizes_bounds.sample_bits) against
+"""The checker's residual sums (trusted/realizes.py _residual_part) and its sizes (realizes_bounds.sample_bits) against
 the plain loops they replaced: one common denominator per batch, or one sum per denominator when the common one
 would be too long, must give the same exact Fractions; the bound must refuse exactly what the loop refused."""
 

@@ -1,4 +1,4 @@
-"""The bound on the integers of a ``realizes``, ``realizes-except`` or ``residual`` check, sample by sample. Stdlib only.
+"""The bound on the integers of a ``realizes``, ``realizes-except`` or ``residual`` check, per sample. Stdlib only.
 
 Every integer the check of sample j computes (its common denominator ``Dx_j``, the hidden layers' values, the
 pre-activations t, t^c, the output sums and their differences from the labels) is bounded from the certificate and
@@ -49,7 +49,8 @@ class OutputBound:
 
     def __init__(self, U, V, b, offset, c: int) -> None:
         cap = self.cap = cap_bits()
-        DV = [lcm_within([f.denominator for f in (*row, bi)], cap, f"unit {i}") for i, (row, bi) in enumerate(zip(V, b))]
+        DV = [lcm_within([f.denominator for f in (*row, bi)], cap, f"unit {i}")
+              for i, (row, bi) in enumerate(zip(V, b))]
         if max(c * D.bit_length() for D in DV) > cap:
             raise over("intermediate", f"the power {c} of a unit's denominator ({digits_of(c * max(DV).bit_length())} "
                                        "digits)")
