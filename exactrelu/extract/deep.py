@@ -185,7 +185,7 @@ def _above(oracle: Oracle, rng, planes, oriented, seen, chords: int, fresh: int,
     for attempt in range(rounds + 1):
         form = _form(h_oracle, hyper, rng)
         net = _compose(N, c, form)
-        bad = _differs(oracle, net, fresh, rng)
+        bad = _differs(oracle, net, fresh, rng) or _differs(oracle, net, fresh, rng, 512)  # near, then far out
         if bad is None:
             break
         if attempt == rounds:

@@ -206,7 +206,8 @@ def _last(ctx: _Context, domain: Domain, N, c, starts, layers: list) -> tuple[Ne
                 raise _unseen(faces)
             form = faces.form()
             net = _network(layers, form)
-            bad = _differs(ctx.oracle, net, ctx.fresh, ctx.rng)
+            bad = (_differs(ctx.oracle, net, ctx.fresh, ctx.rng)  # near, then far out (|x| up to 4096)
+                   or _differs(ctx.oracle, net, ctx.fresh, ctx.rng, 512))
         except AssumptionViolated as exc:
             if not exc.evidence.get("line_specific") or attempt == ctx.rounds:
                 raise
