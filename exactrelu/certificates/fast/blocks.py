@@ -20,7 +20,7 @@ import numpy as np
 from ..trusted.common import CheckFailed, UnreadableInput
 from ..trusted.deep import read_network
 from ..trusted.realizes import RANGE_CLAIMS, _listed, _stated, certificate_sha256, parse_network
-from ..trusted.schedule import _quiet_worker, check_rows, combine_rows, cuts
+from ..trusted.schedule import _quiet_worker, check_rows, combine_rows, cuts, stopped_on_error
 from . import deep, limbs, network, sources
 from .limbs import FastDomain
 
@@ -201,7 +201,8 @@ def check_blocks(cert: dict, instance: dict, shape: tuple, workers: int, where: 
     _SHARED = (judge, instance, where)
     try:
         # the workers leave Ctrl-C to this process, which stops the pool (the reference's workers do the same)
-        with multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_worker) as pool:
+        pool = multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_worker)
+        with stopped_on_error(pool):
             return combine_rows(cert, pool.imap(_shared_block, ranges))  # in order: the text is hashed in order
     finally:
         _SHARED = ()
