@@ -25,8 +25,7 @@ def _gone(pid):
 
 def test_normal_end_closes_and_joins():
     pool = multiprocessing.get_context("fork").Pool(2)
-    with stopped_on_error(pool):
-        assert list(pool.imap(abs, range(-5, 5))) == [5, 4, 3, 2, 1, 0, 1, 2, 3, 4]
+    assert stopped_on_error(pool, lambda: list(pool.imap(abs, range(-5, 5)))) == [5, 4, 3, 2, 1, 0, 1, 2, 3, 4]
     assert all(not p.is_alive() for p in pool._pool)
 
 
@@ -40,10 +39,12 @@ def test_an_error_abandons_the_pool_even_with_the_result_lock_held():
     assert pool._outqueue._wlock.acquire(timeout=5)  # never released, like a dead holder's
     done = threading.Event()
 
+    def interrupted():
+        raise KeyboardInterrupt
+
     def run():
         with pytest.raises(KeyboardInterrupt):
-            with stopped_on_error(pool):
-                raise KeyboardInterrupt
+            stopped_on_error(pool, interrupted)
         done.set()
 
     t = threading.Thread(target=run, daemon=True)

@@ -202,7 +202,6 @@ def check_blocks(cert: dict, instance: dict, shape: tuple, workers: int, where: 
     try:
         # the workers leave Ctrl-C to this process, which stops the pool (the reference's workers do the same)
         pool = multiprocessing.get_context("fork").Pool(min(workers, len(ranges)), initializer=_worker)
-        with stopped_on_error(pool):
-            return combine_rows(cert, pool.imap(_shared_block, ranges))  # in order: the text is hashed in order
+        return stopped_on_error(pool, lambda: combine_rows(cert, pool.imap(_shared_block, ranges)))  # hashed in order
     finally:
         _SHARED = ()

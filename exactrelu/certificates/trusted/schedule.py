@@ -27,7 +27,6 @@ What decides soundness here, and what only schedules:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import hashlib
@@ -165,20 +164,16 @@ def check_on_workers(cert: dict, instance: dict, workers: int, where: str = "the
     _SHARED = (cert, instance, where)
     try:
         pool = multiprocessing.get_context("fork").Pool(min(workers, n), initializer=_quiet_worker)
-        with stopped_on_error(pool):
-            # ranges of at most BLOCK rows, in order: the parent hashes each one's text as it comes
-            ranges = cuts(n, max(workers, -(-n // BLOCK)))
-            return combine_rows(cert, pool.imap(_shared_rows_of, ranges))
+        ranges = cuts(n, max(workers, -(-n // BLOCK)))  # of at most BLOCK rows, in order: each one's text hashed here
+        return stopped_on_error(pool, lambda: combine_rows(cert, pool.imap(_shared_rows_of, ranges)))
     finally:
         _SHARED = ()
 
 
-@contextlib.contextmanager
-def stopped_on_error(pool):
-    """Use ``pool`` (a ``multiprocessing`` Pool of forked workers) in a ``with`` block: closed and joined when the block
-    ends normally (every task done: the workers are idle and leave on the pool's sentinels), and *abandoned* when it
-    raises (Ctrl-C, a verdict known before the last block): its workers are killed and reaped, and its own shutdown,
-    which would join its threads, is cancelled (its threads are daemons and die with the process).
+def stopped_on_error(pool, consume):
+    """``consume()`` (which reads the results of ``pool``, a ``multiprocessing`` Pool of forked workers), then the pool
+    closed and joined (every task done: the workers are idle and leave on its sentinels); when ``consume`` raises
+    (Ctrl-C, a verdict known before the last block), the pool is *abandoned* (:func:`abandon`) and the error raised.
 
     ``Pool.terminate()``, which ``with Pool(...)`` calls, can hang for ever: it terminates the workers first, and one
     killed while it writes a result holds the result queue's lock, which the pool's task thread then waits for
@@ -186,39 +181,30 @@ def stopped_on_error(pool):
 
     >>> import multiprocessing
     >>> pool = multiprocessing.get_context("fork").Pool(1)
-    >>> with stopped_on_error(pool):
-    ...     list(pool.imap(abs, [-1, 2]))
+    >>> stopped_on_error(pool, lambda: list(pool.imap(abs, [-1, 2])))
     [1, 2]
     """
     try:
-        yield pool
+        out = consume()
     except BaseException:
         abandon(pool)
         raise
     pool.close()
     pool.join()
+    return out
 
 
 def abandon(pool) -> None:
-    """Kill and reap the workers of a ``multiprocessing`` Pool, and cancel the pool's own shutdown (see
-    :func:`stopped_on_error`); for a Pool without those attributes (another Python), ``terminate()``."""
-    workers, finalizer = getattr(pool, "_pool", None), getattr(pool, "_terminate", None)
-    handler = getattr(pool, "_worker_handler", None)
-    if workers is None or not hasattr(finalizer, "cancel") or handler is None:  # pragma: no cover - CPython's has all
-        pool.terminate()
-        return
-    handler._state = "TERMINATE"  # first: it would replace the killed workers (as _terminate_pool does first)
-    notifier = getattr(pool, "_change_notifier", None)
-    if notifier is not None:
-        notifier.put(None)  # wakes it (only this process writes there: no worker holds that lock)
-    handler.join(5)
-    for p in list(workers):
+    """Stop a ``multiprocessing`` Pool's worker handler (else it replaces the workers killed), kill and reap its
+    workers, and cancel the pool's own shutdown (:func:`stopped_on_error`). CPython's Pool internals, as in 3.11-3.14."""
+    pool._worker_handler._state = "TERMINATE"
+    pool._change_notifier.put(None)  # wakes the handler (only this process writes there: no worker holds that lock)
+    pool._worker_handler.join(5)
+    for p in list(pool._pool):
         try:
             os.kill(p.pid, signal.SIGKILL)
-        except (ProcessLookupError, TypeError):  # gone already, or never started (pid None)
+        except ProcessLookupError:
             pass
-    for p in list(workers):
-        if p.pid is not None:
-            p.join()
-    finalizer.cancel()
+        p.join()
+    pool._terminate.cancel()
     pool._state = "TERMINATE"  # as terminate() leaves it: no "unclosed running pool" warning when it is collected
