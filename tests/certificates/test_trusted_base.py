@@ -5,7 +5,10 @@ THE BUDGET. The trusted base is ``checker.TRUSTED_FILES`` (``checker.py`` and ``
 :data:`BUDGET`. Measured during issue 35: 1,586 code lines (2,552 lines in all) in 15 files when the budget was set
 at 2,200; then the ``transcript`` claim of issue 38 landed (``trusted/transcript.py``, 164 code lines): 1,753 code
 lines (2,800 lines) in 16 files, and the budget was raised to 2,400 so that it still leaves room for about 600 more,
-the work planned on it (deep ``realizes`` and case-tree ``equivalent`` claims, output-bias refutations).
+the work planned on it (deep ``realizes`` and case-tree ``equivalent`` claims, output-bias refutations). That work
+and the per-sample bound filled it (2,400 lines at 2413dea); then the reference checker's parallel check had to stop
+its forked workers without ``Pool.terminate()``, which can hang for ever after Ctrl-C (``schedule.abandon``, 22 code
+lines: 2,422), and scheduling the bundle runs cannot live on the untrusted side: the budget was raised to 2,450.
 
 To raise it: deliberately, in a commit of its own that changes this number and says why the trusted base must
 grow (what claim needs it, and why that code cannot live on the untrusted side: VIPR's split, STYLE.md 20), with
@@ -25,7 +28,7 @@ from pathlib import Path
 import exactrelu.certificates.checker as checker
 
 #: the most code lines the trusted base may have (see the module docstring for how to raise it)
-BUDGET = 2_400
+BUDGET = 2_450
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = Path(checker.__file__).parent
