@@ -164,7 +164,7 @@ def check_on_workers(cert: dict, instance: dict, workers: int, where: str = "the
     _SHARED = (cert, instance, where)
     try:
         pool = multiprocessing.get_context("fork").Pool(min(workers, n), initializer=_quiet_worker)
-        ranges = cuts(n, max(workers, -(-n // BLOCK)))  # of at most BLOCK rows, in order: each one's text hashed here
+        ranges = cuts(n, max(workers, -(-n // BLOCK)))  # at most BLOCK rows each, in order: each text hashed here
         return stopped_on_error(pool, lambda: combine_rows(cert, pool.imap(_shared_rows_of, ranges)))
     finally:
         _SHARED = ()
@@ -196,7 +196,7 @@ def stopped_on_error(pool, consume):
 
 def abandon(pool) -> None:
     """Stop a ``multiprocessing`` Pool's worker handler (else it replaces the workers killed), kill and reap its
-    workers, and cancel the pool's own shutdown (:func:`stopped_on_error`). CPython's Pool internals, as in 3.11-3.14."""
+    workers, and cancel the pool's own shutdown (:func:`stopped_on_error`). CPython's Pool internals (3.11-3.14)."""
     pool._worker_handler._state = "TERMINATE"
     pool._change_notifier.put(None)  # wakes the handler (only this process writes there: no worker holds that lock)
     pool._worker_handler.join(5)
