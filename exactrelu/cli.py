@@ -13,7 +13,7 @@ import importlib
 import sys
 import warnings
 
-from .errors import ExactReluError, ExactReluWarning, InvalidInput
+from .errors import ExactReluError, ExactReluWarning, InvalidInput, exit_code
 
 #: "module:function" of every sub-command registrar, in the order shown by --help.
 REGISTRARS = [
@@ -288,10 +288,11 @@ def _run(args) -> int:
             return int(args.func(args) or 0)
     except InvalidInput as exc:
         return _failed(args, exc, str(exc))
-    except ExactReluError as exc:
-        _json_error(args, exc, 1, str(exc))
+    except ExactReluError as exc:  # a time limit or a budget that ran out: "unknown" (3), as equiv's search answers
+        code = exit_code(exc)
+        _json_error(args, exc, code, str(exc))
         print(f"exactrelu: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return code
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         import os
 

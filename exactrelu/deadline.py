@@ -2,7 +2,7 @@
 
 A :class:`Deadline` is made once from ``time_limit`` seconds (or None: no limit) and handed down;
 long loops call :meth:`Deadline.check`, which raises :class:`~exactrelu.errors.TimeLimitExceeded`
-(exit 1 on the command line, nothing claimed) once the time is up, naming what was done so far.
+(exit 3 on the command line, "unknown": nothing claimed) once the time is up, naming what was done so far.
 ``Deadline.coerce`` accepts None, a number of seconds or a Deadline, so functions can take
 ``time_limit`` in any of these forms and pass it on unchanged.
 

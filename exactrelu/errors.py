@@ -1,9 +1,9 @@
 """The one error hierarchy of exactrelu: every exception and warning the package raises on purpose.
 
 Malformed input is a different error from a rejected claim (STYLE.md, 4 and 16; SymPy's
-``polys/matrices/exceptions.py``). The command line maps :class:`InvalidInput` to exit code 2 and every
-other :class:`ExactReluError` to exit code 1. A time-out is :class:`TimeLimitExceeded` everywhere; a
-search budget that ran out is its subclass :class:`SearchLimit`. The only exceptions defined elsewhere
+``polys/matrices/exceptions.py``). The command line maps :class:`InvalidInput` to exit code 2, a time-out
+(:class:`TimeLimitExceeded` everywhere; a search budget that ran out is its subclass :class:`SearchLimit`) to
+exit code 3, "unknown", and every other :class:`ExactReluError` to exit code 1. The only exceptions defined elsewhere
 are the trusted checker's own two (it imports nothing of exactrelu) and private control-flow signals
 that never leave their module (``_TooBig``, ``_Stop``, ``_Rejected``).
 
@@ -19,6 +19,7 @@ import paths ``exactrelu.decide.search.tree.SearchLimit``, ``exactrelu.decide.se
 from __future__ import annotations
 
 __all__ = [
+    "exit_code",
     "ExactReluError",
     "InvalidInput",
     "AssumptionViolated",
@@ -91,7 +92,8 @@ class ProposalFailed(NotRealizable):
 class TimeLimitExceeded(ExactReluError):
     """A time limit (``time_limit=`` / ``--time-limit``) passed before the answer: nothing is claimed.
 
-    ``done`` says what was done so far (for the message and for callers); exit code 1 on the command line.
+    ``done`` says what was done so far (for the message and for callers); exit code 3 ("unknown") on the command
+    line, as every budget that runs out before the answer.
     """
 
     def __init__(self, message: str, *, done: str | None = None):
@@ -102,9 +104,19 @@ class TimeLimitExceeded(ExactReluError):
 class SearchLimit(TimeLimitExceeded):
     """A search budget (``max_nodes``: case-tree nodes, or SAT-solver rounds) ran out before the answer.
 
-    Nothing is claimed (exit 1 on the command line): raise the budget or shrink the instance. A time
+    Nothing is claimed (exit 3, "unknown", on the command line): raise the budget or shrink the instance. A time
     limit that passes is :class:`TimeLimitExceeded` itself; this subclass tells the budget apart.
     """
+
+
+def exit_code(exc: BaseException) -> int:
+    """The command line's exit code for a library error: 2 bad input, 3 "unknown" (a time limit or a search budget ran
+    out before the answer: nothing is claimed), 1 any other (a claim failed, or could not be certified).
+
+    >>> exit_code(InvalidInput("x")), exit_code(SearchLimit("y")), exit_code(NotRealizable("z"))
+    (2, 3, 1)
+    """
+    return 2 if isinstance(exc, InvalidInput) else 3 if isinstance(exc, TimeLimitExceeded) else 1
 
 
 #: deprecated name of :class:`SearchLimit` (the lazy engine's round limit of 0.1); kept for one release

@@ -2,7 +2,7 @@
 
 :func:`add_time_limit` adds the option (the same help text as every other command);
 :func:`limited` wraps a command: without a limit it runs as it is; with one it runs on a worker thread
-(:func:`exactrelu.deadline.run_within`) and the command gives up when the limit passes: exit 1 with the
+(:func:`exactrelu.deadline.run_within`) and the command gives up when the limit passes: exit 3 with the
 message every command prints (``the time limit of N s passed before ... (nothing is claimed)``), no
 traceback, and no file put in place from then on (:class:`exactrelu.io.files.OutputGuard`: a file the
 command writes is in place, whole, before it gave up, or not at all; the old file stays). Commands that
@@ -38,7 +38,7 @@ from ..arguments import seconds_arg
 
 __all__ = ["TIME_LIMIT_HELP", "add_time_limit", "limited", "time_limit_seconds"]
 
-TIME_LIMIT_HELP = "give up (exit 1, nothing claimed) after this many seconds"
+TIME_LIMIT_HELP = "give up (exit 3, nothing claimed) after this many seconds"
 
 #: with ``backstop=True``: the outer limit is this share of the limit later (at least 0.2 s, at most 2 s)
 BACKSTOP = 0.1

@@ -21,7 +21,7 @@ import sys
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
-from ..errors import ExactReluError, InvalidInput
+from ..errors import ExactReluError, exit_code
 
 __all__ = ["json_command", "emit", "jsonable"]
 
@@ -63,9 +63,8 @@ def json_command(parser, name: str, func: Callable) -> None:
         try:
             return func(args)
         except ExactReluError as exc:
-            code = 2 if isinstance(exc, InvalidInput) else 1
             record = {"command": name, "ok": False, "error": type(exc).__name__, "message": str(exc),
-                      "exit_code": code}
+                      "exit_code": exit_code(exc)}
             if getattr(exc, "evidence", None):
                 record["evidence"] = exc.evidence
             print(json.dumps(record, default=jsonable))

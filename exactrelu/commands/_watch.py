@@ -8,7 +8,8 @@ command line and runs the command as always (its output, files and exit code are
 which holds nothing, waits. At the limit (counted from the program's start; plus :data:`SLACK` of it, so that the
 command's own message, which says what was done, normally comes first) the parent kills the child and every process
 below it, removes the temporary files of its outputs, prints the usual line (``--json``: the JSON record first) and
-exits 1. After Ctrl-C the child has :data:`INTERRUPT_GRACE` seconds to stop with its own line, then the same.
+exits 3 ("unknown"). After Ctrl-C the child has :data:`INTERRUPT_GRACE` seconds to stop with its own line, then the
+same.
 
 Only the program does this (``exactrelu.cli.main()`` without arguments); called with an argument list, as tests and
 other Python code do, the command runs in the caller's process.
@@ -130,7 +131,7 @@ def _wait(pid: int, argv: list[str], limit: float, hard: float, paths: list[Path
                 _kill_tree(pid)
                 _remove(_temporary(paths) - before)
                 _gave_up(argv, limit)
-                return 1
+                return 3
             time.sleep(0.005)
     finally:
         signal.signal(signal.SIGINT, old)
@@ -142,7 +143,7 @@ def _gave_up(argv: list[str], limit: float) -> None:
         words = [w for w in argv if not w.startswith("-")][:2]
         command = " ".join(words[:2]) if words[:1] == ["hardness"] else (words[0] if words else None)
         print(json.dumps({"command": command, "ok": False, "error": "TimeLimitExceeded", "message": message,
-                          "exit_code": 1}), flush=True)
+                          "exit_code": 3}), flush=True)
     print(f"exactrelu: TimeLimitExceeded: {message}", file=sys.stderr, flush=True)
 
 

@@ -7,7 +7,7 @@ tries, candidate lines, extreme rays, formula size, label entries) and a rough t
 machine's measured rates (``RATES``: 2 cores, loaded; a guide, not a promise). When the estimate is
 certain and over the limit ``estimate`` (seconds, ``EXACTRELU_MAX_ESTIMATE``, docs/limits.md) the
 command is refused with that line (InvalidInput: exit 2) unless ``--force`` is given. ``--time-limit``
-bounds a run in any case; a time-out is exit 1 and claims nothing.
+bounds a run in any case; a time-out is exit 3 ("unknown") and claims nothing.
 
 >>> import argparse, io, contextlib
 >>> args = argparse.Namespace(command="patterns", force=False, json=False)

@@ -41,7 +41,7 @@ def register(sub) -> None:
                         "(realizes > realizes-except > residual); else 1")
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the search for units the weights miss")
     p.add_argument("--no-check", action="store_true", help="skip the second, independent check")
-    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 3, nothing claimed) after this many seconds")
     json_command(p, "certify", cmd_certify)
 
 

@@ -34,7 +34,7 @@ def _register_demo(sub) -> None:
                        help=f"{DIMENSIONS[name]} (default {default})")
     p.add_argument("-o", "--output", help="also write the certificate here")
     p.add_argument("-v", "--verbose", action="store_true", help="progress on stderr (default when stderr is a terminal)")
-    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 3, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "demo", cmd_demo)
 
@@ -97,7 +97,7 @@ def _register_recover(sub) -> None:
                    help="with --stream: samples of the exact phase (default: sized from d, k and m; 20000 if those "
                         "give no network)")
     p.add_argument("-v", "--verbose", action="store_true", help="progress messages on stderr")
-    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 3, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     json_command(p, "recover", cmd_recover)
 

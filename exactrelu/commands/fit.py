@@ -37,7 +37,7 @@ def register(sub) -> None:
     p.add_argument("--noise", type=number_arg(0), metavar="SIGMA",
                    help="standard deviation of the label noise per entry, if known: each stage is compared with "
                         "this noise floor (default: the instance's planted noise, else the best affine map)")
-    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 3, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate says it cannot finish")
     json_command(p, "fit", cmd_fit)
 

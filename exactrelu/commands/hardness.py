@@ -328,7 +328,7 @@ def register(sub) -> None:
     p.add_argument("--max-nodes", type=positive_int_arg, default=None,
                    help="budget: tree nodes, or solver rounds (lazy)")
     p.add_argument("--time-limit", type=seconds_arg, default=None,
-                   help="give up (exit 1, nothing claimed) after this many seconds")
+                   help="give up (exit 3, nothing claimed) after this many seconds")
     p.add_argument("-v", "--verbose", action="store_true", help="show progress on stderr")
     p.add_argument("-o", "--output", required=True, help="certificate file to write")
     add_bias_argument(p, ". Hidden biases: the inputs with a constant 1 column appended (the certificate is about "

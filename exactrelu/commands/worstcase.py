@@ -44,7 +44,7 @@ def register(sub) -> None:
                          "on the labels' row span with the constant vector")
     p.add_argument("--evidence", help="when no network exists, also write the per-pattern evidence (JSON) here")
     p.add_argument("--progress", action="store_true", help="progress on stderr (default when stderr is a terminal)")
-    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 1, nothing claimed) after this many seconds")
+    p.add_argument("--time-limit", type=seconds_arg, help="give up (exit 3, nothing claimed) after this many seconds")
     p.add_argument("--force", action="store_true", help="run even when the up-front estimate is over a day")
     p.add_argument("--enumerate-only", action="store_true",
                    help="skip the polynomial row-span recovery tried first when rank(labels) = k")

@@ -38,7 +38,7 @@ def test_patterns_12_by_60_is_refused_at_once_with_its_estimate(tmp_path, capsys
     assert code == 2 and out == "" and seconds < 10
     assert err.count("\n") == 1 and "C(60, 11) = 3.427e+11 candidate lines" in err and "--force" in err
     code, out, err, seconds = run(capsys, "patterns", "--basis", b, "--force", "--time-limit", 0.3)
-    assert code == 1 and "TimeLimitExceeded" in err and "sign patterns found" in err and seconds < 20
+    assert code == 3 and "TimeLimitExceeded" in err and "sign patterns found" in err and seconds < 20
     assert err.startswith("exactrelu patterns: work: C(60, 11)")
 
 
@@ -50,7 +50,7 @@ def test_patterns_small_says_its_work_and_runs(tmp_path, capsys):
 def test_demo_says_its_search_and_stops_at_the_limit(capsys):
     """Issue 22: `demo -d 5 -k 30 -m 30 -n 3000` printed nothing for over 120 s (~2e9 search tries expected)."""
     code, out, err, seconds = run(capsys, "demo", "-d", 5, "-k", 30, "-m", 30, "-n", 3000, "--time-limit", 0.5)
-    assert code == 1 and "TimeLimitExceeded" in err and "nothing is claimed" in err
+    assert code == 3 and "TimeLimitExceeded" in err and "nothing is claimed" in err
     assert "expecting ~2.14e+09 tries" in err and "days here" in err
     assert seconds < 30
 
@@ -61,7 +61,7 @@ def test_recover_with_a_hopeless_search_is_refused(tmp_path, capsys):
     code, out, err, seconds = run(capsys, "recover", path, "-k", 30, "--init", "search")
     assert code == 2 and "expecting ~2.14e+09 tries" in err and "refused" in err and seconds < 10
     code, _, err, _ = run(capsys, "recover", path, "-k", 30, "--init", "search", "--force", "--time-limit", 0.3)
-    assert code == 1 and "search:" in err and "subsets tried" in err
+    assert code == 3 and "search:" in err and "subsets tried" in err
 
 
 def test_solve_says_its_enumeration_and_stops_at_the_limit(tmp_path, capsys):
@@ -69,7 +69,7 @@ def test_solve_says_its_enumeration_and_stops_at_the_limit(tmp_path, capsys):
     path = tmp_path / "g.json"
     write_instance(planted(d=20, k=5, m=5, n=1500, seed=0, bias=1.0), path)
     code, out, err, seconds = run(capsys, "solve", path, "-k", 5, "--time-limit", 1, "--enumerate-only")
-    assert code == 1 and "TimeLimitExceeded" in err and "extreme rays (upper bound theorem)" in err
+    assert code == 3 and "TimeLimitExceeded" in err and "extreme rays (upper bound theorem)" in err
     assert seconds < 30
 
 
@@ -86,7 +86,7 @@ def test_fit_at_n_2e5_stops_at_half_a_second(tmp_path, capsys, big_instances):
     for method in ("gradient", "hermite", "tensor"):
         code, out, err, seconds = run(capsys, "fit", path, "-k", 4, "--bias", "--method", method, "--time-limit", 0.5,
                                       "-o", tmp_path / "w.json")
-        assert code == 1 and "TimeLimitExceeded" in err and "exactrelu fit: work: 200000 samples" in err, method
+        assert code == 3 and "TimeLimitExceeded" in err and "exactrelu fit: work: 200000 samples" in err, method
         assert seconds < 15, (method, seconds)
 
 
@@ -96,7 +96,7 @@ def test_the_estimate_limit_is_documented_and_raisable(monkeypatch, tmp_path, ca
     assert DEFAULTS["estimate"] == 86_400
     monkeypatch.setitem(limits._limits, "estimate", 10**30)
     code, _, err, _ = run(capsys, "patterns", "--basis", _basis(tmp_path, 12, 60), "--time-limit", 0.2)
-    assert code == 1 and "TimeLimitExceeded" in err  # not refused: the limit was raised
+    assert code == 3 and "TimeLimitExceeded" in err  # not refused: the limit was raised
 
 
 @pytest.mark.parametrize("done,total,seconds,expect", [(500, 2000, 2.0, "250/s, ETA 6 s"), (10, None, 1.0, "10/s"),

@@ -249,7 +249,7 @@ def test_the_command_takes_the_route_where_it_applies(tmp_path, capsys):
     assert main(["hardness", "decide", str(sat), "-o", str(cert)]) == 0
     assert "realizable: certificate (realizes)" in capsys.readouterr().out
     assert checker.main([str(cert), str(sat)]) == 0
-    assert main(["hardness", "decide", str(sat), "--time-limit", "0", "-o", str(tmp_path / "x.json")]) == 1
+    assert main(["hardness", "decide", str(sat), "--time-limit", "0", "-o", str(tmp_path / "x.json")]) == 3
     assert not (tmp_path / "x.json").exists()
 
 

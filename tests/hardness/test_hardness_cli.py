@@ -78,6 +78,6 @@ def test_errors_and_exit_codes(files, capsys):
     assert main(["hardness"]) == 2
     assert main(["hardness", "from-cnf", str(t / "f.cnf"), "-o", str(t / "i.json")]) == 0
     # undecided: nothing claimed, exit 1
-    assert main(["hardness", "decide", str(t / "i.json"), "--engine", "tree", "--max-nodes", "2", "-o", str(t / "x.json")]) == 1
-    assert main(["hardness", "decide", str(t / "i.json"), "--time-limit", "0", "-o", str(t / "x.json")]) == 1
+    assert main(["hardness", "decide", str(t / "i.json"), "--engine", "tree", "--max-nodes", "2", "-o", str(t / "x.json")]) == 3
+    assert main(["hardness", "decide", str(t / "i.json"), "--time-limit", "0", "-o", str(t / "x.json")]) == 3
     assert not (t / "x.json").exists()
