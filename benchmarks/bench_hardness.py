@@ -102,13 +102,14 @@ def cadical_source(clauses, cap: float):
     """CaDiCaL with a DRUP proof on the source formula, for at most ``cap`` seconds; the proof read back as bytes."""
     from pysat.solvers import Solver
 
-    from exactrelu.decide.search.sat.proof import Deadline, solve_until
+    from exactrelu.decide.search.sat.solver import solve_until
+    from exactrelu.errors import TimeLimitExceeded
 
     t = time.perf_counter()
     with Solver(name="cadical195", bootstrap_with=clauses, with_proof=True) as s:
         try:
             sat = solve_until(s, time.monotonic() + cap)
-        except Deadline:
+        except TimeLimitExceeded:
             return {"status": "timeout", "seconds": time.perf_counter() - t}
         if not sat:
             s.solver.prfile.flush()
