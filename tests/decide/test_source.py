@@ -366,3 +366,33 @@ def test_lists_of_steps_are_laid_out_one_a_line():
     buf = io.StringIO()
     dump_layout({"lrat": [[1, 0, 2], [], ["d", 4], [0, 1]]}, buf, 2)
     assert buf.getvalue() == '{\n "lrat": [\n  [1, 0, 2],\n  [],\n  ["d", 4],\n  [0, 1]\n ]\n}'
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 9), st.integers(0, 10**6))
+def test_the_raw_solver_is_the_wrappers(n, seed):
+    """CaDiCaL through python-sat's C module alone (the command line's, no pysat.solvers import) and through its
+    wrapper: the same answer, the same model, the same trace byte for byte; a time limit stops both alike."""
+    from exactrelu.decide.search.sat.solver import lrat_solver, raw_lrat_solver, solve_until, trace
+    from exactrelu.errors import TimeLimitExceeded
+
+    f = random_nae3(n, round(2.6 * n), seed=seed)
+    clauses = [c for clause in f.clauses for c in (list(clause), [-x for x in clause])]
+    raw, wrapped = raw_lrat_solver(clauses), lrat_solver(clauses)
+    try:
+        assert type(raw).__name__ == "RawCadical" and raw.order == wrapped.order
+        found = solve_until(raw, None)
+        assert found == solve_until(wrapped, None) and raw.get_model() == (wrapped.get_model() if found else [])
+        assert trace(raw) == trace(wrapped)
+    finally:
+        raw.delete()
+        wrapped.delete()
+        raw.delete()  # twice: nothing
+    late = raw_lrat_solver(clauses)
+    try:
+        with pytest.raises(TimeLimitExceeded):
+            solve_until(late, 0.0)  # a deadline long past: the sliced solve stops before its first slice
+        late.conf_budget(10**6)
+        assert late.solve_limited() is found
+    finally:
+        late.delete()

@@ -48,7 +48,7 @@ from ...certificates import checker
 from ...certificates.trusted.common import CheckFailed, activation_degree
 from ...errors import ProofFormatError
 from ..statuses import NOT_REALIZABLE, REALIZABLE
-from .sat.solver import lrat_solver, solve_until, trace, trace_core
+from .sat.solver import raw_lrat_solver, solve_until, trace, trace_core
 from .source_proof import case_refutation, other_case
 
 __all__ = ["SourceFormula", "SourceAnswer", "recognize", "decide_source", "answer_by_source", "write_json"]
@@ -167,7 +167,7 @@ def answer_by_source(instance: dict, *, given: bool, deadline: float | None = No
     fixed = formula.most_frequent()  # (x_f): NAE is unchanged by complementing all variables (the symmetry)
     clauses = formula.clauses() + [[fixed + 1]]
     t = time.monotonic()
-    sat = lrat_solver(clauses)
+    sat = raw_lrat_solver(clauses)
     if sat is None:  # pragma: no cover - a python-sat without CaDiCaL's LRAT tracer
         return None
     try:
