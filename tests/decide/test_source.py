@@ -396,3 +396,27 @@ def test_the_raw_solver_is_the_wrappers(n, seed):
         assert late.solve_limited() is found
     finally:
         late.delete()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 9), st.integers(0, 10**6), st.integers(0, 50))
+def test_the_walks_rows_are_the_steps_renamed(n, seed, first):
+    """``TraceCore.rows`` (the certificate's numbering in one pass) names the steps of ``trace_core`` as asked."""
+    from exactrelu.decide.search.sat.solver import raw_lrat_solver, solve_until, trace, trace_walk
+
+    f = random_nae3(n, round(3.2 * n), seed=seed)
+    clauses = [c for clause in f.clauses for c in (list(clause), [-x for x in clause])]
+    sat = raw_lrat_solver(clauses)
+    try:
+        if solve_until(sat, None):
+            return
+        data, order = trace(sat), sat.order
+    finally:
+        sat.delete()
+    used, steps = trace_core(data, order)
+    core = trace_walk(data, order)
+    assert core.used == used and len(core) == len(steps)
+    literal = {x: 7 * x for v in range(1, n + 1) for x in (v, -v)}
+    clause = {p: 1000 + p for p in used}
+    assert core.rows(literal, clause, first) == [[7 * x for x in lits] + [0] + [first + h if h >= 0 else 1000 - h - 1
+                                                                              for h in hints] for lits, hints in steps]

@@ -48,7 +48,7 @@ from ...certificates import checker
 from ...certificates.trusted.common import CheckFailed, activation_degree
 from ...errors import ProofFormatError
 from ..statuses import NOT_REALIZABLE, REALIZABLE
-from .sat.solver import raw_lrat_solver, solve_until, trace, trace_core
+from .sat.solver import raw_lrat_solver, solve_until, trace, trace_walk
 from .source_proof import case_refutation, other_case
 
 __all__ = ["SourceFormula", "SourceAnswer", "recognize", "decide_source", "answer_by_source", "write_json"]
@@ -178,11 +178,11 @@ def answer_by_source(instance: dict, *, given: bool, deadline: float | None = No
             model = set(x for x in sat.get_model() if x > 0)
             cert = _realizes(formula, instance, model, command)
         else:
-            used, steps = trace_core(trace(sat), sat.order)
+            core = trace_walk(trace(sat), sat.order)
             stats["trim_seconds"] = time.monotonic() - t
             t = time.monotonic()
-            cert = _refutation(formula, instance, used, steps, given, command, fixed)
-            stats.update(core_steps=len(steps), proof_steps=len(cert["cases"][0]["lrat"]))
+            cert = _refutation(formula, instance, core, given, command, fixed)
+            stats.update(core_steps=len(core), proof_steps=len(cert["cases"][0]["lrat"]))
     except ProofFormatError:  # pragma: no cover - another python-sat build's trace
         return None
     finally:
@@ -215,10 +215,9 @@ def _realizes(formula: SourceFormula, instance: dict, true: set, command) -> dic
             "V": [[str(x) for x in s], [str(-x) for x in s]], "provenance": _provenance(command)}
 
 
-def _refutation(formula: SourceFormula, instance: dict, used: list, steps: list, given: bool, command,
-                fixed: int) -> dict:
+def _refutation(formula: SourceFormula, instance: dict, core, given: bool, command, fixed: int) -> dict:
     """``not-realizable`` from the source refutation (:func:`exactrelu.decide.search.source_proof.case_refutation`)."""
-    main = case_refutation(list(formula.points), used, steps, fixed)
+    main = case_refutation(list(formula.points), core, fixed)
     if given:
         cases = [{"U": [["1", "1"]], **main}]
     else:

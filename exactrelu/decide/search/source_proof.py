@@ -101,15 +101,16 @@ def clause_lemmas(values) -> list[dict]:
     return out
 
 
-def case_refutation(points: list, used: list, steps: list, fixed: int = 0) -> dict:
+def case_refutation(points: list, core, fixed: int = 0) -> dict:
     """The case U = [[1, 1]] (without "U"): templates and hinted steps from a source refutation.
 
     ``points`` lists every clause point as ``(j, coordinates, values)`` (coordinates sorted as the values, down);
     the source clause ``2 r`` is "not all false" on point r, ``2 r + 1`` "not all true", and clause ``2 len(points)``
-    is the unit (x_f), f = ``fixed`` + 1 (the symmetry). ``used`` (increasing) and ``steps`` are the source
-    refutation's (:func:`exactrelu.decide.search.sat.solver.trace_core`).
+    is the unit (x_f), f = ``fixed`` + 1 (the symmetry). ``core`` is the source refutation
+    (:func:`exactrelu.decide.search.sat.solver.trace_walk`): its ``used`` input clauses (increasing) and its steps,
+    written here straight in the certificate's numbering (:meth:`~exactrelu.decide.search.sat.solver.TraceCore.rows`).
     """
-    unit = 2 * len(points)
+    unit, used = 2 * len(points), core.used
     number, lemmas = 0, []
     if unit in used:  # g1 of e_f, a plain lemma: clause 1
         lemmas.append(_lemma([(2 * fixed, 0, False), (2 * fixed, 1, False)], [("eq", 2 * fixed, 0, -1)]))
@@ -133,15 +134,11 @@ def case_refutation(points: list, used: list, steps: list, fixed: int = 0) -> di
         lrat.append([4 * fixed + 1, 0, 1, number + 1])  # not A(e_f, 0): A(e_f, 1) by g1, which the symmetry forbids
         source_id[unit] = number + 2
         number += 2
-    # a hint h names step h (number first + h) or the source clause -h - 1; a literal x the literal 4 (|x| - 1) + 1
-    hint_id = {-p - 1: source_id[p] for p in used}
-    hint_id.update(zip(range(len(steps)), range(number + 1, number + 1 + len(steps))))
+    # step t is number + 1 + t, the source clause p is source_id[p]; a literal x the literal 4 (|x| - 1) + 1
     top = max([t + 1 for _, ts, _ in points for t in ts] + [fixed + 1])  # the source's variables are 1..top
     lit_id = {x: 4 * (x - 1) + 1 for x in range(1, top + 1)}
     lit_id.update([(-x, -y) for x, y in lit_id.items()])
-    for lits, hints in steps:  # maps in C: 2,000-5,000 steps of about 20 hints at N = 200
-        lrat.append(list(map(lit_id.__getitem__, lits)) + [0] + list(map(hint_id.__getitem__, hints)))
-    case["lrat"] = lrat
+    case["lrat"] = lrat + core.rows(lit_id, source_id, number + 1)  # maps in C: 2,000-5,000 steps of ~20 hints
     return case
 
 

@@ -25,7 +25,7 @@ import time
 from ....errors import ProofFormatError, TimeLimitExceeded
 
 __all__ = ["lrat_solver", "raw_lrat_solver", "RawCadical", "sat_interrupts", "solve_until", "trace", "trace_core",
-           "CONFLICT_SLICE"]
+           "trace_walk", "TraceCore", "CONFLICT_SLICE"]
 
 #: with a deadline, the SAT solver runs in slices of this many conflicts
 CONFLICT_SLICE = 20000
@@ -172,6 +172,39 @@ def trace(sat) -> bytes:
     return fh.read()
 
 
+class TraceCore:
+    """The steps an LRAT trace's first empty clause needs (:func:`trace_walk`), kept as the trace's text.
+
+    ``used``: the input clauses they hint (indices, increasing); :meth:`rows` writes the steps with any numbering,
+    reading each literal and hint once (the source route names them straight as its certificate does).
+    """
+
+    def __init__(self, used: list, kept: list, at: dict, hints: dict, inputs: dict) -> None:
+        self.used, self._kept, self._at, self._hints, self._inputs = used, kept, at, hints, inputs
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def rows(self, literal=None, clause=None, first: int = 0) -> list:
+        """Each kept step as one list: its literals, 0, its hints (in the trace's order).
+
+        A hint of kept step t reads ``first + t``, of input clause p ``clause[p]``; a literal x reads ``literal[x]``
+        (``literal`` and ``clause`` are dicts, or lists for ``clause``; None: x itself and ``-p - 1``).
+        """
+        names = {b"%d" % x: first + t for t, x in enumerate(self._kept)}
+        names.update((h, -p - 1 if clause is None else clause[p]) for h, p in self._inputs.items())
+        lits = None if literal is None else {b"%d" % x: y for x, y in literal.items()}
+        out = []
+        try:
+            for x in self._kept:
+                text = self._at[b"%d" % x][1].split()
+                head = list(map(int, text)) if lits is None else list(map(lits.__getitem__, text))
+                out.append(head + [0] + list(map(names.__getitem__, self._hints[x])))
+        except (ValueError, KeyError):
+            raise ProofFormatError("the trace is not integers and deletions") from None
+        return out
+
+
 def trace_core(data: bytes, order: list) -> tuple[list, list]:
     """The steps of an LRAT trace that its first empty clause needs: ``(inputs, steps)``.
 
@@ -179,11 +212,20 @@ def trace_core(data: bytes, order: list) -> tuple[list, list]:
     numbers that no line defines (below its last) are theirs, in that order. ``steps`` is a list of
     ``(literals, hints)`` in the trace's order, ending with the empty clause; a hint ``h >= 0`` names step h (an
     earlier one), ``h < 0`` the input clause ``-h - 1``. ``inputs`` are the input clauses used, increasing.
-    Raises :class:`ProofFormatError` when ``data`` is not such a trace.
+    Raises :class:`ProofFormatError` when ``data`` is not such a trace. (:func:`trace_walk`, written out.)
+    """
+    core = trace_walk(data, order)
+    rows = core.rows()
+    return core.used, [(row[:row.index(0)], row[row.index(0) + 1:]) for row in rows]
+
+
+def trace_walk(data: bytes, order: list) -> TraceCore:
+    """:func:`trace_core`'s walk, its steps left as text (:class:`TraceCore`).
 
     Lines are kept as text until the walk back from the empty clause reaches them, and hints are renamed as the
-    text they are (a dict of bytes): only the kept steps' literals are read as integers (0.035 -> 0.031 s at
-    N = 200 of the reduction, 2,041 of 2,241 steps kept; the rest is the per-line work).
+    text they are (a dict of bytes): only the kept steps are read, once, straight into the numbering their reader
+    asks for (0.035 -> 0.031 s at N = 200 of the reduction, 2,041 of 2,241 steps kept, before :meth:`TraceCore.rows`
+    named them as the certificate does; the rest is the per-line work).
     """
     at: dict = {}  # a step's number as written -> (its number, its literals, its hints), the last two as text
     last = None
@@ -208,12 +250,13 @@ def trace_core(data: bytes, order: list) -> tuple[list, list]:
     code = {b"%d" % h: -(order[p] + 1) for p, h in enumerate(inputs)}
     steps_at = at.keys()
     kept: list = []
+    split: dict = {}  # a kept step's number -> its hints, as text
     named: set = set()
     todo, seen = [last], {last}
     while todo:
         key = todo.pop()
         number, _, text = at[key]
-        hints = text.split()
+        hints = split[number] = text.split()
         if not hints:
             raise ProofFormatError(f"step {number} of the trace has no hints")
         kept.append(number)
@@ -228,12 +271,5 @@ def trace_core(data: bytes, order: list) -> tuple[list, list]:
     if not named <= code.keys():
         raise ProofFormatError(f"the trace hints {min(named - code.keys())}, no clause")
     kept.sort()
-    number_of = {b"%d" % x: t for t, x in enumerate(kept)}
-    number_of.update((h, code[h]) for h in named)
-    try:
-        steps = [(list(map(int, at[key][1].split())), list(map(number_of.__getitem__, at[key][2].split())))
-                 for key in map(b"%d".__mod__, kept)]
-    except ValueError:
-        raise ProofFormatError("the trace is not integers and deletions") from None
-    used = sorted(-code[h] - 1 for h in named)
-    return used, steps
+    inputs = {h: -code[h] - 1 for h in named}
+    return TraceCore(sorted(inputs.values()), kept, at, split, inputs)
