@@ -35,6 +35,8 @@ Usage::
     python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
     python benchmarks/mutate_checker.py --files trusted/span.py --lines 88-135   # the mutants of some lines only
+    python benchmarks/mutate_checker.py --files trusted/schedule.py --lines 149-210 \
+        --tests tests/certificates/test_pool_stop.py tests/certificates/test_verify_workers.py   # other tests
 """
 
 from __future__ import annotations
@@ -356,6 +358,8 @@ def main():
     ap.add_argument("--lines", help="only the mutants of these source lines, comma-separated ranges (88-135,140)")
     ap.add_argument("--merge", action="store_true",
                     help="add the rows of this run to the file's entry in --out instead of replacing it")
+    ap.add_argument("--tests", nargs="*", help="run these test files (paths from the repository) instead of the "
+                    "file's list in TESTS: for the mutants of a few lines, the tests that reach them")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--list", action="store_true", help="count the mutants and exit")
     ap.add_argument("--rerun", action="store_true",
@@ -397,14 +401,14 @@ def main():
         work = Path(tempfile.mkdtemp(prefix="mutants-"))
         try:
             shutil.copytree(ROOT / "exactrelu", work / "exactrelu")
-            status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+            status, secs, tail = run_tests(work, args.tests or TESTS[name], args.timeout)
             if status != "survived":
-                raise SystemExit(f"{name}: the tests fail without any mutation ({tail}); fix that first")
+                raise SystemExit(f"{name}: the tests fail without any mutation ({status}: {tail}); fix that first")
             rows = []
             for index, kind, line in points:
                 mutated = mutant_source(source, index, kind)
                 (work / "exactrelu" / "certificates" / name).write_text(mutated)
-                status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+                status, secs, tail = run_tests(work, args.tests or TESTS[name], args.timeout)
                 text = source.splitlines()[line - 1].strip() if line else ""
                 rows.append({"index": index, "kind": kind, "line": line, "code": text, "status": status,
                              "seconds": round(secs, 2)})

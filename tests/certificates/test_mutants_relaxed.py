@@ -1,6 +1,6 @@
 """The relaxed-leaf rule of trusted/phases.py, row by row: a tight valid certificate and zero-sum forgeries.
 
-The corpus's relaxed leaf (tests/corpus, ``deep-epsilon-relaxed-box``) cites no ``lo``, ``hi`` or ``ymax`` row and
+The search's relaxed leaf in the corpus (``deep-epsilon-relaxed-box``) cites no ``lo``, ``hi`` or ``ymax`` row and
 no line of a neuron with a constant, so a checker that wrote those rows wrong could pass it. Here the same two
 networks (|x| against relu(x + 1/8) + relu(-x + 1/8), the reduced difference's neurons z_0 = x, z_1 = 2 y_0 - x,
 z_2 = x + 1/8, z_3 = -x + 1/8) are checked on the one-point box x = -1, where every bound of the chain is exact
@@ -27,14 +27,13 @@ from exactrelu.certificates import checker
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
-#: neuron, l, U, s, t, C_lo, C_hi at x = -1: z = (-1, 1, -7/8, 9/8); lo and hi of neurons 0 and 2 cited later
-CHAIN = [[0, "-1", "-1", "1/2", "1/2", {"lower": [[0, "1"]]}, {"upper": [[0, "1"]]}],
-         [2, "-7/8", "-7/8", "1/4", "7/32", {"lo": [[0, "1"]]}, {"hi": [[0, "1"]]}],
-         [3, "9/8", "9/8", "1/2", "9/16", {"hi": [[2, "1"]]}, {"lo": [[2, "1"]]}],
-         [1, "1", "1", "1", "0", {"pos": [[0, "2"]], "hi": [[0, "1"]]}, {"line": [[0, "2"]]}]]
-#: f - g = y_1 - y_2 - y_3 <= -1/8 (within epsilon 1/8), and -(f - g) - 1/8 <= 0 with equality, two ways
-UPPER = {"line": [[1, "1"], [0, "2"]], "pos": [[2, "1"]], "relu": [[3, "1"]], "hi": [[0, "1"]]}
-LOWER_YMAX = {"ymax": [[2, "1"], [3, "1"]], "relu": [[1, "1"]], "pos": [[0, "2"]], "hi": [[0, "1"]]}
+#: the corpus's tight certificate on the point x = -1 (tests/corpus/make_corpus.py, ``_relaxed_point``): z = (-1, 1,
+#: -7/8, 9/8) there, its chain of exact bounds citing lo and hi rows, and its leaf: f - g = y_1 - y_2 - y_3 <= -1/8
+#: (within epsilon 1/8), -(f - g) - 1/8 <= 0 with equality by ymax rows
+POINT = json.loads((CORPUS / "valid" / "deep-relaxed-point-tight.json").read_text())
+CHAIN = POINT["tree"][0]["relaxed"]["chain"]
+UPPER, LOWER_YMAX = POINT["tree"][0]["relaxed"]["leaf"]["bounds"][0]
+#: the same lower bound by the line of neuron 3 instead of its ymax row
 LOWER_LINE = {"ymax": [[2, "1"]], "line": [[3, "1"]], "lower": [[0, "1/2"]], "relu": [[1, "1"]], "pos": [[0, "2"]],
               "hi": [[0, "1"]]}
 #: combinations summing to exactly 0 (no variable, constant 0) at the point, one per chain row (and sign of U)
@@ -51,7 +50,7 @@ ZERO_SUMS = {
 
 
 def _cert(leaf: dict, epsilon: str | None = "1/8", chain: list | None = None) -> dict:
-    cert = json.loads((CORPUS / "valid" / "deep-epsilon-relaxed-box.json").read_text())
+    cert = copy.deepcopy(POINT)
     cert["property"] = {"kind": "equal"} if epsilon is None else {"kind": "epsilon", "epsilon": epsilon, "norm": "max"}
     cert["domain"] = {"kind": "box", "lower": ["-1"], "upper": ["-1"]}
     cert["tree"] = [{"relaxed": {"chain": copy.deepcopy(CHAIN if chain is None else chain), "leaf": leaf}}]
