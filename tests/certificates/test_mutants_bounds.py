@@ -35,3 +35,11 @@ def test_a_units_denominator_raised_to_the_activation_degree_is_bounded_first():
         with pytest.raises(UnreadableInput, match=r"the power 3 of a unit's denominator \(29 digits\)"):
             realizes_bounds.OutputBound(ONE, V, ZERO, ZERO, 3)
         assert realizes_bounds.OutputBound(ONE, V, ZERO, ZERO, 2).c == 2  # 64 bits: at the limit, within
+
+
+def test_the_output_bias_weighs_its_denominator_twice_and_its_numerators_once():
+    """``dc_bits = 2 bits(Dc) + bits(max |p|)`` of the output bias c (mutant: ``+`` -> ``-``, which the zero bias of
+    the other tests cannot see): with c = 5/3, dc = 2 * 2 + 3; fixed = du (1 + 1) + dc + bits(k + 1) (2) = 11."""
+    bound = realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(5, 3)], 1)
+    assert bound.fixed == 11
+    assert realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(-40, 9)], 1).fixed == 2 + (2 * 4 + 6) + 2
