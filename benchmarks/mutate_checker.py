@@ -70,7 +70,8 @@ _ALL = [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corp
 TESTS = {
     "checker.py": _ALL,
     "trusted/common.py": _ALL,  # shared by every claim
-    "trusted/instance.py": [_C + "test_mutants_source_rows.py"] + _ALL[:6] + ["tests/io/test_exactness.py", "tests/decide/test_source.py"] + _ALL[6:],
+    "trusted/instance.py": [_C + "test_mutants_source_rows.py"] + _ALL[:6]
+    + ["tests/io/test_exactness.py", "tests/decide/test_source.py"] + _ALL[6:],
     "trusted/npz.py": [_C + "test_checker_mutants.py", "tests/io/test_npz.py", "tests/io/test_limits.py",
                        _C + "test_checker_limits.py", _C + "test_hostile_work.py", "tests/corpus/test_corpus.py",
                        _C + "test_certificates.py", _C + "test_checker_ranges.py", _C + "test_mutant_killers.py"],
@@ -83,7 +84,8 @@ TESTS = {
                                    _C + "test_residual_sums.py", _C + "test_deep_realizes.py",
                                    _C + "test_bound_per_sample.py", _C + "test_sample_bits.py",
                                    _C + "test_checker_limits.py", _C + "test_hostile_work.py"],
-    "trusted/refutation.py": [_C + "test_mutants_source_rows.py", _C + "test_checker_mutants.py", "tests/decide/test_source.py",
+    "trusted/refutation.py": [_C + "test_mutants_source_rows.py", _C + "test_checker_mutants.py",
+                              "tests/decide/test_source.py",
                               _C + "test_output_bias_checker.py",
                               "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                               _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
@@ -108,11 +110,13 @@ TESTS = {
                                _C + "test_deep_claims.py", _C + "test_box_claims.py", _C + "test_top1_claims.py"],
     "trusted/deep.py": [_C + "test_deep_claims.py", _C + "test_deep_realizes.py", "tests/corpus/test_corpus.py",
                         "tests/equiv/test_deep_equivalence.py", "tests/equiv/test_subtree_pool.py"],
-    "trusted/phases.py": [_C + "test_relaxed_claims.py", _C + "test_mutants_relaxed.py", _C + "test_top1_claims.py", _C + "test_deep_claims.py", _C + "test_box_claims.py",
+    "trusted/phases.py": [_C + "test_relaxed_claims.py", _C + "test_mutants_relaxed.py", _C + "test_top1_claims.py",
+                          _C + "test_deep_claims.py", _C + "test_box_claims.py",
                           "tests/corpus/test_corpus.py",
                           "tests/equiv/test_deep_equivalence.py", "tests/equiv/test_relaxed_search.py"],
     # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
-    "trusted/schedule.py": [_C + "test_pool_stop.py", _C + "test_mutants_schedule.py", _C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",
+    "trusted/schedule.py": [_C + "test_pool_stop.py", _C + "test_mutants_schedule.py", _C + "test_checker_ranges.py",
+                            _C + "test_verify_workers.py", _C + "test_checker_collector.py",
                             "tests/recover/test_streaming.py"] + _ALL,
     "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }

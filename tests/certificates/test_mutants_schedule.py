@@ -40,7 +40,7 @@ def test_an_error_is_raised_as_it_came_and_the_pool_abandoned_at_once():
     t = time.monotonic()
     with pytest.raises(LookupError, match="known before the last block"):
         stopped_on_error(pool, fails)
-    assert time.monotonic() - t < 4  # abandon joins the worker handler for at most 5 s: it must be woken, not waited for
+    assert time.monotonic() - t < 4  # abandon joins the worker handler for up to 5 s: it must be woken, not waited
     assert not pool._worker_handler.is_alive()
     assert all(not os.path.exists(f"/proc/{pid}") for pid in pids) or not os.path.exists("/proc/self")
 
