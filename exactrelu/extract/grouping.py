@@ -3,9 +3,10 @@
 
 A kink at x on no first-layer hyperplane, in the cell S (the i with ``z_i(x) > 0``), is a kink of a second-layer
 neuron j: its Jacobian jump is ``w a^T`` with w along the neuron's output weights (normalised to 1 at its first
-non-zero entry) and ``a = sign(grad g_j . q) W3_j[r0] grad g_j`` on S (r0 the first non-zero row), so the
-sighting ``v = (a, -a . x)`` is ``+-W3_j[r0]`` times g_j's affine coefficients on S (the same factor up to sign at every
-sighting of j), and ``s = sign(a . q) = sign(W3_j[r0])`` is the same at every sighting of j. Neurons are told apart by three things:
+non-zero entry) and ``a = sign(grad g_j . q) W3_j[r0] grad g_j`` on S (r0 the first non-zero row), so the sighting
+``v = (a, -a . x)`` is ``+-W3_j[r0]`` times g_j's affine coefficients on S (the same factor up to sign at every
+sighting of j), and ``s = sign(a . q) = sign(W3_j[r0])`` is the same at every sighting of j. Neurons are told apart
+by three things:
 
 * **the output direction** w (with m >= 2, different neurons have different ones);
 * **the sign** s;
@@ -130,6 +131,10 @@ def _merge(planes, d: int, m: int, w, comps: list[list]) -> list[list]:
 
 def group_sightings(planes, seen, d: int, m: int) -> list[tuple]:
     """The second-layer kinks in ``seen`` grouped into neurons (module docstring): ``[(w, [(cell, v, s), ...])]``;
-    kinks on a first-layer hyperplane are left out."""
+    kinks on a first-layer hyperplane are left out.
+
+    >>> group_sightings([(1, 0, 0), (0, 1, 0), (1, 1, -1)], [], 2, 1)
+    []
+    """
     return [(w, sightings) for (w, _), items in _raw(planes, seen).items()
             for sightings in _merge(planes, d, m, w, _components(planes, items, d))]
