@@ -88,6 +88,29 @@ def _over(n: int, X: int) -> str:
     return str(n // g) if g == X else f"{n // g}/{X // g}"
 
 
+def _dyadic(n: int, k: int) -> str:
+    """The rational n / 2^k as the certificate writes it (lowest terms).
+
+    >>> _dyadic(12, 3), _dyadic(-8, 2)
+    ('3/2', '-2')
+    """
+    z = min((n & -n).bit_length() - 1, k) if n else k
+    return str(n >> z) if z == k else f"{n >> z}/{1 << (k - z)}"
+
+
+def _dense(rows: list) -> tuple:
+    """Sparse integer rows [(column, int)] as ``(fmpz_mat, columns)`` over the columns they use."""
+    import flint
+
+    cols = sorted({col for r in rows for col, _ in r})
+    at = {col: i for i, col in enumerate(cols)}
+    out = [[0] * len(cols) for _ in rows]
+    for dense, r in zip(out, rows):
+        for col, a in r:
+            dense[at[col]] = a
+    return (flint.fmpz_mat(out) if out and cols else flint.fmpz_mat(len(rows), len(cols))), cols
+
+
 def _log2(x: int) -> float:
     """log2 of a positive integer, also beyond the floats' range."""
     b = x.bit_length()
@@ -106,6 +129,7 @@ class ExactPhase:
         self.Zint = [_integers(z) for z in self.Z]  # ... as (integer row, D)
         self.RELU = [(r + [(d + j, -D)], D) for j, (r, D) in enumerate(self.Zint)]  # z - y
         self.LINE: list = [([], 1)] * n  # y - s z - t: rows set as each level's lines are fixed
+        self.blocks: dict = {}  # (kind, level): its rows as one integer matrix (:meth:`_block`)
         self.U: dict = {}  # position j: relu of its upper bound U, a dyadic: (numerator, log2 of its denominator)
         self.ubits = 0  # the largest such log2
         self.s_of: dict = {}  # position j: the slope s of its line
@@ -165,18 +189,22 @@ class ExactPhase:
         self.s_of[j], self.U[j] = s, (top.numerator, shift)
 
     # -- one batch ------------------------------------------------------------------------------------------------
-    def _matrix(self, rows: list, P: int, scales=None):
-        """Integer rows [(column, int)] over the columns ``[x | y_0 .. y_{P-1} | 1]`` (each times its scale)."""
-        import flint
+    def _block(self, name: str, lv: int):
+        """The rows of kind ``name`` ("line", "relu") of the relaxed neurons of level lv as one integer matrix over
+        the columns they use (kept: a level's lines are fixed before any batch reads them)."""
+        key = name, lv
+        if key not in self.blocks:
+            rows = self.LINE if name == "line" else self.RELU
+            self.blocks[key] = _dense([rows[i][0] for i in self.rel.idx[lv]])
+        return self.blocks[key]
 
-        width, c = self.d + P + 1, self.c
-        out = []
-        for i, r in enumerate(rows):
-            dense, m = [0] * width, 1 if scales is None else scales[i]
-            for col, a in r:
-                dense[self.d + P if col == c else col] = a * m
-            out.append(dense)
-        return flint.fmpz_mat(out) if out else flint.fmpz_mat(0, width)
+    def _add_product(self, total: np.ndarray, N: np.ndarray, block, P: int) -> None:
+        """``total += N . block`` (block: an integer matrix over some columns: :func:`_dense`), on the columns
+        ``[x | y_0 .. y_{P-1} | 1]``."""
+        M, cols = block
+        if N.any():
+            where = [self.d + P if col == self.c else col for col in cols]
+            total[:, where] += np.array((_fmpz(N) * M).tolist(), dtype=object).reshape(len(N), len(cols))
 
     def batch(self, rec, targets: list, decided_targets: list, P: int) -> list:
         """Exact combinations of a batch: ``rec`` the float back-substitution's record (:meth:`.relax_float.
@@ -201,17 +229,21 @@ class ExactPhase:
         C["phase"] = C["phase"][:, used]
         tg = [t if isinstance(t[1], int) else _integers(self._place({}, t)) for t in targets]
         N, W = _grid(C, {k: [D for _, D in v] for k, v in rows.items()}, R)
-        # the sum of the multipliers times the substituted rows, times W: Y + N . (the rows' integers)
-        Y = np.zeros((R, self.d + P + 1), dtype=object)
-        Y[:, self.d:self.d + P] = -N["pos"]  # the rows -y <= 0
-        total = _fmpz(Y)
-        for name in ("line", "relu", "phase"):
-            if N[name].shape[1] and N[name].any():
-                total = total + _fmpz(N[name]) * self._matrix([r for r, _ in rows[name]], P)
+        # the sum of the multipliers times the substituted rows, times W: N . (the rows' integers), level by level
+        total = np.zeros((R, self.d + P + 1), dtype=object)
+        for lv, idx in enumerate(rel.idx):
+            if idx and idx[0] < P:
+                for name in ("line", "relu"):
+                    self._add_product(total, N[name][:, idx], self._block(name, lv), P)
+        if len(used):
+            self._add_product(total, N["phase"], _dense([r for r, _ in rows["phase"]]), P)
+        total[:, self.d:self.d + P] -= N["pos"]  # the rows -y <= 0
         # W D_T (target - the sum), D_T the target's denominator
-        T = self._matrix([r for r, _ in tg], P).tolist()
-        res = [[w * int(t) - D * int(a) for t, a in zip(trow, arow)]
-               for w, (_, D), trow, arow in zip(W, tg, T, total.tolist())]
+        res = total * np.array([[-D] for _, D in tg], dtype=object)
+        for row, w, (t, _) in zip(res, W, tg):
+            for col, a in t:
+                row[self.d + P if col == self.c else col] += w * a
+        res = res.tolist()
         posts = self._posts(N, rows, used, decided_targets, W)
         out = []
         for r in range(R):
@@ -229,11 +261,15 @@ class ExactPhase:
         """A row's combination and value: its multipliers (``N D / W``), the absorbing rows of what is left (``res``,
         times X = W D_T), the posts. Multipliers are kept as integers over X until written."""
         d, rel, box = self.d, self.rel, self.s.box
-        order, DT = rel.order, X // W
-        entries: dict = defaultdict(dict)
+        order, DT, k = rel.order, X // W, W.bit_length() - 1
+        written: dict = {}
         for name, terms in mult.items():
-            for j, m in terms:
-                entries[name][rel.phase[used[j]] if name == "phase" else order[j]] = m * DT
+            if name != "pos":
+                names = [rel.phase[used[j]] for j, _ in terms] if name == "phase" else [order[j] for j, _ in terms]
+                written[name] = sorted([u, _dyadic(m, k)] for u, (_, m) in zip(names, terms))
+        entries: dict = defaultdict(dict)
+        entries["pos"] = {order[j]: m * DT for j, m in mult["pos"]}
+        res = list(map(int, res))
         value = Fraction(res[d + P], X)  # the target's constant minus the sum's
         for t in range(d):
             if res[t]:
@@ -249,7 +285,8 @@ class ExactPhase:
             elif a < 0:
                 pos[order[j]] = pos.get(order[j], 0) - a
         value += Fraction(top, X << self.ubits)
-        written = {kind: [[u, _over(m, X)] for u, m in sorted(rows.items())] for kind, rows in entries.items() if rows}
+        written.update({kind: [[u, _over(m, X)] for u, m in sorted(rows.items())] for kind, rows in entries.items()
+                        if rows})
         if post:
             written["post"] = [[u, format_rational(m)] for u, m in sorted(post.items())]
         return dict(sorted(written.items())), value

@@ -69,7 +69,10 @@ class Relaxation:
     def form(self, u: int) -> tuple[dict, Fraction]:
         """Neuron u's pre-activation on the node, exactly: each decided neuron's output replaced by its form."""
         if u not in self.subst:
-            self.subst[u] = self.s._subst(self.s.red.forms[u], self.s.zmemo)
+            s = self.s
+            f = s.red.forms[u]
+            reads = any(v >= s.d and v - s.d in s.dec for v in f[0])  # else it is its own substitution
+            self.subst[u] = s._subst(f, s.zmemo) if reads else f
         return self.subst[u]
 
     def _floats(self) -> tuple[np.ndarray, np.ndarray]:
