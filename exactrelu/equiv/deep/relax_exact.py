@@ -4,12 +4,14 @@ FLINT's matrices.
 A *batch* is the bounds of one level of relaxed neurons (both sides: rows ``z_u <= U`` then ``-z_u <= -l``), or the
 leaf's targets; the float back-substitution (:mod:`.relax_float`) gives every row of a batch its multipliers on the
 node's rows: the lines of the relaxed neurons below (``y - s z - t <= 0``), their lower rows (``z - y <= 0`` or
-``-y <= 0``) and the phase rows of the decided neurons. Each row's multipliers are rounded to integers over a power
-of two of its own (``N / 2^k``, the largest about 2^40), so that with the rows of the relaxed neurons as matrices
-(their forms substituted: in the inputs and the relaxed neurons' outputs) the whole batch's sum is three matrix
-products. What the rounding leaves of each coefficient is absorbed exactly by a row of one variable (the box's rows
-for an input, ``-y <= 0`` or ``y <= relu(U)`` for a neuron), so each combination matches its target; the bound a
-row proves is then exact, whatever the floats were.
+``-y <= 0``) and the phase rows of the decided neurons. The rows (substituted: in the inputs and the relaxed
+neurons' outputs) are kept as integers over their own denominators D_j, and each float multiplier is rounded onto
+its row's grid, ``N_j D_j / 2^k`` (one power of two per combination, :func:`_grid`), so that ``2^k`` times a
+combination's sum is ``sum_j N_j (D_j row_j)``: integer matrix products, one per kind of row and level below
+(FLINT's ``fmpz_mat``), with no common denominator of the rows (the reduced difference's forms have odd
+denominators: one of a whole level has thousands of bits). What the rounding leaves of each coefficient is absorbed
+exactly by a row of one variable (the box's rows for an input, ``-y <= 0`` or ``y <= relu(U)`` for a neuron), so
+each combination matches its target; the bound a row proves is then exact, whatever the floats were.
 
 The certificate cites the checker's *original* rows (:mod:`exactrelu.certificates.trusted.phases`): a row that
 reads a decided neuron's output is completed by that neuron's equation (``post``), its multiplier the coefficient
