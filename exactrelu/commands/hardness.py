@@ -15,18 +15,17 @@ from typing import TYPE_CHECKING
 
 from ..arguments import nonnegative_int_arg, positive_int_arg, seconds_arg, seed_arg
 
-from ..certificates.claims.model import bias_class
+from ..certificates.claims.model import bias_class, model_of
 from ._data import add_bias_argument, bias_of
 from ._limit import add_time_limit, limited
 from ._report import emit, json_command
 from ..errors import InvalidInput
 from ..io.files import write_text_atomic
 from ..progress import LineProgress
-from ..hardness import reduction_for
-from ..hardness.cnf import CNF, NAEFormula, assignment_to_literals, parse_assignment, read_dimacs, write_dimacs
 
 if TYPE_CHECKING:  # pragma: no cover - imported where used: numpy and FLINT cost 0.2 s, `decide` of a
-    from ..instances import Instance  # reduction's instance needs neither (exactrelu/decide/search/source.py)
+    from ..hardness.cnf import CNF, NAEFormula  # reduction's instance needs none (exactrelu/decide/search/source.py)
+    from ..instances import Instance
     from ..network import Network
 
 __all__ = ["register"]
@@ -39,10 +38,14 @@ def _formula_arg(p):
 
 
 def _load(args) -> CNF | NAEFormula:
+    from ..hardness.cnf import read_dimacs  # here: `decide` of a reduction's image reads no formula (3 ms)
+
     return read_dimacs(args.formula, nae={"auto": None, "cnf": False, "nae": True}[args.kind])
 
 
 def _reduce(formula):
+    from ..hardness import reduction_for
+
     chain = reduction_for(formula)
     inst, data = chain.apply(formula)
     return chain, inst, data
@@ -60,6 +63,8 @@ def _write_instance(args, inst: "Instance", out: str, formula, label: str) -> in
 
 def _nae_size(formula) -> tuple[int, int]:
     """(variables, clauses) of the NAE-3SAT formula the reduction makes of ``formula`` (counted, not built)."""
+    from ..hardness.cnf import NAEFormula
+
     if isinstance(formula, NAEFormula):
         return formula.num_vars, len(formula.clauses)
     fresh = sum(max(0, len(c) - 2) for c in formula.clauses)  # as CnfToNae counts them
@@ -91,6 +96,7 @@ def _random(args) -> int:
                                f"got {getattr(args, name)}")
     nae = (args.vars, args.clauses) if args.kind == "nae" else (args.vars + 1 + args.clauses, 2 * args.clauses)
     _estimate(args, args.vars, args.clauses, *nae)  # before drawing the formula: a hopeless size is refused at once
+    from ..hardness.cnf import write_dimacs
     from ..hardness.generators import random_kcnf, random_nae3
 
     if args.kind == "nae":
@@ -108,6 +114,7 @@ def _random(args) -> int:
 def _lift(args) -> int:
     from ..certificates.claims.realizes import realizes_certificate
     from ..certificates.envelope import verify, write_certificate
+    from ..hardness.cnf import parse_assignment
     from ..instances import write_instance
 
     formula = _load(args)
@@ -139,6 +146,8 @@ def _read_weights(path: str) -> "Network":
 
 
 def _decode(args) -> int:
+    from ..hardness.cnf import assignment_to_literals
+
     formula = _load(args)
     chain, inst, data = _reduce(formula)
     net = _read_weights(args.weights)
@@ -169,12 +178,13 @@ def _decide(args) -> int:
              + (f", {st['proof_steps']:,} hinted steps" if "proof_steps" in st else "") + ", 0 exact LPs",
              f"checked: {res.summary}"]
     return emit(args, {"status": res.status, "claim": res.certificate["claim"], "certificate": str(args.output),
-                       "summary": res.summary, "model": res.model, "stats": st, "instance": args.instance}, lines)
+                       "summary": res.summary, "model": model_of(res.certificate), "stats": st,
+                       "instance": args.instance}, lines)
 
 
 def _by_source(args, start: float, bar):
-    """The decision by the source formula (:func:`exactrelu.decide.search.source.decide_source`) when the options allow
-    it (``--engine auto``, LRAT hints, no budget of rounds, no bias, U = [[1, 1]] or unknown with k = 2) and the
+    """The answer by the source formula (:func:`exactrelu.decide.search.source.answer_by_source`) when the options
+    allow it (``--engine auto``, LRAT hints, no budget of rounds, no bias, U = [[1, 1]] or unknown with k = 2) and the
     instance is exactly a reduction's image; else None (the general path decides, and reads the file as always)."""
     from fractions import Fraction
 
@@ -189,8 +199,23 @@ def _by_source(args, start: float, bar):
                 return None
         except (ValueError, ZeroDivisionError):  # the general path says what is wrong with it
             return None
-    from ..certificates.trusted.common import CheckFailed, UnreadableInput
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # the route makes about a million objects and no cycle: the collector's passes cost 4% of it
+    try:
+        return _source_answer(args, start, bar)
+    finally:
+        gc.freeze()  # what it made goes to the oldest generation unexamined (else the next young pass walks it all:
+        gc.unfreeze()  # 8 ms); a full pass may still collect it
+        if enabled:
+            gc.enable()
+
+
+def _source_answer(args, start: float, bar):
+    """:func:`_by_source` once the options allow it: the file read by the checker's reader, then the route."""
     from ..certificates.checker import load_instance
+    from ..certificates.trusted.common import CheckFailed, UnreadableInput
 
     try:
         instance = load_instance(args.instance)
@@ -198,13 +223,13 @@ def _by_source(args, start: float, bar):
         return None
     import sys
 
-    from ..decide.search.source import decide_source
+    from ..decide.search.source import answer_by_source
 
     if bar is not None:
         bar("decide: is the instance a reduction's image? then CaDiCaL on its source formula")
     deadline = None if args.time_limit is None else start + args.time_limit
-    return decide_source(instance, given=args.U is not None, deadline=deadline, network=False,
-                         command=" ".join([Path(sys.argv[0]).name] + sys.argv[1:]))
+    return answer_by_source(instance, given=args.U is not None, deadline=deadline,
+                            command=" ".join([Path(sys.argv[0]).name] + sys.argv[1:]))
 
 
 def _decide_general(args, bar) -> int:

@@ -27,17 +27,13 @@ from typing import TYPE_CHECKING
 
 from ..certificates.claims.model import model_of
 from ..errors import InvalidInput
+from .statuses import NOT_REALIZABLE, REALIZABLE, STATUSES
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..instances import Instance
     from ..network import Network
 
 __all__ = ["Decision", "REALIZABLE", "NOT_REALIZABLE", "STATUSES"]
-
-REALIZABLE = "realizable"
-NOT_REALIZABLE = "not-realizable"
-#: the two answers of a decision
-STATUSES = (REALIZABLE, NOT_REALIZABLE)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from exactrelu.certificates import checker
 from exactrelu.certificates.envelope import verify
+from exactrelu.certificates.trusted.common import is_pair
+from exactrelu.certificates.trusted.refutation import _fraction, _indices
 from exactrelu.decide.search.pattern_search import decide
 from exactrelu.errors import CertificateInvalid
 from exactrelu.hardness import NAEFormula, NaeToRelu
@@ -144,3 +149,21 @@ def test_unknown_mode_needs_one_output():
     cert = dict(res.certificate, output_weights="unknown")
     with pytest.raises(CertificateInvalid, match="m = 1"):
         verify(cert, inst)
+
+
+
+@given(st.integers(-40, 40) | st.integers(), st.integers(1, 40) | st.integers(1))
+def test_shared_small_fractions_are_the_fractions(p, q):
+    """read_claim's entries: Fraction(p, q), one object for each integer in [-16, 16] (compared by identity first)."""
+    assert _fraction(p, q) == Fraction(p, q) and type(_fraction(p, q)) is Fraction
+    if q == 1 and -16 <= p <= 16:
+        assert _fraction(p, 1) is _fraction(p, 1)
+
+
+VALUES = st.integers(-3, 12) | st.booleans() | st.floats(-2, 12) | st.just("1") | st.none() | st.integers(2**62, 2**64)
+
+
+@given(st.lists(VALUES, max_size=6), st.integers(0, 10))
+def test_template_indices_as_pairs_read_them(values, n):
+    """A template instance's samples and coordinates: in range and ints (no bools), as ``is_pair`` reads each one."""
+    assert _indices(values, n) == all(is_pair([v, 0], n, 1) for v in values)

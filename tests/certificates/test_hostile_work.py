@@ -138,3 +138,18 @@ def test_the_json_record_of_a_huge_rational_is_bounded():
 
     assert jsonable(Fraction(-3, 4)) == "-3/4"
     assert jsonable(Fraction(10**5000 + 1, 3)).startswith("~3.33333e+4999 (a number of")
+
+
+def test_the_json_record_of_a_dataclass_is_its_fields():
+    """A dataclass instance becomes its fields (read without importing dataclasses first); its class, a string."""
+    import dataclasses
+
+    from exactrelu.commands._report import jsonable
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: list
+
+    assert jsonable(Point(1, [2])) == {"x": 1, "y": [2]}
+    assert isinstance(jsonable(Point), str) and jsonable({1, 3, 2}) == [1, 2, 3]

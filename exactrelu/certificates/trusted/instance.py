@@ -22,7 +22,6 @@ from operator import and_
 
 from .common import (HELD, JSON_BYTE, CheckFailed, UnreadableInput, activation_degree, canonical, check_memory, limit,
                      parse_rational, read_json)
-from .npz import NpzRows, read_npz
 
 #: The fields an instance file may have (``provenance`` is free-form and not read).
 INSTANCE_FIELDS = {"format", "version", "inputs", "labels", "activation", "planted", "provenance"}
@@ -85,6 +84,8 @@ def load_instance(path: str, parse: bool = True) -> dict:
     except OSError as exc:
         raise UnreadableInput(f"cannot read {path}: {exc}") from None
     if raw == b"PK":
+        from .npz import read_npz  # here: its ast and zipfile cost 4 ms of every JSON check
+
         instance = read_npz(path)
     else:
         check_memory(len(raw) * JSON_BYTE, f"{path} ({len(raw):,} bytes of JSON)")
@@ -111,7 +112,7 @@ def load_instance(path: str, parse: bool = True) -> dict:
         n, d, m = instance_shape(instance["inputs"], instance["labels"], path)
         check_memory(n * (d + m) * HELD, f"{path} ({n} x ({d} + {m}) entries, parsed whole)")
         for name in ("inputs", "labels"):  # everything is held anyway: rows as lists
-            if isinstance(instance[name], NpzRows):
+            if not isinstance(instance[name], list):  # rows of an .npz member (NpzRows)
                 instance[name] = instance[name][:]
         instance["parsed"] = parsed_instance(instance["inputs"], instance["labels"], where=path)  # every number, now
     return instance

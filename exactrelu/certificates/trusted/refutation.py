@@ -99,6 +99,15 @@ DRUP_RETIRED = ("case {number} carries a DRUP proof ('rup'), which this checker 
                 "INSTANCE` (hints found by the untrusted trimmer; the checker then verifies NEW.json)")
 
 
+#: one Fraction for each small integer: equal entries are then one object, and == on lists and tuples of them compares
+#: identities first (a template's instances are compared entry by entry: 7,000 Fraction.__eq__ calls at N = 200)
+_SMALL = {p: Fraction(p) for p in range(-16, 17)}
+
+
+def _fraction(p: int, q: int) -> Fraction:
+    return _SMALL[p] if q == 1 and -16 <= p <= 16 else Fraction(p, q)
+
+
 def read_claim(cert: dict, instance: dict):
     """The parsed parts of a ``not-realizable`` case certificate: (X, Y, d, k, mode, cases, Us).
 
@@ -107,8 +116,8 @@ def read_claim(cert: dict, instance: dict):
     """
     only_fields(cert, FIELDS)
     Xp, Yp = bound_instance(cert, instance, "not-realizable")
-    Y = [[Fraction(p, q) for p, q in zip(*row)] for row in Yp]
-    X = [[(t, Fraction(row[0][t], row[1][t])) for t in itertools.compress(range(len(row[0])), row[0])]
+    Y = [[_fraction(p, q) for p, q in zip(*row)] for row in Yp]
+    X = [[(t, _fraction(row[0][t], row[1][t])) for t in itertools.compress(range(len(row[0])), row[0])]
          for row in Xp]  # sparse rows: the non-zero numerators' positions (compress), then only those entries
     if activation_degree(cert.get("activation")) != 1 or (
             instance.get("activation") is not None and activation_degree(instance["activation"]) != 1):
@@ -229,7 +238,7 @@ def _template_clauses(tpl, X, Y, U, k, d, offset=False):
     members = []
     for inst in tpl["instances"]:
         if not (isinstance(inst, list) and len(inst) == 2 and all(isinstance(v, list) for v in inst)
-                and all(is_pair([j, 0], len(X), 1) for j in inst[0]) and all(is_pair([0, t], 1, d) for t in inst[1])
+                and _indices(inst[0], len(X)) and _indices(inst[1], d)
                 and len(set(inst[0])) == len(inst[0]) and len(set(inst[1])) == len(inst[1])):
             raise CheckFailed(f"bad template instance {inst!r} (distinct samples and coordinates in range)")
         js, ts = inst
@@ -252,6 +261,11 @@ def _template_clauses(tpl, X, Y, U, k, d, offset=False):
     shapes = [[(p, i + 1, -1 if a else 1) for (p, i), a in dec.items()] for dec in decs]
     clauses = [[s * (js[p] * k + i) for p, i, s in shape] for js in members for shape in shapes]
     return clauses, leaves
+
+
+def _indices(values: list, n: int) -> bool:
+    """Every entry an int (not a bool) in range(n), as :func:`is_pair` reads one: set, min and max run in C."""
+    return not values or (set(map(type, values)) == {int} and 0 <= min(values) and max(values) < n)
 
 
 def _symmetry_clauses(sym, U, n, k) -> list[list[int]]:
