@@ -35,6 +35,8 @@ Usage::
     python benchmarks/mutate_checker.py --files trusted/lrat.py --sample 40 --seed 1
     python benchmarks/mutate_checker.py --list                # count the mutants only
     python benchmarks/mutate_checker.py --files trusted/span.py --lines 88-135   # the mutants of some lines only
+    python benchmarks/mutate_checker.py --files trusted/schedule.py --lines 149-210 \
+        --tests tests/certificates/test_pool_stop.py tests/certificates/test_verify_workers.py   # other tests
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ _ALL = [_C + "test_checker_mutants.py", _C + "test_certificates.py", "tests/corp
 TESTS = {
     "checker.py": _ALL,
     "trusted/common.py": _ALL,  # shared by every claim
-    "trusted/instance.py": _ALL[:6] + ["tests/io/test_exactness.py", "tests/decide/test_source.py"] + _ALL[6:],
+    "trusted/instance.py": [_C + "test_mutants_source_rows.py"] + _ALL[:6]
+    + ["tests/io/test_exactness.py", "tests/decide/test_source.py"] + _ALL[6:],
     "trusted/npz.py": [_C + "test_checker_mutants.py", "tests/io/test_npz.py", "tests/io/test_limits.py",
                        _C + "test_checker_limits.py", _C + "test_hostile_work.py", "tests/corpus/test_corpus.py",
                        _C + "test_certificates.py", _C + "test_checker_ranges.py", _C + "test_mutant_killers.py"],
@@ -76,11 +79,13 @@ TESTS = {
                             _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
                             _C + "test_claims_biases_residuals.py", _C + "test_model_classes.py",
                             "tests/network/test_output_bias.py", _C + "test_deep_realizes.py"],
-    "trusted/realizes_bounds.py": [_C + "test_bound_per_sample.py", _C + "test_sample_bits.py",
-                                   _C + "test_residual_sums.py", _C + "test_checker_limits.py",
-                                   _C + "test_hostile_work.py", "tests/corpus/test_corpus.py",
-                                   _C + "test_deep_realizes.py"],
-    "trusted/refutation.py": [_C + "test_checker_mutants.py", "tests/decide/test_source.py",
+    # the corpus first: it kills a broken check in 1 s (a hypothesis test that fails takes 5 s to shrink)
+    "trusted/realizes_bounds.py": ["tests/corpus/test_corpus.py", _C + "test_mutants_bounds.py",
+                                   _C + "test_residual_sums.py", _C + "test_deep_realizes.py",
+                                   _C + "test_bound_per_sample.py", _C + "test_sample_bits.py",
+                                   _C + "test_checker_limits.py", _C + "test_hostile_work.py"],
+    "trusted/refutation.py": [_C + "test_mutants_source_rows.py", _C + "test_checker_mutants.py",
+                              "tests/decide/test_source.py",
                               _C + "test_output_bias_checker.py",
                               "tests/corpus/test_corpus.py", _C + "test_case_trees.py",
                               _C + "test_hostile_work.py", _C + "test_mutant_killers.py",
@@ -105,11 +110,13 @@ TESTS = {
                                _C + "test_deep_claims.py", _C + "test_box_claims.py", _C + "test_top1_claims.py"],
     "trusted/deep.py": [_C + "test_deep_claims.py", _C + "test_deep_realizes.py", "tests/corpus/test_corpus.py",
                         "tests/equiv/test_deep_equivalence.py", "tests/equiv/test_subtree_pool.py"],
-    "trusted/phases.py": [_C + "test_top1_claims.py", _C + "test_deep_claims.py", _C + "test_box_claims.py",
+    "trusted/phases.py": [_C + "test_relaxed_claims.py", _C + "test_mutants_relaxed.py", _C + "test_top1_claims.py",
+                          _C + "test_deep_claims.py", _C + "test_box_claims.py",
                           "tests/corpus/test_corpus.py",
-                          "tests/equiv/test_deep_equivalence.py"],
+                          "tests/equiv/test_deep_equivalence.py", "tests/equiv/test_relaxed_search.py"],
     # the checker's scheduling (moved out of checker.py, issue 35): its tests are checker.py's, ranges and workers first
-    "trusted/schedule.py": [_C + "test_checker_ranges.py", _C + "test_verify_workers.py", _C + "test_checker_collector.py",
+    "trusted/schedule.py": [_C + "test_pool_stop.py", _C + "test_mutants_schedule.py", _C + "test_checker_ranges.py",
+                            _C + "test_verify_workers.py", _C + "test_checker_collector.py",
                             "tests/recover/test_streaming.py"] + _ALL,
     "trusted/transcript.py": [_C + "test_transcript_claim.py", "tests/corpus/test_corpus.py", "tests/extract/test_extract.py"],
 }
@@ -299,17 +306,32 @@ def mutant_source(source: str, index: int, kind: str) -> str:
     return ast.unparse(new)
 
 
+#: how many of a file's test files run first, alone (collecting every test file imports the whole library: 10 s a
+#: mutant under load; most mutants die in the first files); the rest run only when the first ones pass
+FIRST = 2
+
+
 def run_tests(workdir: Path, tests: list[str], timeout: float) -> tuple[str, float, str]:
+    """Run ``tests`` on the package copy in ``workdir``: the first :data:`FIRST` files, then (if they pass) the rest;
+    a mutant is killed exactly when some test fails, as in one run of them all."""
     env = dict(os.environ, PYTHONPATH=str(workdir), HYPOTHESIS_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
-    argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=",
-            "-k", DESELECT, *[str(ROOT / t) for t in tests if (ROOT / t).exists()]]
+    paths = [str(ROOT / t) for t in tests if (ROOT / t).exists()]
     t = time.perf_counter()
-    try:
-        p = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "killed (timeout)", time.perf_counter() - t, ""
-    tail = (p.stdout.strip().splitlines() or [""])[-1]
-    return ("survived" if p.returncode == 0 else "killed"), time.perf_counter() - t, tail
+    tail = ""
+    for stage in (paths[:FIRST], paths[FIRST:]):
+        if not stage:
+            continue
+        argv = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", "-o", "addopts=",
+                "-k", DESELECT, *stage]
+        try:
+            p = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True,
+                               timeout=max(1.0, timeout - (time.perf_counter() - t)))
+        except subprocess.TimeoutExpired:
+            return "killed (timeout)", time.perf_counter() - t, ""
+        tail = (p.stdout.strip().splitlines() or [""])[-1]
+        if p.returncode != 0:
+            return "killed", time.perf_counter() - t, tail
+    return "survived", time.perf_counter() - t, tail
 
 
 def show(path: Path) -> None:
@@ -340,6 +362,8 @@ def main():
     ap.add_argument("--lines", help="only the mutants of these source lines, comma-separated ranges (88-135,140)")
     ap.add_argument("--merge", action="store_true",
                     help="add the rows of this run to the file's entry in --out instead of replacing it")
+    ap.add_argument("--tests", nargs="*", help="run these test files (paths from the repository) instead of the "
+                    "file's list in TESTS: for the mutants of a few lines, the tests that reach them")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
     ap.add_argument("--list", action="store_true", help="count the mutants and exit")
     ap.add_argument("--rerun", action="store_true",
@@ -381,14 +405,14 @@ def main():
         work = Path(tempfile.mkdtemp(prefix="mutants-"))
         try:
             shutil.copytree(ROOT / "exactrelu", work / "exactrelu")
-            status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+            status, secs, tail = run_tests(work, args.tests or TESTS[name], args.timeout)
             if status != "survived":
-                raise SystemExit(f"{name}: the tests fail without any mutation ({tail}); fix that first")
+                raise SystemExit(f"{name}: the tests fail without any mutation ({status}: {tail}); fix that first")
             rows = []
             for index, kind, line in points:
                 mutated = mutant_source(source, index, kind)
                 (work / "exactrelu" / "certificates" / name).write_text(mutated)
-                status, secs, tail = run_tests(work, TESTS[name], args.timeout)
+                status, secs, tail = run_tests(work, args.tests or TESTS[name], args.timeout)
                 text = source.splitlines()[line - 1].strip() if line else ""
                 rows.append({"index": index, "kind": kind, "line": line, "code": text, "status": status,
                              "seconds": round(secs, 2)})

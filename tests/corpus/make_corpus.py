@@ -465,6 +465,45 @@ def _relaxed_claims(c: Corpus) -> None:
               None, "below relu at l or U", "a line under relu at U = 1 (1/2 < 1)")
     c.invalid("deep-relaxed-used-before-established", tampered(cert, lambda x: chain(x).reverse()), None,
               "has not established before it", "the chain reversed: a neuron's bounds cite a line proved after them")
+    _relaxed_point(c, cert)
+
+
+#: A relaxed leaf on the one-point box x = -1, written by hand (the search does not write lo, hi or ymax rows): every
+#: bound of the chain exact (l = U = z_u(-1)), every line touching relu there, the leaf's lower bound tight.
+_POINT_CHAIN = [[0, "-1", "-1", "1/2", "1/2", {"lower": [[0, "1"]]}, {"upper": [[0, "1"]]}],
+                [2, "-7/8", "-7/8", "1/4", "7/32", {"lo": [[0, "1"]]}, {"hi": [[0, "1"]]}],
+                [3, "9/8", "9/8", "1/2", "9/16", {"hi": [[2, "1"]]}, {"lo": [[2, "1"]]}],
+                [1, "1", "1", "1", "0", {"pos": [[0, "2"]], "hi": [[0, "1"]]}, {"line": [[0, "2"]]}]]
+_POINT_LEAF = {"bounds": [[{"line": [[1, "1"], [0, "2"]], "pos": [[2, "1"]], "relu": [[3, "1"]], "hi": [[0, "1"]]},
+                           {"ymax": [[2, "1"], [3, "1"]], "relu": [[1, "1"]], "pos": [[0, "2"]], "hi": [[0, "1"]]}]]}
+
+
+def _relaxed_point(c: Corpus, cert: dict) -> None:
+    """The relaxed leaf's rows one by one (tests/certificates/test_mutants_relaxed.py): a tight valid certificate,
+    and Farkas leaves that sum to exactly 0 <= 0, which a checker that wrote a row stronger than it is would accept
+    (the false claim f = g at x = -1, where they differ by 1/8)."""
+    def point(leaf, prop):
+        return tampered(cert, lambda x: x.update(domain={"kind": "box", "lower": ["-1"], "upper": ["-1"]},
+                                                 property=prop, tree=[{"relaxed": {"chain": _POINT_CHAIN,
+                                                                                   "leaf": leaf}}]))
+
+    c.valid("deep-relaxed-point-tight", point(_POINT_LEAF, {"kind": "epsilon", "epsilon": "1/8", "norm": "max"}),
+            None, "VALID: epsilon-equivalent", "|f - g| = 1/8 at the one point x = -1: a chain of exact bounds "
+            "citing lo, hi, line and ymax rows, each proof tight")
+    equal = {"kind": "equal"}
+    for name, farkas, reason in [
+            ("lo", {"lo": [[2, "1"]], "hi": [[0, "1"]]}, "the lo row of z = x + 1/8 against the hi row of z = x"),
+            ("line", {"line": [[3, "1"]], "relu": [[3, "1"]], "hi": [[0, "1/2"]]}, "the line of z = -x + 1/8 "
+             "against its relu row"),
+            ("ymax", {"ymax": [[2, "1"]], "pos": [[2, "1"]]}, "the ymax row of a neuron with U = -7/8 < 0 (y <= "
+             "relu(U) = 0) against its pos row")]:
+        c.invalid(f"deep-relaxed-zero-sum-{name}", point({"farkas": farkas}, equal), None,
+                  "a Farkas leaf does not sum to 0 <= negative", f"a Farkas leaf summing to 0 <= 0: {reason}")
+    loose = [[0, "-2", "2", "1/2", "1", {"lower": [[0, "1"]]}, {"upper": [[0, "1"]]}]]
+    c.invalid("deep-relaxed-hi-negated", tampered(cert, lambda x: x.update(property=equal, tree=[{"relaxed": {
+        "chain": loose, "leaf": {"farkas": {"hi": [[0, "-1"]], "upper": [[0, "1"]]}}}}])), None,
+              "the hi row of neuron 0 has a negative multiplier", "a hi row (x <= 2) negated: 0 <= 1 from x >= 2 "
+              "and x <= 1")
 
 
 def _top1_claims(c: Corpus) -> None:

@@ -1,0 +1,45 @@
+"""The per-sample bound of trusted/realizes_bounds.py: the lines its other tests left free. Each test names the mutant
+of ``benchmarks/mutate_checker.py`` it kills (the equivalent ones are argued in benchmarks/README.md)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from unittest.mock import patch
+
+import pytest
+
+from exactrelu.certificates.trusted import realizes_bounds
+from exactrelu.certificates.trusted.common import UnreadableInput
+
+ONE, ZERO = [[Fraction(1)]], [Fraction(0)]
+
+
+def test_samples_are_numbered_from_zero_by_default():
+    """The default ``first = 0`` of sample_bits, OutputBound.refuse and bounded_rows (mutants: 0 -> 1): the first
+    sample over the limit is sample 0 when no offset is given."""
+    with patch.object(realizes_bounds, "cap_bits", lambda: 40):
+        X = [([1], [3**30])]  # a common denominator of 48 bits
+        assert str(realizes_bounds.sample_bits(X, None)[2]).startswith("sample 0: the common denominator")
+        bound = realizes_bounds.OutputBound(ONE, ONE, ZERO, ZERO, 1)
+        with pytest.raises(UnreadableInput, match="at sample 0 "):
+            bound.refuse([100], [1])
+        with pytest.raises(UnreadableInput, match="sample 0: the common denominator"):
+            realizes_bounds.bounded_rows(None, bound, X, [([1], [1])])
+
+
+def test_a_units_denominator_raised_to_the_activation_degree_is_bounded_first():
+    """Hostile work: a unit's common denominator D within the limit but D^c over it is refused before D^c is
+    computed (mutants: the check deleted, or its condition False)."""
+    V = [[Fraction(1, 3**20)]]  # D = 3^20: 32 bits; D^3: 96 bits
+    with patch.object(realizes_bounds, "cap_bits", lambda: 64):
+        with pytest.raises(UnreadableInput, match=r"the power 3 of a unit's denominator \(29 digits\)"):
+            realizes_bounds.OutputBound(ONE, V, ZERO, ZERO, 3)
+        assert realizes_bounds.OutputBound(ONE, V, ZERO, ZERO, 2).c == 2  # 64 bits: at the limit, within
+
+
+def test_the_output_bias_weighs_its_denominator_twice_and_its_numerators_once():
+    """``dc_bits = 2 bits(Dc) + bits(max |p|)`` of the output bias c (mutant: ``+`` -> ``-``, which the zero bias of
+    the other tests cannot see): with c = 5/3, dc = 2 * 2 + 3; fixed = du (1 + 1) + dc + bits(k + 1) (2) = 11."""
+    bound = realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(5, 3)], 1)
+    assert bound.fixed == 11
+    assert realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(-40, 9)], 1).fixed == 2 + (2 * 4 + 6) + 2

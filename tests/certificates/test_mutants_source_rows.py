@@ -1,0 +1,84 @@
+"""The reference checker's bulk reading of integer rows (trusted/instance.py ``_canonical_text``, the hardness source
+route's instances) and the entry types it collects per row: each line is needed.
+
+A row with no "/" is read by one ``json.loads`` with no "/1" added. The tests pin that it reads exactly the
+entries' integers, in bulk (not through the regular expression of rows with "/"), and that every row it cannot
+read in bulk falls back to the entry-by-entry reader with that reader's verdict. Each test names the mutant of
+``benchmarks/mutate_checker.py`` it kills.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from exactrelu.certificates import checker
+from exactrelu.certificates.trusted import instance as trusted_instance
+from exactrelu.certificates.trusted.instance import _canonical_text, _parsed_row, load_instance, parsed_instance
+
+
+class _NoRegex:
+    """Stands for ``_INTEGER_ENTRY``: any use fails the test (a row of integers is read without it)."""
+
+    def subn(self, *args):
+        raise AssertionError("a row of integers went through the regular expression of rows with '/'")
+
+
+def test_a_row_of_integers_is_read_in_one_pass_without_the_regular_expression(monkeypatch):
+    """Mutants: ``"/" not in text`` -> ``in`` / the condition True or False; ``len(nums) == len(row)`` -> ``!=``."""
+    monkeypatch.setattr(trusted_instance, "_INTEGER_ENTRY", _NoRegex())
+    assert _canonical_text(["1", "-2", "0", "30"], "1 -2 0 30") == ([1, -2, 0, 30], [1, 1, 1, 1])
+    assert _canonical_text(["7"], "7") == ([7], [1])
+    assert _parsed_row(["12", "-5"], 4300) == ("12 -5", [12, -5], [1, 1])
+
+
+def test_a_row_with_a_fraction_is_still_read_in_bulk():
+    """Mutant: the integers-only branch taken for every row (its json.loads refuses "3/4": read entry by entry)."""
+    assert _canonical_text(["3/4", "1"], "3/4 1") == ([3, 1], [4, 1])
+    assert _canonical_text(["-1/2", "5/3"], "-1/2 5/3") == ([-1, 5], [2, 3])
+
+
+@pytest.mark.parametrize("row", [["01", "2"], ["1", "-"], ["2", "--3"], ["1-2"]])
+def test_integer_rows_json_refuses_are_left_to_the_entry_reader(row):
+    """Mutant: ``return None`` after json's ValueError deleted (the row then reads an unbound list)."""
+    assert _canonical_text(row, " ".join(row)) is None
+
+
+def test_an_empty_entry_is_not_a_row_of_no_entries():
+    """``json.loads("[]")`` reads the text of the row [""] as no entry at all (mutant: the length check flipped or
+    dropped: a row of d = 1 read as a row of 0 entries, with the text "" hashed)."""
+    assert _canonical_text([""], "") is None
+    with pytest.raises(checker.UnreadableInput, match="not a rational"):
+        parsed_instance([[""]], [["1"]])
+
+
+def test_integer_rows_are_read_as_integers_over_one():
+    """Mutants: the denominators ``[1] * len(nums)`` -> ``[2] * ...`` or ``[0] * ...`` (every entry halved, or a
+    division by zero): the numbers must be what the hashed text says."""
+    X, Y, _ = parsed_instance([["3", "-4"], ["0", "5"]], [["1"], ["-2"]])
+    assert X == [([3, -4], [1, 1]), ([0, 5], [1, 1])] and Y == [([1], [1]), ([-2], [1])]
+
+
+@pytest.mark.parametrize("bad", [True, 1.5, None, [1], {"a": 1}])
+def test_entries_of_other_json_types_are_unreadable(tmp_path, bad):
+    """The entry types collected per row (mutants: the subset test flipped or deleted, the raise deleted): a bool, a
+    float, null, a list or an object among the entries is refused before any number is read."""
+    path = tmp_path / "inst.json"
+    path.write_text(json.dumps({"format": "exactrelu.instance", "version": 1, "inputs": [["1", 2], ["3", bad]],
+                                "labels": [["1"], ["2"]]}))
+    with pytest.raises(checker.UnreadableInput, match="entries must be rational strings or JSON integers"):
+        load_instance(str(path))
+    path.write_text(json.dumps({"format": "exactrelu.instance", "version": 1, "inputs": [["1", 2], ["3", "4"]],
+                                "labels": [["1"], [bad]]}))
+    with pytest.raises(checker.UnreadableInput, match="'labels' entries must be"):
+        load_instance(str(path))
+
+
+def test_strings_and_integers_together_are_readable(tmp_path):
+    """The subset test accepts exactly {str, int} and its subsets (mutant: ``<=`` -> ``<``)."""
+    path = tmp_path / "inst.json"
+    for inputs in ([["1", 2], ["3", "4"]], [[1, 2], [3, 4]], [["1", "2"], ["3", "4"]]):
+        path.write_text(json.dumps({"format": "exactrelu.instance", "version": 1, "inputs": inputs,
+                                    "labels": [["1"], ["2"]]}))
+        assert load_instance(str(path))["parsed"][0] == [([1, 2], [1, 1]), ([3, 4], [1, 1])]
