@@ -95,7 +95,9 @@ def test_lift_and_decode_stop(tmp_path, capsys):
     code, out, err, s = run(capsys, "hardness", "lift", cnf, tmp_path / "a.txt", "-o", tmp_path / "c.json",
                             "--time-limit", 0.05)
     gave_up(code, err, s, 0.05)
-    (tmp_path / "w.json").write_text('{"U": [[1, 1]], "V": [[1], [-1]]}')
+    # weights of the reduction's shape (d = 1002): decode's work takes about 2 s; with a wrong shape it stopped after
+    # the reduction, whose one long FLINT call holds the interpreter's lock, and could end (exit 2) before the limit
+    (tmp_path / "w.json").write_text(json.dumps({"U": [[1, 1]], "V": [[1] * 1002, [-1] * 1002]}))
     code, out, err, s = run(capsys, "hardness", "decode", cnf, tmp_path / "w.json", "-o", tmp_path / "s.txt",
                             "--time-limit", 0.05)
     gave_up(code, err, s, 0.05)
