@@ -1,5 +1,13 @@
 """The per-sample bound of trusted/realizes_bounds.py: the lines its other tests left free. Each test names the mutant
-of ``benchmarks/mutate_checker.py`` it kills (the equivalent ones are argued in benchmarks/README.md)."""
+of ``benchmarks/mutate_checker.py`` it kills.
+
+Mutants left alive, each equivalent (it changes how fast a bound is computed, never which sample is refused):
+
+* in sample_bits, ``bits(Dx) > cap`` -> ``>=``, the condition -> True, and ``mod(Dx, q)`` -> ``mod(q, Dx)``: each sends
+  more samples to ``lcm_within``, whose lcm is then max(dens) itself (every q divides it, and it is within the cap);
+* in OutputBound.refuse, the one-pass test of the largest ``c x + y`` deleted, False, or ``<=`` -> ``<``: the loop
+  below it then finds no sample over, as that test did.
+"""
 
 from __future__ import annotations
 
@@ -43,3 +51,24 @@ def test_the_output_bias_weighs_its_denominator_twice_and_its_numerators_once():
     bound = realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(5, 3)], 1)
     assert bound.fixed == 11
     assert realizes_bounds.OutputBound(ONE, ONE, ZERO, [Fraction(-40, 9)], 1).fixed == 2 + (2 * 4 + 6) + 2
+
+
+def test_a_sample_at_exactly_the_limit_is_within():
+    """``total > cap`` refuses, ``total == cap`` does not (mutant: ``>`` -> ``>=`` in refuse's loop, reached when a
+    later sample is over): t^3, sample 0 at 3 (4 + 61) + 6 + 1 = 202 bits, sample 1 at 205."""
+    with patch.object(realizes_bounds, "cap_bits", lambda: 202):
+        cube = realizes_bounds.OutputBound(ONE, ONE, ZERO, ZERO, 3)
+        assert (cube.total(61, 1), cube.total(62, 1)) == (202, 205)
+        with pytest.raises(UnreadableInput, match="at sample 1 "):
+            cube.refuse([61, 62], [1, 1])
+
+
+def test_inputs_weigh_the_activation_degree_and_labels_once_on_the_two_layer_path():
+    """bounded_rows passes (input sizes, label sizes) in that order (mutant: ``refuse(ys, xs, first)``, the same under
+    relu): under t^3 a large input is over where an equally large label is not."""
+    with patch.object(realizes_bounds, "cap_bits", lambda: 200):
+        cube = realizes_bounds.OutputBound(ONE, ONE, ZERO, ZERO, 3)
+        big, one = ([2**60], [1]), ([1], [1])
+        with pytest.raises(UnreadableInput, match="at sample 0 "):
+            realizes_bounds.bounded_rows(None, cube, [big], [one])
+        assert realizes_bounds.bounded_rows(None, cube, [one], [big]) == [one]
