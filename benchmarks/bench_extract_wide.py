@@ -3,9 +3,10 @@
 Hidden networks: PyTorch's default initialisation, float32 (``torch.nn.Linear``: weights and biases uniform in
 ``+-1/sqrt(fan_in)``) under ``torch.manual_seed(seed)``, for the sizes given (d-k1-...-m). One hidden layer
 (3-8-1, 4-8-3, 5-50-1) is the route of docs/extraction.md ("The algorithm"); two hidden layers with k1 > d
-(4-8-6-3, ...) the route of "A first layer wider than its input". For each seed: ``extract`` (timed, no hints), the
-``transcript`` certificate checked by the independent checker (timed), and ``--expect``: the exact equivalence of
-the extracted and the hidden network (through ``_extract_common.time_extract_row``). A refusal is recorded with its
+(4-8-6-3, and with one output 4-8-6-1, 3-6-4-1) the route of "A first layer wider than its input". For each seed:
+``extract`` (timed, no hints), the ``transcript`` certificate checked by the independent checker (timed), and
+``--expect``: the exact equivalence of the extracted and the hidden network (through
+``_extract_common.time_extract_row``). A refusal is recorded with its
 reason; "wrong" counts networks printed as extracted that ``--expect`` finds not equal.
 
 Usage::

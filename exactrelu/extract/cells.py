@@ -8,6 +8,7 @@ the affine part (with the scales of weights the kinks leave free) from the Jacob
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -45,29 +46,6 @@ def _jump(left, right):
     return [[Fraction(a, dr) - Fraction(b, dl) for a, b in zip(ra, rb)] for ra, rb in zip(R, L)]
 
 
-def _sightings(planes, seen) -> dict:
-    """Second-layer kinks grouped by the direction of their output weights: w -> [(cell, (a, -a . x), sign(a . q))]
-    (module docstring, step 2); kinks on a first-layer hyperplane are left out."""
-    groups: dict = {}
-    for x, left, right, q in seen:
-        if any(_dot(p, x) == 0 for p in planes):
-            continue
-        D = _jump(left, right)
-        r0 = next((r for r, row in enumerate(D) if any(row)), None)
-        if r0 is None:
-            continue
-        a = D[r0]
-        l0 = next(l for l, v in enumerate(a) if v)
-        w = tuple(row[l0] / a[l0] for row in D)
-        aq = sum(u * v for u, v in zip(a, q))
-        if any(row[l] != wr * a[l] for row, wr in zip(D, w) for l in range(len(a))) or aq == 0:
-            continue  # not rank one: two kinks at one point (the line search would have refused it)
-        cell = frozenset(i for i, p in enumerate(planes) if _dot(p, x) > 0)
-        v = tuple(a) + (-sum(u * y for u, y in zip(a, x)),)
-        groups.setdefault(w, []).append((cell, v, 1 if aq > 0 else -1))
-    return groups
-
-
 def _integer_row(row) -> list[int]:
     den = math.lcm(*(Fraction(v).denominator for v in row))
     return [int(Fraction(v) * den) for v in row]
@@ -81,8 +59,6 @@ def _unit(planes, d: int, w, sightings):
         lead = next(a for a in v if a)
         unique.setdefault((cell, v if lead > 0 else tuple(-a for a in v)), (cell, v, s))
     items = list(unique.values())
-    if len({s for _, _, s in items}) != 1:
-        return "its output weights change sign between sightings"
     k1, n = len(planes), len(items)
     rows = []
     for j, (cell, v, _) in enumerate(items):
@@ -233,35 +209,60 @@ def _moved(theta, phis, ts) -> list[Fraction]:
     return out
 
 
-def _off(theta, phis, planes, sides, d: int):
-    """theta + sum t_k phi_k off at every region side met where one of the phis acts, each t_k = -+2^e with the sign
-    that lowers the unit where phi_k acts (phi_k of one sign there), or None."""
+def _pushed(theta, phis, planes, sides, d: int, target: int):
+    """theta + sum t_k phi_k off (``target`` -1) or on (+1) at every region side met where one of the phis acts, each
+    t_k = +-2^e with the sign that lowers (raises) the unit where phi_k acts (phi_k of one sign there), or None."""
     acting = [(x, cell, di) for x, cell, di in sides if any(_acts(phi, planes, x, cell, d) for phi in phis)]
     signs = []
     for phi in phis:
         seen = {_lex(phi, planes, x, cell, di, d) for x, cell, di in acting} - {0}
         if len(seen) != 1:
             return None
-        signs.append(-seen.pop())
+        signs.append(target * seen.pop())
     for e in range(0, 129, 16):
         moved = _moved(theta, phis, [s * Fraction(2) ** e for s in signs])
-        if all(_lex(moved, planes, x, cell, di, d) == -1 for x, cell, di in acting):
+        if all(_lex(moved, planes, x, cell, di, d) == target for x, cell, di in acting):
             return moved
     return None
+
+
+def _choices(n: int, most: int = 64) -> list[tuple[int, ...]]:
+    """The first ``most`` choices for n neurons with free weights, one option each (0: their scales unknowns of the
+    system; 1: pushed off; 2: pushed on), fewest neurons pushed first: the work stays bounded however many neurons
+    have free weights.
+
+    >>> _choices(2)
+    [(0, 0), (1, 0), (2, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 1), (2, 2)]
+    >>> len(_choices(40)), sum(1 for choice in _choices(40) if any(choice))
+    (64, 63)
+    """
+    out: list = []
+    for size in range(n + 1):
+        for combo in itertools.combinations(range(n), size):
+            for options in itertools.product((1, 2), repeat=size):
+                choice = [0] * n
+                for k, o in zip(combo, options):
+                    choice[k] = o
+                out.append(tuple(choice))
+                if len(out) >= most:
+                    return out
+    return out
 
 
 def _choose(planes, units, free, seen, d: int, m: int):
     """(A, units with their scales fixed): each neuron with free directions taken active on every cell where one
     moves it (their scales t more unknowns of the system, each determined by it: a pivot that no free unknown moves;
     the neuron then on at every region side met there), or off there (the scales pushed down until it is off at
-    every region side met there); the first choice that holds. Else refused. The fresh queries decide."""
+    every region side met there), or on there (pushed up until it is on at every region side met there: its scales
+    and A's then trade off, as ``relu(-g) = relu(g) - g`` does); the first choice that holds. Else refused. The fresh
+    queries decide."""
     sides = list(_sides(planes, seen, d))
     last = None
-    for choice in range(2 ** len(free)):
+    for choice in _choices(len(free)):
         on, fixed = [], list(units)
-        for k, f in enumerate(free):
-            if choice >> k & 1:
-                moved = _off(f[0], f[2], planes, sides, d)
+        for f, option in zip(free, choice):
+            if option:
+                moved = _pushed(f[0], f[2], planes, sides, d, -1 if option == 1 else 1)
                 if moved is None:
                     break
                 fixed.append((moved, f[1]))

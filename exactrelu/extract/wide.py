@@ -12,9 +12,10 @@ first layer, then 2d pass-through units ``relu(x_l)``, ``relu(-x_l)`` (``x_l`` i
 1. **First layer.** The hyperplanes met on at least two lines whose kinks lie in at least two cells of the
    arrangement of the others (a second-layer piece lies in one cell).
 2. **Sightings.** A kink at x off every first-layer hyperplane, in the cell S (the neurons with ``z_i(x) > 0``), is
-   a second-layer kink: its Jacobian jump is ``Delta = w a^T`` with w along the neuron's output weights (which
-   name the neuron, m >= 2; normalised w_r0 = 1) and ``a = +-grad g_j`` on S, scaled by the same ``W3_j[r0]``
-   at every sighting. So ``sum_(i in S) u_i p_i + (alpha, beta) = mu (a, -a . x)`` with ``mu = +-1``.
+   a second-layer kink: its Jacobian jump is ``Delta = w a^T`` with w along the neuron's output weights
+   (normalised w_r0 = 1) and ``a = +-grad g_j`` on S, scaled by the same ``W3_j[r0]`` at every sighting. So
+   ``sum_(i in S) u_i p_i + (alpha, beta) = mu (a, -a . x)`` with ``mu = +-1``. Sightings are grouped into
+   neurons by w, the sign of ``a . q`` and their bent hyperplane (:mod:`.grouping`; one output included).
 3. **Each neuron** solves these equations over all its sightings, with one unknown mu per sighting: an exact
    homogeneous system whose solutions must be one line (else the weights are not determined: more lines, then
    refused), scaled to ``mu_1 = 1``, with every ``|mu_s| = 1``. Its output weight is ``c = w sign(a . q)``
@@ -52,7 +53,8 @@ from ..network import Network
 from .layer import first_layer, frequent
 from .line_search import Line, kinks, random_line, simplest_between
 from .oracles import Oracle
-from .cells import _AGAIN, _choose, _dot, _sightings, _unit, _value, breakpoints
+from .cells import _AGAIN, _choose, _dot, _unit, _value, breakpoints
+from .grouping import group_sightings
 from .regions import _primitive, region_jacobians
 
 __all__ = ["wide_layers", "wide_first_layer"]
@@ -131,9 +133,9 @@ def _read(oracle: Oracle, rng: np.random.Generator, counts: dict, seen: list):
     if not planes:
         raise AssumptionViolated("no first-layer hyperplane met on two lines in two cells of the others",
                                  evidence=_AGAIN)
-    groups = _sightings(planes, seen)
+    groups = group_sightings(planes, seen, d, m)
     units, free, why = [], [], []
-    for w, sightings in groups.items():
+    for w, sightings in groups:
         got = _unit(planes, d, w, sightings)
         if isinstance(got, str):
             why.append(got)
@@ -143,9 +145,7 @@ def _read(oracle: Oracle, rng: np.random.Generator, counts: dict, seen: list):
             free.append(got)
     if why:
         raise AssumptionViolated(f"{len(why)} of the {len(groups)} second-layer neurons seen cannot be read "
-                                 f"({why[0]})" + ("; with one output (m = 1) the kinks of different second-layer "
-                                                  "neurons are not told apart here" if m == 1 else ""),
-                                 evidence=_AGAIN)
+                                 f"({why[0]})", evidence=_AGAIN)
     k1 = len(planes)
     A, units = _choose(planes, units, free, seen, d, m)
     x0 = [Fraction(int(v), 64) for v in rng.integers(-512, 513, size=d)]

@@ -16,6 +16,7 @@ from exactrelu.cli import main
 from exactrelu.equiv import functionally_equal
 from exactrelu.errors import AssumptionViolated
 from exactrelu.extract import CallableOracle, NetworkOracle, extract
+from exactrelu.extract.deep import two_hidden_layers
 from exactrelu.io.weights import weights_json
 from exactrelu.network import Network
 
@@ -55,7 +56,6 @@ def _cli_refuses(tmp_path, capsys, oracle: list[str], match: str) -> None:
 
 
 @pytest.mark.parametrize("layer, act, kind, match", [
-    (1, "leaky", "str", "not a first-layer ReLU neuron: f changes with it on both sides of a kink"),
     (1, "smooth", "str", "not affine far out"),
     (2, "smooth", "str", "not affine far out"),
     (0, "relu", "float", "the oracle answered the float"),
@@ -97,13 +97,29 @@ def test_a_leaky_second_layer_unit_is_two_relu_units_and_comes_out_equal():
     assert functionally_equal(res.network, same).status == "equivalent"
 
 
+def test_a_leaky_first_layer_unit_is_two_relu_units_and_comes_out_equal():
+    """A leaky first-layer unit is a network of the assumed form too, with a first layer wider than its input
+    (relu(z) and relu(-z) on one pre-activation: k1 = 4 > d = 3, one output): the route for k1 > d reads it, and the
+    answer is the right network. (It was refused while that route needed m >= 2.)"""
+    def f(x):
+        z = [sum(w * v for w, v in zip(row, x)) + b for row, b in zip(W1, B1)]
+        h = [v if v > 0 else (Fraction(v, 10) if i == 0 else 0) for i, v in enumerate(z)]
+        z = [sum(w * v for w, v in zip(row, h)) + b for row, b in zip(W2, B2)]
+        return [sum(w * max(v, 0) for w, v in zip(W3, z)) + 1]
+    rows, bias = [W1[0], [-v for v in W1[0]], W1[1], W1[2]], [B1[0], -B1[0], B1[1], B1[2]]
+    same = Network.from_layers([(rows, bias), ([[r[0], -Fraction(r[0], 10), r[1], r[2]] for r in W2], B2),
+                                ([W3], [1])])
+    res = extract(CallableOracle(f, d=3), hidden_layers=2, seed=1)
+    assert res.evidence["wide"] and functionally_equal(res.network, same).status == "equivalent"
+
+
 def test_a_first_layer_wider_than_its_input_is_named(tmp_path, capsys):
-    """A 5-6-4-1 network (k1 = 6 > d = 5, one output): refused (the route for k1 > d tells second-layer neurons
-    apart by their output weights, m >= 2), and the refusal says that more hyperplanes than d were met often, which
-    is how k1 > d shows."""
+    """A 5-6-4-1 network with small integer weights (k1 = 6 > d = 5, one output): refused by both routes (the one for
+    k1 > d after one round: two regions of one cell disagree), and the refusal says that more hyperplanes than d were
+    met often, which is how k1 > d shows."""
     rng = np.random.default_rng(0)
     layers = [(rng.integers(-4, 5, (6, 5)), rng.integers(-3, 4, 6)),
               (rng.integers(-4, 5, (4, 6)), rng.integers(-3, 4, 4)), (rng.integers(-4, 5, (1, 4)), [0])]
     with pytest.raises(AssumptionViolated, match=r"more than the input dimension d = 5: a first layer wider than its "
                                                  r"input \(k1 > d\)"):
-        extract(NetworkOracle(Network.from_layers(layers)), hidden_layers=2, seed=1)
+        two_hidden_layers(NetworkOracle(Network.from_layers(layers)), np.random.default_rng(1), rounds=0)
