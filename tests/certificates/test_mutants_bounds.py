@@ -5,8 +5,10 @@ Mutants left alive, each equivalent (it changes how fast a bound is computed, ne
 
 * in sample_bits, ``bits(Dx) > cap`` -> ``>=``, the condition -> True, and ``mod(Dx, q)`` -> ``mod(q, Dx)``: each sends
   more samples to ``lcm_within``, whose lcm is then max(dens) itself (every q divides it, and it is within the cap);
-* in OutputBound.refuse, the one-pass test of the largest ``c x + y`` deleted, False, or ``<=`` -> ``<``: the loop
-  below it then finds no sample over, as that test did.
+* in OutputBound.refuse, the one-pass test of the largest ``c x + y`` deleted, False, ``<=`` -> ``<``, its bound made
+  larger (``total(0, M)`` -> ``total(M, 0)`` or ``total(1, M)``) or its ``return`` deleted: the loop below it then
+  finds no sample over, as that test did; and its operands of ``add`` and ``mul`` swapped (they commute);
+* in sample_bits, ``max(max(p), -min(p))`` and ``add(bits |p|, bits q)`` with their operands swapped (they commute).
 """
 
 from __future__ import annotations
@@ -72,3 +74,10 @@ def test_inputs_weigh_the_activation_degree_and_labels_once_on_the_two_layer_pat
         with pytest.raises(UnreadableInput, match="at sample 0 "):
             realizes_bounds.bounded_rows(None, cube, [big], [one])
         assert realizes_bounds.bounded_rows(None, cube, [one], [big]) == [one]
+
+
+def test_the_output_sum_over_k_units_adds_bits_of_k_plus_one():
+    """``fixed = du + dc + bits(k + 1)`` (mutant: ``k + 1`` -> ``k + 2``, which k = 1 cannot see: bits(2) = bits(3)):
+    with k = 2 units of weight 1, du = 1 + 1, dc = 2 + 0 and bits(3) = 2."""
+    one = Fraction(1)
+    assert realizes_bounds.OutputBound([[one, one]], [[one], [one]], [Fraction(0)] * 2, [Fraction(0)], 1).fixed == 6

@@ -1,6 +1,8 @@
 """The reference checker's bulk reading of integer rows (trusted/instance.py ``_canonical_text``, the hardness source
 route's instances), the entry types it collects per row, and the source route's shared small Fractions and template
-indices (trusted/refutation.py ``_fraction``, ``_indices``): each line is needed.
+indices (trusted/refutation.py ``_fraction``, ``_indices``): each line is needed. Mutants left alive, each
+equivalent: the table of shared Fractions made larger (``range(-17, 17)``, ``range(-16, 18)``: entries never read),
+and ``compress(range(len(row[0])), ...)`` -> ``len(row[1])`` (numerators and denominators are lists of one length).
 
 A row with no "/" is read by one ``json.loads`` with no "/1" added. The tests pin that it reads exactly the
 entries' integers, in bulk (not through the regular expression of rows with "/"), and that every row it cannot
@@ -11,6 +13,7 @@ read in bulk falls back to the entry-by-entry reader with that reader's verdict.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -109,3 +112,16 @@ def test_template_indices_are_ints_in_range(values, n, expected):
     from exactrelu.certificates.trusted.refutation import _indices
 
     assert bool(_indices(values, n)) is expected
+
+
+@pytest.mark.parametrize("sample", [14, -1, True, "0"])
+def test_a_template_instance_naming_a_sample_out_of_range_is_refused(sample):
+    """A template instance's samples are checked as its coordinates are (mutant: ``_indices(inst[0], len(X))`` ->
+    ``_indices(inst[1], len(X))``: the samples unchecked, X[14] raised IndexError, X[-1] read the last sample)."""
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    cert = json.loads((corpus / "valid" / "lrat-given.json").read_text())
+    inst = load_instance(str(corpus / "instances" / "nae.json"))
+    assert len(inst["parsed"][0]) == 14
+    cert["cases"][0]["templates"][0]["instances"][1][0][0] = sample
+    with pytest.raises(checker.CheckFailed, match="bad template instance"):
+        checker.check(cert, inst)
