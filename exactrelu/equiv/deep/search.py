@@ -84,8 +84,6 @@ class Search(CheckerRows):
         self.zmemo: dict = {}  # on a box: the substituted forms of the decided neurons, set and dropped by _decide
         self.prow: dict = {}  # ... and their phase rows
         self.stats = Stats() if stats is None else stats
-        self.chain: dict = {}  # while a relaxed leaf is built: {neuron: (l, U, s, t)} (:mod:`.relax`)
-        self.kept_rows: dict | None = None  # ... and its rows on the decided neurons (:meth:`_kept`)
         self.fresh = True  # the next node is the root or a child of a split
         self.at_level: dict = defaultdict(int)  # on a box: decided neurons per level
         self._shown = 0.0
