@@ -12,7 +12,11 @@ z_2 = x + 1/8, z_3 = -x + 1/8) are checked on the one-point box x = -1, where ev
   ``0 <= negative``), and a mutant that *strengthens* the row by any amount accepts it, proving the false claim
   that the two networks are equal (they differ by 1/8 at x = -1).
 
-Each test names the mutants of ``benchmarks/mutate_checker.py`` it kills.
+Each test names the mutants of ``benchmarks/mutate_checker.py`` it kills. Mutants left alive, each equivalent:
+``max(l, 0)`` -> ``max(0, l)`` (twice) and ``max(U, 0)`` -> ``max(0, U)`` (max commutes), and the three caches made
+to recompute (``(kind, u) not in red.chain_rows``, ``cache is None or key not in cache`` and ``cache is None`` ->
+True): a chain row reads only ``red.chain[u]``, fixed until its leaf ends, and a static row nothing that changes, so
+a row computed again is the row cached.
 """
 
 from __future__ import annotations

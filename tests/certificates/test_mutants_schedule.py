@@ -2,6 +2,10 @@
 ``abandon``): each line is needed. These lines schedule and stop work; none decides a verdict, but a pool left
 running, a worker left unreaped or a certificate kept after its check is a fault of its own. Each test names the
 mutant of ``benchmarks/mutate_checker.py`` it kills.
+
+Mutants left alive, each equivalent: ``min(workers, n)`` and ``max(workers, blocks)`` with their operands swapped
+(they commute), and the worker handler's ``join(5)`` -> ``join(4)`` / ``join(6)`` (woken by the notifier, the handler
+leaves at once: the timeout is never reached).
 """
 
 from __future__ import annotations

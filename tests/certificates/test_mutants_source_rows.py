@@ -1,5 +1,8 @@
 """The reference checker's bulk reading of integer rows (trusted/instance.py ``_canonical_text``, the hardness source
-route's instances) and the entry types it collects per row: each line is needed.
+route's instances), the entry types it collects per row, and the source route's shared small Fractions and template
+indices (trusted/refutation.py ``_fraction``, ``_indices``): each line is needed. Mutants left alive, each
+equivalent: the table of shared Fractions made larger (``range(-17, 17)``, ``range(-16, 18)``: entries never read),
+and ``compress(range(len(row[0])), ...)`` -> ``len(row[1])`` (numerators and denominators are lists of one length).
 
 A row with no "/" is read by one ``json.loads`` with no "/1" added. The tests pin that it reads exactly the
 entries' integers, in bulk (not through the regular expression of rows with "/"), and that every row it cannot
@@ -10,6 +13,7 @@ read in bulk falls back to the entry-by-entry reader with that reader's verdict.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +86,42 @@ def test_strings_and_integers_together_are_readable(tmp_path):
         path.write_text(json.dumps({"format": "exactrelu.instance", "version": 1, "inputs": inputs,
                                     "labels": [["1"], ["2"]]}))
         assert load_instance(str(path))["parsed"][0] == [([1, 2], [1, 1]), ([3, 4], [1, 1])]
+
+
+def test_small_integers_are_shared_fractions_of_the_same_value():
+    """refutation._fraction (the source route's entries -16..16 shared): the value is always p / q (mutants: ``q == 1``
+    flipped, ``and`` -> ``or``, the bounds of the shared range moved past the table: a wrong value or a KeyError),
+    and every entry of -16..16 over 1 is the one shared object (mutants: the range checked narrower)."""
+    from fractions import Fraction
+
+    from exactrelu.certificates.trusted.refutation import _fraction
+
+    for p in range(-40, 41):
+        for q in (1, 2, 3, 7):
+            if p % q or q == 1:
+                assert _fraction(p, q) == Fraction(p, q) and type(_fraction(p, q)) is Fraction
+    assert all(_fraction(p, 1) is _fraction(p, 1) for p in range(-16, 17))
+
+
+@pytest.mark.parametrize("values, n, expected", [
+    ([], 0, True), ([0, 2], 3, True), ([2, 0, 1], 3, True), ([3], 3, False), ([0, 3], 3, False), ([-1], 3, False),
+    ([True], 3, False), ([0, 1.0], 3, False), (["1"], 3, False), ([0, None], 3, False)])
+def test_template_indices_are_ints_in_range(values, n, expected):
+    """refutation._indices reads a template instance's samples and coordinates as is_pair does (mutants: the type test
+    flipped, ``0 <= min`` -> ``<``, ``max < n`` -> ``<=``, ``not values or`` dropped): ints, not bools, in range(n)."""
+    from exactrelu.certificates.trusted.refutation import _indices
+
+    assert bool(_indices(values, n)) is expected
+
+
+@pytest.mark.parametrize("sample", [14, -1, True, "0"])
+def test_a_template_instance_naming_a_sample_out_of_range_is_refused(sample):
+    """A template instance's samples are checked as its coordinates are (mutant: ``_indices(inst[0], len(X))`` ->
+    ``_indices(inst[1], len(X))``: the samples unchecked, X[14] raised IndexError, X[-1] read the last sample)."""
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    cert = json.loads((corpus / "valid" / "lrat-given.json").read_text())
+    inst = load_instance(str(corpus / "instances" / "nae.json"))
+    assert len(inst["parsed"][0]) == 14
+    cert["cases"][0]["templates"][0]["instances"][1][0][0] = sample
+    with pytest.raises(checker.CheckFailed, match="bad template instance"):
+        checker.check(cert, inst)
